@@ -1,0 +1,2 @@
+//! Benchmarks for hlamesh; see `benches/README.md`.
+#![forbid(unsafe_code)]

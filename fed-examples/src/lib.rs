@@ -1,0 +1,2 @@
+//! Example federates and the demo launcher for hlamesh.
+#![forbid(unsafe_code)]
