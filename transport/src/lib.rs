@@ -7,3 +7,8 @@
 //! The protocol logic is sans-I/O (state machines taking `(now, event)` and returning actions); the
 //! tokio/quinn/socket2 shell moves bytes and time in and out of it.
 #![forbid(unsafe_code)]
+
+pub mod data;
+pub mod id;
+
+pub use id::{FederationKey, FederationTag, NodeId};

@@ -1,0 +1,1 @@
+//! The data plane: sequenced, authenticated UDP multicast (sans-I/O).
