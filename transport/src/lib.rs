@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod data;
+pub mod fault;
 pub mod id;
 
 pub use id::{FederationKey, FederationTag, NodeId};

@@ -1,1 +1,213 @@
-//! The data plane: sequenced, authenticated UDP multicast (sans-I/O).
+//! The data plane: sequenced, authenticated UDP multicast with NACK repair (sans-I/O).
+//!
+//! What it is: the protocol logic for one federation's multicast data stream. A [`DataSender`]
+//! turns messages into authenticated datagrams (fragmenting large ones, optionally batching small
+//! ones) and keeps recent reliable datagrams for repair. A [`DataReceiver`] checks datagrams
+//! (version, federation tag, MAC, membership), drops duplicates, delivers each sender's reliable
+//! messages exactly once and in order, asks for repairs with [`Nack`]s and reports a sender whose
+//! retransmit buffer no longer holds what it misses ([`RecvEvent::FellBehind`]). A
+//! [`CausalGate`] holds control messages until the data they follow has been delivered.
+//!
+//! What it is not: it owns no socket, no clock and no thread. The shell passes `now` in, moves
+//! datagrams between sockets and these state machines, and carries [`Nack`]/[`Repair`] over QUIC.
+//!
+//! # Decisions
+//! - **Sequence numbers** are per sender per federation, start at 1 and count *reliable frames*:
+//!   every whole message and every fragment of a reliable message has its own number, so NACK
+//!   and repair work per datagram. A message's [`Seq`] is the number of its last frame; a sender's
+//!   high-water is the last number it assigned (0: nothing sent).
+//! - **Best-effort** datagrams have their own per-sender counter, used only to drop duplicates
+//!   and to count loss; they are never repaired. A best-effort message with a lost fragment is
+//!   dropped and counted when its reassembly times out or is evicted.
+//! - **Unknown start**: a sender added with [`DataReceiver::add_sender`] is expected from
+//!   sequence 1, so a receiver that first hears it mid-stream NACKs from 1 (the sender either
+//!   repairs or says its buffer starts later, which surfaces as `FellBehind`). A late joiner that
+//!   got the state by transfer calls [`DataReceiver::start_sender_at`] with the transferred number.
+//! - **Fell behind**: when a repair says the oldest available number is above the receiver's next
+//!   expected one, the receiver emits `FellBehind { lost }` and resumes the stream at the first
+//!   available number (a message cut in two by that point is dropped too). It never stalls, so a
+//!   [`CausalGate`] waiting on that sender is released; the layer above resynchronises (state
+//!   transfer) on the event.
+//! - **Removed sender and the causal gate**: [`CausalGate::remove_sender`] *releases* the held
+//!   messages in arrival order. Nothing more can arrive on the data channel from a removed sender,
+//!   and the control messages (e.g. a resign) are still meaningful; dropping them would lose them.
+//! - **Memory bounds**: the sender's retransmit buffer (bytes and datagrams), the receiver's
+//!   out-of-order buffer (`reorder_capacity_bytes`, frames furthest ahead are dropped and
+//!   re-requested later), best-effort reassembly (`reassembly_capacity_bytes`, oldest incomplete
+//!   evicted and counted), and the one in-progress reliable message per sender (≤ `max_message`).
+//!
+//! # Driving it from a shell
+//! ```
+//! use std::time::{Duration, Instant};
+//! use bytes::Bytes;
+//! use hlamesh_transport::data::{DataConfig, DataReceiver, DataSender, RecvEvent, Reliability};
+//! use hlamesh_transport::{FederationKey, FederationTag, NodeId};
+//!
+//! let (tag, key, cfg) = (FederationTag(7), FederationKey([9; 32]), DataConfig::default());
+//! let mut tx = DataSender::new(NodeId(1), tag, &key, cfg.clone()).unwrap();
+//! let mut rx = DataReceiver::new(NodeId(2), tag, &key, cfg).unwrap();
+//! rx.add_sender(NodeId(1));
+//! let now = Instant::now();
+//!
+//! // Send: the closure is the socket (`send_to(group)`); it is called once per datagram.
+//! let mut wire = Vec::new();
+//! tx.send(now, Reliability::Reliable, b"hello", &mut |d: &[u8]| wire.push(Bytes::copy_from_slice(d)))
+//!     .unwrap();
+//!
+//! // Receive: route by tag with `peek`, feed the datagram, then drain events.
+//! for d in wire {
+//!     assert_eq!(hlamesh_transport::data::peek(&d).unwrap().tag, tag);
+//!     rx.on_datagram(now, d);
+//! }
+//! while let Some(ev) = rx.poll_event() {
+//!     match ev {
+//!         RecvEvent::Deliver { payload, .. } => assert_eq!(&payload[..], b"hello"),
+//!         RecvEvent::SendNack { to, nack } => { /* QUIC to `to`; the reply goes to rx.on_repair */ }
+//!         RecvEvent::FellBehind { .. } => { /* state transfer, then rx.start_sender_at(..) */ }
+//!     }
+//! }
+//! // Timers: arm the earliest of rx.poll_timeout() / tx.poll_timeout(); on expiry call
+//! // rx.on_timeout(now) / tx.on_timeout(now, &mut send_to_group).
+//! let _ = (rx.poll_timeout(), tx.poll_timeout(), Duration::ZERO);
+//! ```
+//! On the sending node, a [`Nack`] received over QUIC goes to [`DataSender::on_nack`], whose
+//! [`Repair`] goes back over QUIC to [`DataReceiver::on_repair`]. A control message sent over
+//! QUIC carries `tx.high_water()`; the receiving side parks it in a [`CausalGate`] and calls
+//! [`CausalGate::advance`] with `rx.delivered(sender)` after draining receiver events.
+
+pub mod auth;
+mod best_effort_window;
+mod gate;
+mod reassembly;
+mod receiver;
+mod repair;
+mod retransmit;
+mod sender;
+pub mod wire;
+
+use std::time::Duration;
+
+pub use gate::CausalGate;
+pub use receiver::{DataReceiver, DropCounts, RecvEvent, RecvStats};
+pub use repair::{Nack, Repair};
+pub use sender::{DataSender, SendError, SendStats};
+pub use wire::{DatagramKind, Header, WireError, peek};
+
+/// How a message is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reliability {
+    /// Sequenced; gaps are repaired; delivered exactly once, in order per sender.
+    Reliable,
+    /// Fire and forget; delivered at most once; loss is counted, not repaired.
+    BestEffort,
+}
+
+/// A reliable sequence number (per sender per federation, from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Seq(pub u64);
+
+/// An inclusive range of sequence numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SeqRange {
+    /// First number in the range.
+    pub first: Seq,
+    /// Last number in the range (inclusive).
+    pub last: Seq,
+}
+
+/// Tunables of the data plane; the defaults suit a 1500-byte-MTU IPv4 LAN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataConfig {
+    /// Largest UDP payload sent (header, frames and MAC). 1472 = 1500 − 20 (IPv4) − 8 (UDP).
+    pub max_datagram: usize,
+    /// Largest message accepted by `send` and by reassembly.
+    pub max_message: usize,
+    /// Retransmit buffer limit in datagram bytes.
+    pub retransmit_capacity_bytes: usize,
+    /// Retransmit buffer limit in datagrams.
+    pub retransmit_capacity_msgs: usize,
+    /// Receiver: memory for out-of-order reliable frames (all senders together).
+    pub reorder_capacity_bytes: usize,
+    /// Receiver: memory for incomplete best-effort messages (all senders together).
+    pub reassembly_capacity_bytes: usize,
+    /// Receiver: an incomplete best-effort message older than this is dropped and counted.
+    pub reassembly_timeout: Duration,
+    /// Receiver: wait this long after noticing a gap before the first NACK (reordering slack).
+    pub nack_delay: Duration,
+    /// Receiver: repeat a NACK this often while the gap stays open.
+    pub nack_retry: Duration,
+    /// Receiver: most ranges in one NACK.
+    pub max_nack_ranges: usize,
+    /// Sender: most datagram bytes in one repair reply (the rest is asked again by the retry).
+    pub max_repair_bytes: usize,
+    /// Sender: heartbeat period once something has been sent.
+    pub heartbeat_interval: Duration,
+    /// Sender: a heartbeat follows this long after the last data datagram of a burst, so that a
+    /// lost tail is noticed quickly.
+    pub tail_heartbeat_delay: Duration,
+}
+
+impl Default for DataConfig {
+    fn default() -> Self {
+        DataConfig {
+            max_datagram: 1472,
+            max_message: 16 << 20,
+            retransmit_capacity_bytes: 32 << 20,
+            retransmit_capacity_msgs: 65_536,
+            reorder_capacity_bytes: 32 << 20,
+            reassembly_capacity_bytes: 64 << 20,
+            reassembly_timeout: Duration::from_secs(2),
+            nack_delay: Duration::from_millis(1),
+            nack_retry: Duration::from_millis(20),
+            max_nack_ranges: 64,
+            max_repair_bytes: 1 << 20,
+            heartbeat_interval: Duration::from_millis(100),
+            tail_heartbeat_delay: Duration::from_millis(2),
+        }
+    }
+}
+
+/// A configuration that cannot work.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// `max_datagram` outside `wire::MIN_DATAGRAM ..= wire::MAX_UDP_PAYLOAD`.
+    #[error("max_datagram {0} out of range")]
+    MaxDatagram(usize),
+    /// `max_message` above u32::MAX (the fragment header's limit).
+    #[error("max_message {0} out of range")]
+    MaxMessage(usize),
+    /// A zero limit where at least one is needed.
+    #[error("{0} must be at least 1")]
+    Zero(&'static str),
+}
+
+impl DataConfig {
+    /// Check the values that would make the protocol misbehave.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(wire::MIN_DATAGRAM..=wire::MAX_UDP_PAYLOAD).contains(&self.max_datagram) {
+            return Err(ConfigError::MaxDatagram(self.max_datagram));
+        }
+        if u32::try_from(self.max_message).is_err() {
+            return Err(ConfigError::MaxMessage(self.max_message));
+        }
+        if self.max_nack_ranges == 0 {
+            return Err(ConfigError::Zero("max_nack_ranges"));
+        }
+        if self.max_repair_bytes < self.max_datagram {
+            return Err(ConfigError::Zero("max_repair_bytes (in datagrams)"));
+        }
+        Ok(())
+    }
+
+    /// Largest payload of a whole-message frame alone in a datagram.
+    pub fn max_whole_payload(&self) -> usize {
+        (self.max_datagram - wire::HEADER_LEN - wire::MAC_LEN - wire::WHOLE_FRAME_HEADER)
+            .min(usize::from(u16::MAX))
+    }
+
+    /// Payload carried by each fragment of a large message.
+    pub fn fragment_payload(&self) -> usize {
+        (self.max_datagram - wire::HEADER_LEN - wire::MAC_LEN - wire::FRAGMENT_FRAME_HEADER)
+            .min(usize::from(u16::MAX))
+    }
+}

@@ -1,0 +1,641 @@
+//! The receiving side of one federation's data stream: checks every datagram, delivers each
+//! member's reliable messages exactly once in order, best-effort ones at most once, and asks for
+//! repairs.
+//!
+//! Checks, in order (each failure is dropped and counted in [`DropCounts`], never panics):
+//! length/version/kind, federation tag, own node (our multicast looped back), MAC, membership,
+//! body layout. Only then is anything acted on.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+
+use crate::data::auth::DatagramAuth;
+use crate::data::best_effort_window::{Admit, BestEffortWindow};
+use crate::data::reassembly::{Piece, Reassembly};
+use crate::data::repair::{Nack, Repair};
+use crate::data::wire::{
+    self, DatagramKind, Frame, FrameKind, Frames, Header, WireError, heartbeat_best_effort_high,
+};
+use crate::data::{ConfigError, DataConfig, Seq, SeqRange};
+use crate::id::{FederationKey, FederationTag, NodeId};
+
+/// Bookkeeping charged per buffered out-of-order frame on top of its payload.
+const FRAME_COST: usize = 64;
+/// Initial reservation for a reliable message being assembled (it grows as fragments arrive,
+/// so a forged `total` cannot make us allocate up front).
+const INITIAL_ASSEMBLY: usize = 64 << 10;
+
+/// What the receiver asks of the shell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecvEvent {
+    /// A message for the layer above. `seq` is `Some` for reliable messages (the number of the
+    /// message's last frame), `None` for best-effort ones. Unfragmented payloads are slices of
+    /// the received datagram.
+    Deliver {
+        /// Sender.
+        from: NodeId,
+        /// Reliable sequence number, if reliable.
+        seq: Option<Seq>,
+        /// The message.
+        payload: Bytes,
+    },
+    /// Send this NACK to `to` over QUIC; pass its [`Repair`] to [`DataReceiver::on_repair`].
+    SendNack {
+        /// The sender missing data belongs to.
+        to: NodeId,
+        /// What is missing.
+        nack: Nack,
+    },
+    /// `from` can no longer repair `lost`: those messages will never be delivered. The stream
+    /// continues after them; the layer above should resynchronise (state transfer).
+    FellBehind {
+        /// Sender.
+        from: NodeId,
+        /// The reliable numbers that are lost.
+        lost: SeqRange,
+    },
+}
+
+/// Datagrams dropped before anything in them was used, by reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts {
+    /// Too short, unknown kind, or a body that does not parse.
+    pub malformed: u64,
+    /// Wire version other than ours.
+    pub bad_version: u64,
+    /// Another federation's tag.
+    pub wrong_federation: u64,
+    /// MAC check failed (tampered, or wrong key).
+    pub bad_auth: u64,
+    /// Authentic, but the sender is not in the member set.
+    pub not_member: u64,
+    /// Our own datagram (multicast loop).
+    pub own: u64,
+    /// A repair datagram whose sender is not the peer that sent the repair.
+    pub sender_mismatch: u64,
+}
+
+/// Counters of a [`DataReceiver`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecvStats {
+    /// Datagrams handed in (multicast and repair).
+    pub datagrams: u64,
+    /// Dropped datagrams by reason.
+    pub dropped: DropCounts,
+    /// Reliable messages delivered.
+    pub delivered_reliable: u64,
+    /// Best-effort messages delivered.
+    pub delivered_best_effort: u64,
+    /// Reliable frames received again (already delivered or buffered).
+    pub duplicate_frames: u64,
+    /// Best-effort datagrams received again (or too late to tell).
+    pub duplicate_best_effort: u64,
+    /// Best-effort datagrams that never arrived (counted when they leave the 64-number window).
+    pub best_effort_lost: u64,
+    /// Incomplete best-effort messages dropped after `reassembly_timeout`.
+    pub reassembly_timeouts: u64,
+    /// Incomplete best-effort messages evicted to stay within `reassembly_capacity_bytes`.
+    pub reassembly_evicted: u64,
+    /// Fragmented messages refused for size (over `max_message` or the capacity).
+    pub too_large: u64,
+    /// Messages whose fragments contradict each other (broken sender), dropped.
+    pub inconsistent_messages: u64,
+    /// Out-of-order reliable frames not buffered for lack of room (they are NACKed again later).
+    pub reorder_overflow: u64,
+    /// Reliable fragments skipped because the start of their message was skipped
+    /// (fell behind or started mid-message).
+    pub orphan_fragments: u64,
+    /// NACKs asked for.
+    pub nacks: u64,
+    /// Repairs handed in.
+    pub repairs: u64,
+    /// FellBehind events.
+    pub fell_behind: u64,
+    /// Reliable numbers lost in those events.
+    pub fell_behind_seqs: u64,
+}
+
+#[derive(Debug)]
+struct Assembly {
+    first_seq: u64,
+    next_index: u32,
+    count: u32,
+    total: u32,
+    /// None: the message is being skipped (too large), only its numbers are consumed.
+    buf: Option<BytesMut>,
+}
+
+#[derive(Debug)]
+struct Peer {
+    /// Next reliable number to deliver.
+    next: u64,
+    /// Highest reliable number known to exist (from data or heartbeats).
+    known_high: u64,
+    /// Reliable frames received ahead of `next`.
+    ahead: BTreeMap<u64, Frame>,
+    ahead_bytes: usize,
+    assembly: Option<Assembly>,
+    nack_due: Option<Instant>,
+    best_effort: BestEffortWindow,
+}
+
+impl Peer {
+    fn new(next: u64) -> Self {
+        Peer {
+            next,
+            known_high: next - 1,
+            ahead: BTreeMap::new(),
+            ahead_bytes: 0,
+            assembly: None,
+            nack_due: None,
+            best_effort: BestEffortWindow::default(),
+        }
+    }
+
+    fn assembly_bytes(&self) -> usize {
+        self.assembly
+            .as_ref()
+            .and_then(|a| a.buf.as_ref())
+            .map_or(0, BytesMut::capacity)
+    }
+}
+
+/// The shared mutable parts a peer's processing writes to.
+struct Sink<'a> {
+    from: NodeId,
+    events: &'a mut VecDeque<RecvEvent>,
+    stats: &'a mut RecvStats,
+    reorder_bytes: &'a mut usize,
+    cfg: &'a DataConfig,
+}
+
+/// One node's receiver for one federation.
+#[derive(Debug)]
+pub struct DataReceiver {
+    local: NodeId,
+    tag: FederationTag,
+    auth: DatagramAuth,
+    cfg: DataConfig,
+    peers: BTreeMap<NodeId, Peer>,
+    reassembly: Reassembly,
+    reorder_bytes: usize,
+    events: VecDeque<RecvEvent>,
+    stats: RecvStats,
+}
+
+impl DataReceiver {
+    /// A receiver with no members.
+    pub fn new(
+        local: NodeId,
+        tag: FederationTag,
+        key: &FederationKey,
+        cfg: DataConfig,
+    ) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(DataReceiver {
+            local,
+            tag,
+            auth: DatagramAuth::new(key),
+            reassembly: Reassembly::new(
+                cfg.reassembly_capacity_bytes,
+                cfg.max_message,
+                cfg.reassembly_timeout,
+            ),
+            cfg,
+            peers: BTreeMap::new(),
+            reorder_bytes: 0,
+            events: VecDeque::new(),
+            stats: RecvStats::default(),
+        })
+    }
+
+    /// Accept datagrams from `node`, expecting its stream from sequence 1 (no-op if already a
+    /// member).
+    pub fn add_sender(&mut self, node: NodeId) {
+        self.peers.entry(node).or_insert_with(|| Peer::new(1));
+    }
+
+    /// Start (or move forward) `node`'s reliable stream at `next_seq`: everything before it is
+    /// considered delivered (by state transfer) and discarded. Adds `node` as a member if needed.
+    /// Ignored if the stream is already past `next_seq` (nothing can be un-delivered). A NACK for
+    /// a remaining gap is scheduled when the next datagram or heartbeat from `node` arrives.
+    pub fn start_sender_at(&mut self, node: NodeId, next_seq: Seq) {
+        let next_seq = next_seq.0.max(1);
+        let peer = self
+            .peers
+            .entry(node)
+            .or_insert_with(|| Peer::new(next_seq));
+        let mut sink = Sink {
+            from: node,
+            events: &mut self.events,
+            stats: &mut self.stats,
+            reorder_bytes: &mut self.reorder_bytes,
+            cfg: &self.cfg,
+        };
+        jump_to(peer, next_seq, &mut sink);
+        drain_in_order(peer, &mut sink);
+        if peer.next > peer.known_high {
+            peer.nack_due = None;
+        }
+    }
+
+    /// Stop accepting datagrams from `node` and forget its state (its later datagrams count as
+    /// `not_member`).
+    pub fn remove_sender(&mut self, node: NodeId) {
+        if let Some(peer) = self.peers.remove(&node) {
+            self.reorder_bytes -= peer.ahead_bytes;
+        }
+        self.reassembly.remove_sender(node);
+    }
+
+    /// True if `node` is a member.
+    pub fn is_sender(&self, node: NodeId) -> bool {
+        self.peers.contains_key(&node)
+    }
+
+    /// `node`'s reliable stream has been delivered (or skipped, see `FellBehind`) up to this
+    /// number; Seq(0) if nothing or unknown.
+    pub fn delivered(&self, node: NodeId) -> Seq {
+        self.peers.get(&node).map_or(Seq(0), |p| Seq(p.next - 1))
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> RecvStats {
+        let mut s = self.stats.clone();
+        let c = &self.reassembly.counts;
+        s.reassembly_timeouts = c.timeouts;
+        s.reassembly_evicted = c.evicted;
+        s.too_large += c.too_large;
+        s.inconsistent_messages += c.inconsistent;
+        s.duplicate_best_effort += c.duplicates;
+        s
+    }
+
+    /// Bytes held for out-of-order frames, incomplete messages and reliable assembly.
+    pub fn memory_bytes(&self) -> usize {
+        self.reorder_bytes
+            + self.reassembly.bytes()
+            + self.peers.values().map(Peer::assembly_bytes).sum::<usize>()
+    }
+
+    /// The next event for the shell.
+    pub fn poll_event(&mut self) -> Option<RecvEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`DataReceiver::on_timeout`] wants to be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let nacks = self.peers.values().filter_map(|p| p.nack_due).min();
+        match (nacks, self.reassembly.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Timer expiry: NACKs for gaps still open, best-effort reassembly timeouts.
+    pub fn on_timeout(&mut self, now: Instant) {
+        for (&node, peer) in self.peers.iter_mut() {
+            if peer.nack_due.is_none_or(|t| t > now) {
+                continue;
+            }
+            let ranges = missing_ranges(peer, self.cfg.max_nack_ranges);
+            if ranges.is_empty() {
+                peer.nack_due = None;
+                continue;
+            }
+            peer.nack_due = Some(now + self.cfg.nack_retry);
+            self.stats.nacks += 1;
+            self.events.push_back(RecvEvent::SendNack {
+                to: node,
+                nack: Nack { ranges },
+            });
+        }
+        self.reassembly.expire(now);
+    }
+
+    /// A datagram from the multicast socket.
+    pub fn on_datagram(&mut self, now: Instant, datagram: Bytes) {
+        self.process(now, datagram, None);
+    }
+
+    /// A repair from `from` (the answer to our NACK), received over QUIC.
+    pub fn on_repair(&mut self, now: Instant, from: NodeId, repair: Repair) {
+        self.stats.repairs += 1;
+        let Some(peer) = self.peers.get_mut(&from) else {
+            return;
+        };
+        if repair.too_old_for(peer.next) {
+            let lost = SeqRange {
+                first: Seq(peer.next),
+                last: Seq(repair.first_available - 1),
+            };
+            self.stats.fell_behind += 1;
+            self.stats.fell_behind_seqs += lost.last.0 - lost.first.0 + 1;
+            self.events.push_back(RecvEvent::FellBehind { from, lost });
+            let mut sink = Sink {
+                from,
+                events: &mut self.events,
+                stats: &mut self.stats,
+                reorder_bytes: &mut self.reorder_bytes,
+                cfg: &self.cfg,
+            };
+            jump_to(peer, repair.first_available, &mut sink);
+            drain_in_order(peer, &mut sink);
+            rearm_nack(peer, now, &self.cfg);
+        }
+        for d in repair.datagrams {
+            self.process(now, Bytes::from(d.into_vec()), Some(from));
+        }
+    }
+
+    fn process(&mut self, now: Instant, datagram: Bytes, repair_from: Option<NodeId>) {
+        self.stats.datagrams += 1;
+        let drops = &mut self.stats.dropped;
+        let h = match wire::peek(&datagram) {
+            Ok(h) => h,
+            Err(WireError::BadVersion(_)) => {
+                drops.bad_version += 1;
+                return;
+            }
+            Err(_) => {
+                drops.malformed += 1;
+                return;
+            }
+        };
+        if h.tag != self.tag {
+            drops.wrong_federation += 1;
+            return;
+        }
+        if h.sender == self.local {
+            drops.own += 1;
+            return;
+        }
+        if !self.auth.verify(&datagram) {
+            drops.bad_auth += 1;
+            return;
+        }
+        if repair_from.is_some_and(|f| f != h.sender) {
+            drops.sender_mismatch += 1;
+            return;
+        }
+        let Some(peer) = self.peers.get_mut(&h.sender) else {
+            drops.not_member += 1;
+            return;
+        };
+        if Frames::validate(&datagram, &h).is_err() || !numbers_valid(&h) {
+            drops.malformed += 1;
+            return;
+        }
+        let mut sink = Sink {
+            from: h.sender,
+            events: &mut self.events,
+            stats: &mut self.stats,
+            reorder_bytes: &mut self.reorder_bytes,
+            cfg: &self.cfg,
+        };
+        match h.kind {
+            DatagramKind::Heartbeat => {
+                peer.known_high = peer.known_high.max(h.seq);
+                let lost = peer
+                    .best_effort
+                    .announce(heartbeat_best_effort_high(&datagram));
+                sink.stats.best_effort_lost += lost;
+            }
+            DatagramKind::Reliable => {
+                let first = h.seq;
+                for (i, frame) in Frames::new(datagram, &h).enumerate() {
+                    let Ok(frame) = frame else { break };
+                    accept_reliable(peer, first + i as u64, frame, &mut sink);
+                }
+                drain_in_order(peer, &mut sink);
+            }
+            DatagramKind::BestEffort => {
+                let (admit, lost) = peer.best_effort.admit(h.seq);
+                sink.stats.best_effort_lost += lost;
+                if admit == Admit::Duplicate {
+                    sink.stats.duplicate_best_effort += 1;
+                    return;
+                }
+                for frame in Frames::new(datagram, &h) {
+                    let Ok(frame) = frame else { break };
+                    let payload = match frame.kind {
+                        FrameKind::Whole => Some(frame.payload),
+                        FrameKind::Fragment {
+                            index,
+                            count,
+                            offset,
+                            total,
+                        } => self.reassembly.insert(
+                            now,
+                            Piece {
+                                from: h.sender,
+                                // numbers_valid checked seq >= 1; index < seq for a real sender.
+                                msg: h.seq.wrapping_sub(u64::from(index)),
+                                index,
+                                count,
+                                offset,
+                                total,
+                                payload: &frame.payload,
+                            },
+                        ),
+                    };
+                    if let Some(payload) = payload {
+                        sink.stats.delivered_best_effort += 1;
+                        sink.events.push_back(RecvEvent::Deliver {
+                            from: h.sender,
+                            seq: None,
+                            payload,
+                        });
+                    }
+                }
+            }
+        }
+        rearm_nack(peer, now, &self.cfg);
+    }
+}
+
+/// Sequence fields that cannot come from a correct sender (0, or overflowing) are malformed.
+fn numbers_valid(h: &Header) -> bool {
+    match h.kind {
+        DatagramKind::Heartbeat => h.seq < u64::MAX,
+        DatagramKind::BestEffort => h.seq >= 1,
+        DatagramKind::Reliable => h.seq >= 1 && h.seq.checked_add(u64::from(h.frames)).is_some(),
+    }
+}
+
+/// Arm the NACK timer when a gap opens, disarm it when it closes.
+fn rearm_nack(peer: &mut Peer, now: Instant, cfg: &DataConfig) {
+    if peer.next <= peer.known_high {
+        if peer.nack_due.is_none() {
+            peer.nack_due = Some(now + cfg.nack_delay);
+        }
+    } else {
+        peer.nack_due = None;
+    }
+}
+
+/// Missing numbers between `next` and `known_high`, as at most `max` inclusive ranges.
+fn missing_ranges(peer: &Peer, max: usize) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut cursor = peer.next;
+    if cursor > peer.known_high {
+        return out;
+    }
+    for &k in peer.ahead.range(cursor..=peer.known_high).map(|(k, _)| k) {
+        if out.len() == max {
+            return out;
+        }
+        if k > cursor {
+            out.push((cursor, k - 1));
+        }
+        cursor = k + 1;
+    }
+    if cursor <= peer.known_high && out.len() < max {
+        out.push((cursor, peer.known_high));
+    }
+    out
+}
+
+fn accept_reliable(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
+    peer.known_high = peer.known_high.max(seq);
+    if seq < peer.next || peer.ahead.contains_key(&seq) {
+        sink.stats.duplicate_frames += 1;
+        return;
+    }
+    if seq == peer.next {
+        peer.next += 1;
+        consume(peer, seq, frame, sink);
+        return;
+    }
+    let charge = frame.payload.len() + FRAME_COST;
+    // Make room by dropping what is furthest ahead (it will be NACKed again), never what is
+    // closer to delivery than the new frame.
+    while *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
+        let Some((&last, _)) = peer.ahead.last_key_value() else {
+            break;
+        };
+        if last < seq {
+            break;
+        }
+        if let Some(old) = peer.ahead.remove(&last) {
+            let c = old.payload.len() + FRAME_COST;
+            peer.ahead_bytes -= c;
+            *sink.reorder_bytes -= c;
+            sink.stats.reorder_overflow += 1;
+        }
+    }
+    if *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
+        sink.stats.reorder_overflow += 1;
+        return;
+    }
+    peer.ahead_bytes += charge;
+    *sink.reorder_bytes += charge;
+    peer.ahead.insert(seq, frame);
+}
+
+fn drain_in_order(peer: &mut Peer, sink: &mut Sink<'_>) {
+    while let Some(frame) = peer.ahead.remove(&peer.next) {
+        let c = frame.payload.len() + FRAME_COST;
+        peer.ahead_bytes -= c;
+        *sink.reorder_bytes -= c;
+        let seq = peer.next;
+        peer.next += 1;
+        consume(peer, seq, frame, sink);
+    }
+}
+
+/// Skip the stream forward to `next` (state transfer or fell behind), discarding what is older.
+fn jump_to(peer: &mut Peer, next: u64, sink: &mut Sink<'_>) {
+    if next <= peer.next {
+        return;
+    }
+    let keep = peer.ahead.split_off(&next);
+    for f in std::mem::replace(&mut peer.ahead, keep).into_values() {
+        let c = f.payload.len() + FRAME_COST;
+        peer.ahead_bytes -= c;
+        *sink.reorder_bytes -= c;
+    }
+    peer.assembly = None;
+    peer.next = next;
+    peer.known_high = peer.known_high.max(next - 1);
+}
+
+/// Deliver the in-order frame `seq` (whole message, or a piece of one).
+fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
+    let (index, count, offset, total) = match frame.kind {
+        FrameKind::Whole => {
+            if peer.assembly.take().is_some() {
+                sink.stats.inconsistent_messages += 1;
+            }
+            sink.stats.delivered_reliable += 1;
+            sink.events.push_back(RecvEvent::Deliver {
+                from: sink.from,
+                seq: Some(Seq(seq)),
+                payload: frame.payload,
+            });
+            return;
+        }
+        FrameKind::Fragment {
+            index,
+            count,
+            offset,
+            total,
+        } => (index, count, offset, total),
+    };
+    if index == 0 {
+        if peer.assembly.take().is_some() {
+            sink.stats.inconsistent_messages += 1;
+        }
+        let fits = total as usize <= sink.cfg.max_message;
+        if !fits {
+            sink.stats.too_large += 1;
+        }
+        peer.assembly = Some(Assembly {
+            first_seq: seq,
+            next_index: 0,
+            count,
+            total,
+            buf: fits.then(|| BytesMut::with_capacity((total as usize).min(INITIAL_ASSEMBLY))),
+        });
+    }
+    let Some(a) = peer.assembly.as_mut() else {
+        sink.stats.orphan_fragments += 1;
+        return;
+    };
+    let filled = a.buf.as_ref().map_or(offset as usize, BytesMut::len);
+    if a.first_seq + u64::from(index) != seq
+        || a.next_index != index
+        || a.count != count
+        || a.total != total
+        || filled != offset as usize
+    {
+        sink.stats.inconsistent_messages += 1;
+        peer.assembly = None;
+        return;
+    }
+    if let Some(buf) = a.buf.as_mut() {
+        buf.extend_from_slice(&frame.payload);
+    }
+    a.next_index += 1;
+    if a.next_index < a.count {
+        return;
+    }
+    let Some(done) = peer.assembly.take() else {
+        return;
+    };
+    let Some(buf) = done.buf else {
+        return;
+    };
+    if buf.len() != done.total as usize {
+        sink.stats.inconsistent_messages += 1;
+        return;
+    }
+    sink.stats.delivered_reliable += 1;
+    sink.events.push_back(RecvEvent::Deliver {
+        from: sink.from,
+        seq: Some(Seq(seq)),
+        payload: buf.freeze(),
+    });
+}

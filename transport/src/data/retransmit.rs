@@ -1,0 +1,101 @@
+//! The sender's bounded retransmit buffer: recent reliable datagrams, indexed by the sequence
+//! numbers they cover, evicted oldest first when over the byte or count limit.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+
+#[derive(Debug)]
+struct Stored {
+    first: u64,
+    frames: u64,
+    datagram: Bytes,
+}
+
+/// Reliable datagrams kept for repair. Sequence numbers are contiguous across entries.
+#[derive(Debug)]
+pub(crate) struct RetransmitBuffer {
+    entries: VecDeque<Stored>,
+    bytes: usize,
+    cap_bytes: usize,
+    cap_count: usize,
+    evicted: u64,
+}
+
+impl RetransmitBuffer {
+    pub(crate) fn new(cap_bytes: usize, cap_count: usize) -> Self {
+        RetransmitBuffer {
+            entries: VecDeque::new(),
+            bytes: 0,
+            cap_bytes,
+            cap_count,
+            evicted: 0,
+        }
+    }
+
+    /// Keep `datagram`, which covers sequence numbers `first .. first + frames`.
+    pub(crate) fn push(&mut self, first: u64, frames: u64, datagram: Bytes) {
+        self.bytes += datagram.len();
+        self.entries.push_back(Stored {
+            first,
+            frames,
+            datagram,
+        });
+        while self.bytes > self.cap_bytes || self.entries.len() > self.cap_count {
+            let Some(old) = self.entries.pop_front() else {
+                break;
+            };
+            self.bytes -= old.datagram.len();
+            self.evicted += 1;
+        }
+    }
+
+    /// Oldest sequence number still held, or `next` if nothing is.
+    pub(crate) fn first_available(&self, next: u64) -> u64 {
+        self.entries.front().map_or(next, |e| e.first)
+    }
+
+    /// The datagrams covering any sequence number in `first..=last`, oldest first, appended to
+    /// `out` while `budget` (bytes) lasts. Returns the remaining budget. The work is bounded by
+    /// the buffer size, whatever the range.
+    pub(crate) fn collect(
+        &self,
+        first: u64,
+        last: u64,
+        mut budget: usize,
+        out: &mut Vec<Bytes>,
+        mut skip_until: u64,
+    ) -> (usize, u64) {
+        let start = self
+            .entries
+            .partition_point(|e| e.first + e.frames <= first);
+        for e in self.entries.range(start..) {
+            if e.first > last {
+                break;
+            }
+            if e.first < skip_until {
+                // Already sent for an earlier range of the same NACK.
+                continue;
+            }
+            if e.datagram.len() > budget {
+                break;
+            }
+            budget -= e.datagram.len();
+            out.push(e.datagram.clone());
+            skip_until = e.first + e.frames;
+        }
+        (budget, skip_until)
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub(crate) fn evicted(&self) -> u64 {
+        self.evicted
+    }
+}

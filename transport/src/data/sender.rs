@@ -1,0 +1,402 @@
+//! The sending side of one federation's data stream.
+//!
+//! `send` emits at once (one datagram, or one per fragment); `push` packs small messages into a
+//! pending datagram that goes out when full, when the reliability changes, or on `flush` — the
+//! batching the hot path uses under load. Datagrams are built in reused buffers; the only
+//! per-message allocation is the retransmit copy of a reliable datagram.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_bytes::ByteBuf;
+
+use crate::data::auth::DatagramAuth;
+use crate::data::repair::{Nack, Repair};
+use crate::data::retransmit::RetransmitBuffer;
+use crate::data::wire::{DatagramKind, DatagramWriter, HEADER_LEN, MAC_LEN, WHOLE_FRAME_HEADER};
+use crate::data::{ConfigError, DataConfig, Reliability, Seq};
+use crate::id::{FederationKey, FederationTag, NodeId};
+
+/// Why a message was not sent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// Larger than `DataConfig::max_message`.
+    #[error("message of {len} bytes exceeds the maximum of {max}")]
+    TooLarge {
+        /// Message length.
+        len: usize,
+        /// Configured maximum.
+        max: usize,
+    },
+}
+
+/// Counters of a [`DataSender`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SendStats {
+    /// Data datagrams emitted (not counting heartbeats and repairs).
+    pub datagrams: u64,
+    /// Bytes of those datagrams.
+    pub bytes: u64,
+    /// Messages accepted (reliable + best-effort).
+    pub messages: u64,
+    /// Messages that needed fragmentation.
+    pub fragmented_messages: u64,
+    /// Heartbeats emitted.
+    pub heartbeats: u64,
+    /// NACKs answered.
+    pub nacks: u64,
+    /// Datagrams handed out for repair.
+    pub repaired_datagrams: u64,
+    /// NACKs that asked for something already evicted.
+    pub too_old: u64,
+    /// Datagrams evicted from the retransmit buffer.
+    pub evicted: u64,
+}
+
+#[derive(Debug)]
+struct Pending {
+    buf: Vec<u8>,
+    rel: Option<Reliability>,
+    frames: u16,
+    first_seq: u64,
+}
+
+/// One node's sender for one federation.
+#[derive(Debug)]
+pub struct DataSender {
+    node: NodeId,
+    tag: FederationTag,
+    auth: DatagramAuth,
+    cfg: DataConfig,
+    next_seq: u64,
+    next_best_effort: u64,
+    scratch: Vec<u8>,
+    pending: Pending,
+    retransmit: RetransmitBuffer,
+    next_heartbeat: Option<Instant>,
+    tail_heartbeat: Option<Instant>,
+    stats: SendStats,
+}
+
+impl DataSender {
+    /// A sender that has sent nothing (next sequence number 1).
+    pub fn new(
+        node: NodeId,
+        tag: FederationTag,
+        key: &FederationKey,
+        cfg: DataConfig,
+    ) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(DataSender {
+            node,
+            tag,
+            auth: DatagramAuth::new(key),
+            retransmit: RetransmitBuffer::new(
+                cfg.retransmit_capacity_bytes,
+                cfg.retransmit_capacity_msgs,
+            ),
+            scratch: Vec::with_capacity(cfg.max_datagram),
+            pending: Pending {
+                buf: Vec::with_capacity(cfg.max_datagram),
+                rel: None,
+                frames: 0,
+                first_seq: 0,
+            },
+            cfg,
+            next_seq: 1,
+            next_best_effort: 1,
+            next_heartbeat: None,
+            tail_heartbeat: None,
+            stats: SendStats::default(),
+        })
+    }
+
+    /// The last reliable sequence number assigned (0: none). Includes messages pushed but not yet
+    /// flushed: flush before sending a control message that carries this value.
+    pub fn high_water(&self) -> Seq {
+        Seq(self.next_seq - 1)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> SendStats {
+        let mut s = self.stats.clone();
+        s.evicted = self.retransmit.evicted();
+        s
+    }
+
+    /// Bytes and datagrams held in the retransmit buffer.
+    pub fn retransmit_usage(&self) -> (usize, usize) {
+        (self.retransmit.bytes(), self.retransmit.len())
+    }
+
+    /// Send one message now (flushing anything pending first). Emits one datagram, or one per
+    /// fragment, through `out`. Returns the message's sequence number if reliable.
+    pub fn send(
+        &mut self,
+        now: Instant,
+        rel: Reliability,
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<Seq>, SendError> {
+        self.check_len(payload)?;
+        self.flush(now, out);
+        self.stats.messages += 1;
+        if payload.len() <= self.cfg.max_whole_payload() {
+            let seq = self.take_number(rel);
+            let mut w =
+                DatagramWriter::begin(&mut self.scratch, kind_of(rel), self.tag, self.node, seq);
+            w.push_whole(payload);
+            w.finish(&self.auth);
+            Self::emitted(
+                &mut self.stats,
+                &mut self.retransmit,
+                rel,
+                seq,
+                1,
+                &self.scratch,
+                out,
+            );
+            self.note_sent(now);
+            return Ok((rel == Reliability::Reliable).then_some(Seq(seq)));
+        }
+        self.stats.fragmented_messages += 1;
+        let piece = self.cfg.fragment_payload();
+        let count = payload.len().div_ceil(piece);
+        // Lengths fit in u32: checked against max_message, which `validate` bounds by u32::MAX.
+        let (count32, total32) = (count as u32, payload.len() as u32);
+        let mut last = 0;
+        for (index, chunk) in payload.chunks(piece).enumerate() {
+            let seq = self.take_number(rel);
+            let mut w =
+                DatagramWriter::begin(&mut self.scratch, kind_of(rel), self.tag, self.node, seq);
+            w.push_fragment(
+                index as u32,
+                count32,
+                (index * piece) as u32,
+                total32,
+                chunk,
+            );
+            w.finish(&self.auth);
+            Self::emitted(
+                &mut self.stats,
+                &mut self.retransmit,
+                rel,
+                seq,
+                1,
+                &self.scratch,
+                out,
+            );
+            last = seq;
+        }
+        self.note_sent(now);
+        Ok((rel == Reliability::Reliable).then_some(Seq(last)))
+    }
+
+    /// Add a message to the pending datagram (batching). The pending datagram is emitted when
+    /// the next message does not fit, when the reliability changes, or on [`DataSender::flush`];
+    /// a message too large for one datagram is sent at once, fragmented. Returns the message's
+    /// sequence number if reliable (assigned now, so it counts in `high_water` immediately).
+    pub fn push(
+        &mut self,
+        now: Instant,
+        rel: Reliability,
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<Seq>, SendError> {
+        self.check_len(payload)?;
+        if payload.len() > self.cfg.max_whole_payload() {
+            return self.send(now, rel, payload, out);
+        }
+        let room = self.cfg.max_datagram - MAC_LEN;
+        let fits = self.pending.rel == Some(rel)
+            && self.pending.buf.len() + WHOLE_FRAME_HEADER + payload.len() <= room
+            && self.pending.frames < u16::MAX;
+        if !fits {
+            self.flush(now, out);
+        }
+        self.stats.messages += 1;
+        // Reliable numbers are per frame; a best-effort datagram has one number for all frames.
+        let seq = if self.pending.rel.is_none() || rel == Reliability::Reliable {
+            self.take_number(rel)
+        } else {
+            self.pending.first_seq
+        };
+        let mut w = if self.pending.rel.is_none() {
+            self.pending.rel = Some(rel);
+            self.pending.first_seq = seq;
+            DatagramWriter::begin(
+                &mut self.pending.buf,
+                kind_of(rel),
+                self.tag,
+                self.node,
+                seq,
+            )
+        } else {
+            DatagramWriter::resume(&mut self.pending.buf, self.pending.frames)
+        };
+        w.push_whole(payload);
+        self.pending.frames = w.frames();
+        Ok((rel == Reliability::Reliable).then_some(Seq(seq)))
+    }
+
+    /// Bytes waiting in the pending datagram (0: nothing pending).
+    pub fn pending_bytes(&self) -> usize {
+        if self.pending.rel.is_some() {
+            self.pending.buf.len()
+        } else {
+            0
+        }
+    }
+
+    /// Emit the pending datagram, if any.
+    pub fn flush(&mut self, now: Instant, out: &mut impl FnMut(&[u8])) {
+        let Some(rel) = self.pending.rel.take() else {
+            return;
+        };
+        let w = DatagramWriter::resume(&mut self.pending.buf, self.pending.frames);
+        w.finish(&self.auth);
+        let (first, frames) = (self.pending.first_seq, u64::from(self.pending.frames));
+        self.pending.frames = 0;
+        // Only reliable numbers are per frame; a best-effort datagram is one number.
+        let frames = if rel == Reliability::Reliable {
+            frames
+        } else {
+            1
+        };
+        Self::emitted(
+            &mut self.stats,
+            &mut self.retransmit,
+            rel,
+            first,
+            frames,
+            &self.pending.buf,
+            out,
+        );
+        self.note_sent(now);
+    }
+
+    /// Emit a heartbeat now (reliable and best-effort high-waters) and restart the period.
+    pub fn heartbeat(&mut self, now: Instant, out: &mut impl FnMut(&[u8])) {
+        // Announce only what has left: numbers of a pending datagram would draw useless NACKs.
+        let (mut reliable_high, mut best_effort_high) =
+            (self.next_seq - 1, self.next_best_effort - 1);
+        match self.pending.rel {
+            Some(Reliability::Reliable) => reliable_high = self.pending.first_seq - 1,
+            Some(Reliability::BestEffort) => best_effort_high = self.pending.first_seq - 1,
+            None => {}
+        }
+        let mut w = DatagramWriter::begin(
+            &mut self.scratch,
+            DatagramKind::Heartbeat,
+            self.tag,
+            self.node,
+            reliable_high,
+        );
+        w.push_raw(&best_effort_high.to_le_bytes());
+        w.finish(&self.auth);
+        out(&self.scratch);
+        self.stats.heartbeats += 1;
+        self.tail_heartbeat = None;
+        self.next_heartbeat = Some(now + self.cfg.heartbeat_interval);
+    }
+
+    /// When [`DataSender::on_timeout`] wants to be called (None: nothing sent yet).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match (self.next_heartbeat, self.tail_heartbeat) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Timer expiry: sends a heartbeat if one is due.
+    pub fn on_timeout(&mut self, now: Instant, out: &mut impl FnMut(&[u8])) {
+        if self.poll_timeout().is_some_and(|t| t <= now) {
+            self.heartbeat(now, out);
+        }
+    }
+
+    /// Answer a receiver's NACK from the retransmit buffer. Ranges beyond `max_nack_ranges`, and
+    /// datagrams beyond `max_repair_bytes`, are left for the receiver's next NACK.
+    pub fn on_nack(&mut self, _now: Instant, _from: NodeId, nack: &Nack) -> Repair {
+        self.stats.nacks += 1;
+        let first_available = self.retransmit.first_available(self.next_seq);
+        let mut found: Vec<Bytes> = Vec::new();
+        let mut budget = self.cfg.max_repair_bytes;
+        let mut skip_until = 0;
+        let mut too_old = false;
+        for &(first, last) in nack.ranges.iter().take(self.cfg.max_nack_ranges) {
+            if first > last || first >= self.next_seq {
+                continue;
+            }
+            too_old |= first < first_available;
+            let first = first.max(first_available);
+            let last = last.min(self.next_seq - 1);
+            if first > last {
+                continue;
+            }
+            (budget, skip_until) = self
+                .retransmit
+                .collect(first, last, budget, &mut found, skip_until);
+        }
+        if too_old {
+            self.stats.too_old += 1;
+        }
+        self.stats.repaired_datagrams += found.len() as u64;
+        Repair {
+            first_available,
+            datagrams: found.iter().map(|d| ByteBuf::from(d.to_vec())).collect(),
+        }
+    }
+
+    fn check_len(&self, payload: &[u8]) -> Result<(), SendError> {
+        if payload.len() > self.cfg.max_message {
+            return Err(SendError::TooLarge {
+                len: payload.len(),
+                max: self.cfg.max_message,
+            });
+        }
+        Ok(())
+    }
+
+    fn take_number(&mut self, rel: Reliability) -> u64 {
+        let n = match rel {
+            Reliability::Reliable => &mut self.next_seq,
+            Reliability::BestEffort => &mut self.next_best_effort,
+        };
+        let v = *n;
+        *n += 1;
+        v
+    }
+
+    fn emitted(
+        stats: &mut SendStats,
+        retransmit: &mut RetransmitBuffer,
+        rel: Reliability,
+        first: u64,
+        frames: u64,
+        datagram: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) {
+        debug_assert!(datagram.len() > HEADER_LEN);
+        out(datagram);
+        stats.datagrams += 1;
+        stats.bytes += datagram.len() as u64;
+        if rel == Reliability::Reliable {
+            retransmit.push(first, frames, Bytes::copy_from_slice(datagram));
+        }
+    }
+
+    fn note_sent(&mut self, now: Instant) {
+        self.tail_heartbeat = Some(now + self.cfg.tail_heartbeat_delay);
+        if self.next_heartbeat.is_none() {
+            self.next_heartbeat = Some(now + self.cfg.heartbeat_interval);
+        }
+    }
+}
+
+fn kind_of(rel: Reliability) -> DatagramKind {
+    match rel {
+        Reliability::Reliable => DatagramKind::Reliable,
+        Reliability::BestEffort => DatagramKind::BestEffort,
+    }
+}

@@ -1,0 +1,410 @@
+//! The multicast datagram layout (version 1): a fixed header, a body of frames, an authentication
+//! tag. Hand-rolled little-endian fields so encoding writes straight into a reused buffer and
+//! decoding hands out [`Bytes`] slices of the received datagram (no copy).
+//!
+//! ```text
+//! offset size  field
+//!  0      1    version            = 1
+//!  1      1    kind               1 = reliable data, 2 = best-effort data, 3 = heartbeat
+//!  2      2    frame count        (heartbeat: 0)
+//!  4      4    reserved           sent as 0, ignored (room for a key epoch)
+//!  8      8    federation tag
+//! 16      8    sender NodeId
+//! 24      8    seq                reliable: sequence number of the first frame (frame i has seq+i)
+//!                                 best-effort: this datagram's best-effort number (own space)
+//!                                 heartbeat: the sender's reliable high-water (last seq assigned)
+//! 32      ..   body               data: frames; heartbeat: u64 best-effort high-water
+//! len-16 16    MAC                HMAC-SHA256 over bytes [0, len-16), truncated to 16 bytes
+//!
+//! frame, whole message (4 + len bytes):   kind u8 = 0, reserved u8, len u16, payload
+//! frame, fragment     (20 + len bytes):   kind u8 = 1, reserved u8, len u16, index u32, count u32,
+//!                                         offset u32 (byte offset in the message), total u32, payload
+//! ```
+//!
+//! All integers are little-endian. A fragment always travels alone in its datagram, so the
+//! message a fragment belongs to is identified by `seq - index` (reliable and best-effort alike).
+
+use bytes::Bytes;
+
+use crate::id::{FederationTag, NodeId};
+
+/// The wire version this code speaks.
+pub const VERSION: u8 = 1;
+/// Fixed header length.
+pub const HEADER_LEN: usize = 32;
+/// Truncated HMAC-SHA256 length.
+pub const MAC_LEN: usize = 16;
+/// Header of a whole-message frame.
+pub const WHOLE_FRAME_HEADER: usize = 4;
+/// Header of a fragment frame.
+pub const FRAGMENT_FRAME_HEADER: usize = 20;
+/// Largest UDP payload over IPv4.
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+/// Smallest datagram size a sender may be configured with (a fragment must carry a useful amount).
+pub const MIN_DATAGRAM: usize = HEADER_LEN + MAC_LEN + FRAGMENT_FRAME_HEADER + 64;
+
+const FRAME_WHOLE: u8 = 0;
+const FRAME_FRAGMENT: u8 = 1;
+
+/// What a datagram carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatagramKind {
+    /// Sequenced, repaired data frames.
+    Reliable,
+    /// Unsequenced data frames (numbered only to count loss and drop duplicates).
+    BestEffort,
+    /// The sender's high-water marks, sent periodically so that tail loss is noticed.
+    Heartbeat,
+}
+
+impl DatagramKind {
+    fn to_byte(self) -> u8 {
+        match self {
+            DatagramKind::Reliable => 1,
+            DatagramKind::BestEffort => 2,
+            DatagramKind::Heartbeat => 3,
+        }
+    }
+
+    fn from_byte(b: u8) -> Option<Self> {
+        match b {
+            1 => Some(DatagramKind::Reliable),
+            2 => Some(DatagramKind::BestEffort),
+            3 => Some(DatagramKind::Heartbeat),
+            _ => None,
+        }
+    }
+}
+
+/// Why a datagram could not be parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// Shorter than header + MAC.
+    #[error("datagram too short ({0} bytes)")]
+    TooShort(usize),
+    /// A version this code does not speak.
+    #[error("unsupported wire version {0}")]
+    BadVersion(u8),
+    /// Unknown datagram kind byte.
+    #[error("unknown datagram kind {0}")]
+    BadKind(u8),
+    /// Unknown frame kind byte.
+    #[error("unknown frame kind {0}")]
+    BadFrameKind(u8),
+    /// A frame runs past the end of the body, or the body has bytes left over.
+    #[error("frame overruns or underruns the body")]
+    BadFrameLength,
+    /// Fragment fields are inconsistent (index >= count, offset + len > total, ...).
+    #[error("inconsistent fragment header")]
+    BadFragment,
+    /// Heartbeat body of the wrong size, or data datagram with no frames.
+    #[error("malformed body")]
+    BadBody,
+}
+
+/// The header fields, readable before authentication (for routing by federation tag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Datagram kind.
+    pub kind: DatagramKind,
+    /// Number of frames in the body.
+    pub frames: u16,
+    /// Federation the datagram belongs to.
+    pub tag: FederationTag,
+    /// Sending node.
+    pub sender: NodeId,
+    /// See the layout table in the module docs.
+    pub seq: u64,
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// Read the header of a datagram without authenticating it: the shell uses this to route a
+/// datagram to the federation named by its tag. Nothing read here may be trusted until the MAC
+/// has been checked.
+pub fn peek(datagram: &[u8]) -> Result<Header, WireError> {
+    if datagram.len() < HEADER_LEN + MAC_LEN {
+        return Err(WireError::TooShort(datagram.len()));
+    }
+    if datagram[0] != VERSION {
+        return Err(WireError::BadVersion(datagram[0]));
+    }
+    let kind = DatagramKind::from_byte(datagram[1]).ok_or(WireError::BadKind(datagram[1]))?;
+    Ok(Header {
+        kind,
+        frames: u16_at(datagram, 2),
+        tag: FederationTag(u64_at(datagram, 8)),
+        sender: NodeId(u64_at(datagram, 16)),
+        seq: u64_at(datagram, 24),
+    })
+}
+
+/// The authenticated part of a datagram (everything but the MAC) and the MAC.
+pub fn split_mac(datagram: &[u8]) -> Option<(&[u8], &[u8])> {
+    let at = datagram.len().checked_sub(MAC_LEN)?;
+    Some(datagram.split_at(at))
+}
+
+/// How a frame's payload relates to its message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    /// The payload is the whole message.
+    Whole,
+    /// The payload is one piece of a larger message.
+    Fragment {
+        /// Position of this fragment (0-based).
+        index: u32,
+        /// Number of fragments of the message.
+        count: u32,
+        /// Byte offset of this fragment in the message.
+        offset: u32,
+        /// Length of the whole message.
+        total: u32,
+    },
+}
+
+/// One frame of a data datagram; `payload` is a slice of the received datagram.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Whole message or fragment.
+    pub kind: FrameKind,
+    /// Payload bytes (shares the datagram's buffer).
+    pub payload: Bytes,
+}
+
+/// Iterator over the frames of a data datagram's body. Yields an error (once, then stops) if the
+/// body is malformed; a body that parses completely yields exactly `header.frames` frames.
+#[derive(Debug)]
+pub struct Frames {
+    datagram: Bytes,
+    pos: usize,
+    end: usize,
+    remaining: u16,
+    failed: bool,
+}
+
+impl Frames {
+    /// Frames of `datagram` (the full datagram including header and MAC), whose header is `h`.
+    pub fn new(datagram: Bytes, h: &Header) -> Self {
+        let end = datagram.len().saturating_sub(MAC_LEN);
+        Frames {
+            datagram,
+            pos: HEADER_LEN,
+            end,
+            remaining: h.frames,
+            failed: false,
+        }
+    }
+
+    /// Check the whole body without producing frames (no allocation).
+    pub fn validate(datagram: &Bytes, h: &Header) -> Result<(), WireError> {
+        match h.kind {
+            DatagramKind::Heartbeat => {
+                if datagram.len() != HEADER_LEN + 8 + MAC_LEN || h.frames != 0 {
+                    return Err(WireError::BadBody);
+                }
+                Ok(())
+            }
+            DatagramKind::Reliable | DatagramKind::BestEffort => {
+                if h.frames == 0 {
+                    return Err(WireError::BadBody);
+                }
+                let mut it = Frames::new(datagram.clone(), h);
+                let mut fragments = 0usize;
+                for f in it.by_ref() {
+                    if matches!(f?.kind, FrameKind::Fragment { .. }) {
+                        fragments += 1;
+                    }
+                }
+                if it.pos != it.end {
+                    return Err(WireError::BadFrameLength);
+                }
+                if fragments > 0 && h.frames != 1 {
+                    // A fragment travels alone: that is what makes `seq - index` its message id.
+                    return Err(WireError::BadFragment);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn parse_one(&mut self) -> Result<Frame, WireError> {
+        let b = &self.datagram[..self.end];
+        if self.pos + WHOLE_FRAME_HEADER > b.len() {
+            return Err(WireError::BadFrameLength);
+        }
+        let kind_byte = b[self.pos];
+        let len = usize::from(u16_at(b, self.pos + 2));
+        let (kind, header) = match kind_byte {
+            FRAME_WHOLE => (FrameKind::Whole, WHOLE_FRAME_HEADER),
+            FRAME_FRAGMENT => {
+                if self.pos + FRAGMENT_FRAME_HEADER > b.len() {
+                    return Err(WireError::BadFrameLength);
+                }
+                let index = u32_at(b, self.pos + 4);
+                let count = u32_at(b, self.pos + 8);
+                let offset = u32_at(b, self.pos + 12);
+                let total = u32_at(b, self.pos + 16);
+                let fits = u64::from(offset) + len as u64 <= u64::from(total);
+                if index >= count || !fits || len == 0 {
+                    return Err(WireError::BadFragment);
+                }
+                (
+                    FrameKind::Fragment {
+                        index,
+                        count,
+                        offset,
+                        total,
+                    },
+                    FRAGMENT_FRAME_HEADER,
+                )
+            }
+            other => return Err(WireError::BadFrameKind(other)),
+        };
+        let start = self.pos + header;
+        let stop = start + len;
+        if stop > b.len() {
+            return Err(WireError::BadFrameLength);
+        }
+        self.pos = stop;
+        Ok(Frame {
+            kind,
+            payload: self.datagram.slice(start..stop),
+        })
+    }
+}
+
+impl Iterator for Frames {
+    type Item = Result<Frame, WireError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let r = self.parse_one();
+        if r.is_err() {
+            self.failed = true;
+        }
+        Some(r)
+    }
+}
+
+/// The best-effort high-water carried in a heartbeat body (call only on a validated heartbeat).
+pub fn heartbeat_best_effort_high(datagram: &[u8]) -> u64 {
+    if datagram.len() >= HEADER_LEN + 8 {
+        u64_at(datagram, HEADER_LEN)
+    } else {
+        0
+    }
+}
+
+/// Builds one datagram in a caller-owned, reused buffer. The MAC is appended by
+/// [`DatagramWriter::finish`] (see `auth`).
+#[derive(Debug)]
+pub struct DatagramWriter<'a> {
+    buf: &'a mut Vec<u8>,
+    frames: u16,
+}
+
+impl<'a> DatagramWriter<'a> {
+    /// Clear `buf` and write a header.
+    pub fn begin(
+        buf: &'a mut Vec<u8>,
+        kind: DatagramKind,
+        tag: FederationTag,
+        sender: NodeId,
+        seq: u64,
+    ) -> Self {
+        buf.clear();
+        buf.push(VERSION);
+        buf.push(kind.to_byte());
+        buf.extend_from_slice(&0u16.to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        buf.extend_from_slice(&tag.0.to_le_bytes());
+        buf.extend_from_slice(&sender.0.to_le_bytes());
+        buf.extend_from_slice(&seq.to_le_bytes());
+        DatagramWriter { buf, frames: 0 }
+    }
+
+    /// Re-open a datagram whose header was written earlier and that has `frames` frames.
+    pub fn resume(buf: &'a mut Vec<u8>, frames: u16) -> Self {
+        DatagramWriter { buf, frames }
+    }
+
+    /// Bytes written so far (header + frames, no MAC).
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True if nothing but the header has been written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.len() <= HEADER_LEN
+    }
+
+    /// Frames written so far.
+    pub fn frames(&self) -> u16 {
+        self.frames
+    }
+
+    /// Append a whole-message frame. The caller checks sizes (payload ≤ u16::MAX).
+    pub fn push_whole(&mut self, payload: &[u8]) {
+        debug_assert!(payload.len() <= usize::from(u16::MAX));
+        self.buf.push(FRAME_WHOLE);
+        self.buf.push(0);
+        self.buf
+            .extend_from_slice(&(payload.len() as u16).to_le_bytes());
+        self.buf.extend_from_slice(payload);
+        self.frames += 1;
+    }
+
+    /// Append a fragment frame.
+    pub fn push_fragment(
+        &mut self,
+        index: u32,
+        count: u32,
+        offset: u32,
+        total: u32,
+        payload: &[u8],
+    ) {
+        debug_assert!(payload.len() <= usize::from(u16::MAX));
+        self.buf.push(FRAME_FRAGMENT);
+        self.buf.push(0);
+        self.buf
+            .extend_from_slice(&(payload.len() as u16).to_le_bytes());
+        self.buf.extend_from_slice(&index.to_le_bytes());
+        self.buf.extend_from_slice(&count.to_le_bytes());
+        self.buf.extend_from_slice(&offset.to_le_bytes());
+        self.buf.extend_from_slice(&total.to_le_bytes());
+        self.buf.extend_from_slice(payload);
+        self.frames += 1;
+    }
+
+    /// Append raw body bytes (heartbeat body).
+    pub fn push_raw(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Patch the frame count and append the MAC; the buffer then holds the finished datagram.
+    pub fn finish(self, auth: &crate::data::auth::DatagramAuth) {
+        let n = self.frames.to_le_bytes();
+        self.buf[2] = n[0];
+        self.buf[3] = n[1];
+        let mac = auth.mac(self.buf);
+        self.buf.extend_from_slice(&mac);
+    }
+}
