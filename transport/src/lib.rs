@@ -1,15 +1,45 @@
 //! # hlamesh-transport
 //!
-//! Sockets and wire for hlamesh: discovery beacons on a multicast group, a QUIC mesh (one connection
-//! per peer pair) for everything that must be reliable, and a sequenced, authenticated UDP multicast
-//! data channel with NACK repair over QUIC and fragmentation of large messages.
+//! Sockets and wire for hlamesh. What it is:
+//! - **discovery** ([`discovery`]): every node announces itself (node id, protocol version, QUIC
+//!   address, federations, certificate fingerprint) on a multicast group; peers that stop
+//!   announcing expire; other protocol versions are ignored with one log line;
+//! - a **QUIC mesh** ([`node`], [`security`], [`frame`]): exactly one connection per peer pair, one
+//!   ordered control stream, heartbeats, loss detection within the peer timeout, mutual TLS against
+//!   a lab CA or a development-mode shared secret;
+//! - a **data plane** ([`data`]): per-federation, sequenced, authenticated UDP multicast with NACK
+//!   repair over QUIC, fragmentation, duplicate suppression, in-order delivery, and cross-channel
+//!   causality (control messages released only after the data they follow).
 //!
-//! The protocol logic is sans-I/O (state machines taking `(now, event)` and returning actions); the
-//! tokio/quinn/socket2 shell moves bytes and time in and out of it.
+//! What it is not: it knows nothing of HLA. Membership of federations, handles and time live in
+//! `hlamesh-lrc`, which uses [`Transport`] and its [`TransportEvent`] stream.
+//!
+//! The protocol logic is sans-I/O ([`discovery::PeerTable`], [`data`]); [`Transport`] is the
+//! tokio/quinn/socket2 shell that moves bytes and time in and out of it.
+//!
+//! ```no_run
+//! use hlamesh_transport::{Transport, TransportConfig, KeySource, data::Reliability};
+//! let t = Transport::start(TransportConfig::default())?;            // loopback, TTL 0
+//! let fed = t.open_federation("Demo", KeySource::Create)?;
+//! fed.send(Reliability::Reliable, b"hello")?;
+//! while let Ok(ev) = t.events().recv() { println!("{ev:?}"); }
+//! # Ok::<(), hlamesh_transport::TransportError>(())
+//! ```
 #![forbid(unsafe_code)]
 
+pub mod certs;
+pub mod config;
 pub mod data;
+pub mod discovery;
+pub mod error;
 pub mod fault;
+pub mod frame;
 pub mod id;
+pub mod node;
+pub mod security;
+pub mod sockets;
 
+pub use config::{FaultSettings, PROTOCOL_VERSION, SecurityConfig, TransportConfig};
+pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
+pub use node::{FederationChannel, KeySource, ShellStats, Transport, TransportEvent};

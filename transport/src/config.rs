@@ -1,0 +1,375 @@
+//! Transport configuration: one serde struct, loadable from TOML, with defaults that keep everything
+//! on this host (loopback interface, multicast TTL 0) so that nothing leaves the machine unless the
+//! user says so.
+//!
+//! Joining a LAN is one setting plus TTL: set `interface` to the address of the NIC (or
+//! `interface_cidr` to a CIDR the NIC's address falls in) and `multicast_ttl = 1`.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::TransportError;
+use crate::id::FederationTag;
+
+/// Protocol version carried in beacons and the QUIC handshake. Peers with another version are
+/// ignored (beacons) or refused (QUIC) with one clear log line.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// How peers authenticate each other on the QUIC mesh.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum SecurityConfig {
+    /// Mutual TLS: a lab CA certificate, this node's certificate (signed by the CA, with the DNS name
+    /// `hlamesh` among its subject alternative names) and its private key, all PEM files. A peer
+    /// whose certificate is not signed by the CA is refused.
+    Certificates {
+        /// CA certificate (PEM).
+        ca: PathBuf,
+        /// This node's certificate chain (PEM).
+        cert: PathBuf,
+        /// This node's private key (PEM, PKCS#8 or SEC1/PKCS#1).
+        key: PathBuf,
+    },
+    /// Ephemeral self-signed certificates plus a shared federation secret that both ends prove with
+    /// a MAC keyed by the TLS exporter in the first control message. Meant for one machine or a
+    /// trusted lab; on a non-loopback interface it needs `allow_non_loopback = true` (and warns).
+    Development {
+        /// The shared secret every member must know.
+        secret: String,
+        /// Permit development mode on an interface other than loopback.
+        #[serde(default)]
+        allow_non_loopback: bool,
+    },
+}
+
+impl Default for SecurityConfig {
+    fn default() -> Self {
+        SecurityConfig::Development {
+            secret: "hlamesh-development".to_string(),
+            allow_non_loopback: false,
+        }
+    }
+}
+
+/// Seeded fault injection on received multicast datagrams (tests only): delay, reorder and
+/// duplicate real packets after they crossed a real socket. Loss is injected in the kernel with
+/// nftables instead (see deploy/lab).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultSettings {
+    /// Seed of the fault sequence (replayable).
+    pub seed: u64,
+    /// Datagrams dropped, per mille.
+    #[serde(default)]
+    pub drop_per_mille: u32,
+    /// Datagrams duplicated, per mille.
+    #[serde(default)]
+    pub dup_per_mille: u32,
+    /// Datagrams held back and delivered later (reordered), per mille.
+    #[serde(default)]
+    pub reorder_per_mille: u32,
+    /// Maximum extra delay of a reordered datagram, microseconds.
+    #[serde(default)]
+    pub max_delay_us: u64,
+}
+
+/// Everything the transport needs to run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TransportConfig {
+    /// IPv4 address of the interface used for multicast and QUIC. Default: 127.0.0.1.
+    pub interface: Ipv4Addr,
+    /// Alternative to `interface`: pick the local address that falls in this CIDR (e.g.
+    /// "192.168.10.0/24"). Resolved at start.
+    pub interface_cidr: Option<String>,
+    /// Multicast TTL. 0 keeps datagrams on this host (the default); 1 for one LAN segment.
+    pub multicast_ttl: u32,
+    /// Discovery multicast group.
+    pub discovery_group: Ipv4Addr,
+    /// Discovery UDP port.
+    pub discovery_port: u16,
+    /// UDP port of the federation data groups.
+    pub data_port: u16,
+    /// Base address of the range federation data groups are hashed into.
+    pub data_group_base: Ipv4Addr,
+    /// Prefix length of that range (default /16: 239.255.0.0/16).
+    pub data_group_prefix: u8,
+    /// Fixed data group for every federation instead of the hashed one.
+    pub data_group: Option<Ipv4Addr>,
+    /// QUIC UDP port (0 = any free port).
+    pub quic_port: u16,
+    /// How often beacons are sent.
+    #[serde(with = "duration_ms")]
+    pub beacon_interval: Duration,
+    /// A peer that sent no beacon for this long is forgotten by discovery.
+    #[serde(with = "duration_ms")]
+    pub beacon_expiry: Duration,
+    /// How often control-plane heartbeats are sent to each peer.
+    #[serde(with = "duration_ms")]
+    pub heartbeat_interval: Duration,
+    /// A connected peer silent for longer than this is reported lost.
+    #[serde(with = "duration_ms")]
+    pub peer_timeout: Duration,
+    /// Security mode.
+    pub security: SecurityConfig,
+    /// Largest UDP payload of a data datagram (default fits a 1500-byte MTU).
+    pub max_datagram: usize,
+    /// Retransmit buffer per sender and federation, bytes.
+    pub retransmit_buffer_bytes: usize,
+    /// Reassembly memory per federation, bytes.
+    pub reassembly_buffer_bytes: usize,
+    /// Largest message accepted for sending or reassembly.
+    pub max_message: usize,
+    /// Test-only seeded fault layer on received data datagrams.
+    pub fault: Option<FaultSettings>,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            interface: Ipv4Addr::LOCALHOST,
+            interface_cidr: None,
+            multicast_ttl: 0,
+            discovery_group: Ipv4Addr::new(239, 255, 77, 1),
+            discovery_port: 47_700,
+            data_port: 47_701,
+            data_group_base: Ipv4Addr::new(239, 255, 0, 0),
+            data_group_prefix: 16,
+            data_group: None,
+            quic_port: 0,
+            beacon_interval: Duration::from_millis(200),
+            beacon_expiry: Duration::from_secs(3),
+            heartbeat_interval: Duration::from_millis(100),
+            peer_timeout: Duration::from_millis(1000),
+            security: SecurityConfig::default(),
+            max_datagram: 1472,
+            retransmit_buffer_bytes: 64 << 20,
+            reassembly_buffer_bytes: 64 << 20,
+            max_message: 16 << 20,
+            fault: None,
+        }
+    }
+}
+
+impl TransportConfig {
+    /// Parses a TOML configuration (unknown keys are an error, missing keys take defaults).
+    pub fn from_toml(text: &str) -> Result<Self, TransportError> {
+        toml::from_str(text).map_err(|e| TransportError::Config(e.to_string()))
+    }
+
+    /// Overrides from `HLAMESH_*` environment variables (interface, TTL, ports, secret), so a
+    /// deployment can adjust one value without a file.
+    pub fn apply_env(&mut self) -> Result<(), TransportError> {
+        fn var(name: &str) -> Option<String> {
+            std::env::var(name).ok().filter(|v| !v.is_empty())
+        }
+        fn parse<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, TransportError> {
+            v.parse()
+                .map_err(|_| TransportError::Config(format!("{name}={v:?} is not valid")))
+        }
+        if let Some(v) = var("HLAMESH_INTERFACE") {
+            if v.contains('/') {
+                self.interface_cidr = Some(v);
+            } else {
+                self.interface = parse("HLAMESH_INTERFACE", &v)?;
+            }
+        }
+        if let Some(v) = var("HLAMESH_TTL") {
+            self.multicast_ttl = parse("HLAMESH_TTL", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_DISCOVERY_PORT") {
+            self.discovery_port = parse("HLAMESH_DISCOVERY_PORT", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_DATA_PORT") {
+            self.data_port = parse("HLAMESH_DATA_PORT", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_DISCOVERY_GROUP") {
+            self.discovery_group = parse("HLAMESH_DISCOVERY_GROUP", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_SECRET") {
+            self.security = SecurityConfig::Development {
+                secret: v,
+                allow_non_loopback: matches!(
+                    self.security,
+                    SecurityConfig::Development {
+                        allow_non_loopback: true,
+                        ..
+                    }
+                ),
+            };
+        }
+        Ok(())
+    }
+
+    /// The interface address after resolving `interface_cidr` against this host's addresses.
+    pub fn resolved_interface(&self) -> Result<Ipv4Addr, TransportError> {
+        let Some(cidr) = &self.interface_cidr else {
+            return Ok(self.interface);
+        };
+        let (net, len) = parse_cidr(cidr)?;
+        let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+        for addr in local_ipv4_addrs() {
+            if u32::from(addr) & mask == u32::from(net) & mask {
+                return Ok(addr);
+            }
+        }
+        Err(TransportError::Config(format!(
+            "no local IPv4 address falls in interface_cidr {cidr}"
+        )))
+    }
+
+    /// The multicast group carrying a federation's data.
+    pub fn data_group_for(&self, tag: FederationTag) -> Ipv4Addr {
+        if let Some(g) = self.data_group {
+            return g;
+        }
+        let prefix = u32::from(self.data_group_prefix.min(31));
+        let host_bits = 32 - prefix;
+        let base = u32::from(self.data_group_base) & (u32::MAX << host_bits);
+        // Avoid the .0 and .255 host parts some switches treat specially.
+        let span = (1u64 << host_bits).saturating_sub(2).max(1);
+        let offset = (tag.0 % span) as u32 + 1;
+        Ipv4Addr::from(base | offset)
+    }
+
+    /// Checks values that would otherwise fail obscurely later.
+    pub fn validate(&self) -> Result<(), TransportError> {
+        if !self.discovery_group.is_multicast() {
+            return Err(TransportError::Config(format!(
+                "discovery_group {} is not a multicast address",
+                self.discovery_group
+            )));
+        }
+        if !self.data_group_base.is_multicast() {
+            return Err(TransportError::Config(format!(
+                "data_group_base {} is not a multicast address",
+                self.data_group_base
+            )));
+        }
+        if self.max_datagram < 256 || self.max_datagram > 65_000 {
+            return Err(TransportError::Config(format!(
+                "max_datagram {} outside 256..=65000",
+                self.max_datagram
+            )));
+        }
+        if self.peer_timeout <= self.heartbeat_interval {
+            return Err(TransportError::Config(
+                "peer_timeout must be longer than heartbeat_interval".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn parse_cidr(cidr: &str) -> Result<(Ipv4Addr, u32), TransportError> {
+    let bad = || TransportError::Config(format!("interface_cidr {cidr:?} is not a.b.c.d/len"));
+    let (a, l) = cidr.split_once('/').ok_or_else(bad)?;
+    let addr: Ipv4Addr = a.parse().map_err(|_| bad())?;
+    let len: u32 = l.parse().map_err(|_| bad())?;
+    if len > 32 {
+        return Err(bad());
+    }
+    Ok((addr, len))
+}
+
+/// This host's IPv4 addresses, read from the kernel's routing tables (no extra crate needed).
+fn local_ipv4_addrs() -> Vec<Ipv4Addr> {
+    // /proc/net/fib_trie lists "|-- a.b.c.d" followed by "/32 host LOCAL" for local addresses.
+    let Ok(text) = std::fs::read_to_string("/proc/net/fib_trie") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut last: Option<Ipv4Addr> = None;
+    for line in text.lines() {
+        let t = line.trim_start_matches([' ', '|', '+', '-', '`']).trim();
+        if let Ok(a) = t.parse::<Ipv4Addr>() {
+            last = Some(a);
+        } else if t.contains("/32 host LOCAL") {
+            if let Some(a) = last {
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The address a QUIC endpoint binds for a given interface.
+pub fn quic_bind_addr(interface: Ipv4Addr, port: u16) -> SocketAddr {
+    SocketAddr::from((interface, port))
+}
+
+mod duration_ms {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_stay_on_this_host() {
+        let c = TransportConfig::default();
+        assert_eq!(c.interface, Ipv4Addr::LOCALHOST);
+        assert_eq!(c.multicast_ttl, 0);
+        c.validate().expect("defaults valid");
+    }
+
+    #[test]
+    fn toml_overrides_and_rejects_unknown_keys() {
+        let c = TransportConfig::from_toml("multicast_ttl = 1\ninterface = \"10.1.2.3\"\n")
+            .expect("parses");
+        assert_eq!(c.multicast_ttl, 1);
+        assert_eq!(c.interface, Ipv4Addr::new(10, 1, 2, 3));
+        let err = TransportConfig::from_toml("multicast_tll = 1\n").expect_err("typo rejected");
+        assert!(err.to_string().contains("multicast_tll"), "{err}");
+    }
+
+    #[test]
+    fn security_modes_parse() {
+        let c = TransportConfig::from_toml(
+            "[security]\nmode = \"certificates\"\nca = \"ca.pem\"\ncert = \"n.pem\"\nkey = \"n.key\"\n",
+        )
+        .expect("parses");
+        assert!(matches!(c.security, SecurityConfig::Certificates { .. }));
+    }
+
+    #[test]
+    fn data_groups_are_in_range_and_stable() {
+        let c = TransportConfig::default();
+        let g = c.data_group_for(FederationTag::from_name("Restaurant"));
+        assert_eq!(g, c.data_group_for(FederationTag::from_name("Restaurant")));
+        let o = g.octets();
+        assert_eq!((o[0], o[1]), (239, 255));
+        assert_ne!(
+            g,
+            c.data_group_for(FederationTag::from_name("Other")),
+            "different names should usually map to different groups"
+        );
+    }
+
+    #[test]
+    fn cidr_resolves_loopback() {
+        let c = TransportConfig {
+            interface_cidr: Some("127.0.0.0/8".into()),
+            ..Default::default()
+        };
+        assert_eq!(c.resolved_interface().expect("lo"), Ipv4Addr::LOCALHOST);
+        let bad = TransportConfig {
+            interface_cidr: Some("203.0.113.0/24".into()),
+            ..Default::default()
+        };
+        assert!(bad.resolved_interface().is_err());
+    }
+}

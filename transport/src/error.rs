@@ -1,0 +1,43 @@
+//! Typed errors of the transport.
+
+use crate::id::{FederationTag, NodeId};
+
+/// Everything that can go wrong in the transport, as seen by the layer above.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// A configuration value is invalid.
+    #[error("invalid transport configuration: {0}")]
+    Config(String),
+    /// A socket could not be created, bound or configured.
+    #[error("socket error ({what}): {source}")]
+    Socket {
+        /// What was being done.
+        what: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// TLS material could not be loaded or is unusable.
+    #[error("TLS configuration error: {0}")]
+    Tls(String),
+    /// The peer is not (or no longer) connected.
+    #[error("peer {0} is not connected")]
+    PeerNotConnected(NodeId),
+    /// The federation channel is not open on this node.
+    #[error("federation {0:?} is not open on this node")]
+    FederationNotOpen(FederationTag),
+    /// No member could give us the federation's key.
+    #[error("could not obtain the key of federation {0:?} from any member")]
+    FederationKeyUnavailable(FederationTag),
+    /// A message exceeds the configured maximum size.
+    #[error("message of {size} bytes exceeds the maximum of {max}")]
+    MessageTooLarge {
+        /// Size of the message.
+        size: usize,
+        /// The configured maximum.
+        max: usize,
+    },
+    /// The transport has shut down.
+    #[error("transport is shut down")]
+    Shutdown,
+}

@@ -1,0 +1,1365 @@
+//! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock and two
+//! threads, and drives the sans-I/O parts ([`crate::discovery`], [`crate::data`]):
+//!
+//! - the **net thread** (a one-worker tokio runtime): discovery beacons, the QUIC endpoint, one
+//!   ordered control stream per peer, heartbeats and loss detection;
+//! - the **data thread**: blocking receive on the multicast data socket, authentication, sequencing
+//!   and reassembly, data-plane timers (NACK, reassembly timeout, heartbeats with the latest
+//!   sequence number) — then one hand-off to the layer above through a channel.
+//!
+//! Sending data happens on the caller's thread (encode + HMAC + `sendto`), with no thread hop.
+//!
+//! Exactly one QUIC connection per peer pair: only the node with the lower [`NodeId`] dials, so
+//! simultaneous dials cannot happen; a duplicate that arrives anyway is refused.
+
+use std::collections::{HashMap, HashSet};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use crossbeam_channel::{Receiver, Sender};
+use tokio::sync::{Notify, mpsc, oneshot};
+
+use crate::config::{PROTOCOL_VERSION, TransportConfig};
+use crate::data::{
+    self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
+};
+use crate::discovery::{Beacon, DiscoveryEvent, PeerInfo, PeerTable};
+use crate::error::TransportError;
+use crate::fault::{FaultConfig, FaultInjector};
+use crate::frame::{Frame, MAX_FRAME};
+use crate::id::{FederationKey, FederationTag, NodeId};
+use crate::security::{Role, SERVER_NAME, Security};
+use crate::sockets;
+
+/// What the transport reports to the layer above.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransportEvent {
+    /// An authenticated peer is connected on the QUIC mesh.
+    PeerConnected {
+        /// The peer.
+        node: NodeId,
+        /// Its QUIC address.
+        addr: SocketAddr,
+    },
+    /// A peer was silent longer than the peer timeout, or its connection failed.
+    PeerLost {
+        /// The peer.
+        node: NodeId,
+    },
+    /// A peer said goodbye (clean shutdown).
+    PeerLeft {
+        /// The peer.
+        node: NodeId,
+    },
+    /// A connection attempt failed authentication (wrong certificate, wrong secret, wrong version).
+    PeerRefused {
+        /// Remote address.
+        addr: SocketAddr,
+        /// Why.
+        reason: String,
+    },
+    /// A peer opened (`joined = true`) or closed the data channel of a federation we have open.
+    FederationPeer {
+        /// The federation.
+        tag: FederationTag,
+        /// The peer.
+        node: NodeId,
+        /// Opened or closed.
+        joined: bool,
+    },
+    /// A data message (in per-sender order for reliable ones).
+    Data {
+        /// The federation.
+        tag: FederationTag,
+        /// The sender.
+        from: NodeId,
+        /// Its sequence number (reliable messages only).
+        seq: Option<u64>,
+        /// The message.
+        payload: Bytes,
+    },
+    /// A control message of the layer above, released after the data it is ordered behind.
+    Control {
+        /// The federation it was ordered in, if any.
+        tag: Option<FederationTag>,
+        /// The sender.
+        from: NodeId,
+        /// The message.
+        payload: Bytes,
+    },
+    /// This node fell behind a sender's retransmit buffer: messages `[first, last]` are lost for
+    /// good and the layer above must resynchronise (state transfer).
+    FellBehind {
+        /// The federation.
+        tag: FederationTag,
+        /// The sender.
+        from: NodeId,
+        /// First lost sequence number.
+        first: u64,
+        /// Last lost sequence number.
+        last: u64,
+    },
+}
+
+/// Counters of the shell (the data plane keeps its own, see [`FederationChannel::stats`]).
+#[derive(Debug, Default)]
+pub struct ShellStats {
+    /// Connections refused (authentication, version, duplicate).
+    pub refused: AtomicU64,
+    /// Peers reported lost.
+    pub lost: AtomicU64,
+    /// Data datagrams received on the socket.
+    pub datagrams_in: AtomicU64,
+    /// Data datagrams for no open federation (or unparseable header).
+    pub datagrams_unrouted: AtomicU64,
+    /// Data datagrams sent.
+    pub datagrams_out: AtomicU64,
+    /// NACKs sent.
+    pub nacks_sent: AtomicU64,
+    /// NACKs answered.
+    pub nacks_served: AtomicU64,
+    /// Control frames that did not decode.
+    pub bad_frames: AtomicU64,
+}
+
+/// Where a federation's key comes from when its data channel is opened.
+#[derive(Clone, Debug)]
+pub enum KeySource {
+    /// This node creates the federation: a fresh random key.
+    Create,
+    /// Ask connected peers that are in the federation; fail after the timeout.
+    FromPeers(Duration),
+    /// A key the caller already has.
+    Given(FederationKey),
+}
+
+struct PeerLink {
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+    addr: SocketAddr,
+    conn: quinn::Connection,
+    last_heard: Arc<AtomicU64>,
+    federations: HashSet<FederationTag>,
+}
+
+struct RecvSide {
+    rx: DataReceiver,
+    gate: CausalGate<Bytes>,
+}
+
+struct FedChannel {
+    tag: FederationTag,
+    name: String,
+    group: SocketAddrV4,
+    key: FederationKey,
+    sender: Mutex<DataSender>,
+    recv: Mutex<RecvSide>,
+    members: Mutex<HashSet<NodeId>>,
+}
+
+struct Shared {
+    node: NodeId,
+    cfg: TransportConfig,
+    interface: Ipv4Addr,
+    security: Security,
+    quic_addr: SocketAddr,
+    epoch: Instant,
+    events: Sender<TransportEvent>,
+    peers: Mutex<HashMap<NodeId, PeerLink>>,
+    dialing: Mutex<HashMap<NodeId, Instant>>,
+    federations: RwLock<HashMap<FederationTag, Arc<FedChannel>>>,
+    discovery: Mutex<PeerTable>,
+    data_send: UdpSocket,
+    data_recv: UdpSocket,
+    shutdown: AtomicBool,
+    stats: ShellStats,
+    key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
+    beacon_now: Notify,
+    endpoint: quinn::Endpoint,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not take the whole transport down with poisoned locks.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn data_config(&self) -> DataConfig {
+        DataConfig {
+            max_datagram: self.cfg.max_datagram,
+            retransmit_capacity_bytes: self.cfg.retransmit_buffer_bytes,
+            reassembly_capacity_bytes: self.cfg.reassembly_buffer_bytes,
+            max_message: self.cfg.max_message,
+            heartbeat_interval: self.cfg.heartbeat_interval,
+            ..DataConfig::default()
+        }
+    }
+
+    fn emit(&self, ev: TransportEvent) {
+        let _ = self.events.send(ev);
+    }
+
+    fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
+        let bytes = frame.encode();
+        let peers = lock(&self.peers);
+        let link = peers
+            .get(&node)
+            .ok_or(TransportError::PeerNotConnected(node))?;
+        link.tx
+            .send(bytes)
+            .map_err(|_| TransportError::PeerNotConnected(node))
+    }
+
+    fn federation(&self, tag: FederationTag) -> Option<Arc<FedChannel>> {
+        self.federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&tag)
+            .cloned()
+    }
+
+    fn beacon(&self) -> Beacon {
+        let feds = self.federations.read().unwrap_or_else(|e| e.into_inner());
+        let mut federations: Vec<String> = feds.values().map(|f| f.name.clone()).collect();
+        federations.sort();
+        Beacon {
+            node: self.node,
+            quic_addrs: vec![self.quic_addr],
+            federations,
+            cert_fingerprint: self.security.fingerprint(),
+            claims: Vec::new(),
+        }
+    }
+
+    /// Processes everything the receiver has to say after an input; runs with the recv lock held.
+    fn drain(&self, fed: &FedChannel, side: &mut RecvSide) {
+        while let Some(ev) = side.rx.poll_event() {
+            match ev {
+                RecvEvent::Deliver { from, seq, payload } => {
+                    self.emit(TransportEvent::Data {
+                        tag: fed.tag,
+                        from,
+                        seq: seq.map(|s| s.0),
+                        payload,
+                    });
+                    if seq.is_some() {
+                        let upto = side.rx.delivered(from);
+                        side.gate.advance(from, upto);
+                        self.release_gated(fed, side);
+                    }
+                }
+                RecvEvent::SendNack { to, nack } => {
+                    self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
+                    let _ = self.send_frame(to, &Frame::Nack { tag: fed.tag, nack });
+                }
+                RecvEvent::FellBehind { from, lost } => {
+                    tracing::warn!(federation = %fed.name, peer = %from, ?lost,
+                        "fell behind the sender's retransmit buffer");
+                    self.emit(TransportEvent::FellBehind {
+                        tag: fed.tag,
+                        from,
+                        first: lost.first.0,
+                        last: lost.last.0,
+                    });
+                    // Nothing older can arrive any more: release what waited on it.
+                    let upto = side.rx.delivered(from);
+                    side.gate.advance(from, upto);
+                    self.release_gated(fed, side);
+                }
+            }
+        }
+    }
+
+    fn release_gated(&self, fed: &FedChannel, side: &mut RecvSide) {
+        while let Some((from, payload)) = side.gate.pop() {
+            self.emit(TransportEvent::Control {
+                tag: Some(fed.tag),
+                from,
+                payload,
+            });
+        }
+    }
+
+    fn add_member(&self, fed: &FedChannel, node: NodeId, next_seq: u64) {
+        let new = lock(&fed.members).insert(node);
+        if new {
+            let mut side = lock(&fed.recv);
+            side.rx.add_sender(node);
+            side.rx.start_sender_at(node, Seq(next_seq));
+            self.drain(fed, &mut side);
+            drop(side);
+            self.emit(TransportEvent::FederationPeer {
+                tag: fed.tag,
+                node,
+                joined: true,
+            });
+        }
+    }
+
+    fn remove_member(&self, fed: &FedChannel, node: NodeId) {
+        if lock(&fed.members).remove(&node) {
+            let mut side = lock(&fed.recv);
+            side.rx.remove_sender(node);
+            // The sender is gone: nothing it sent can still arrive, so whatever control messages
+            // wait on its data are released now (e.g. its resignation).
+            side.gate.remove_sender(node);
+            self.release_gated(fed, &mut side);
+            drop(side);
+            self.emit(TransportEvent::FederationPeer {
+                tag: fed.tag,
+                node,
+                joined: false,
+            });
+        }
+    }
+
+    /// A peer is gone, cleanly (`lost = false`) or not.
+    fn peer_gone(&self, node: NodeId, lost: bool) {
+        let Some(link) = lock(&self.peers).remove(&node) else {
+            return;
+        };
+        link.conn.close(0u32.into(), b"bye");
+        let feds: Vec<Arc<FedChannel>> = self
+            .federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for fed in feds {
+            self.remove_member(&fed, node);
+        }
+        if lost {
+            self.stats.lost.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(peer = %node, addr = %link.addr, "peer lost");
+            self.emit(TransportEvent::PeerLost { node });
+        } else {
+            tracing::info!(peer = %node, "peer left");
+            self.emit(TransportEvent::PeerLeft { node });
+        }
+    }
+
+    fn on_frame(self: &Arc<Self>, from: NodeId, frame: Frame) {
+        match frame {
+            Frame::Heartbeat
+            | Frame::Hello { .. }
+            | Frame::HelloAck { .. }
+            | Frame::Refused { .. } => {}
+            Frame::Goodbye => self.peer_gone(from, false),
+            Frame::Joined {
+                tag,
+                next_seq,
+                reply,
+            } => {
+                if let Some(link) = lock(&self.peers).get_mut(&from) {
+                    link.federations.insert(tag);
+                }
+                if let Some(fed) = self.federation(tag) {
+                    self.add_member(&fed, from, next_seq);
+                    if reply {
+                        let next_seq = lock(&fed.sender).high_water().0 + 1;
+                        let _ = self.send_frame(
+                            from,
+                            &Frame::Joined {
+                                tag,
+                                next_seq,
+                                reply: false,
+                            },
+                        );
+                    }
+                }
+            }
+            Frame::Left { tag } => {
+                if let Some(link) = lock(&self.peers).get_mut(&from) {
+                    link.federations.remove(&tag);
+                }
+                if let Some(fed) = self.federation(tag) {
+                    self.remove_member(&fed, from);
+                }
+            }
+            Frame::KeyRequest { tag } => {
+                let key = self.federation(tag).map(|f| f.key.clone());
+                let _ = self.send_frame(from, &Frame::KeyReply { tag, key });
+            }
+            Frame::KeyReply { tag, key } => {
+                if let Some(key) = key {
+                    if let Some(waiters) = lock(&self.key_waiters).remove(&tag) {
+                        for w in waiters {
+                            let _ = w.send(key.clone());
+                        }
+                    }
+                }
+            }
+            Frame::Nack { tag, nack } => {
+                if let Some(fed) = self.federation(tag) {
+                    self.stats.nacks_served.fetch_add(1, Ordering::Relaxed);
+                    let repair = lock(&fed.sender).on_nack(Instant::now(), from, &nack);
+                    let _ = self.send_frame(from, &Frame::Repair { tag, repair });
+                }
+            }
+            Frame::Repair { tag, repair } => {
+                if let Some(fed) = self.federation(tag) {
+                    let mut side = lock(&fed.recv);
+                    side.rx.on_repair(Instant::now(), from, repair);
+                    self.drain(&fed, &mut side);
+                }
+            }
+            Frame::App { tag, hw, payload } => {
+                let payload = Bytes::from(payload);
+                let fed = tag.and_then(|t| self.federation(t));
+                match fed {
+                    Some(fed) => {
+                        let mut side = lock(&fed.recv);
+                        side.gate.push(from, Seq(hw), payload);
+                        let upto = side.rx.delivered(from);
+                        side.gate.advance(from, upto);
+                        self.release_gated(&fed, &mut side);
+                    }
+                    None => self.emit(TransportEvent::Control { tag, from, payload }),
+                }
+            }
+        }
+    }
+}
+
+/// A running transport. Dropping it (or [`Transport::shutdown`]) says goodbye to every peer.
+pub struct Transport {
+    shared: Arc<Shared>,
+    events: Receiver<TransportEvent>,
+    runtime: Option<tokio::runtime::Runtime>,
+    data_thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("node", &self.shared.node)
+            .field("quic_addr", &self.shared.quic_addr)
+            .finish()
+    }
+}
+
+/// A federation's data channel on this node: send reliable or best-effort messages on the
+/// federation's multicast group from the caller's thread.
+#[derive(Clone)]
+pub struct FederationChannel {
+    fed: Arc<FedChannel>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for FederationChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FederationChannel")
+            .field("name", &self.fed.name)
+            .field("group", &self.fed.group)
+            .finish()
+    }
+}
+
+impl FederationChannel {
+    /// The federation's wire tag.
+    pub fn tag(&self) -> FederationTag {
+        self.fed.tag
+    }
+
+    /// The multicast group carrying its data.
+    pub fn group(&self) -> SocketAddrV4 {
+        self.fed.group
+    }
+
+    /// The federation key (to hand to a joining member over an authenticated channel).
+    pub fn key(&self) -> &FederationKey {
+        &self.fed.key
+    }
+
+    /// Sends one message; returns its sequence number if reliable. Runs on the caller's thread.
+    pub fn send(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+    ) -> Result<Option<u64>, TransportError> {
+        if payload.len() > self.shared.cfg.max_message {
+            return Err(TransportError::MessageTooLarge {
+                size: payload.len(),
+                max: self.shared.cfg.max_message,
+            });
+        }
+        let sock = &self.shared.data_send;
+        let group = self.fed.group;
+        let mut io_err = None;
+        let mut n = 0u64;
+        let seq = lock(&self.fed.sender)
+            .send(
+                Instant::now(),
+                reliability,
+                payload,
+                &mut |dgram: &[u8]| {
+                    n += 1;
+                    if let Err(e) = sock.send_to(dgram, group) {
+                        io_err.get_or_insert(e);
+                    }
+                },
+            )
+            .map_err(|e| TransportError::Config(e.to_string()))?;
+        self.shared
+            .stats
+            .datagrams_out
+            .fetch_add(n, Ordering::Relaxed);
+        if let Some(e) = io_err {
+            // A reliable message stays in the retransmit buffer and will be repaired on NACK;
+            // a best-effort one is simply lost, which its contract allows.
+            tracing::debug!("multicast send failed: {e}");
+        }
+        Ok(seq.map(|s| s.0))
+    }
+
+    /// The sequence number of the last reliable message sent.
+    pub fn high_water(&self) -> u64 {
+        lock(&self.fed.sender).high_water().0
+    }
+
+    /// Peers whose data this node currently accepts in this federation.
+    pub fn members(&self) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = lock(&self.fed.members).iter().copied().collect();
+        v.sort();
+        v
+    }
+
+    /// The data plane's receive counters.
+    pub fn stats(&self) -> data::RecvStats {
+        lock(&self.fed.recv).rx.stats()
+    }
+
+    /// How many reliable messages from `node` were delivered in order so far.
+    pub fn delivered(&self, node: NodeId) -> u64 {
+        lock(&self.fed.recv).rx.delivered(node).0
+    }
+}
+
+impl Transport {
+    /// Starts the transport: binds the sockets, starts the net and data threads, and begins to
+    /// announce this node.
+    pub fn start(cfg: TransportConfig) -> Result<Transport, TransportError> {
+        cfg.validate()?;
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let interface = cfg.resolved_interface()?;
+        let security = Security::from_config(&cfg.security, interface)?;
+        let node = NodeId::random();
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("hlamesh-net")
+            .enable_all()
+            .build()
+            .map_err(|e| TransportError::Socket {
+                what: "start tokio runtime".into(),
+                source: e,
+            })?;
+
+        let idle = cfg.peer_timeout * 3;
+        let server = security.server_config(cfg.heartbeat_interval, idle)?;
+        let bind = SocketAddr::from((interface, cfg.quic_port));
+        let endpoint = {
+            let _guard = runtime.enter();
+            quinn::Endpoint::server(server, bind).map_err(|e| TransportError::Socket {
+                what: format!("bind QUIC endpoint on {bind}"),
+                source: e,
+            })?
+        };
+        let quic_addr = endpoint.local_addr().map_err(|e| TransportError::Socket {
+            what: "QUIC local address".into(),
+            source: e,
+        })?;
+
+        let disc_sock = sockets::multicast_receiver(cfg.discovery_port, None)?;
+        sockets::join(&disc_sock, cfg.discovery_group, interface)?;
+        {
+            let s = socket2::SockRef::from(&disc_sock);
+            s.set_multicast_if_v4(&interface)
+                .and_then(|_| s.set_multicast_ttl_v4(cfg.multicast_ttl))
+                .and_then(|_| s.set_multicast_loop_v4(true))
+                .and_then(|_| s.set_nonblocking(true))
+                .map_err(|e| TransportError::Socket {
+                    what: "configure discovery socket".into(),
+                    source: e,
+                })?;
+        }
+        let data_recv =
+            sockets::multicast_receiver(cfg.data_port, Some(Duration::from_millis(10)))?;
+        let data_send = sockets::multicast_sender(interface, cfg.multicast_ttl)?;
+
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let shared = Arc::new(Shared {
+            node,
+            interface,
+            discovery: Mutex::new(PeerTable::new(node, cfg.beacon_expiry)),
+            cfg,
+            security,
+            quic_addr,
+            epoch: Instant::now(),
+            events: tx,
+            peers: Mutex::new(HashMap::new()),
+            dialing: Mutex::new(HashMap::new()),
+            federations: RwLock::new(HashMap::new()),
+            data_send,
+            data_recv,
+            shutdown: AtomicBool::new(false),
+            stats: ShellStats::default(),
+            key_waiters: Mutex::new(HashMap::new()),
+            beacon_now: Notify::new(),
+            endpoint: endpoint.clone(),
+        });
+        tracing::info!(%node, %quic_addr, %interface, "transport started");
+
+        {
+            let _guard = runtime.enter();
+            let disc =
+                tokio::net::UdpSocket::from_std(disc_sock).map_err(|e| TransportError::Socket {
+                    what: "register discovery socket".into(),
+                    source: e,
+                })?;
+            let disc = Arc::new(disc);
+            runtime.spawn(accept_loop(shared.clone(), endpoint));
+            runtime.spawn(discovery_loop(shared.clone(), disc.clone()));
+            runtime.spawn(beacon_loop(shared.clone(), disc));
+            runtime.spawn(liveness_loop(shared.clone()));
+        }
+
+        let recv_sock = shared
+            .data_recv
+            .try_clone()
+            .map_err(|e| TransportError::Socket {
+                what: "clone data socket".into(),
+                source: e,
+            })?;
+        let s2 = shared.clone();
+        let data_thread = std::thread::Builder::new()
+            .name("hlamesh-data".into())
+            .spawn(move || data_loop(s2, recv_sock))
+            .map_err(|e| TransportError::Socket {
+                what: "spawn data thread".into(),
+                source: e,
+            })?;
+
+        Ok(Transport {
+            shared,
+            events: rx,
+            runtime: Some(runtime),
+            data_thread: Some(data_thread),
+        })
+    }
+
+    /// This node's id.
+    pub fn node_id(&self) -> NodeId {
+        self.shared.node
+    }
+
+    /// The interface address in use.
+    pub fn interface(&self) -> Ipv4Addr {
+        self.shared.interface
+    }
+
+    /// The QUIC endpoint's address.
+    pub fn quic_addr(&self) -> SocketAddr {
+        self.shared.quic_addr
+    }
+
+    /// The event stream (one consumer).
+    pub fn events(&self) -> &Receiver<TransportEvent> {
+        &self.events
+    }
+
+    /// Connected, authenticated peers.
+    pub fn peers(&self) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
+        v.sort();
+        v
+    }
+
+    /// Open QUIC connections on this node's endpoint (one per peer when all is well).
+    pub fn open_connections(&self) -> usize {
+        self.shared.endpoint.open_connections()
+    }
+
+    /// Peers heard on the discovery group.
+    pub fn discovered(&self) -> Vec<PeerInfo> {
+        lock(&self.shared.discovery).peers().cloned().collect()
+    }
+
+    /// Shell counters.
+    pub fn stats(&self) -> &ShellStats {
+        &self.shared.stats
+    }
+
+    /// Opens the data channel of federation `name`: joins its multicast group, obtains its key,
+    /// and tells connected peers, which then accept this node's data (and answer with their own
+    /// stream positions).
+    pub fn open_federation(
+        &self,
+        name: &str,
+        key: KeySource,
+    ) -> Result<FederationChannel, TransportError> {
+        let tag = FederationTag::from_name(name);
+        if let Some(fed) = self.shared.federation(tag) {
+            return Ok(FederationChannel {
+                fed,
+                shared: self.shared.clone(),
+            });
+        }
+        let key = match key {
+            KeySource::Create => FederationKey::random(),
+            KeySource::Given(k) => k,
+            KeySource::FromPeers(timeout) => self.fetch_key(tag, timeout)?,
+        };
+        let group_ip = self.shared.cfg.data_group_for(tag);
+        sockets::join(&self.shared.data_recv, group_ip, self.shared.interface)?;
+        let dcfg = self.shared.data_config();
+        let bad = |e: data::ConfigError| TransportError::Config(e.to_string());
+        let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone()).map_err(bad)?;
+        let receiver = DataReceiver::new(self.shared.node, tag, &key, dcfg).map_err(bad)?;
+        let fed = Arc::new(FedChannel {
+            tag,
+            name: name.to_string(),
+            group: SocketAddrV4::new(group_ip, self.shared.cfg.data_port),
+            sender: Mutex::new(sender),
+            recv: Mutex::new(RecvSide {
+                rx: receiver,
+                gate: CausalGate::new(),
+            }),
+            key,
+            members: Mutex::new(HashSet::new()),
+        });
+        self.shared
+            .federations
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(tag, fed.clone());
+        let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
+        for p in peers {
+            let _ = self.shared.send_frame(
+                p,
+                &Frame::Joined {
+                    tag,
+                    next_seq: 1,
+                    reply: true,
+                },
+            );
+        }
+        self.shared.beacon_now.notify_one();
+        tracing::info!(federation = name, group = %fed.group, "federation data channel open");
+        Ok(FederationChannel {
+            fed,
+            shared: self.shared.clone(),
+        })
+    }
+
+    fn fetch_key(
+        &self,
+        tag: FederationTag,
+        timeout: Duration,
+    ) -> Result<FederationKey, TransportError> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared.key_waiters)
+            .entry(tag)
+            .or_default()
+            .push(tx);
+        let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
+        for p in peers {
+            let _ = self.shared.send_frame(p, &Frame::KeyRequest { tag });
+        }
+        let rt = self.runtime.as_ref().ok_or(TransportError::Shutdown)?;
+        rt.block_on(async { tokio::time::timeout(timeout, rx).await })
+            .ok()
+            .and_then(|r| r.ok())
+            .ok_or(TransportError::FederationKeyUnavailable(tag))
+    }
+
+    /// Closes a federation's data channel on this node.
+    pub fn close_federation(&self, tag: FederationTag) {
+        let fed = self
+            .shared
+            .federations
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&tag);
+        if let Some(fed) = fed {
+            let _ = sockets::leave(
+                &self.shared.data_recv,
+                *fed.group.ip(),
+                self.shared.interface,
+            );
+            let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
+            for p in peers {
+                let _ = self.shared.send_frame(p, &Frame::Left { tag });
+            }
+            self.shared.beacon_now.notify_one();
+        }
+    }
+
+    /// Sends a control message to one peer over QUIC. With `tag`, the receiver releases it only
+    /// after it delivered this node's data in that federation up to the current high-water mark.
+    pub fn send_control(
+        &self,
+        peer: NodeId,
+        tag: Option<FederationTag>,
+        payload: &[u8],
+    ) -> Result<(), TransportError> {
+        let hw = self.high_water(tag)?;
+        self.shared.send_frame(
+            peer,
+            &Frame::App {
+                tag,
+                hw,
+                payload: payload.to_vec(),
+            },
+        )
+    }
+
+    /// Sends a control message to every connected peer (in `tag`'s federation if given); returns
+    /// how many peers it went to.
+    pub fn broadcast_control(
+        &self,
+        tag: Option<FederationTag>,
+        payload: &[u8],
+    ) -> Result<usize, TransportError> {
+        let hw = self.high_water(tag)?;
+        let bytes = Frame::App {
+            tag,
+            hw,
+            payload: payload.to_vec(),
+        }
+        .encode();
+        let peers = lock(&self.shared.peers);
+        let mut n = 0;
+        for link in peers.values() {
+            if tag.is_none_or(|t| link.federations.contains(&t))
+                && link.tx.send(bytes.clone()).is_ok()
+            {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn high_water(&self, tag: Option<FederationTag>) -> Result<u64, TransportError> {
+        match tag {
+            None => Ok(0),
+            Some(t) => {
+                let fed = self
+                    .shared
+                    .federation(t)
+                    .ok_or(TransportError::FederationNotOpen(t))?;
+                Ok(lock(&fed.sender).high_water().0)
+            }
+        }
+    }
+
+    /// Says goodbye to every peer and stops. Also done on drop.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        if self.shared.shutdown.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let goodbye = Frame::Goodbye.encode();
+        for link in lock(&self.shared.peers).values() {
+            let _ = link.tx.send(goodbye.clone());
+        }
+        if let Some(rt) = self.runtime.take() {
+            let endpoint = self.shared.endpoint.clone();
+            let shared = self.shared.clone();
+            rt.block_on(async move {
+                // Give the writers a moment to flush the goodbye before closing.
+                let links: Vec<quinn::Connection> = lock(&shared.peers)
+                    .values()
+                    .map(|l| l.conn.clone())
+                    .collect();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                for c in links {
+                    c.close(0u32.into(), b"shutdown");
+                }
+                endpoint.close(0u32.into(), b"shutdown");
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(500), endpoint.wait_idle()).await;
+            });
+            rt.shutdown_timeout(Duration::from_millis(200));
+        }
+        if let Some(t) = self.data_thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Transport {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// net thread tasks
+
+async fn accept_loop(shared: Arc<Shared>, endpoint: quinn::Endpoint) {
+    while let Some(incoming) = endpoint.accept().await {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let addr = incoming.remote_address();
+            match tokio::time::timeout(Duration::from_secs(3), accept_one(&shared, incoming)).await
+            {
+                Ok(Ok(())) => {}
+                Ok(Err(reason)) => refuse(&shared, addr, reason),
+                Err(_) => refuse(&shared, addr, "handshake timed out".into()),
+            }
+        });
+    }
+}
+
+fn refuse(shared: &Shared, addr: SocketAddr, reason: String) {
+    if shared.shutdown.load(Ordering::Relaxed) {
+        return;
+    }
+    shared.stats.refused.fetch_add(1, Ordering::Relaxed);
+    tracing::warn!(%addr, "peer refused: {reason}");
+    shared.emit(TransportEvent::PeerRefused { addr, reason });
+}
+
+async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Frame, String> {
+    let mut len = [0u8; 4];
+    recv.read_exact(&mut len).await.map_err(|e| e.to_string())?;
+    let len = u32::from_be_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(format!("frame of {len} bytes exceeds the limit"));
+    }
+    let mut body = vec![0u8; len];
+    recv.read_exact(&mut body)
+        .await
+        .map_err(|e| e.to_string())?;
+    Frame::decode(&body).map_err(|e| e.to_string())
+}
+
+async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(), String> {
+    let conn = incoming
+        .await
+        .map_err(|e| format!("TLS handshake failed: {e}"))?;
+    let (mut send, mut recv) = conn.accept_bi().await.map_err(|e| e.to_string())?;
+    let Frame::Hello {
+        node,
+        version,
+        proof,
+    } = read_frame(&mut recv).await?
+    else {
+        return Err("first frame was not Hello".into());
+    };
+    let refusal = if version != PROTOCOL_VERSION {
+        Some(format!(
+            "node {node} speaks protocol version {version}, we speak {PROTOCOL_VERSION}"
+        ))
+    } else if !shared
+        .security
+        .verify_proof(&conn, Role::Dialer, node, proof.as_ref())
+    {
+        Some(format!("node {node} did not prove the federation secret"))
+    } else if lock(&shared.peers).contains_key(&node) {
+        Some(format!("duplicate connection from node {node}"))
+    } else {
+        None
+    };
+    if let Some(reason) = refusal {
+        let _ = send_all(
+            &mut send,
+            &Frame::Refused {
+                reason: reason.clone(),
+            },
+        )
+        .await;
+        let _ = send.finish();
+        // Let the refusal reach the peer before the close overtakes it.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        conn.close(1u32.into(), b"refused");
+        return Err(reason);
+    }
+    let ack = Frame::HelloAck {
+        node: shared.node,
+        proof: shared.security.proof(&conn, Role::Acceptor, shared.node),
+    };
+    send_all(&mut send, &ack).await?;
+    register(shared, node, conn, send, recv);
+    Ok(())
+}
+
+async fn send_all(send: &mut quinn::SendStream, frame: &Frame) -> Result<(), String> {
+    send.write_all(&frame.encode())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn dial(shared: Arc<Shared>, info: PeerInfo) {
+    let node = info.beacon.node;
+    let result = async {
+        let addr = *info
+            .beacon
+            .quic_addrs
+            .first()
+            .ok_or("beacon has no QUIC address")?;
+        let idle = shared.cfg.peer_timeout * 3;
+        let client = shared
+            .security
+            .client_config(
+                info.beacon.cert_fingerprint,
+                shared.cfg.heartbeat_interval,
+                idle,
+            )
+            .map_err(|e| e.to_string())?;
+        let conn = shared
+            .endpoint
+            .connect_with(client, addr, SERVER_NAME)
+            .map_err(|e| e.to_string())?
+            .await
+            .map_err(|e| format!("TLS handshake with {addr} failed: {e}"))?;
+        let (mut send, mut recv) = conn.open_bi().await.map_err(|e| e.to_string())?;
+        let hello = Frame::Hello {
+            node: shared.node,
+            version: PROTOCOL_VERSION,
+            proof: shared.security.proof(&conn, Role::Dialer, shared.node),
+        };
+        send_all(&mut send, &hello).await?;
+        match read_frame(&mut recv).await? {
+            Frame::HelloAck { node: n, proof } if n == node => {
+                if !shared
+                    .security
+                    .verify_proof(&conn, Role::Acceptor, node, proof.as_ref())
+                {
+                    conn.close(1u32.into(), b"refused");
+                    return Err(format!("node {node} did not prove the federation secret"));
+                }
+                register(&shared, node, conn, send, recv);
+                Ok(())
+            }
+            Frame::Refused { reason } => Err(format!("refused by {node}: {reason}")),
+            other => Err(format!("unexpected answer to Hello: {other:?}")),
+        }
+    };
+    let addr = info.source;
+    match tokio::time::timeout(Duration::from_secs(3), result).await {
+        Ok(Ok(())) => {
+            lock(&shared.dialing).remove(&node);
+        }
+        // Keep the entry (with its time) so the next attempt waits for the back-off.
+        Ok(Err(reason)) => refuse(&shared, addr, reason),
+        Err(_) => refuse(&shared, addr, format!("dialling {node} timed out")),
+    }
+}
+
+fn register(
+    shared: &Arc<Shared>,
+    node: NodeId,
+    conn: quinn::Connection,
+    mut send: quinn::SendStream,
+    mut recv: quinn::RecvStream,
+) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let last_heard = Arc::new(AtomicU64::new(shared.now_ms()));
+    let addr = conn.remote_address();
+    {
+        let mut peers = lock(&shared.peers);
+        if peers.contains_key(&node) {
+            conn.close(1u32.into(), b"duplicate");
+            return;
+        }
+        peers.insert(
+            node,
+            PeerLink {
+                tx: tx.clone(),
+                addr,
+                conn: conn.clone(),
+                last_heard: last_heard.clone(),
+                federations: HashSet::new(),
+            },
+        );
+    }
+    // Writer: frames from the channel, heartbeats when idle.
+    let hb = shared.cfg.heartbeat_interval;
+    tokio::spawn(async move {
+        let heartbeat = Frame::Heartbeat.encode();
+        let mut tick = tokio::time::interval(hb);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(bytes) => if send.write_all(&bytes).await.is_err() { break },
+                    None => break,
+                },
+                _ = tick.tick() => if send.write_all(&heartbeat).await.is_err() { break },
+            }
+        }
+    });
+    // Reader.
+    let s2 = shared.clone();
+    tokio::spawn(async move {
+        loop {
+            match read_frame(&mut recv).await {
+                Ok(frame) => {
+                    last_heard.store(s2.now_ms(), Ordering::Relaxed);
+                    s2.on_frame(node, frame);
+                }
+                Err(e) => {
+                    tracing::debug!(peer = %node, "control stream ended: {e}");
+                    if !s2.shutdown.load(Ordering::Relaxed) {
+                        s2.peer_gone(node, true);
+                    }
+                    break;
+                }
+            }
+        }
+    });
+    // Tell the peer which federations we have open and where our streams stand.
+    let feds: Vec<(FederationTag, u64)> = shared
+        .federations
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .map(|f| (f.tag, lock(&f.sender).high_water().0 + 1))
+        .collect();
+    for (tag, next_seq) in feds {
+        let _ = tx.send(
+            Frame::Joined {
+                tag,
+                next_seq,
+                reply: true,
+            }
+            .encode(),
+        );
+    }
+    tracing::info!(peer = %node, %addr, "peer connected");
+    shared.emit(TransportEvent::PeerConnected { node, addr });
+}
+
+async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let Ok((n, src)) = sock.recv_from(&mut buf).await else {
+            if shared.shutdown.load(Ordering::Relaxed) {
+                return;
+            }
+            continue;
+        };
+        let ev = lock(&shared.discovery).on_datagram(Instant::now(), src, &buf[..n]);
+        match ev {
+            Some(DiscoveryEvent::Discovered(node)) => {
+                // Answer at once so the newcomer learns of us without waiting a beacon period.
+                shared.beacon_now.notify_one();
+                maybe_dial(&shared, node);
+            }
+            Some(DiscoveryEvent::Changed(node)) => maybe_dial(&shared, node),
+            Some(DiscoveryEvent::IncompatibleVersion { node, version }) => {
+                tracing::warn!(
+                    peer = %node, %src, version,
+                    "ignoring node speaking protocol version {version} (we speak {PROTOCOL_VERSION})"
+                );
+            }
+            None => {}
+        }
+    }
+}
+
+const DIAL_BACKOFF: Duration = Duration::from_secs(2);
+
+fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
+    if node <= shared.node || shared.shutdown.load(Ordering::Relaxed) {
+        return; // the lower id dials
+    }
+    if lock(&shared.peers).contains_key(&node) {
+        return;
+    }
+    {
+        let mut dialing = lock(&shared.dialing);
+        if let Some(t) = dialing.get(&node) {
+            if t.elapsed() < DIAL_BACKOFF {
+                return;
+            }
+        }
+        dialing.insert(node, Instant::now());
+    }
+    let Some(info) = lock(&shared.discovery).get(node).cloned() else {
+        return;
+    };
+    tokio::spawn(dial(shared.clone(), info));
+}
+
+async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
+    let dest = SocketAddr::from((shared.cfg.discovery_group, shared.cfg.discovery_port));
+    let mut tick = tokio::time::interval(shared.cfg.beacon_interval);
+    let mut last_sent = Instant::now() - shared.cfg.beacon_interval;
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = shared.beacon_now.notified() => {
+                // Rate-limit answers to newcomers.
+                if last_sent.elapsed() < Duration::from_millis(20) { continue; }
+            }
+        }
+        if shared.shutdown.load(Ordering::Relaxed) {
+            return;
+        }
+        let _ = sock.send_to(&shared.beacon().encode(), dest).await;
+        last_sent = Instant::now();
+        let known: Vec<NodeId> = {
+            let mut d = lock(&shared.discovery);
+            d.expire(Instant::now());
+            d.peers().map(|p| p.beacon.node).collect()
+        };
+        for node in known {
+            maybe_dial(&shared, node);
+        }
+    }
+}
+
+async fn liveness_loop(shared: Arc<Shared>) {
+    let timeout = shared.cfg.peer_timeout.as_millis() as u64;
+    let mut tick = tokio::time::interval(shared.cfg.heartbeat_interval / 2);
+    loop {
+        tick.tick().await;
+        if shared.shutdown.load(Ordering::Relaxed) {
+            return;
+        }
+        let now = shared.now_ms();
+        let silent: Vec<NodeId> = lock(&shared.peers)
+            .iter()
+            .filter(|(_, l)| now.saturating_sub(l.last_heard.load(Ordering::Relaxed)) > timeout)
+            .map(|(n, _)| *n)
+            .collect();
+        for node in silent {
+            shared.peer_gone(node, true);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// data thread
+
+fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
+    let mut fault = shared.cfg.fault.as_ref().map(|f| {
+        FaultInjector::new(
+            f.seed,
+            FaultConfig {
+                drop_per_mille: f.drop_per_mille.min(1000) as u16,
+                dup_per_mille: f.dup_per_mille.min(1000) as u16,
+                reorder_per_mille: f.reorder_per_mille.min(1000) as u16,
+                delay_min: Duration::ZERO,
+                delay_max: Duration::from_micros(f.max_delay_us / 4),
+                reorder_delay: Duration::from_micros(f.max_delay_us),
+            },
+        )
+    });
+    let mut buf = BytesMut::with_capacity(256 << 10);
+    let mut read_timeout = Duration::from_millis(10);
+    while !shared.shutdown.load(Ordering::Relaxed) {
+        if buf.capacity() < 65_536 {
+            buf = BytesMut::with_capacity(256 << 10);
+        }
+        buf.resize(65_536, 0);
+        match sock.recv_from(&mut buf) {
+            Ok((n, _src)) => {
+                buf.truncate(n);
+                let dgram = buf.split().freeze();
+                shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
+                match fault.as_mut() {
+                    Some(f) => {
+                        f.inject(Instant::now(), dgram);
+                    }
+                    None => route(&shared, Instant::now(), dgram),
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                buf.clear();
+            }
+            Err(e) => {
+                buf.clear();
+                tracing::debug!("data socket receive error: {e}");
+            }
+        }
+        let now = Instant::now();
+        let mut next: Option<Instant> = None;
+        if let Some(f) = fault.as_mut() {
+            while let Some(d) = f.poll(now) {
+                route(&shared, now, d);
+            }
+            next = f.next_deadline();
+        }
+        let feds: Vec<Arc<FedChannel>> = shared
+            .federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for fed in &feds {
+            let mut side = lock(&fed.recv);
+            if side.rx.poll_timeout().is_some_and(|t| t <= now) {
+                side.rx.on_timeout(now);
+                shared.drain(fed, &mut side);
+            }
+            next = earliest(next, side.rx.poll_timeout());
+            drop(side);
+            let group = fed.group;
+            let mut sender = lock(&fed.sender);
+            if sender.poll_timeout().is_some_and(|t| t <= now) {
+                sender.on_timeout(now, &mut |d: &[u8]| {
+                    let _ = shared.data_send.send_to(d, group);
+                });
+            }
+            next = earliest(next, sender.poll_timeout());
+        }
+        // Sleep in recv until the earliest timer, within [0.5 ms, 20 ms]; the upper bound lets a
+        // sender's first tail heartbeat (armed by a send on another thread) go out in time.
+        let want = next
+            .map(|t| t.saturating_duration_since(Instant::now()))
+            .unwrap_or(Duration::from_millis(20))
+            .clamp(Duration::from_micros(500), Duration::from_millis(20));
+        if want.abs_diff(read_timeout) > Duration::from_micros(250) {
+            read_timeout = want;
+            let _ = sock.set_read_timeout(Some(want));
+        }
+    }
+}
+
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn route(shared: &Shared, now: Instant, dgram: Bytes) {
+    let Ok(tag) = data::peek(&dgram).map(|h| h.tag) else {
+        shared
+            .stats
+            .datagrams_unrouted
+            .fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let Some(fed) = shared.federation(tag) else {
+        shared
+            .stats
+            .datagrams_unrouted
+            .fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let mut side = lock(&fed.recv);
+    side.rx.on_datagram(now, dgram);
+    shared.drain(&fed, &mut side);
+}
