@@ -179,6 +179,16 @@ struct Shared {
     key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
     beacon_now: Notify,
     endpoint: quinn::Endpoint,
+    control: Sender<ControlWork>,
+}
+
+/// Work for the control thread. Frames are handled there, not on the tokio worker, because
+/// handling them takes the data plane's locks, which a sender blocked in `sendto` may hold: the
+/// runtime that drives QUIC (and with it heartbeats) must never wait on them.
+enum ControlWork {
+    Frame(NodeId, Frame),
+    Gone { node: NodeId, lost: bool },
+    Registered(NodeId),
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -249,9 +259,10 @@ impl Shared {
                         seq: seq.map(|s| s.0),
                         payload,
                     });
-                    if seq.is_some() {
-                        let upto = side.rx.delivered(from);
-                        side.gate.advance(from, upto);
+                    // Advance by this message's own number: `rx.delivered()` already counts
+                    // messages whose Deliver events are still queued behind this one.
+                    if let Some(seq) = seq {
+                        side.gate.advance(from, seq);
                         self.release_gated(fed, side);
                     }
                 }
@@ -268,9 +279,8 @@ impl Shared {
                         first: lost.first.0,
                         last: lost.last.0,
                     });
-                    // Nothing older can arrive any more: release what waited on it.
-                    let upto = side.rx.delivered(from);
-                    side.gate.advance(from, upto);
+                    // Nothing up to the gap's end can arrive any more: release what waited on it.
+                    side.gate.advance(from, lost.last);
                     self.release_gated(fed, side);
                 }
             }
@@ -346,6 +356,28 @@ impl Shared {
         }
     }
 
+    /// Tells a newly connected peer which federations we have open and where our streams stand.
+    fn on_registered(&self, node: NodeId) {
+        let feds: Vec<Arc<FedChannel>> = self
+            .federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for f in feds {
+            let next_seq = lock(&f.sender).high_water().0 + 1;
+            let _ = self.send_frame(
+                node,
+                &Frame::Joined {
+                    tag: f.tag,
+                    next_seq,
+                    reply: true,
+                },
+            );
+        }
+    }
+
     fn on_frame(self: &Arc<Self>, from: NodeId, frame: Frame) {
         match frame {
             Frame::Heartbeat
@@ -418,6 +450,8 @@ impl Shared {
                     Some(fed) => {
                         let mut side = lock(&fed.recv);
                         side.gate.push(from, Seq(hw), payload);
+                        // Every lock holder drains the receiver's events, so here `delivered`
+                        // counts only messages already handed up.
                         let upto = side.rx.delivered(from);
                         side.gate.advance(from, upto);
                         self.release_gated(&fed, &mut side);
@@ -435,6 +469,7 @@ pub struct Transport {
     events: Receiver<TransportEvent>,
     runtime: Option<tokio::runtime::Runtime>,
     data_thread: Option<JoinHandle<()>>,
+    control_thread: Option<JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -596,6 +631,7 @@ impl Transport {
         let data_send = sockets::multicast_sender(interface, cfg.multicast_ttl)?;
 
         let (tx, rx) = crossbeam_channel::unbounded();
+        let (control_tx, control_rx) = crossbeam_channel::unbounded();
         let shared = Arc::new(Shared {
             node,
             interface,
@@ -615,6 +651,7 @@ impl Transport {
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
             endpoint: endpoint.clone(),
+            control: control_tx,
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
 
@@ -640,6 +677,14 @@ impl Transport {
                 source: e,
             })?;
         let s2 = shared.clone();
+        let control_thread = std::thread::Builder::new()
+            .name("hlamesh-control".into())
+            .spawn(move || control_loop(s2, control_rx))
+            .map_err(|e| TransportError::Socket {
+                what: "spawn control thread".into(),
+                source: e,
+            })?;
+        let s2 = shared.clone();
         let data_thread = std::thread::Builder::new()
             .name("hlamesh-data".into())
             .spawn(move || data_loop(s2, recv_sock))
@@ -653,6 +698,7 @@ impl Transport {
             events: rx,
             runtime: Some(runtime),
             data_thread: Some(data_thread),
+            control_thread: Some(control_thread),
         })
     }
 
@@ -896,6 +942,14 @@ impl Transport {
         if let Some(t) = self.data_thread.take() {
             let _ = t.join();
         }
+        // Wakes the control thread so it sees the shutdown flag.
+        let _ = self
+            .shared
+            .control
+            .send(ControlWork::Registered(self.shared.node));
+        if let Some(t) = self.control_thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -1109,36 +1163,19 @@ fn register(
             match read_frame(&mut recv).await {
                 Ok(frame) => {
                     last_heard.store(s2.now_ms(), Ordering::Relaxed);
-                    s2.on_frame(node, frame);
+                    let _ = s2.control.send(ControlWork::Frame(node, frame));
                 }
                 Err(e) => {
                     tracing::debug!(peer = %node, "control stream ended: {e}");
                     if !s2.shutdown.load(Ordering::Relaxed) {
-                        s2.peer_gone(node, true);
+                        let _ = s2.control.send(ControlWork::Gone { node, lost: true });
                     }
                     break;
                 }
             }
         }
     });
-    // Tell the peer which federations we have open and where our streams stand.
-    let feds: Vec<(FederationTag, u64)> = shared
-        .federations
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .values()
-        .map(|f| (f.tag, lock(&f.sender).high_water().0 + 1))
-        .collect();
-    for (tag, next_seq) in feds {
-        let _ = tx.send(
-            Frame::Joined {
-                tag,
-                next_seq,
-                reply: true,
-            }
-            .encode(),
-        );
-    }
+    let _ = shared.control.send(ControlWork::Registered(node));
     tracing::info!(peer = %node, %addr, "peer connected");
     shared.emit(TransportEvent::PeerConnected { node, addr });
 }
@@ -1238,7 +1275,24 @@ async fn liveness_loop(shared: Arc<Shared>) {
             .map(|(n, _)| *n)
             .collect();
         for node in silent {
-            shared.peer_gone(node, true);
+            // Mark it now so the next tick does not report it again.
+            if let Some(l) = lock(&shared.peers).get(&node) {
+                l.last_heard.store(u64::MAX / 2, Ordering::Relaxed);
+            }
+            let _ = shared.control.send(ControlWork::Gone { node, lost: true });
+        }
+    }
+}
+
+fn control_loop(shared: Arc<Shared>, work: Receiver<ControlWork>) {
+    while let Ok(w) = work.recv() {
+        match w {
+            ControlWork::Frame(node, frame) => shared.on_frame(node, frame),
+            ControlWork::Gone { node, lost } => shared.peer_gone(node, lost),
+            ControlWork::Registered(node) => shared.on_registered(node),
+        }
+        if shared.shutdown.load(Ordering::Relaxed) {
+            return;
         }
     }
 }
@@ -1316,7 +1370,10 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             next = earliest(next, side.rx.poll_timeout());
             drop(side);
             let group = fed.group;
-            let mut sender = lock(&fed.sender);
+            // A sender busy on another thread is sending anyway: its heartbeat can wait.
+            let Ok(mut sender) = fed.sender.try_lock() else {
+                continue;
+            };
             if sender.poll_timeout().is_some_and(|t| t <= now) {
                 sender.on_timeout(now, &mut |d: &[u8]| {
                     let _ = shared.data_send.send_to(d, group);

@@ -71,6 +71,16 @@ fn reliable_stream_survives_loss_reorder_and_duplication() {
             assert_eq!(peer["digest_match"], true);
             assert!(peer["best_effort"].as_u64().expect("n") <= 2000);
             assert_eq!(peer["best_effort_dups"], 0);
+            // Cross-channel causality: the sender's "done" (QUIC) was released only after all of
+            // its data (multicast) had been delivered.
+            assert_eq!(
+                peer["reliable_at_done"], count,
+                "control overtook data: {peer}"
+            );
+            assert_eq!(
+                peer["after_done"], 0,
+                "data arrived after the control message: {peer}"
+            );
         }
         if lab.is_namespaces() {
             assert!(

@@ -259,6 +259,8 @@ struct PeerRecv {
     be_dups: u64,
     order_errors: u64,
     done: Option<(u64, String, u64)>,
+    reliable_at_done: u64,
+    after_done: u64,
     finished: bool,
     ready: bool,
 }
@@ -328,6 +330,9 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
                 let index = u64::from_be_bytes(idx);
                 match seq {
                     Some(_) => {
+                        if p.done.is_some() {
+                            p.after_done += 1;
+                        }
                         if index != p.next_index {
                             p.order_errors += 1;
                         }
@@ -354,7 +359,10 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
                         reliable,
                         digest,
                         best_effort,
-                    }) => p.done = Some((reliable, digest, best_effort)),
+                    }) => {
+                        p.reliable_at_done = p.reliable;
+                        p.done = Some((reliable, digest, best_effort));
+                    }
                     Ok(Ctl::Finished) => p.finished = true,
                     Err(e) => fail(&format!("bad control message: {e}")),
                 }
@@ -447,7 +455,8 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
         ok &= peer_ok;
         report.push(json!({
             "peer": node.to_string(), "ok": peer_ok, "reliable": p.reliable, "expected": rel,
-            "digest_match": got == digest, "order_errors": p.order_errors,
+            "digest_match": got == digest, "order_errors": p.order_errors, "next_index": p.next_index,
+            "delivered_seq": fed.delivered(*node), "reliable_at_done": p.reliable_at_done, "after_done": p.after_done,
             "best_effort": p.best_effort.len(), "best_effort_sent": be_sent, "best_effort_dups": p.be_dups,
         }));
     }
