@@ -205,6 +205,8 @@ impl Shared {
         DataConfig {
             max_datagram: self.cfg.max_datagram,
             retransmit_capacity_bytes: self.cfg.retransmit_buffer_bytes,
+            // The byte budget is the limit that matters; the count only bounds bookkeeping.
+            retransmit_capacity_msgs: (self.cfg.retransmit_buffer_bytes / 256).max(1024),
             reassembly_capacity_bytes: self.cfg.reassembly_buffer_bytes,
             max_message: self.cfg.max_message,
             heartbeat_interval: self.cfg.heartbeat_interval,
@@ -570,6 +572,11 @@ impl FederationChannel {
     /// The data plane's receive counters.
     pub fn stats(&self) -> data::RecvStats {
         lock(&self.fed.recv).rx.stats()
+    }
+
+    /// The data plane's send counters.
+    pub fn send_stats(&self) -> data::SendStats {
+        lock(&self.fed.sender).stats()
     }
 
     /// How many reliable messages from `node` were delivered in order so far.

@@ -15,6 +15,7 @@ use common::{Lab, Ports, Probe, args, base_args};
 /// best-effort messages at most once.
 #[test]
 fn reliable_stream_survives_loss_reorder_and_duplication() {
+    let _serial = common::serial();
     let lab = Lab::new(3);
     let ports = Ports::unique();
     let count: u64 = std::env::var("HLAMESH_EXCHANGE_COUNT")
@@ -99,6 +100,7 @@ fn reliable_stream_survives_loss_reorder_and_duplication() {
 /// it sends under its own key are dropped and counted.
 #[test]
 fn wrong_secret_is_refused_and_its_datagrams_dropped() {
+    let _serial = common::serial();
     let lab = Lab::new(3);
     let ports = Ports::unique();
     let mut probes = Vec::new();
@@ -138,6 +140,7 @@ fn certificate_from_another_ca_is_refused() {
         p.to_string_lossy().to_string()
     };
     let ca_path = write("ca.pem", &lab_ca.cert);
+    let _serial = common::serial();
     let lab = Lab::new(3);
     let ports = Ports::unique();
     let mut probes = Vec::new();
@@ -212,6 +215,7 @@ fn check_intruder_refused(probes: &[Probe]) {
 /// `kill -9` of one process: the others report it lost within 2 s.
 #[test]
 fn killed_peer_is_reported_lost_within_two_seconds() {
+    let _serial = common::serial();
     let lab = Lab::new(3);
     let ports = Ports::unique();
     let mut probes = Vec::new();

@@ -85,6 +85,9 @@ struct Args {
     max_delay_us: u64,
     #[arg(long, default_value_t = 120)]
     timeout_s: u64,
+    /// Retransmit buffer per sender, MiB.
+    #[arg(long, default_value_t = 64)]
+    retransmit_mb: usize,
     #[arg(long, default_value_t = 3000)]
     duration_ms: u64,
     /// Ping mode: samples per path.
@@ -140,6 +143,7 @@ fn config(a: &Args) -> TransportConfig {
         data_port: a.data_port,
         discovery_group: a.discovery_group,
         security,
+        retransmit_buffer_bytes: a.retransmit_mb << 20,
         fault: a.fault_seed.map(|seed| FaultSettings {
             seed,
             drop_per_mille: 0,
@@ -372,7 +376,10 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             }
             Some(TransportEvent::FellBehind {
                 from, first, last, ..
-            }) => fail(&format!("fell behind {from}: lost {first}..={last}")),
+            }) => fail(&format!(
+                "fell behind {from}: lost {first}..={last}; own sender {:?}",
+                fed.send_stats()
+            )),
             Some(_) | None => {}
         }
         if sender.is_none() && peers.len() >= a.peers && peers.values().all(|p| p.ready) {

@@ -38,6 +38,15 @@ fn is_root() -> bool {
 
 static NEXT: AtomicU16 = AtomicU16::new(0);
 
+/// Multi-process tests of one binary run one at a time: each already loads both cores, and
+/// overlapping them only measures the machine's overload.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Held for the duration of a multi-process test.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Where the nodes of a test run.
 pub enum Lab {
     /// Network namespaces on a bridge, from deploy/lab/lab.sh.
