@@ -42,6 +42,11 @@ struct Scenario {
     net: FaultConfig,
     control_delay: Duration,
     expect_fell_behind: bool,
+    /// The last node joins this late: it hears nothing before, then starts every sender's
+    /// stream at the sender's high-water + 1 (as after a state transfer).
+    late_join: Option<Duration>,
+    /// Node 0 leaves at this time: the others remove it (receiver and gate).
+    leave: Option<Duration>,
 }
 
 #[derive(Debug)]
@@ -65,6 +70,10 @@ struct Node {
     got_be: HashMap<Vec<u8>, usize>,
     lost: BTreeMap<NodeId, Vec<SeqRange>>,
     gated_released: u64,
+    /// Not yet joined (late joiner) or gone (leaver): hears and does nothing.
+    active: bool,
+    /// Per sender, the first reliable number this node is expected to deliver.
+    start: BTreeMap<NodeId, u64>,
 }
 
 struct Sent {
@@ -81,6 +90,7 @@ struct Outcome {
     best_effort_delivered: u64,
     best_effort_sent: u64,
     network_drops: u64,
+    late_joiner_delivered: u64,
     receivers: Vec<hlamesh_transport::data::RecvStats>,
 }
 
@@ -137,9 +147,20 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 got_be: HashMap::new(),
                 lost: BTreeMap::new(),
                 gated_released: 0,
+                active: true,
+                start: BTreeMap::new(),
             }
         })
         .collect();
+    let late = sc.nodes - 1;
+    let join_at = sc.late_join.map(|d| t0 + d);
+    let leave_at = sc.leave.map(|d| t0 + d);
+    let mut joined = join_at.is_none();
+    let mut left = false;
+    if !joined {
+        nodes[late].active = false;
+    }
+    let mut gated_to_inactive = 0u64;
     let mut links: BTreeMap<(usize, usize), FaultInjector> = BTreeMap::new();
     for s in 0..sc.nodes {
         for r in 0..sc.nodes {
@@ -183,10 +204,34 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         + sc.cfg.reassembly_capacity_bytes
         + (sc.nodes - 1) * sc.cfg.max_message;
 
+    if !joined {
+        next_send[late] = join_at.unwrap_or(t0);
+    }
     loop {
+        // 0. Membership changes.
+        if !joined && join_at.is_some_and(|t| t <= now) {
+            joined = true;
+            nodes[late].active = true;
+            for s in 0..sc.nodes {
+                if s != late {
+                    let next = nodes[s].tx.high_water().0 + 1;
+                    nodes[late].start.insert(ids[s], next);
+                    nodes[late].rx.start_sender_at(ids[s], Seq(next));
+                }
+            }
+        }
+        if !left && leave_at.is_some_and(|t| t <= now) {
+            left = true;
+            nodes[0].active = false;
+            remaining[0] = 0;
+            for r in 1..sc.nodes {
+                nodes[r].rx.remove_sender(ids[0]);
+                nodes[r].gate.remove_sender(ids[0]);
+            }
+        }
         // 1. Application sends due now: a burst of 1..=4 messages, some batched.
         for s in 0..sc.nodes {
-            if remaining[s] == 0 || next_send[s] > now {
+            if remaining[s] == 0 || next_send[s] > now || !nodes[s].active {
                 continue;
             }
             let mut wire: Vec<Bytes> = Vec::new();
@@ -229,6 +274,9 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             if rng.random_range(0..100) < 20 {
                 let hw = nodes[s].tx.high_water().0;
                 for r in 0..sc.nodes {
+                    if r != s && !nodes[r].active {
+                        continue;
+                    }
                     if r != s {
                         gated_sent += 1;
                         schedule(
@@ -247,7 +295,9 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         // 2. Multicast datagrams due.
         for (&(_, r), link) in links.iter_mut() {
             while let Some(d) = link.poll(now) {
-                nodes[r].rx.on_datagram(now, d);
+                if nodes[r].active {
+                    nodes[r].rx.on_datagram(now, d);
+                }
             }
         }
 
@@ -260,6 +310,13 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             let Some(msg) = control_msgs.remove(&c) else {
                 continue;
             };
+            if !nodes[to].active || !nodes[from].active {
+                // To or from a node that has left: the QUIC connection is gone.
+                if matches!(msg, Ctrl::Gated { .. }) {
+                    gated_to_inactive += 1;
+                }
+                continue;
+            }
             match msg {
                 Ctrl::Nack(bytes) => {
                     let nack: Nack = postcard::from_bytes(&bytes).map_err(|e| e.to_string())?;
@@ -289,6 +346,9 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
 
         // 4. Timers.
         for s in 0..sc.nodes {
+            if !nodes[s].active {
+                continue;
+            }
             if nodes[s].tx.poll_timeout().is_some_and(|t| t <= now) {
                 let mut wire: Vec<Bytes> = Vec::new();
                 nodes[s]
@@ -305,6 +365,9 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
 
         // 5. Receiver events, gate, invariants.
         for r in 0..sc.nodes {
+            if !nodes[r].active {
+                continue;
+            }
             while let Some(ev) = nodes[r].rx.poll_event() {
                 match ev {
                     RecvEvent::Deliver {
@@ -362,7 +425,9 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 }
             }
             while let Some((from, (hw, _id))) = node.gate.pop() {
-                if node.rx.delivered(from) < Seq(hw) {
+                // A removed sender's held messages are released on removal, by design.
+                let removed = left && from == ids[0];
+                if !removed && node.rx.delivered(from) < Seq(hw) {
                     return Err(format!("node {r}: gate released hw {hw} early"));
                 }
                 node.gated_released += 1;
@@ -384,9 +449,14 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         // Done when everything is sent and every reliable stream is delivered everywhere.
         let all_sent = remaining.iter().all(|&n| n == 0);
         let all_delivered = (0..sc.nodes).all(|r| {
-            (0..sc.nodes)
-                .all(|s| s == r || nodes[r].rx.delivered(ids[s]) >= nodes[s].tx.high_water())
+            !nodes[r].active
+                || (0..sc.nodes).all(|s| {
+                    s == r
+                        || (left && s == 0)
+                        || nodes[r].rx.delivered(ids[s]) >= nodes[s].tx.high_water()
+                })
         });
+        let all_sent = all_sent && joined && (left || leave_at.is_none());
         if all_sent
             && all_delivered
             && control.is_empty()
@@ -405,8 +475,13 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             if remaining[s] > 0 {
                 consider(Some(next_send[s]));
             }
-            consider(nodes[s].tx.poll_timeout());
-            consider(nodes[s].rx.poll_timeout());
+            if nodes[s].active {
+                consider(nodes[s].tx.poll_timeout());
+                consider(nodes[s].rx.poll_timeout());
+            }
+        }
+        if !left {
+            consider(leave_at);
         }
         for link in links.values() {
             consider(link.next_deadline());
@@ -422,18 +497,25 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
     }
 
     // Final checks: reliable streams exact (minus reported losses), gates drained.
+    let mut held_by_departed = 0;
     for r in 0..sc.nodes {
+        if !nodes[r].active {
+            held_by_departed += nodes[r].gate.held() as u64;
+            continue;
+        }
         for s in 0..sc.nodes {
             if s == r {
                 continue;
             }
+            let departed = left && s == 0;
+            let start = nodes[r].start.get(&ids[s]).copied().unwrap_or(1);
             let lost = nodes[r].lost.get(&ids[s]).cloned().unwrap_or_default();
-            let expected: Vec<(Seq, &[u8])> = sent[s]
+            let mut expected: Vec<(Seq, &[u8])> = sent[s]
                 .iter()
                 .filter(|m| {
                     let last = m.seq.map_or(0, |q| q.0);
                     let first = last + 1 - m.frames;
-                    !lost.iter().any(|l| l.first.0 <= last && first <= l.last.0)
+                    first >= start && !lost.iter().any(|l| l.first.0 <= last && first <= l.last.0)
                 })
                 .map(|m| (m.seq.unwrap_or_default(), &m.payload[..]))
                 .collect();
@@ -442,6 +524,10 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 .get(&ids[s])
                 .map(|v| v.iter().map(|(q, p)| (*q, &p[..])).collect())
                 .unwrap_or_default();
+            if departed && got.len() <= expected.len() {
+                // Removed mid-stream: what was delivered is a prefix of what was sent.
+                expected.truncate(got.len());
+            }
             if got.len() != expected.len() {
                 return Err(format!(
                     "node {r} from {s}: delivered {} reliable messages, expected {} (lost ranges \
@@ -469,18 +555,23 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             ));
         }
         let d = nodes[r].rx.stats().dropped;
-        if d.bad_auth + d.malformed + d.not_member + d.wrong_federation + d.bad_version > 0 {
+        let not_member = if left { 0 } else { d.not_member };
+        if d.bad_auth + d.malformed + not_member + d.wrong_federation + d.bad_version > 0 {
             return Err(format!("node {r}: unexpected drops {d:?}"));
         }
     }
     let released: u64 = nodes.iter().map(|n| n.gated_released).sum();
-    if released != gated_sent {
+    if released + gated_to_inactive + held_by_departed != gated_sent {
         return Err(format!(
-            "{released} gated messages released, {gated_sent} sent"
+            "{released} gated messages released, {gated_to_inactive} to/from departed nodes, \
+             {held_by_departed} held by departed nodes, {gated_sent} sent"
         ));
     }
     out.network_drops = links.values().map(|l| l.stats().dropped).sum();
     out.receivers = nodes.iter().map(|n| n.rx.stats()).collect();
+    if sc.late_join.is_some() {
+        out.late_joiner_delivered = nodes[late].got_rel.values().map(|v| v.len() as u64).sum();
+    }
     Ok(out)
 }
 
@@ -541,6 +632,8 @@ fn lossy_network_delivers_everything_exactly_once_in_order() {
         net: lossy_net(),
         control_delay: Duration::from_micros(150),
         expect_fell_behind: false,
+        late_join: None,
+        leave: None,
     };
     let outs = check_all(&sc);
     for o in &outs {
@@ -565,6 +658,8 @@ fn batching_with_gated_control_on_a_clean_network() {
         },
         control_delay: Duration::from_micros(5),
         expect_fell_behind: false,
+        late_join: None,
+        leave: None,
     };
     for o in check_all(&sc) {
         assert_eq!(o.nacks, 0, "{o:?}");
@@ -588,8 +683,29 @@ fn small_retransmit_buffer_reports_fell_behind_and_never_diverges() {
         // Repairs come late, so the sender's buffer has moved on.
         control_delay: Duration::from_millis(8),
         expect_fell_behind: true,
+        late_join: None,
+        leave: None,
     };
     let outs = check_all(&sc);
     let fell: u64 = outs.iter().map(|o| o.fell_behind).sum();
     assert!(fell > 0, "no run exercised the fell-behind path: {outs:?}");
+}
+
+#[test]
+fn late_joiner_and_leaver_on_a_lossy_network() {
+    let sc = Scenario {
+        nodes: 4,
+        messages_per_node: 100,
+        cfg: sim_config(),
+        net: lossy_net(),
+        control_delay: Duration::from_micros(150),
+        expect_fell_behind: false,
+        // Bursts of ~2.5 messages come every ~1.5 ms: 100 messages take ~55 ms.
+        late_join: Some(Duration::from_millis(20)),
+        leave: Some(Duration::from_millis(35)),
+    };
+    for (seed, o) in seeds().into_iter().zip(check_all(&sc)) {
+        assert!(o.nacks > 0, "seed {seed}: {o:?}");
+        assert!(o.late_joiner_delivered > 0, "seed {seed}: {o:?}");
+    }
 }
