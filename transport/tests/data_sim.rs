@@ -12,7 +12,7 @@
 //! - causality: a gated control message is released only once its data is delivered.
 //!
 //! Seeds: `HLAMESH_SIM_SEED=<n>` runs one seed, `HLAMESH_SIM_SEEDS=<count>` sets how many
-//! (default 6). A failure names the seed to rerun.
+//! (default 4). A failure names the seed to rerun.
 
 // Nodes are addressed by index throughout (links and control are keyed by index pairs).
 #![allow(clippy::needless_range_loop)]
@@ -104,7 +104,7 @@ fn seeds() -> Vec<u64> {
     let n = std::env::var("HLAMESH_SIM_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(6u64);
+        .unwrap_or(4u64);
     (1..=n).collect()
 }
 
