@@ -433,6 +433,31 @@ fn batching_packs_until_full_and_flush_sends_the_rest() {
 }
 
 #[test]
+fn pending_batch_leaves_by_itself_after_max_batch_delay() {
+    let mut r = Rig::new(DataConfig::default());
+    let out = std::cell::RefCell::new(Vec::<Bytes>::new());
+    let mut sink = |d: &[u8]| out.borrow_mut().push(Bytes::copy_from_slice(d));
+    r.tx.push(r.at(5), Reliability::Reliable, b"a", &mut sink)
+        .expect("push");
+    r.tx.push(r.at(5), Reliability::Reliable, b"b", &mut sink)
+        .expect("push");
+    assert_eq!(r.tx.poll_timeout(), Some(r.at(5) + r.cfg.max_batch_delay));
+    r.tx.on_timeout(r.at(5), &mut sink);
+    assert!(out.borrow().is_empty(), "not before the delay");
+    r.tx.on_timeout(r.at(6), &mut sink);
+    assert_eq!(out.borrow().len(), 1);
+    assert_eq!(r.tx.pending_bytes(), 0);
+    // Then only heartbeats are scheduled: the tail heartbeat after the flush.
+    assert_eq!(
+        r.tx.poll_timeout(),
+        Some(r.at(6) + r.cfg.tail_heartbeat_delay)
+    );
+    let d = out.borrow()[0].clone();
+    r.rx.on_datagram(r.at(6), d);
+    assert_eq!(r.delivered_payloads(), vec![b"a".to_vec(), b"b".to_vec()]);
+}
+
+#[test]
 fn batching_switches_datagram_on_reliability_change() {
     let mut r = Rig::new(DataConfig::default());
     let now = r.at(0);
