@@ -106,8 +106,7 @@ impl BestEffortWindow {
             self.highest = n;
             return lost;
         }
-        let mut k = k;
-        while k <= n {
+        for k in k..=n {
             // Slot of k is reused: it held k - WIDTH.
             if let Some(old) = k.checked_sub(WIDTH).filter(|&o| o >= self.floor) {
                 let (w, b) = slot(old);
@@ -117,7 +116,6 @@ impl BestEffortWindow {
             }
             let (w, b) = slot(k);
             self.seen[w] &= !b;
-            k += 1;
         }
         self.highest = n;
         lost
@@ -158,6 +156,19 @@ mod tests {
         // The ring was cleared: numbers in the new window are accepted once.
         assert_eq!(w.admit(5000).0, Admit::New);
         assert_eq!(w.admit(5000).0, Admit::Duplicate);
+    }
+
+    #[test]
+    fn extreme_numbers_do_not_overflow() {
+        let mut w = BestEffortWindow::default();
+        assert_eq!(w.admit(u64::MAX - 3).0, Admit::New);
+        assert_eq!(w.admit(u64::MAX).0, Admit::New);
+        assert_eq!(w.admit(u64::MAX).0, Admit::Duplicate);
+        assert_eq!(w.announce(u64::MAX), 0);
+        let mut w = BestEffortWindow::default();
+        w.admit(1);
+        // 2 ..= MAX - WIDTH never arrived.
+        assert_eq!(w.admit(u64::MAX).1, u64::MAX - WIDTH - 1);
     }
 
     #[test]

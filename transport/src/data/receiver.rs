@@ -605,7 +605,7 @@ fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
         return;
     };
     let filled = a.buf.as_ref().map_or(offset as usize, BytesMut::len);
-    if a.first_seq + u64::from(index) != seq
+    if a.first_seq.checked_add(u64::from(index)) != Some(seq)
         || a.next_index != index
         || a.count != count
         || a.total != total
