@@ -261,6 +261,11 @@ impl DataReceiver {
         self.peers.get(&node).map_or(Seq(0), |p| Seq(p.next - 1))
     }
 
+    /// The federation this stream belongs to (route datagrams by `peek(..).tag`).
+    pub fn tag(&self) -> FederationTag {
+        self.tag
+    }
+
     /// Counters.
     pub fn stats(&self) -> RecvStats {
         let mut s = self.stats.clone();

@@ -121,6 +121,11 @@ impl DataSender {
         Seq(self.next_seq - 1)
     }
 
+    /// The federation this stream belongs to (route datagrams by `peek(..).tag`).
+    pub fn tag(&self) -> FederationTag {
+        self.tag
+    }
+
     /// Counters.
     pub fn stats(&self) -> SendStats {
         let mut s = self.stats.clone();
