@@ -218,6 +218,29 @@ fn fragmented_reliable_message_with_lost_fragments_is_repaired() {
 }
 
 #[test]
+fn large_loss_is_repaired_in_budget_sized_rounds_without_waiting() {
+    let cfg = DataConfig {
+        max_repair_bytes: 10 * 1472,
+        ..DataConfig::default()
+    };
+    let mut r = Rig::new(cfg);
+    let big = vec![0xabu8; 200_000];
+    let ds = r.send(0, Reliability::Reliable, &big);
+    let tail = r.send(0, Reliability::Reliable, b"tail");
+    r.rx.on_datagram(r.at(0), tail[0].clone());
+    let mut rounds = 0;
+    // The clock stays at 1 ms: every round after the first is due at once.
+    while r.rx.delivered(TX) < r.tx.high_water() && rounds < 100 {
+        for n in r.nacks_at(1) {
+            r.repair(1, &n);
+        }
+        rounds += 1;
+    }
+    assert_eq!(rounds, ds.len().div_ceil(10));
+    assert_eq!(r.delivered_payloads(), vec![big, b"tail".to_vec()]);
+}
+
+#[test]
 fn best_effort_is_at_most_once_and_loss_is_counted() {
     let mut r = Rig::new(DataConfig::default());
     let mut ds = Vec::new();

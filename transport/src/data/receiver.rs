@@ -350,8 +350,17 @@ impl DataReceiver {
             drain_in_order(peer, &mut sink);
             rearm_nack(peer, now, &self.cfg);
         }
+        let before = self.delivered(from);
         for d in repair.datagrams {
             self.process(now, Bytes::from(d.into_vec()), Some(from));
+        }
+        // A repair that made progress but left a gap was cut by the sender's repair budget (or
+        // the gap grew meanwhile): ask for the rest now instead of after `nack_retry`.
+        if let Some(peer) = self.peers.get_mut(&from)
+            && peer.next - 1 > before.0
+            && peer.next <= peer.known_high
+        {
+            peer.nack_due = Some(now);
         }
     }
 
