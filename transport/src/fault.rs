@@ -100,6 +100,12 @@ impl FaultInjector {
         scheduled
     }
 
+    /// Change the faults from now on (e.g. a partition: `drop_per_mille: 1000`); datagrams
+    /// already in flight keep their schedule.
+    pub fn set_config(&mut self, cfg: FaultConfig) {
+        self.cfg = cfg;
+    }
+
     /// The next datagram due at or before `now`, in deadline order.
     pub fn poll(&mut self, now: Instant) -> Option<Bytes> {
         if self.held.peek().is_some_and(|Reverse((at, ..))| *at <= now) {
@@ -199,6 +205,21 @@ mod tests {
         vals.sort_unstable();
         vals.dedup();
         assert!(vals.len() < n);
+    }
+
+    #[test]
+    fn partition_drops_everything_until_healed() {
+        let t0 = Instant::now();
+        let mut f = FaultInjector::new(3, FaultConfig::default());
+        f.set_config(FaultConfig {
+            drop_per_mille: 1000,
+            ..FaultConfig::default()
+        });
+        assert!(f.inject(t0, Bytes::from_static(b"x")).is_empty());
+        f.set_config(FaultConfig::default());
+        assert_eq!(f.inject(t0, Bytes::from_static(b"y")).len(), 1);
+        assert_eq!(f.poll(t0).as_deref(), Some(&b"y"[..]));
+        assert_eq!(f.stats().dropped, 1);
     }
 
     #[test]

@@ -333,3 +333,39 @@ proptest! {
         prop_assert!(rx.memory_bytes() <= (2 << 20));
     }
 }
+
+/// An insider (right key) sending numbers near u64::MAX cannot make the receiver overflow.
+#[test]
+fn extreme_sequence_numbers_from_an_insider_do_not_panic() {
+    let auth = DatagramAuth::new(&KEY);
+    let (_, mut rx) = pair(DataConfig::default());
+    let now = Instant::now();
+    let mut buf = Vec::new();
+    let mut feed = |kind, seq, frag: Option<(u32, u32)>, rx: &mut DataReceiver| {
+        let mut w = DatagramWriter::begin(&mut buf, kind, TAG, TX, seq);
+        match frag {
+            Some((index, count)) => w.push_fragment(index, count, 0, 100, b"abc"),
+            None => w.push_whole(b"abc"),
+        }
+        w.finish(&auth);
+        rx.on_datagram(now, Bytes::copy_from_slice(&buf));
+    };
+    rx.start_sender_at(TX, Seq(u64::MAX - 2));
+    feed(DatagramKind::Reliable, u64::MAX - 2, Some((0, 5)), &mut rx);
+    feed(
+        DatagramKind::Reliable,
+        u64::MAX - 1,
+        Some((u32::MAX - 1, u32::MAX)),
+        &mut rx,
+    );
+    feed(DatagramKind::Reliable, u64::MAX, None, &mut rx);
+    feed(DatagramKind::BestEffort, 1, None, &mut rx);
+    feed(DatagramKind::BestEffort, u64::MAX, None, &mut rx);
+    feed(DatagramKind::BestEffort, u64::MAX, Some((7, 9)), &mut rx);
+    rx.on_timeout(now + std::time::Duration::from_secs(10));
+    let s = rx.stats();
+    assert_eq!(s.inconsistent_messages, 1, "{s:?}");
+    assert_eq!(s.dropped.malformed, 1, "seq MAX + 1 frame overflows: {s:?}");
+    assert_eq!(s.delivered_best_effort, 2, "{s:?}");
+    assert_eq!(rx.delivered(TX), Seq(u64::MAX - 1));
+}

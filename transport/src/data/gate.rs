@@ -79,6 +79,8 @@ impl<T> CausalGate<T> {
     }
 
     /// `from` left or was lost: release everything held for it, in arrival order, and forget it.
+    /// (Control messages that arrive from it later should be dropped by the caller, not pushed:
+    /// a forgotten sender counts as delivered up to 0.)
     pub fn remove_sender(&mut self, from: NodeId) {
         if let Some(s) = self.senders.remove(&from) {
             self.held -= s.held.len();

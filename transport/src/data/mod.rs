@@ -145,6 +145,9 @@ pub struct DataConfig {
     /// Sender: a heartbeat follows this long after the last data datagram of a burst, so that a
     /// lost tail is noticed quickly.
     pub tail_heartbeat_delay: Duration,
+    /// Sender: longest a message added with `push` waits in the pending datagram if the shell
+    /// does not `flush` first (a safety net; the shell normally flushes at the end of a burst).
+    pub max_batch_delay: Duration,
 }
 
 impl Default for DataConfig {
@@ -163,6 +166,7 @@ impl Default for DataConfig {
             max_repair_bytes: 1 << 20,
             heartbeat_interval: Duration::from_millis(100),
             tail_heartbeat_delay: Duration::from_millis(2),
+            max_batch_delay: Duration::from_millis(1),
         }
     }
 }

@@ -261,6 +261,11 @@ impl DataReceiver {
         self.peers.get(&node).map_or(Seq(0), |p| Seq(p.next - 1))
     }
 
+    /// The federation this stream belongs to (route datagrams by `peek(..).tag`).
+    pub fn tag(&self) -> FederationTag {
+        self.tag
+    }
+
     /// Counters.
     pub fn stats(&self) -> RecvStats {
         let mut s = self.stats.clone();
@@ -345,8 +350,17 @@ impl DataReceiver {
             drain_in_order(peer, &mut sink);
             rearm_nack(peer, now, &self.cfg);
         }
+        let before = self.delivered(from);
         for d in repair.datagrams {
             self.process(now, Bytes::from(d.into_vec()), Some(from));
+        }
+        // A repair that made progress but left a gap was cut by the sender's repair budget (or
+        // the gap grew meanwhile): ask for the rest now instead of after `nack_retry`.
+        if let Some(peer) = self.peers.get_mut(&from)
+            && peer.next - 1 > before.0
+            && peer.next <= peer.known_high
+        {
+            peer.nack_due = Some(now);
         }
     }
 
@@ -605,7 +619,7 @@ fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
         return;
     };
     let filled = a.buf.as_ref().map_or(offset as usize, BytesMut::len);
-    if a.first_seq + u64::from(index) != seq
+    if a.first_seq.checked_add(u64::from(index)) != Some(seq)
         || a.next_index != index
         || a.count != count
         || a.total != total

@@ -59,6 +59,9 @@ struct Pending {
     rel: Option<Reliability>,
     frames: u16,
     first_seq: u64,
+    /// When the pending datagram got its first message (it leaves at most `max_batch_delay`
+    /// later, if the shell does not flush sooner).
+    since: Option<Instant>,
 }
 
 /// One node's sender for one federation.
@@ -101,6 +104,7 @@ impl DataSender {
                 rel: None,
                 frames: 0,
                 first_seq: 0,
+                since: None,
             },
             cfg,
             next_seq: 1,
@@ -115,6 +119,11 @@ impl DataSender {
     /// flushed: flush before sending a control message that carries this value.
     pub fn high_water(&self) -> Seq {
         Seq(self.next_seq - 1)
+    }
+
+    /// The federation this stream belongs to (route datagrams by `peek(..).tag`).
+    pub fn tag(&self) -> FederationTag {
+        self.tag
     }
 
     /// Counters.
@@ -224,6 +233,7 @@ impl DataSender {
         let mut w = if self.pending.rel.is_none() {
             self.pending.rel = Some(rel);
             self.pending.first_seq = seq;
+            self.pending.since = Some(now);
             DatagramWriter::begin(
                 &mut self.pending.buf,
                 kind_of(rel),
@@ -257,6 +267,7 @@ impl DataSender {
         w.finish(&self.auth);
         let (first, frames) = (self.pending.first_seq, u64::from(self.pending.frames));
         self.pending.frames = 0;
+        self.pending.since = None;
         // Only reliable numbers are per frame; a best-effort datagram is one number.
         let frames = if rel == Reliability::Reliable {
             frames
@@ -300,17 +311,33 @@ impl DataSender {
         self.next_heartbeat = Some(now + self.cfg.heartbeat_interval);
     }
 
-    /// When [`DataSender::on_timeout`] wants to be called (None: nothing sent yet).
+    /// When [`DataSender::on_timeout`] wants to be called (None: nothing sent or pending).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match (self.next_heartbeat, self.tail_heartbeat) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.next_heartbeat,
+            self.tail_heartbeat,
+            self.pending.since.map(|t| t + self.cfg.max_batch_delay),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
-    /// Timer expiry: sends a heartbeat if one is due.
+    /// Timer expiry: flushes a pending datagram that has waited `max_batch_delay`, and sends a
+    /// heartbeat if one is due.
     pub fn on_timeout(&mut self, now: Instant, out: &mut impl FnMut(&[u8])) {
-        if self.poll_timeout().is_some_and(|t| t <= now) {
+        if self
+            .pending
+            .since
+            .is_some_and(|t| t + self.cfg.max_batch_delay <= now)
+        {
+            self.flush(now, out);
+        }
+        let beat = [self.next_heartbeat, self.tail_heartbeat]
+            .into_iter()
+            .flatten()
+            .min();
+        if beat.is_some_and(|t| t <= now) {
             self.heartbeat(now, out);
         }
     }

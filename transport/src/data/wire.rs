@@ -210,8 +210,8 @@ impl Frames {
         }
     }
 
-    /// Check the whole body without producing frames (no allocation).
-    pub fn validate(datagram: &Bytes, h: &Header) -> Result<(), WireError> {
+    /// Check the whole body without producing frames (no allocation, no reference counting).
+    pub fn validate(datagram: &[u8], h: &Header) -> Result<(), WireError> {
         match h.kind {
             DatagramKind::Heartbeat => {
                 if datagram.len() != HEADER_LEN + 8 + MAC_LEN || h.frames != 0 {
@@ -223,14 +223,17 @@ impl Frames {
                 if h.frames == 0 {
                     return Err(WireError::BadBody);
                 }
-                let mut it = Frames::new(datagram.clone(), h);
+                let body = &datagram[..datagram.len().saturating_sub(MAC_LEN)];
+                let mut pos = HEADER_LEN;
                 let mut fragments = 0usize;
-                for f in it.by_ref() {
-                    if matches!(f?.kind, FrameKind::Fragment { .. }) {
+                for _ in 0..h.frames {
+                    let (kind, _, stop) = parse_frame(body, pos)?;
+                    if matches!(kind, FrameKind::Fragment { .. }) {
                         fragments += 1;
                     }
+                    pos = stop;
                 }
-                if it.pos != it.end {
+                if pos != body.len() {
                     return Err(WireError::BadFrameLength);
                 }
                 if fragments > 0 && h.frames != 1 {
@@ -241,51 +244,46 @@ impl Frames {
             }
         }
     }
+}
 
-    fn parse_one(&mut self) -> Result<Frame, WireError> {
-        let b = &self.datagram[..self.end];
-        if self.pos + WHOLE_FRAME_HEADER > b.len() {
-            return Err(WireError::BadFrameLength);
-        }
-        let kind_byte = b[self.pos];
-        let len = usize::from(u16_at(b, self.pos + 2));
-        let (kind, header) = match kind_byte {
-            FRAME_WHOLE => (FrameKind::Whole, WHOLE_FRAME_HEADER),
-            FRAME_FRAGMENT => {
-                if self.pos + FRAGMENT_FRAME_HEADER > b.len() {
-                    return Err(WireError::BadFrameLength);
-                }
-                let index = u32_at(b, self.pos + 4);
-                let count = u32_at(b, self.pos + 8);
-                let offset = u32_at(b, self.pos + 12);
-                let total = u32_at(b, self.pos + 16);
-                let fits = u64::from(offset) + len as u64 <= u64::from(total);
-                if index >= count || !fits || len == 0 {
-                    return Err(WireError::BadFragment);
-                }
-                (
-                    FrameKind::Fragment {
-                        index,
-                        count,
-                        offset,
-                        total,
-                    },
-                    FRAGMENT_FRAME_HEADER,
-                )
-            }
-            other => return Err(WireError::BadFrameKind(other)),
-        };
-        let start = self.pos + header;
-        let stop = start + len;
-        if stop > b.len() {
-            return Err(WireError::BadFrameLength);
-        }
-        self.pos = stop;
-        Ok(Frame {
-            kind,
-            payload: self.datagram.slice(start..stop),
-        })
+/// Parse the frame at `pos` of `body` (datagram without MAC): its kind and payload range.
+fn parse_frame(b: &[u8], pos: usize) -> Result<(FrameKind, usize, usize), WireError> {
+    if pos + WHOLE_FRAME_HEADER > b.len() {
+        return Err(WireError::BadFrameLength);
     }
+    let len = usize::from(u16_at(b, pos + 2));
+    let (kind, header) = match b[pos] {
+        FRAME_WHOLE => (FrameKind::Whole, WHOLE_FRAME_HEADER),
+        FRAME_FRAGMENT => {
+            if pos + FRAGMENT_FRAME_HEADER > b.len() {
+                return Err(WireError::BadFrameLength);
+            }
+            let index = u32_at(b, pos + 4);
+            let count = u32_at(b, pos + 8);
+            let offset = u32_at(b, pos + 12);
+            let total = u32_at(b, pos + 16);
+            let fits = u64::from(offset) + len as u64 <= u64::from(total);
+            if index >= count || !fits || len == 0 {
+                return Err(WireError::BadFragment);
+            }
+            (
+                FrameKind::Fragment {
+                    index,
+                    count,
+                    offset,
+                    total,
+                },
+                FRAGMENT_FRAME_HEADER,
+            )
+        }
+        other => return Err(WireError::BadFrameKind(other)),
+    };
+    let start = pos + header;
+    let stop = start + len;
+    if stop > b.len() {
+        return Err(WireError::BadFrameLength);
+    }
+    Ok((kind, start, stop))
 }
 
 impl Iterator for Frames {
@@ -296,11 +294,19 @@ impl Iterator for Frames {
             return None;
         }
         self.remaining -= 1;
-        let r = self.parse_one();
-        if r.is_err() {
-            self.failed = true;
+        match parse_frame(&self.datagram[..self.end], self.pos) {
+            Ok((kind, start, stop)) => {
+                self.pos = stop;
+                Some(Ok(Frame {
+                    kind,
+                    payload: self.datagram.slice(start..stop),
+                }))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
         }
-        Some(r)
     }
 }
 
