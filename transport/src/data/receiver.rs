@@ -138,6 +138,13 @@ struct Peer {
     ahead_bytes: usize,
     assembly: Option<Assembly>,
     nack_due: Option<Instant>,
+    /// Highest number covered by a NACK since the last full one: gaps at or below it have been
+    /// asked for and their repair is on its way (QUIC is reliable), so they are asked again only
+    /// by the safety retry, `nack_retry` after the last full NACK. Re-asking every gap on every
+    /// timer multiplied repair traffic under load until receivers fell behind.
+    nacked_upto: u64,
+    /// When the last full NACK (every open gap) was sent.
+    nacked_at: Option<Instant>,
     best_effort: BestEffortWindow,
 }
 
@@ -150,6 +157,8 @@ impl Peer {
             ahead_bytes: 0,
             assembly: None,
             nack_due: None,
+            nacked_upto: next - 1,
+            nacked_at: None,
             best_effort: BestEffortWindow::default(),
         }
     }
@@ -305,12 +314,30 @@ impl DataReceiver {
             if peer.nack_due.is_none_or(|t| t > now) {
                 continue;
             }
-            let ranges = missing_ranges(peer, self.cfg.max_nack_ranges);
-            if ranges.is_empty() {
-                peer.nack_due = None;
+            let full = peer
+                .nacked_at
+                .is_none_or(|t| now >= t + self.cfg.nack_retry);
+            let from = if full {
+                peer.next
+            } else {
+                peer.nacked_upto + 1
+            };
+            let ranges = missing_ranges(peer, from, self.cfg.max_nack_ranges);
+            let Some(&(_, last)) = ranges.last() else {
+                // Nothing new to ask for: wait for the safety retry while gaps remain.
+                peer.nack_due = (peer.next <= peer.known_high)
+                    .then(|| peer.nacked_at.map(|t| t + self.cfg.nack_retry))
+                    .flatten();
                 continue;
+            };
+            if full {
+                peer.nacked_at = Some(now);
             }
-            peer.nack_due = Some(now + self.cfg.nack_retry);
+            peer.nacked_upto = peer.nacked_upto.max(last);
+            if full {
+                peer.nacked_upto = last;
+            }
+            peer.nack_due = Some(peer.nacked_at.unwrap_or(now) + self.cfg.nack_retry);
             self.stats.nacks += 1;
             self.events.push_back(RecvEvent::SendNack {
                 to: node,
@@ -350,16 +377,23 @@ impl DataReceiver {
             drain_in_order(peer, &mut sink);
             rearm_nack(peer, now, &self.cfg);
         }
-        let before = self.delivered(from);
+        // A repair that filled the sender's budget was probably cut short: what it did not reach
+        // is asked for again at once instead of at the safety retry.
+        let bytes: usize = repair.datagrams.iter().map(|d| d.len()).sum();
+        let cut_short = bytes + self.cfg.max_datagram > self.cfg.max_repair_bytes;
+        let mut highest = 0u64;
         for d in repair.datagrams {
+            if let Ok(h) = wire::peek(&d) {
+                highest = highest.max(h.seq + u64::from(h.frames.max(1)) - 1);
+            }
             self.process(now, Bytes::from(d.into_vec()), Some(from));
         }
-        // A repair that made progress but left a gap was cut by the sender's repair budget (or
-        // the gap grew meanwhile): ask for the rest now instead of after `nack_retry`.
         if let Some(peer) = self.peers.get_mut(&from)
-            && peer.next - 1 > before.0
+            && cut_short
+            && highest > 0
             && peer.next <= peer.known_high
         {
+            peer.nacked_upto = peer.nacked_upto.min(highest).max(peer.next - 1);
             peer.nack_due = Some(now);
         }
     }
@@ -482,18 +516,23 @@ fn numbers_valid(h: &Header) -> bool {
 /// Arm the NACK timer when a gap opens, disarm it when it closes.
 fn rearm_nack(peer: &mut Peer, now: Instant, cfg: &DataConfig) {
     if peer.next <= peer.known_high {
-        if peer.nack_due.is_none() {
-            peer.nack_due = Some(now + cfg.nack_delay);
+        let soon = now + cfg.nack_delay;
+        if peer.known_high > peer.nacked_upto {
+            // Possibly a new gap above what was asked for: ask soon.
+            peer.nack_due = Some(peer.nack_due.map_or(soon, |t| t.min(soon)));
+        } else if peer.nack_due.is_none() {
+            peer.nack_due = Some(peer.nacked_at.map_or(soon, |t| t + cfg.nack_retry));
         }
     } else {
         peer.nack_due = None;
+        peer.nacked_at = None;
     }
 }
 
-/// Missing numbers between `next` and `known_high`, as at most `max` inclusive ranges.
-fn missing_ranges(peer: &Peer, max: usize) -> Vec<(u64, u64)> {
+/// Missing numbers between `max(next, from)` and `known_high`, as at most `max` inclusive ranges.
+fn missing_ranges(peer: &Peer, from: u64, max: usize) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
-    let mut cursor = peer.next;
+    let mut cursor = peer.next.max(from);
     if cursor > peer.known_high {
         return out;
     }
@@ -574,6 +613,7 @@ fn jump_to(peer: &mut Peer, next: u64, sink: &mut Sink<'_>) {
     peer.assembly = None;
     peer.next = next;
     peer.known_high = peer.known_high.max(next - 1);
+    peer.nacked_upto = peer.nacked_upto.max(next - 1);
 }
 
 /// Deliver the in-order frame `seq` (whole message, or a piece of one).
