@@ -1,0 +1,37 @@
+//! Shared test helpers: where the public FOM files are.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// `$HLAMESH_FOM_DIR`, else `<crate>/../../shared/foms` (the CI layout: shared/ beside the clone).
+pub fn fom_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("HLAMESH_FOM_DIR") {
+        return PathBuf::from(d);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/foms")
+}
+
+pub fn fom(name: &str) -> PathBuf {
+    fom_dir().join(name)
+}
+
+pub fn module(name: &str) -> hlamesh_lrc::fom::FomModule {
+    hlamesh_lrc::fom::FomModule::from_file(fom(name)).expect("FOM file parses")
+}
+
+pub fn text(name: &str) -> String {
+    std::fs::read_to_string(fom(name)).expect("FOM file readable")
+}
+
+pub const RESTAURANT: [&str; 4] = [
+    "RestaurantProcesses.xml",
+    "RestaurantFood.xml",
+    "RestaurantDrinks.xml",
+    "RestaurantSoup.xml",
+];
+
+pub const RPR: [&str; 3] = [
+    "RPR-Foundation_v2.0.xml",
+    "RPR-Enumerations_v2.0.xml",
+    "RPR-Base_v2.0.xml",
+];
