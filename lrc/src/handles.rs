@@ -6,6 +6,8 @@
 //! [`crate::fom::Fdd`]; its byte encoding is the 4-byte big-endian value, so the same handle is the
 //! same bytes on every LRC. Value 0 is never assigned, so a zeroed buffer is never a valid handle.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 /// A byte string could not be decoded as a handle.
@@ -56,9 +58,9 @@ macro_rules! handle_type {
             }
         }
 
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}", self.0)
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
             }
         }
     };

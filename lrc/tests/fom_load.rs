@@ -1,4 +1,5 @@
 //! Loading and merging the real FOM files in shared/foms.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -11,6 +11,7 @@ use super::parse::STANDARD_MIM_DESIGNATOR;
 use super::types::{
     DataTypeTable, ElementFlavor, ResolvedAlternative, ResolvedKind, ResolvedType, TypeId, layout,
 };
+use crate::encoding::{EncoderError, Value, dynamic};
 use crate::handles::*;
 
 /// The attribute every object class has (declared on `HLAobjectRoot` by the MIM).
@@ -1751,6 +1752,54 @@ impl Fdd {
         h: TransportationTypeHandle,
     ) -> Result<&str, LookupError> {
         self.transportation(h).map(|t| t.decl.name.as_str())
+    }
+
+    /// Decodes bytes as a value of the named data type (dynamic API).
+    pub fn decode_value(&self, type_name: &str, bytes: &[u8]) -> Result<Value, EncoderError> {
+        let id = self
+            .data_type_id(type_name)
+            .ok_or_else(|| EncoderError::UnknownDataType(type_name.to_string()))?;
+        dynamic::decode(&self.types, id, bytes)
+    }
+
+    /// Encodes a value of the named data type (dynamic API).
+    pub fn encode_value(&self, type_name: &str, value: &Value) -> Result<Vec<u8>, EncoderError> {
+        let id = self
+            .data_type_id(type_name)
+            .ok_or_else(|| EncoderError::UnknownDataType(type_name.to_string()))?;
+        dynamic::encode(&self.types, id, value)
+    }
+
+    /// Decodes an attribute value of `class` with the attribute's FDD data type.
+    pub fn decode_attribute(
+        &self,
+        class: ObjectClassHandle,
+        attr: AttributeHandle,
+        bytes: &[u8],
+    ) -> Result<Value, EncoderError> {
+        let a = self
+            .attribute(class, attr)
+            .map_err(|e| EncoderError::UnknownDataType(e.to_string()))?;
+        let id = a
+            .data_type
+            .ok_or_else(|| EncoderError::UnknownDataType(format!("NA (attribute {})", a.name)))?;
+        dynamic::decode(&self.types, id, bytes)
+    }
+
+    /// Decodes a parameter value of `class` with the parameter's FDD data type.
+    pub fn decode_parameter(
+        &self,
+        class: InteractionClassHandle,
+        p: ParameterHandle,
+        bytes: &[u8],
+    ) -> Result<Value, EncoderError> {
+        let par = self
+            .parameter(class, p)
+            .map_err(|e| EncoderError::UnknownDataType(e.to_string()))?;
+        let id = par
+            .data_type
+            .ok_or_else(|| EncoderError::UnknownDataType(format!("NA (parameter {})", par.name)))?;
+        dynamic::decode(&self.types, id, bytes)
     }
 
     /// Rate in Hz of a named update rate (HLA `getUpdateRateValue`).

@@ -10,7 +10,7 @@
 
 mod error;
 mod fdd;
-mod module;
+pub mod module;
 mod parse;
 pub mod types;
 
