@@ -757,13 +757,16 @@ impl FomModule {
             ..Default::default()
         };
         let doc = Document::parse_with_options(xml, opts).map_err(|e| {
-            let p = e.pos();
+            // These two report 1:1; the end of the text is where the reader has to look.
+            let (line, col) = match e {
+                roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+                    let end = reader.lines.pos(xml.len());
+                    (end.line, end.col)
+                }
+                _ => (e.pos().row, e.pos().col),
+            };
             FomError::ErrorReadingFdd {
-                at: Location {
-                    file,
-                    line: p.row,
-                    col: p.col,
-                },
+                at: Location { file, line, col },
                 msg: format!("malformed XML: {e}"),
             }
         })?;
