@@ -30,6 +30,8 @@ pub const RESTAURANT: [&str; 4] = [
     "RestaurantSoup.xml",
 ];
 
+pub mod types;
+
 pub const RPR: [&str; 3] = [
     "RPR-Foundation_v2.0.xml",
     "RPR-Enumerations_v2.0.xml",
