@@ -277,9 +277,7 @@ fn variant_records() {
 
 #[test]
 fn restaurant_variant_record_with_hlaother_token() {
-    let mut names: Vec<std::path::PathBuf> = Vec::new();
-    names.push(common::fom("RestaurantProcesses.xml"));
-    let fdd = Fdd::load_files(&names).unwrap();
+    let fdd = Fdd::load_files(&[common::fom("RestaurantProcesses.xml")]).unwrap();
     // Trainee (0) → HLAboolean.
     let v = fdd
         .decode_value("WaiterValue", &[0, 0, 0, 0, 0, 0, 0, 1])
