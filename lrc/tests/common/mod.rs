@@ -37,3 +37,36 @@ pub const RPR: [&str; 3] = [
     "RPR-Enumerations_v2.0.xml",
     "RPR-Base_v2.0.xml",
 ];
+
+/// Proptest case count: `HLAMESH_PROPTEST_CASES`, else `default` (kept modest for CI).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("HLAMESH_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A small deterministic generator for tests that derive many values from one proptest seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    pub fn seeded(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+}
