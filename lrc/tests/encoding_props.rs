@@ -69,28 +69,28 @@ proptest! {
         f in any::<u8>(), g in any::<u16>(), h in any::<bool>(), s in ".*",
         bytes in prop::collection::vec(any::<u8>(), 0..32),
     ) {
-        let fdd = test_fdd();
-        typed_case(&fdd, "HLAinteger16BE", &a);
-        typed_case(&fdd, "HLAinteger16LE", &Integer16LE(a));
-        typed_case(&fdd, "HLAinteger32BE", &b);
-        typed_case(&fdd, "HLAinteger32LE", &Integer32LE(b));
-        typed_case(&fdd, "HLAinteger64BE", &c);
-        typed_case(&fdd, "HLAinteger64LE", &Integer64LE(c));
-        typed_case(&fdd, "HLAfloat32BE", &d);
-        typed_case(&fdd, "HLAfloat32LE", &Float32LE(d));
-        typed_case(&fdd, "HLAfloat64BE", &e);
-        typed_case(&fdd, "HLAfloat64LE", &Float64LE(e));
-        typed_case(&fdd, "HLAoctet", &f);
-        typed_case(&fdd, "HLAbyte", &f);
-        typed_case(&fdd, "HLAASCIIchar", &AsciiChar(f));
-        typed_case(&fdd, "HLAoctetPairBE", &g);
-        typed_case(&fdd, "HLAoctetPairLE", &OctetPairLE(g));
-        typed_case(&fdd, "HLAunicodeChar", &UnicodeChar(g));
-        typed_case(&fdd, "HLAboolean", &h);
-        typed_case(&fdd, "HLAunicodeString", &s);
-        typed_case(&fdd, "HLAASCIIstring", &AsciiString(bytes.clone()));
-        typed_case(&fdd, "HLAopaqueData", &OpaqueData(bytes));
-        typed_case(&fdd, "HLAtoken", &Token);
+        let fdd = &fdds()[0];
+        typed_case(fdd, "HLAinteger16BE", &a);
+        typed_case(fdd, "HLAinteger16LE", &Integer16LE(a));
+        typed_case(fdd, "HLAinteger32BE", &b);
+        typed_case(fdd, "HLAinteger32LE", &Integer32LE(b));
+        typed_case(fdd, "HLAinteger64BE", &c);
+        typed_case(fdd, "HLAinteger64LE", &Integer64LE(c));
+        typed_case(fdd, "HLAfloat32BE", &d);
+        typed_case(fdd, "HLAfloat32LE", &Float32LE(d));
+        typed_case(fdd, "HLAfloat64BE", &e);
+        typed_case(fdd, "HLAfloat64LE", &Float64LE(e));
+        typed_case(fdd, "HLAoctet", &f);
+        typed_case(fdd, "HLAbyte", &f);
+        typed_case(fdd, "HLAASCIIchar", &AsciiChar(f));
+        typed_case(fdd, "HLAoctetPairBE", &g);
+        typed_case(fdd, "HLAoctetPairLE", &OctetPairLE(g));
+        typed_case(fdd, "HLAunicodeChar", &UnicodeChar(g));
+        typed_case(fdd, "HLAboolean", &h);
+        typed_case(fdd, "HLAunicodeString", &s);
+        typed_case(fdd, "HLAASCIIstring", &AsciiString(bytes.clone()));
+        typed_case(fdd, "HLAopaqueData", &OpaqueData(bytes));
+        typed_case(fdd, "HLAtoken", &Token);
     }
 
     #[test]
@@ -101,12 +101,12 @@ proptest! {
         s in shade(),
         le in (any::<i16>(), finite32(), any::<u16>(), any::<i64>(), finite64(), any::<i32>()),
     ) {
-        let fdd = test_fdd();
-        typed_case(&fdd, "OuterList", &list);
-        typed_case(&fdd, "F64OctetTriple", &triple);
-        typed_case(&fdd, "F64OctetList", &v);
-        typed_case(&fdd, "Shade", &s);
-        typed_case(&fdd, "LittleEndians", &LittleEndians {
+        let fdd = &fdds()[0];
+        typed_case(fdd, "OuterList", &list);
+        typed_case(fdd, "F64OctetTriple", &triple);
+        typed_case(fdd, "F64OctetList", &v);
+        typed_case(fdd, "Shade", &s);
+        typed_case(fdd, "LittleEndians", &LittleEndians {
             a: Integer16LE(le.0), b: Float32LE(le.1), c: OctetPairLE(le.2),
             d: Integer64LE(le.3), e: Float64LE(le.4), f: Integer32LE(le.5),
         });
