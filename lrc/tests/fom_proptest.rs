@@ -49,7 +49,7 @@ fn text_ranges(s: &str) -> Vec<(usize, usize)> {
             while j < b.len() && b[j] != b'<' {
                 j += 1;
             }
-            if j < b.len() && s[start..j].trim().len() > 0 && j - start < 200 {
+            if j < b.len() && !s[start..j].trim().is_empty() && j - start < 200 {
                 out.push((start, j));
             }
             i = j;
