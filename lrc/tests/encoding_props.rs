@@ -226,8 +226,22 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
         } => {
             let n = match layout {
                 ArrayLayout::Fixed(n) if *n <= 64 => *n,
-                ArrayLayout::Fixed(_) | ArrayLayout::UserDefined(_) => return None,
                 ArrayLayout::Variable => rng.below(4),
+                ArrayLayout::NullTerminated => {
+                    let n = rng.below(6);
+                    let bytes: Vec<u8> = (0..n).map(|_| (rng.next() % 255) as u8 + 1).collect();
+                    return Some(match flavor {
+                        ElementFlavor::AsciiChar => {
+                            Value::String(bytes.iter().map(|&b| char::from(b)).collect())
+                        }
+                        _ => Value::Bytes(bytes),
+                    });
+                }
+                // Context-dependent layouts (end of value, current offset) are covered by vectors.
+                ArrayLayout::Fixed(_)
+                | ArrayLayout::Lengthless
+                | ArrayLayout::PaddingTo(_)
+                | ArrayLayout::UserDefined(_) => return None,
             };
             match flavor {
                 ElementFlavor::Octet => Value::Bytes((0..n).map(|_| rng.next() as u8).collect()),

@@ -390,3 +390,56 @@ fn malformed_input_gives_typed_errors() {
         Err(EncoderError::UnknownDataType(_))
     ));
 }
+
+#[test]
+fn rpr_user_defined_array_encodings() {
+    let fdd = test_fdd();
+    let bytes = [7, 0, 0, 0, b'a', b'b', 0, 0, 0, 1, 0, 2];
+    let v = fdd.decode_value("RprStyle", &bytes).unwrap();
+    assert_eq!(
+        v.to_string(),
+        "{a: 7, pad: 0x000000, id: \"ab\", pad8: 0x00, tail: [1, 2]}"
+    );
+    assert_eq!(fdd.encode_value("RprStyle", &v).unwrap(), bytes);
+    // id ends at offset 8 here: pad8 is empty.
+    let bytes = [7, 0, 0, 0, b'a', b'b', b'c', 0, 0, 9];
+    let v = fdd.decode_value("RprStyle", &bytes).unwrap();
+    assert_eq!(
+        v.to_string(),
+        "{a: 7, pad: 0x000000, id: \"abc\", pad8: 0x, tail: [9]}"
+    );
+    assert_eq!(fdd.encode_value("RprStyle", &v).unwrap(), bytes);
+    let bytes2 = [7, 0, 0, 0, b'a', 0, 0, 0, 0, 9];
+    let v = fdd.decode_value("RprStyle", &bytes2).unwrap();
+    assert_eq!(
+        v.to_string(),
+        "{a: 7, pad: 0x000000, id: \"a\", pad8: 0x0000, tail: [9]}"
+    );
+    // Missing terminator, odd tail, wrong padding length.
+    assert!(matches!(
+        fdd.decode_value("CName", b"abc"),
+        Err(EncoderError::Truncated { .. })
+    ));
+    assert!(matches!(
+        fdd.decode_value("Int16Tail", &[0, 1, 2]),
+        Err(EncoderError::Truncated { .. })
+    ));
+    assert!(matches!(
+        fdd.encode_value("CName", &Value::String("a\u{0}b".into())),
+        Err(EncoderError::InvalidString(_))
+    ));
+    assert!(matches!(
+        fdd.encode_value("Pad32", &Value::Bytes(vec![0])),
+        Err(EncoderError::WrongElementCount {
+            expected: 0,
+            got: 1,
+            ..
+        })
+    ));
+    // RPR's own RTIobjectId.
+    let rpr = Fdd::load_files(&common::RPR.map(common::fom)).unwrap();
+    assert_eq!(
+        rpr.decode_value("RTIobjectId", b"Tank-1\0").unwrap(),
+        Value::String("Tank-1".into())
+    );
+}

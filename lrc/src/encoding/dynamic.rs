@@ -297,6 +297,39 @@ pub fn decode_from(
                     }
                     n
                 }
+                ArrayLayout::NullTerminated => {
+                    return decode_null_terminated(
+                        &t.name,
+                        octet_flavor(types, *element, *flavor),
+                        d,
+                    );
+                }
+                ArrayLayout::PaddingTo(n) => {
+                    let pad = (*n - d.position() % *n) % *n;
+                    return Ok(Value::Bytes(d.read_bytes(pad)?.to_vec()));
+                }
+                ArrayLayout::Lengthless => {
+                    let eb = boundary(types, *element);
+                    let mut items = Vec::new();
+                    while d.remaining() > 0 {
+                        let before = d.position();
+                        if !items.is_empty() {
+                            d.align(eb)?;
+                        }
+                        items.push(decode_from(types, *element, d)?);
+                        if d.position() == before {
+                            // A zero-size element would never reach the end.
+                            return Err(EncoderError::UnsupportedEncoding {
+                                type_name: t.name.clone(),
+                                encoding: "RPRlengthlessArray of zero-size elements".into(),
+                            });
+                        }
+                    }
+                    return Ok(match flavor {
+                        ElementFlavor::Plain => Value::Array(items),
+                        _ => flatten_flavored(&t.name, *flavor, items)?,
+                    });
+                }
                 ArrayLayout::UserDefined(enc) => {
                     return Err(EncoderError::UnsupportedEncoding {
                         type_name: t.name.clone(),
@@ -434,6 +467,32 @@ pub fn encode_into(
             layout,
             flavor,
         } => {
+            match layout {
+                ArrayLayout::NullTerminated => {
+                    return encode_null_terminated(
+                        &t.name,
+                        octet_flavor(types, *element, *flavor),
+                        v,
+                        e,
+                    );
+                }
+                ArrayLayout::PaddingTo(n) => {
+                    let pad = (*n - e.len() % *n) % *n;
+                    return match v {
+                        Value::Bytes(b) if b.len() == pad => {
+                            e.write_bytes(b);
+                            Ok(())
+                        }
+                        Value::Bytes(b) => Err(EncoderError::WrongElementCount {
+                            type_name: t.name.clone(),
+                            expected: pad,
+                            got: b.len(),
+                        }),
+                        _ => Err(mismatch()),
+                    };
+                }
+                _ => {}
+            }
             let len = match (flavor, v) {
                 (ElementFlavor::Octet, Value::Bytes(b)) => b.len(),
                 (ElementFlavor::AsciiChar, Value::String(s)) => s.chars().count(),
@@ -464,6 +523,9 @@ pub fn encode_into(
                         e.align(eb);
                     }
                 }
+                ArrayLayout::Lengthless
+                | ArrayLayout::NullTerminated
+                | ArrayLayout::PaddingTo(_) => {}
                 ArrayLayout::UserDefined(enc) => {
                     return Err(EncoderError::UnsupportedEncoding {
                         type_name: t.name.clone(),
@@ -560,5 +622,101 @@ pub fn encode_into(
                 }),
             }
         }
+    }
+}
+
+fn decode_null_terminated(
+    name: &str,
+    flavor: ElementFlavor,
+    d: &mut Decoder<'_>,
+) -> Result<Value, EncoderError> {
+    let mut bytes = Vec::new();
+    loop {
+        match d.read_bytes(1)?[0] {
+            0 => break,
+            b => bytes.push(b),
+        }
+    }
+    match flavor {
+        ElementFlavor::AsciiChar => Ok(Value::String(
+            bytes.iter().map(|&b| char::from(b)).collect(),
+        )),
+        ElementFlavor::Octet => Ok(Value::Bytes(bytes)),
+        _ => Err(EncoderError::UnsupportedEncoding {
+            type_name: name.into(),
+            encoding: "RPRnullTerminatedArray of elements wider than one octet".into(),
+        }),
+    }
+}
+
+fn encode_null_terminated(
+    name: &str,
+    flavor: ElementFlavor,
+    v: &Value,
+    e: &mut Encoder,
+) -> Result<(), EncoderError> {
+    let bytes: Vec<u8> = match (flavor, v) {
+        (ElementFlavor::AsciiChar, Value::String(s)) => s
+            .chars()
+            .map(|c| {
+                u8::try_from(c)
+                    .map_err(|_| EncoderError::InvalidString(format!("{c:?} is not Latin-1")))
+            })
+            .collect::<Result<_, _>>()?,
+        (ElementFlavor::Octet, Value::Bytes(b)) => b.clone(),
+        _ => {
+            return Err(EncoderError::TypeMismatch {
+                type_name: name.into(),
+                value_kind: v.kind().into(),
+            });
+        }
+    };
+    if bytes.contains(&0) {
+        return Err(EncoderError::InvalidString(format!(
+            "{name} is null-terminated and cannot contain a zero"
+        )));
+    }
+    e.write_bytes(&bytes);
+    e.write_u8(0);
+    Ok(())
+}
+
+/// Lengthless arrays of chars/octets are decoded element by element, then shown like the
+/// counted arrays of the same elements.
+fn flatten_flavored(
+    name: &str,
+    flavor: ElementFlavor,
+    items: Vec<Value>,
+) -> Result<Value, EncoderError> {
+    let units: Vec<u64> = items
+        .into_iter()
+        .map(|v| match v {
+            Value::Unsigned(u) => Ok(u),
+            other => Err(EncoderError::TypeMismatch {
+                type_name: name.into(),
+                value_kind: other.kind().into(),
+            }),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(match flavor {
+        ElementFlavor::Octet => Value::Bytes(units.iter().map(|&u| u as u8).collect()),
+        ElementFlavor::AsciiChar => {
+            Value::String(units.iter().map(|&u| char::from(u as u8)).collect())
+        }
+        _ => Value::String(
+            char::decode_utf16(units.iter().map(|&u| u as u16))
+                .collect::<Result<String, _>>()
+                .map_err(|e| EncoderError::InvalidString(e.to_string()))?,
+        ),
+    })
+}
+
+/// Null-terminated arrays of any one-octet element (e.g. RPR's `Octet`) are byte strings.
+fn octet_flavor(types: &DataTypeTable, element: TypeId, flavor: ElementFlavor) -> ElementFlavor {
+    match (flavor, types.get(element)) {
+        (ElementFlavor::Plain, Some(t)) if t.min_len == 1 && t.boundary == 1 => {
+            ElementFlavor::Octet
+        }
+        _ => flavor,
     }
 }

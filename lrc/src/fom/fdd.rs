@@ -1135,7 +1135,10 @@ impl Fdd {
                 let (boundary, min_len) = match &lay {
                     super::types::ArrayLayout::Fixed(n) => (b, m.saturating_mul(*n)),
                     super::types::ArrayLayout::Variable => (b.max(4), 4),
-                    super::types::ArrayLayout::UserDefined(_) => (b, 0),
+                    super::types::ArrayLayout::NullTerminated => (b, m.max(1)),
+                    super::types::ArrayLayout::Lengthless
+                    | super::types::ArrayLayout::PaddingTo(_)
+                    | super::types::ArrayLayout::UserDefined(_) => (b, 0),
                 };
                 (
                     ResolvedKind::Array {

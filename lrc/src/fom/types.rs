@@ -29,6 +29,15 @@ pub enum ArrayLayout {
     Fixed(usize),
     /// `HLAvariableArray`; the declared cardinality bounds are informative only.
     Variable,
+    /// `RPRnullTerminatedArray` (SISO RPR FOM): the elements, then a zero element; no count.
+    /// Supported for one-byte elements (HLAASCIIchar, HLAoctet, HLAbyte).
+    NullTerminated,
+    /// `RPRlengthlessArray` (SISO RPR FOM): the elements with no count, up to the end of the
+    /// value; only meaningful as the last part of an attribute or parameter.
+    Lengthless,
+    /// `RPRpaddingTo32Array` / `RPRpaddingTo64Array` (SISO RPR FOM): 0 to 3 (or 7) octets that
+    /// bring the offset to a multiple of this many bytes.
+    PaddingTo(usize),
     /// A user-defined encoding the codec cannot read.
     UserDefined(String),
 }
@@ -160,6 +169,12 @@ pub(crate) fn layout(encoding: &ArrayEncoding, card: &[CardinalityDim]) -> Optio
     Some(match encoding {
         ArrayEncoding::Fixed => ArrayLayout::Fixed(fixed_count(card)?),
         ArrayEncoding::Variable => ArrayLayout::Variable,
-        ArrayEncoding::Other(s) => ArrayLayout::UserDefined(s.clone()),
+        ArrayEncoding::Other(s) => match s.as_str() {
+            "RPRnullTerminatedArray" => ArrayLayout::NullTerminated,
+            "RPRlengthlessArray" => ArrayLayout::Lengthless,
+            "RPRpaddingTo32Array" => ArrayLayout::PaddingTo(4),
+            "RPRpaddingTo64Array" => ArrayLayout::PaddingTo(8),
+            _ => ArrayLayout::UserDefined(s.clone()),
+        },
     })
 }

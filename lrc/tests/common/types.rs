@@ -19,6 +19,10 @@ pub const TEST_TYPES: &str = r#"<?xml version="1.0"?>
   <arrayData><name>F64OctetTriple</name><dataType>F64Octet</dataType><cardinality>3</cardinality><encoding>HLAfixedArray</encoding></arrayData>
   <arrayData><name>InnerList</name><dataType>Inner</dataType><cardinality>Dynamic</cardinality><encoding>HLAvariableArray</encoding></arrayData>
   <arrayData><name>OuterList</name><dataType>Outer</dataType><cardinality>Dynamic</cardinality><encoding>HLAvariableArray</encoding></arrayData>
+  <arrayData><name>Int16Tail</name><dataType>HLAinteger16BE</dataType><cardinality>Dynamic</cardinality><encoding>RPRlengthlessArray</encoding></arrayData>
+  <arrayData><name>Pad32</name><dataType>HLAoctet</dataType><cardinality>Dynamic</cardinality><encoding>RPRpaddingTo32Array</encoding></arrayData>
+  <arrayData><name>Pad64</name><dataType>HLAoctet</dataType><cardinality>Dynamic</cardinality><encoding>RPRpaddingTo64Array</encoding></arrayData>
+  <arrayData><name>CName</name><dataType>HLAASCIIchar</dataType><cardinality>Dynamic</cardinality><encoding>RPRnullTerminatedArray</encoding></arrayData>
   <arrayData><name>Int16Grid</name><dataType>HLAinteger16BE</dataType><cardinality>2,3</cardinality><encoding>HLAfixedArray</encoding></arrayData>
 </arrayDataTypes>
 <fixedRecordDataTypes>
@@ -41,6 +45,12 @@ pub const TEST_TYPES: &str = r#"<?xml version="1.0"?>
     <field><name>d</name><dataType>HLAinteger64LE</dataType></field>
     <field><name>e</name><dataType>HLAfloat64LE</dataType></field>
     <field><name>f</name><dataType>HLAinteger32LE</dataType></field></fixedRecordData>
+  <fixedRecordData><name>RprStyle</name><encoding>HLAfixedRecord</encoding>
+    <field><name>a</name><dataType>HLAoctet</dataType></field>
+    <field><name>pad</name><dataType>Pad32</dataType></field>
+    <field><name>id</name><dataType>CName</dataType></field>
+    <field><name>pad8</name><dataType>Pad64</dataType></field>
+    <field><name>tail</name><dataType>Int16Tail</dataType></field></fixedRecordData>
   <fixedRecordData><name>Texts</name><encoding>HLAfixedRecord</encoding>
     <field><name>ascii</name><dataType>HLAASCIIstring</dataType></field>
     <field><name>unicode</name><dataType>HLAunicodeString</dataType></field>
