@@ -119,3 +119,12 @@ fn usage_errors() {
     let (code, _, _) = hlamesh(&["nonsense"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn standard_mim_cannot_replace_itself() {
+    let mim = path("HLAstandardMIM.xml");
+    let p = path("RestaurantProcesses.xml");
+    let (code, _, err) = hlamesh(&["fom", "check", "--mim", &mim, &p]);
+    assert_eq!(code, 1);
+    assert!(err.contains("standard MIM"), "{err}");
+}

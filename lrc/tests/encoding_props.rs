@@ -15,6 +15,7 @@ use proptest::prelude::*;
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: cases(64),
+        failure_persistence: None,
         ..ProptestConfig::default()
     }
 }

@@ -314,3 +314,39 @@ fn scaffolding_and_identical_repeats_merge_but_switch_conflicts_only_warn() {
         fdd.warnings()
     );
 }
+
+#[test]
+fn interaction_class_order_conflict() {
+    let p = text("RestaurantProcesses.xml");
+    let changed = p.replacen(
+        "<semantics>Customer has occupied a table</semantics>",
+        "<semantics>x</semantics>",
+        1,
+    );
+    // Documentation differences are not conflicts.
+    assert!(load_texts(&[("P.xml", &p), ("P2.xml", &changed)]).is_ok());
+    let at = p.find("<name>CustomerSeated</name>").unwrap();
+    let order = at + p[at..].find("<order>TimeStamp</order>").unwrap();
+    let mut reordered = p.clone();
+    reordered.replace_range(
+        order..order + "<order>TimeStamp</order>".len(),
+        "<order>Receive</order>",
+    );
+    let err = load_texts(&[("P.xml", &p), ("P2.xml", &reordered)]).unwrap_err();
+    let FomError::InconsistentFdd {
+        at,
+        other,
+        element,
+        reason,
+    } = err
+    else {
+        panic!("expected InconsistentFdd, got {err:?}")
+    };
+    assert_eq!(
+        element,
+        "interaction class HLAinteractionRoot.CustomerTransactions.CustomerSeated"
+    );
+    assert!(reason.contains("order"), "{reason}");
+    assert_eq!(&*at.file, "P2.xml");
+    assert_eq!(&*other.file, "P.xml");
+}

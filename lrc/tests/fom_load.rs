@@ -349,3 +349,31 @@ fn replacement_mim() {
     assert_eq!(fdd.module_designators().next(), Some("MyMIM.xml"));
     assert!(Fdd::standard().uses_standard_mim());
 }
+
+#[test]
+fn embedded_mim_is_the_shared_standard_mim() {
+    assert_eq!(
+        hlamesh_lrc::fom::STANDARD_MIM_XML,
+        text("HLAstandardMIM.xml")
+    );
+    let fdd = Fdd::standard();
+    assert_eq!(
+        fdd.object_class_name(ObjectClassHandle(3)).unwrap(),
+        "HLAobjectRoot.HLAmanager.HLAfederate"
+    );
+    assert_eq!(
+        fdd.object_class(ObjectClassHandle(3))
+            .unwrap()
+            .attributes
+            .len(),
+        32
+    );
+    assert_eq!(
+        fdd.object_class(ObjectClassHandle(4))
+            .unwrap()
+            .attributes
+            .len(),
+        12
+    );
+    assert!(fdd.warnings().is_empty());
+}

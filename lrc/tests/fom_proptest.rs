@@ -108,7 +108,8 @@ fn originals() -> &'static [String] {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(128), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), failure_persistence: None,
+        ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_foms_never_panic(seed in any::<u64>(), file in 0..FILES.len()) {
