@@ -14,7 +14,7 @@ use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: cases(64),
+        cases: cases(128),
         failure_persistence: None,
         ..ProptestConfig::default()
     }
@@ -314,7 +314,7 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
 }
 
 /// The i-th enumerator as the decoder would name it (the first enumerator with that value).
-fn enumerator_value(enumerators: &[(String, i64)], i: usize) -> Option<Value> {
+fn enumerator_value(enumerators: &[(std::sync::Arc<str>, i64)], i: usize) -> Option<Value> {
     let value = enumerators.get(i)?.1;
     let name = enumerators
         .iter()

@@ -108,7 +108,7 @@ fn originals() -> &'static [String] {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(128), failure_persistence: None,
+    #![proptest_config(ProptestConfig { cases: cases(256), failure_persistence: None,
         ..ProptestConfig::default() })]
 
     #[test]

@@ -3,6 +3,7 @@
 //! the typed API produces for the same type (the tests check this byte for byte).
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::buffer::{Decoder, Encoder};
 use super::error::EncoderError;
@@ -24,7 +25,7 @@ pub enum Value {
     Enumerator {
         /// Name, `None` for a value the type does not list (kept rather than refused, so
         /// monitors can show newer enumerators).
-        name: Option<String>,
+        name: Option<Arc<str>>,
         /// Value.
         value: i64,
     },
@@ -35,14 +36,14 @@ pub enum Value {
     /// Any other array.
     Array(Vec<Value>),
     /// A fixed record: fields in order.
-    Record(Vec<(String, Value)>),
+    Record(Vec<(Arc<str>, Value)>),
     /// A variant record: discriminant, then the selected alternative's name and value (`None`
     /// for an empty alternative).
     Variant {
         /// The discriminant (an [`Value::Enumerator`]).
         discriminant: Box<Value>,
         /// The alternative.
-        alternative: Option<(String, Box<Value>)>,
+        alternative: Option<(Arc<str>, Box<Value>)>,
     },
 }
 

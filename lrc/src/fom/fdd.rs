@@ -1106,7 +1106,10 @@ impl Fdd {
                 (
                     ResolvedKind::Enumerated {
                         representation: id,
-                        enumerators: enumerators.clone(),
+                        enumerators: enumerators
+                            .iter()
+                            .map(|(n, v)| (Arc::from(n.as_str()), *v))
+                            .collect(),
                         boolean: name == "HLAboolean",
                     },
                     b,
@@ -1157,7 +1160,7 @@ impl Fdd {
                     let (id, fb, fm) = sub!(&f.data_type, &format!("field {}", f.name));
                     b = b.max(fb);
                     m = m.saturating_add(fm);
-                    resolved.push((f.name.clone(), id));
+                    resolved.push((Arc::from(f.name.as_str()), id));
                 }
                 (ResolvedKind::FixedRecord { fields: resolved }, b, m)
             }
@@ -1185,7 +1188,7 @@ impl Fdd {
                 let value_of = |e: &str, pos: SrcPos| -> R<i64> {
                     enumerators
                         .iter()
-                        .find(|(n, _)| n == e)
+                        .find(|(n, _)| **n == *e)
                         .map(|(_, v)| *v)
                         .ok_or_else(|| {
                             reading(
@@ -1227,7 +1230,8 @@ impl Fdd {
                         name: a
                             .name
                             .clone()
-                            .unwrap_or_else(|| format!("{:?}", a.enumerators)),
+                            .unwrap_or_else(|| format!("{:?}", a.enumerators))
+                            .into(),
                         data_type,
                         values,
                         other,

@@ -2,6 +2,8 @@
 //! octet boundary and smallest encoding computed. This is what the dynamic codec
 //! ([`crate::encoding::dynamic`]) walks.
 
+use std::sync::Arc;
+
 use super::module::{ArrayEncoding, BasicKind, CardinalityDim, Endian};
 
 /// Index of a data type in a [`DataTypeTable`]. Stable for a given FDD: types are numbered in
@@ -46,7 +48,7 @@ pub enum ArrayLayout {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedAlternative {
     /// Name (the enumerator text if the module gave none).
-    pub name: String,
+    pub name: Arc<str>,
     /// Type, `None` for an empty alternative.
     pub data_type: Option<TypeId>,
     /// Inclusive discriminant value ranges selecting it.
@@ -78,7 +80,7 @@ pub enum ResolvedKind {
         /// The basic representation.
         representation: TypeId,
         /// Enumerators in declaration order.
-        enumerators: Vec<(String, i64)>,
+        enumerators: Vec<(Arc<str>, i64)>,
         /// This is `HLAboolean` (only 0 and 1 decode).
         boolean: bool,
     },
@@ -94,7 +96,7 @@ pub enum ResolvedKind {
     /// A fixed record.
     FixedRecord {
         /// Fields in order.
-        fields: Vec<(String, TypeId)>,
+        fields: Vec<(Arc<str>, TypeId)>,
     },
     /// A variant record.
     VariantRecord {
