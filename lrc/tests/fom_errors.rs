@@ -350,3 +350,21 @@ fn interaction_class_order_conflict() {
     assert_eq!(&*at.file, "P2.xml");
     assert_eq!(&*other.file, "P.xml");
 }
+
+#[test]
+fn errors_in_later_definitions_of_scaffolded_interactions_name_the_later_file() {
+    let scaffold = wrap(
+        "<interactions><interactionClass><name>HLAinteractionRoot</name>\
+         <interactionClass><name>Ping</name></interactionClass></interactionClass></interactions>",
+    );
+    let full = wrap(
+        "<interactions><interactionClass><name>HLAinteractionRoot</name>\
+         <interactionClass><name>Ping</name>\n<transportation>Pigeon</transportation>\
+         </interactionClass></interactionClass></interactions>",
+    );
+    let (file, line, col, msg) =
+        reading_error(load_texts(&[("A.xml", &scaffold), ("B.xml", &full)]).unwrap_err());
+    assert_eq!(file, "B.xml");
+    assert_eq!((line, col), pos_of(&full, "<transportation>Pigeon"));
+    assert!(msg.contains("Pigeon"), "{msg}");
+}

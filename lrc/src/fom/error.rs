@@ -84,6 +84,15 @@ pub enum FomError {
 }
 
 impl FomError {
+    /// True for the errors HLA reports as `InconsistentFDD` (a module conflict, or a joiner's
+    /// FDD digest differing from the federation's).
+    pub fn is_inconsistent_fdd(&self) -> bool {
+        matches!(
+            self,
+            FomError::InconsistentFdd { .. } | FomError::InconsistentFddDigest { .. }
+        )
+    }
+
     /// The location the error concerns, if any.
     pub fn location(&self) -> Option<&Location> {
         match self {

@@ -92,6 +92,9 @@ pub struct InteractionClass {
     /// Order (default Receive).
     pub order: OrderType,
     order_decl: Option<OrderType>,
+    /// Modules the dimension and transportation references were read from (for errors).
+    dimension_refs_file: Arc<str>,
+    transportation_ref_file: Arc<str>,
     /// Parameters declared on this class.
     pub parameters: Vec<ParameterHandle>,
     /// Where the class first appeared.
@@ -695,6 +698,8 @@ impl Fdd {
                     children: Vec::new(),
                     sharing: decl.sharing,
                     dimension_refs: decl.dimensions.clone(),
+                    dimension_refs_file: file.clone(),
+                    transportation_ref_file: file.clone(),
                     dimensions: Vec::new(),
                     transportation_ref: decl.transportation.clone(),
                     transportation: TransportationTypeHandle(1),
@@ -739,7 +744,10 @@ impl Fdd {
                             format!("transportation {} differs from {}", b.name, a.name),
                         ));
                     }
-                    (None, Some(b)) => existing.transportation_ref = Some(b.clone()),
+                    (None, Some(b)) => {
+                        existing.transportation_ref = Some(b.clone());
+                        existing.transportation_ref_file = file.clone();
+                    }
                     _ => {}
                 }
                 match (existing.order_decl, decl.order) {
@@ -763,8 +771,9 @@ impl Fdd {
                 {
                     return Err(conflict(loc, &other, element(), "dimensions differ"));
                 }
-                if existing.dimension_refs.is_empty() {
+                if existing.dimension_refs.is_empty() && !decl.dimensions.is_empty() {
                     existing.dimension_refs = decl.dimensions.clone();
+                    existing.dimension_refs_file = file.clone();
                 }
                 h
             }
@@ -902,15 +911,17 @@ impl Fdd {
         for i in 0..self.interaction_classes.len() {
             let c = &self.interaction_classes[i];
             let what = format!("interaction class {}", c.qualified_name);
-            let file = c.first_seen.file.clone();
-            // Dimension and transportation refs may come from a later module than the first
-            // appearance; their own positions are used, with the file of the first definer.
             let dims = c
                 .dimension_refs
                 .iter()
-                .map(|d| self.dimension_ref(&file, d, &what))
+                .map(|d| self.dimension_ref(&c.dimension_refs_file, d, &what))
                 .collect::<R<Vec<_>>>()?;
-            let tr = self.transportation_ref(&file, &c.transportation_ref, &c.first_seen, &what)?;
+            let tr = self.transportation_ref(
+                &c.transportation_ref_file,
+                &c.transportation_ref,
+                &c.first_seen,
+                &what,
+            )?;
             let c = &mut self.interaction_classes[i];
             c.dimensions = dims;
             c.transportation = tr;
