@@ -128,3 +128,20 @@ fn standard_mim_cannot_replace_itself() {
     assert_eq!(code, 1);
     assert!(err.contains("standard MIM"), "{err}");
 }
+
+#[test]
+fn show_interaction_class() {
+    let p = path("RestaurantProcesses.xml");
+    let (code, out, err) = hlamesh(&["fom", "show", &p, "--class", "MainCourseServed"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "interaction class HLAinteractionRoot.CustomerTransactions.FoodServed.MainCourseServed"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("TemperatureOk") && out.contains("ServiceStat"),
+        "{out}"
+    );
+}

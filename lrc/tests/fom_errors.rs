@@ -368,3 +368,16 @@ fn errors_in_later_definitions_of_scaffolded_interactions_name_the_later_file() 
     assert_eq!((line, col), pos_of(&full, "<transportation>Pigeon"));
     assert!(msg.contains("Pigeon"), "{msg}");
 }
+
+#[test]
+fn absurdly_deep_class_nesting_is_an_error_not_a_stack_overflow() {
+    let depth = 2000;
+    let mut body = String::from("<objects><objectClass><name>HLAobjectRoot</name>");
+    for i in 0..depth {
+        body.push_str(&format!("<objectClass><name>C{i}</name>"));
+    }
+    body.push_str(&"</objectClass>".repeat(depth + 1));
+    body.push_str("</objects>");
+    let err = load_texts(&[("Deep.xml", &wrap(&body))]).unwrap_err();
+    assert!(err.to_string().contains("deeper than"), "{err}");
+}
