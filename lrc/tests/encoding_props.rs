@@ -107,6 +107,8 @@ proptest! {
         typed_case(fdd, "F64OctetTriple", &triple);
         typed_case(fdd, "F64OctetList", &v);
         typed_case(fdd, "Shade", &s);
+        typed_case(fdd, "Shade", &ShadeM::from(&s));
+        prop_assert_eq!(ShadeM::from(&s).encode(), s.encode());
         typed_case(fdd, "LittleEndians", &LittleEndians {
             a: Integer16LE(le.0), b: Float32LE(le.1), c: OctetPairLE(le.2),
             d: Integer64LE(le.3), e: Float64LE(le.4), f: Integer32LE(le.5),

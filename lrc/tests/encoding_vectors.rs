@@ -443,3 +443,26 @@ fn rpr_user_defined_array_encodings() {
         Value::String("Tank-1".into())
     );
 }
+
+#[test]
+fn variant_record_macro() {
+    let fdd = test_fdd();
+    check(
+        &fdd,
+        "Shade",
+        &ShadeM::Red(1.0),
+        &[1, 0, 0, 0, 0, 0, 0, 0, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0],
+    );
+    check(&fdd, "Shade", &ShadeM::Green(Token), &[2]);
+    assert_eq!(ShadeM::octet_boundary(), 8);
+    assert_eq!(RedOrGreen::octet_boundary(), 2);
+    assert_eq!(RedOrGreen::Red(-1).encode(), [1, 0, 0xff, 0xff]);
+    assert_eq!(
+        RedOrGreen::decode(&[3]),
+        Err(EncoderError::InvalidDiscriminant(3))
+    );
+    assert_eq!(
+        RedOrGreen::decode(&[9]),
+        Err(EncoderError::InvalidEnumerator(9))
+    );
+}

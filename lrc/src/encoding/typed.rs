@@ -19,7 +19,7 @@
 //! | HLAfixedArray of T, N | `[T; N]` |
 //! | enumerations | [`crate::hla_enumeration!`] |
 //! | HLAfixedRecord | [`crate::hla_fixed_record!`] |
-//! | HLAvariantRecord | implement [`DataElement`] by hand: `put` the discriminant, then the alternative |
+//! | HLAvariantRecord | [`crate::hla_variant_record!`], or implement [`DataElement`] by hand (needed for `HLAother`): `put` the discriminant, then the alternative |
 
 use super::buffer::{Decoder, Encoder};
 use super::error::EncoderError;
@@ -407,6 +407,61 @@ macro_rules! hla_fixed_record {
                 dec: &mut $crate::encoding::Decoder<'_>,
             ) -> Result<Self, $crate::encoding::EncoderError> {
                 Ok($name { $($field: dec.get()?),* })
+            }
+        }
+    };
+}
+
+/// Declares a Rust enum for an HLA variant record whose discriminant is an
+/// [`crate::hla_enumeration!`] type, and implements [`DataElement`]: the discriminant, padding
+/// to the alternative's boundary, then the alternative. Each variant carries its alternative's
+/// value; use [`Token`] for an empty alternative (it encodes as nothing). Each variant is
+/// selected by one enumerator; discriminants no variant lists decode as
+/// [`EncoderError::InvalidDiscriminant`] (for `HLAother`, implement the trait by hand).
+///
+/// ```
+/// hlamesh_lrc::hla_enumeration! { pub enum Kind: u8 { Num = 1, Nothing = 2 } }
+/// hlamesh_lrc::hla_variant_record! {
+///     pub enum Item: Kind {
+///         Number(f64) = Kind::Num,
+///         Empty(hlamesh_lrc::encoding::Token) = Kind::Nothing,
+///     }
+/// }
+/// use hlamesh_lrc::encoding::DataElement;
+/// assert_eq!(Item::Number(1.0).encode().len(), 16); // 1 + 7 padding + 8
+/// assert_eq!(Item::Empty(hlamesh_lrc::encoding::Token).encode(), vec![2]);
+/// ```
+#[macro_export]
+macro_rules! hla_variant_record {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident : $disc:ty { $($(#[$vdoc:meta])* $variant:ident ( $ty:ty ) = $dv:expr),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        $vis enum $name { $($(#[$vdoc])* $variant($ty)),+ }
+
+        impl $crate::encoding::DataElement for $name {
+            fn octet_boundary() -> usize {
+                <$disc as $crate::encoding::DataElement>::octet_boundary()
+                    $(.max(<$ty as $crate::encoding::DataElement>::octet_boundary()))+
+            }
+            fn min_encoded_len() -> usize {
+                <$disc as $crate::encoding::DataElement>::min_encoded_len()
+            }
+            fn encode_into(&self, enc: &mut $crate::encoding::Encoder) {
+                match self {
+                    $($name::$variant(v) => {
+                        enc.put(&$dv);
+                        enc.put(v);
+                    })+
+                }
+            }
+            fn decode_from(
+                dec: &mut $crate::encoding::Decoder<'_>,
+            ) -> Result<Self, $crate::encoding::EncoderError> {
+                let d: $disc = dec.get()?;
+                $(if d == $dv {
+                    return Ok($name::$variant(dec.get()?));
+                })+
+                Err($crate::encoding::EncoderError::InvalidDiscriminant(d.value() as i64))
             }
         }
     };

@@ -158,3 +158,30 @@ impl DataElement for Shade {
         })
     }
 }
+
+hlamesh_lrc::hla_variant_record! {
+    /// The same `Shade` variant record, declared with the macro.
+    pub enum ShadeM: Color {
+        Red(f64) = Color::Red,
+        Green(hlamesh_lrc::encoding::Token) = Color::Green,
+        Blue(hlamesh_lrc::encoding::AsciiString) = Color::Blue,
+    }
+}
+
+hlamesh_lrc::hla_variant_record! {
+    /// Only two of Color's enumerators select an alternative.
+    pub enum RedOrGreen: Color {
+        Red(i16) = Color::Red,
+        Green(hlamesh_lrc::encoding::Token) = Color::Green,
+    }
+}
+
+impl From<&Shade> for ShadeM {
+    fn from(s: &Shade) -> Self {
+        match s {
+            Shade::Red(v) => ShadeM::Red(*v),
+            Shade::Green => ShadeM::Green(hlamesh_lrc::encoding::Token),
+            Shade::Blue(a) => ShadeM::Blue(a.clone()),
+        }
+    }
+}
