@@ -31,6 +31,19 @@ fn restaurant_set_loads_with_explicit_mim() {
     let a = fdd.attribute(soda, flavor).unwrap();
     assert_eq!(a.dimensions.len(), 2);
     assert_eq!(
+        fdd.available_dimensions_for_class_attribute(soda, flavor)
+            .unwrap(),
+        [
+            fdd.dimension_handle("SodaFlavor").unwrap(),
+            fdd.dimension_handle("BarQuantity").unwrap()
+        ]
+    );
+    assert_eq!(a.order.name(), "TimeStamp");
+    assert_eq!(
+        hlamesh_lrc::fom::OrderType::from_name("receive"),
+        Some(hlamesh_lrc::fom::OrderType::Receive)
+    );
+    assert_eq!(
         fdd.transportation_type_name(a.transportation).unwrap(),
         "HLAreliable"
     );

@@ -132,10 +132,7 @@ fn name_of(fdd: &Fdd, id: hlamesh_lrc::fom::TypeId) -> &str {
 }
 
 fn order(o: OrderType) -> &'static str {
-    match o {
-        OrderType::Receive => "Receive",
-        OrderType::TimeStamp => "TimeStamp",
-    }
+    o.name()
 }
 
 fn print_object_tree(fdd: &Fdd, h: ObjectClassHandle, depth: usize) {

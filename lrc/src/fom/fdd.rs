@@ -1717,6 +1717,24 @@ impl Fdd {
         self.parameter(class, p).map(|x| x.name.as_str())
     }
 
+    /// Dimensions an attribute may use for DDM (HLA `getAvailableDimensionsForClassAttribute`).
+    pub fn available_dimensions_for_class_attribute(
+        &self,
+        class: ObjectClassHandle,
+        attr: AttributeHandle,
+    ) -> Result<&[DimensionHandle], LookupError> {
+        self.attribute(class, attr).map(|a| a.dimensions.as_slice())
+    }
+
+    /// Dimensions an interaction class may use (HLA `getAvailableDimensionsForInteractionClass`).
+    pub fn available_dimensions_for_interaction_class(
+        &self,
+        class: InteractionClassHandle,
+    ) -> Result<&[DimensionHandle], LookupError> {
+        self.interaction_class(class)
+            .map(|c| c.dimensions.as_slice())
+    }
+
     /// Dimension by name.
     pub fn dimension_handle(&self, name: &str) -> Result<DimensionHandle, LookupError> {
         self.dimension_by_name

@@ -112,6 +112,23 @@ pub enum OrderType {
     TimeStamp,
 }
 
+impl OrderType {
+    /// The OMT name (HLA `getOrderName`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OrderType::Receive => "Receive",
+            OrderType::TimeStamp => "TimeStamp",
+        }
+    }
+
+    /// From the OMT name (HLA `getOrderType`); case-insensitive.
+    pub fn from_name(name: &str) -> Option<OrderType> {
+        [OrderType::Receive, OrderType::TimeStamp]
+            .into_iter()
+            .find(|o| o.name().eq_ignore_ascii_case(name))
+    }
+}
+
 /// An `objectClass` element.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectClassDecl {
