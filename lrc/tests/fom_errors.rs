@@ -60,6 +60,12 @@ fn conflicting_attribute_names_both_modules() {
     };
     assert_eq!(&*at.file, "FoodConflict.xml");
     assert_eq!(&*other.file, "RestaurantFood.xml");
+    // The other place is the earlier attribute itself.
+    let (other_line, _) = pos_of(
+        &food,
+        "<attribute>\n                        <name>NumberCups",
+    );
+    assert_eq!(other.line, other_line);
     assert!(element.contains("NumberCups"), "{element}");
     let (line, _) = pos_of(
         &conflict,

@@ -607,10 +607,10 @@ impl Fdd {
         if !decl.attributes.is_empty() {
             let class = &self.object_classes[handle.index()];
             if let Some(def) = &class.defined_at {
-                let existing: Vec<&AttributeDecl> = class
+                let existing: Vec<&Attribute> = class
                     .attributes
                     .iter()
-                    .map(|a| &self.attributes[a.index()].decl)
+                    .map(|a| &self.attributes[a.index()])
                     .collect();
                 if existing.len() != decl.attributes.len() {
                     return Err(conflict(
@@ -618,8 +618,9 @@ impl Fdd {
                         def,
                         format!("object class {qualified}"),
                         format!(
-                            "declares {} attributes, the earlier definition {} (HLA 1516-2010 \
-                             modules cannot add attributes to a class another module defines)",
+                            "declares {} attributes where the earlier definition has {} (an \
+                             IEEE 1516-2010 module cannot add attributes to a class another \
+                             module defines)",
                             decl.attributes.len(),
                             existing.len()
                         ),
@@ -635,10 +636,10 @@ impl Fdd {
                                 "is not in the earlier definition of the class",
                             ));
                         }
-                        Some(e) if *e != a => {
+                        Some(e) if e.decl != *a => {
                             return Err(conflict(
                                 at(file, a.pos),
-                                def,
+                                &e.at,
                                 format!("attribute {qualified}.{}", a.name),
                                 "defined differently (data type, update type, ownership, sharing, \
                                  dimensions, transportation or order)",
