@@ -390,3 +390,25 @@ fn embedded_mim_is_the_shared_standard_mim() {
     );
     assert!(fdd.warnings().is_empty());
 }
+
+#[test]
+fn digest_ignores_paths_and_documentation() {
+    let from_files = load(&RESTAURANT);
+    let renamed: Vec<FomModule> = RESTAURANT
+        .iter()
+        .map(|n| {
+            let t = text(n).replace("Principal dish", "Main dish");
+            FomModule::parse(&format!("/elsewhere/{n}"), &t).unwrap()
+        })
+        .collect();
+    assert_eq!(Fdd::load(&renamed).unwrap().digest(), from_files.digest());
+    // …but not what the RTI uses.
+    let changed: Vec<FomModule> = RESTAURANT
+        .iter()
+        .map(|n| {
+            let t = text(n).replace("<upperBound>20</upperBound>", "<upperBound>21</upperBound>");
+            FomModule::parse(n, &t).unwrap()
+        })
+        .collect();
+    assert_ne!(Fdd::load(&changed).unwrap().digest(), from_files.digest());
+}
