@@ -162,7 +162,7 @@ struct Defined<T> {
 /// SHA-256 over a canonical serialisation of the merged FDD (everything the RTI or the codec
 /// uses, in handle order; documentation text excluded). Two LRCs with the same digest assign the
 /// same handles and encode the same way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FddDigest(pub [u8; 32]);
 
 impl fmt::Display for FddDigest {
@@ -1896,5 +1896,32 @@ impl Counts {
                 .map(|d| d.decl.name.clone())
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fdd_can_be_shared_between_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Fdd>();
+        assert_send_sync::<FomError>();
+    }
+
+    #[test]
+    fn standard_mim_alone() {
+        let fdd = Fdd::standard();
+        assert_eq!(fdd.object_classes().len(), 4);
+        assert_eq!(
+            fdd.object_class_name(ObjectClassHandle(1)),
+            Ok("HLAobjectRoot")
+        );
+        assert_eq!(
+            fdd.transportation_type_name(TransportationTypeHandle(2)),
+            Ok("HLAbestEffort")
+        );
+        assert_eq!(fdd.digest(), Fdd::standard().digest());
     }
 }
