@@ -265,7 +265,15 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
                 ),
             }
         }
-        ResolvedKind::FixedRecord { fields } => Value::Record(
+        ResolvedKind::FixedRecord {
+            user_encoding: Some(_),
+            ..
+        }
+        | ResolvedKind::VariantRecord {
+            user_encoding: Some(_),
+            ..
+        } => return None,
+        ResolvedKind::FixedRecord { fields, .. } => Value::Record(
             fields
                 .iter()
                 .map(|(n, f)| Some((n.clone(), gen_value(types, *f, rng, depth + 1)?)))

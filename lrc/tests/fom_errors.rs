@@ -387,3 +387,20 @@ fn absurdly_deep_class_nesting_is_an_error_not_a_stack_overflow() {
     let err = load_texts(&[("Deep.xml", &wrap(&body))]).unwrap_err();
     assert!(err.to_string().contains("deeper than"), "{err}");
 }
+
+#[test]
+fn user_defined_record_encodings_load_and_are_reported_by_the_codec() {
+    let m = wrap(
+        "<dataTypes><fixedRecordDataTypes><fixedRecordData><name>Packed</name>\
+         <encoding>BitPacked</encoding><field><name>a</name><dataType>HLAoctet</dataType></field>\
+         </fixedRecordData></fixedRecordDataTypes></dataTypes>",
+    );
+    let fdd = load_texts(&[("U.xml", &m)]).unwrap();
+    assert_eq!(
+        fdd.decode_value("Packed", &[1]),
+        Err(hlamesh_lrc::encoding::EncoderError::UnsupportedEncoding {
+            type_name: "Packed".into(),
+            encoding: "BitPacked".into()
+        })
+    );
+}

@@ -119,7 +119,7 @@ fn type_summary(fdd: &Fdd, id: Option<hlamesh_lrc::fom::TypeId>) -> String {
         ResolvedKind::Array {
             element, layout, ..
         } => format!("array {layout:?} of {}", name_of(fdd, *element)),
-        ResolvedKind::FixedRecord { fields } => format!("record of {} fields", fields.len()),
+        ResolvedKind::FixedRecord { fields, .. } => format!("record of {} fields", fields.len()),
         ResolvedKind::VariantRecord { alternatives, .. } => {
             format!("variant record, {} alternatives", alternatives.len())
         }

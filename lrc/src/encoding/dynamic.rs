@@ -369,7 +369,18 @@ pub fn decode_from(
                 }
             }
         }
-        ResolvedKind::FixedRecord { fields } => {
+        ResolvedKind::FixedRecord {
+            user_encoding: Some(enc),
+            ..
+        }
+        | ResolvedKind::VariantRecord {
+            user_encoding: Some(enc),
+            ..
+        } => Err(EncoderError::UnsupportedEncoding {
+            type_name: t.name.clone(),
+            encoding: enc.clone(),
+        }),
+        ResolvedKind::FixedRecord { fields, .. } => {
             let mut out = Vec::with_capacity(fields.len());
             for (name, fty) in fields {
                 d.align(boundary(types, *fty))?;
@@ -561,7 +572,18 @@ pub fn encode_into(
             }
             Ok(())
         }
-        ResolvedKind::FixedRecord { fields } => {
+        ResolvedKind::FixedRecord {
+            user_encoding: Some(enc),
+            ..
+        }
+        | ResolvedKind::VariantRecord {
+            user_encoding: Some(enc),
+            ..
+        } => Err(EncoderError::UnsupportedEncoding {
+            type_name: t.name.clone(),
+            encoding: enc.clone(),
+        }),
+        ResolvedKind::FixedRecord { fields, .. } => {
             let Value::Record(values) = v else {
                 return Err(mismatch());
             };

@@ -1165,7 +1165,10 @@ impl Fdd {
                     min_len,
                 )
             }
-            DataTypeKind::FixedRecord { fields } => {
+            DataTypeKind::FixedRecord {
+                fields,
+                user_encoding,
+            } => {
                 let mut resolved = Vec::with_capacity(fields.len());
                 let (mut b, mut m) = (1usize, 0usize);
                 for f in fields {
@@ -1174,12 +1177,20 @@ impl Fdd {
                     m = m.saturating_add(fm);
                     resolved.push((Arc::from(f.name.as_str()), id));
                 }
-                (ResolvedKind::FixedRecord { fields: resolved }, b, m)
+                (
+                    ResolvedKind::FixedRecord {
+                        fields: resolved,
+                        user_encoding: user_encoding.clone(),
+                    },
+                    b,
+                    m,
+                )
             }
             DataTypeKind::VariantRecord {
                 discriminant,
                 discriminant_type,
                 alternatives,
+                user_encoding,
             } => {
                 let (disc, db, dm) = sub!(discriminant_type, "discriminant type");
                 let Some(ResolvedType {
@@ -1254,6 +1265,7 @@ impl Fdd {
                         discriminant: discriminant.clone(),
                         discriminant_type: disc,
                         alternatives: alts,
+                        user_encoding: user_encoding.clone(),
                     },
                     b,
                     dm,

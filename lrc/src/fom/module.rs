@@ -436,6 +436,8 @@ pub enum DataTypeKind {
     FixedRecord {
         /// Fields in order.
         fields: Vec<FieldDecl>,
+        /// A user-defined encoding named instead of `HLAfixedRecord`.
+        user_encoding: Option<String>,
     },
     /// `variantRecordData`.
     VariantRecord {
@@ -445,5 +447,7 @@ pub enum DataTypeKind {
         discriminant_type: NameRef,
         /// Alternatives.
         alternatives: Vec<AlternativeDecl>,
+        /// A user-defined encoding named instead of `HLAvariantRecord`.
+        user_encoding: Option<String>,
     },
 }

@@ -514,15 +514,11 @@ impl Reader<'_> {
                 data_type: self.req_ref(f, "dataType")?,
             });
         }
-        if let Some(e) = Self::text(n, "encoding")
-            && e != "HLAfixedRecord"
-        {
-            return Err(self.err(
-                n,
-                format!("fixed record encoding {e:?} is not HLAfixedRecord"),
-            ));
-        }
-        Ok(DataTypeKind::FixedRecord { fields })
+        let user_encoding = Self::text(n, "encoding").filter(|e| e != "HLAfixedRecord");
+        Ok(DataTypeKind::FixedRecord {
+            fields,
+            user_encoding,
+        })
     }
 
     fn variant_record(&self, n: Node) -> R<DataTypeKind> {
@@ -556,6 +552,7 @@ impl Reader<'_> {
             });
         }
         Ok(DataTypeKind::VariantRecord {
+            user_encoding: Self::text(n, "encoding").filter(|e| e != "HLAvariantRecord"),
             discriminant: self.req_text(n, "discriminant")?,
             discriminant_type: self.req_ref(n, "dataType")?,
             alternatives,

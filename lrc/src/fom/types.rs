@@ -97,6 +97,8 @@ pub enum ResolvedKind {
     FixedRecord {
         /// Fields in order.
         fields: Vec<(Arc<str>, TypeId)>,
+        /// A user-defined encoding the codec cannot read (`None` for `HLAfixedRecord`).
+        user_encoding: Option<String>,
     },
     /// A variant record.
     VariantRecord {
@@ -106,6 +108,8 @@ pub enum ResolvedKind {
         discriminant_type: TypeId,
         /// Alternatives in declaration order.
         alternatives: Vec<ResolvedAlternative>,
+        /// A user-defined encoding the codec cannot read (`None` for `HLAvariantRecord`).
+        user_encoding: Option<String>,
     },
 }
 
