@@ -202,8 +202,8 @@ pub struct MergeReport {
 ///   scaffolding: it places subclasses and merges with a full definition in any order. A class
 ///   given with attributes in two modules must be given with the same attributes (name, data type,
 ///   update type, ownership, sharing, dimensions, transportation, order; documentation text is
-///   ignored). Class-level sharing, transportation, order and dimensions must agree where both
-///   modules give them.
+///   ignored). An interaction class's transportation, order and dimensions must agree wherever
+///   two modules give them; class-level sharing only between two full definitions.
 /// * Data types, dimensions, transportations, update rates and sync points of the same name must
 ///   be defined the same way; the first definition stands.
 /// * Switches, time representation and tags: the first module that gives one wins; a later
@@ -724,8 +724,14 @@ impl Fdd {
                 let existing = &mut self.interaction_classes[h.index()];
                 let other = existing.first_seen.clone();
                 let element = || format!("interaction class {qualified}");
+                // As for object classes, sharing (documentation to the RTI) must agree only
+                // between two full definitions.
                 match (existing.sharing, decl.sharing) {
-                    (Some(a), Some(b)) if a != b => {
+                    (Some(a), Some(b))
+                        if a != b
+                            && !existing.parameters.is_empty()
+                            && !decl.parameters.is_empty() =>
+                    {
                         return Err(conflict(
                             loc,
                             &other,
