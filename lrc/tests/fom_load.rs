@@ -412,3 +412,33 @@ fn digest_ignores_paths_and_documentation() {
         .collect();
     assert_ne!(Fdd::load(&changed).unwrap().digest(), from_files.digest());
 }
+
+#[test]
+fn utf16_and_bom_files_load() {
+    let dir = std::env::temp_dir().join(format!("hlamesh-enc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = text("RestaurantProcesses.xml");
+    let mut le = vec![0xff, 0xfe];
+    le.extend(t.encode_utf16().flat_map(u16::to_le_bytes));
+    let mut be = vec![0xfe, 0xff];
+    be.extend(t.encode_utf16().flat_map(u16::to_be_bytes));
+    let mut bom = vec![0xef, 0xbb, 0xbf];
+    bom.extend(t.as_bytes());
+    let reference = load(&["RestaurantProcesses.xml"]).digest();
+    for (name, bytes) in [("le.xml", le), ("be.xml", be), ("bom.xml", bom)] {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        assert_eq!(
+            Fdd::load_files(&[&p]).unwrap().digest(),
+            reference,
+            "{name}"
+        );
+    }
+    let p = dir.join("latin1.xml");
+    std::fs::write(&p, [b'<', 0xe9, b'>']).unwrap();
+    assert!(matches!(
+        FomModule::from_file(&p),
+        Err(hlamesh_lrc::fom::FomError::CouldNotOpenFdd { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

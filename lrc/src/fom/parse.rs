@@ -743,6 +743,8 @@ impl Reader<'_> {
 impl FomModule {
     /// Parses a module from its XML text; `designator` names it in errors (usually its path).
     pub fn parse(designator: &str, xml: &str) -> Result<FomModule, FomError> {
+        // Some editors write a byte-order mark; it is not part of the document.
+        let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
         let file: Arc<str> = Arc::from(designator);
         let reader = Reader {
             file: file.clone(),
@@ -774,9 +776,13 @@ impl FomModule {
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<FomModule, FomError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
-        let xml = std::fs::read_to_string(path).map_err(|e| FomError::CouldNotOpenFdd {
+        let bytes = std::fs::read(path).map_err(|e| FomError::CouldNotOpenFdd {
             path: shown.clone(),
             reason: e.to_string(),
+        })?;
+        let xml = decode_text(&bytes).ok_or_else(|| FomError::CouldNotOpenFdd {
+            path: shown.clone(),
+            reason: "not UTF-8 or UTF-16 text".into(),
         })?;
         Self::parse(&shown, &xml)
     }
@@ -794,3 +800,25 @@ impl FomModule {
 pub const STANDARD_MIM_DESIGNATOR: &str = "HLAstandardMIM.xml";
 /// Text of the embedded standard MIM.
 pub const STANDARD_MIM_XML: &str = include_str!("HLAstandardMIM.xml");
+
+/// FOM files come from many tools: UTF-8 (with or without a byte-order mark) or UTF-16 with a
+/// byte-order mark, as some Windows editors save them.
+fn decode_text(bytes: &[u8]) -> Option<String> {
+    let utf16 = |rest: &[u8], be: bool| -> Option<String> {
+        let units = rest.chunks_exact(2).map(|c| {
+            if be {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_le_bytes([c[0], c[1]])
+            }
+        });
+        char::decode_utf16(units)
+            .collect::<Result<String, _>>()
+            .ok()
+    };
+    match bytes {
+        [0xff, 0xfe, rest @ ..] => utf16(rest, false),
+        [0xfe, 0xff, rest @ ..] => utf16(rest, true),
+        _ => String::from_utf8(bytes.to_vec()).ok(),
+    }
+}
