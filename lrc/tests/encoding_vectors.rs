@@ -292,6 +292,34 @@ fn restaurant_variant_record_with_hlaother_token() {
     let v = fdd.decode_value("WaiterValue", &[0, 0, 0, 4]).unwrap();
     assert_eq!(v.to_string(), "<Temporary(4)> Other: 0x");
     assert_eq!(fdd.encode_value("WaiterValue", &v).unwrap(), [0, 0, 0, 4]);
+    // Through the attribute and parameter lookups.
+    let waiter = fdd.object_class_handle("Waiter").unwrap();
+    let efficiency = fdd.attribute_handle(waiter, "Efficiency").unwrap();
+    assert_eq!(
+        fdd.encode_attribute(waiter, efficiency, &v).unwrap(),
+        [0, 0, 0, 4]
+    );
+    assert_eq!(
+        fdd.decode_attribute(waiter, efficiency, &[0, 0, 0, 4])
+            .unwrap(),
+        v
+    );
+    let served = fdd.interaction_class_handle("MainCourseServed").unwrap();
+    let timely = fdd.parameter_handle(served, "TimlinessOk").unwrap();
+    assert_eq!(
+        fdd.encode_parameter(served, timely, &Value::Boolean(true))
+            .unwrap(),
+        [0, 0, 0, 1]
+    );
+    assert_eq!(
+        fdd.decode_parameter(served, timely, &[0, 0, 0, 0]).unwrap(),
+        Value::Boolean(false)
+    );
+    let employee = fdd.object_class_handle("Employee").unwrap();
+    assert!(
+        fdd.decode_attribute(employee, efficiency, &[0, 0, 0, 4])
+            .is_err()
+    );
     // A user-defined array encoding is reported, not guessed.
     assert!(matches!(
         fdd.decode_value("AddressBook", &[0, 0, 0, 0]),

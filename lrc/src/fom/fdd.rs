@@ -1841,6 +1841,38 @@ impl Fdd {
         dynamic::decode(&self.types, id, bytes)
     }
 
+    /// Encodes an attribute value of `class` with the attribute's FDD data type.
+    pub fn encode_attribute(
+        &self,
+        class: ObjectClassHandle,
+        attr: AttributeHandle,
+        value: &Value,
+    ) -> Result<Vec<u8>, EncoderError> {
+        let a = self
+            .attribute(class, attr)
+            .map_err(|e| EncoderError::UnknownDataType(e.to_string()))?;
+        let id = a
+            .data_type
+            .ok_or_else(|| EncoderError::UnknownDataType(format!("NA (attribute {})", a.name)))?;
+        dynamic::encode(&self.types, id, value)
+    }
+
+    /// Encodes a parameter value of `class` with the parameter's FDD data type.
+    pub fn encode_parameter(
+        &self,
+        class: InteractionClassHandle,
+        p: ParameterHandle,
+        value: &Value,
+    ) -> Result<Vec<u8>, EncoderError> {
+        let par = self
+            .parameter(class, p)
+            .map_err(|e| EncoderError::UnknownDataType(e.to_string()))?;
+        let id = par
+            .data_type
+            .ok_or_else(|| EncoderError::UnknownDataType(format!("NA (parameter {})", par.name)))?;
+        dynamic::encode(&self.types, id, value)
+    }
+
     /// Decodes a parameter value of `class` with the parameter's FDD data type.
     pub fn decode_parameter(
         &self,
