@@ -4,4 +4,12 @@
 //! decodes HLA data, runs the federation core (membership, declarations, objects, ownership, sync
 //! points, save/restore, time management) over the transport, and offers the IEEE 1516-2010
 //! `RtiAmbassador` / `FederateAmbassador` API.
+//!
+//! So far: [`fom`] (load and merge FOM modules into an [`fom::Fdd`] with deterministic handles
+//! and a digest), [`encoding`] (the HLA data encoding rules, typed and FOM-driven), and
+//! [`handles`] (the handle newtypes every other part reuses).
 #![forbid(unsafe_code)]
+
+pub mod encoding;
+pub mod fom;
+pub mod handles;

@@ -1,5 +1,261 @@
-//! `hlamesh`: the command-line tool (FOM checking, status, certificates).
-fn main() {
-    eprintln!("hlamesh: no subcommands yet");
-    std::process::exit(2);
+//! `hlamesh`: the command-line tool. `hlamesh fom check FILE...` loads and merges FOM modules
+//! and prints a summary; `hlamesh fom show FILE... [--class NAME]` prints the class trees or one
+//! class with everything it inherits. Later: `status`, `certs`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Output is collected and written once, so a closed pipe (`| head`) is not a panic.
+static OUT: Mutex<String> = Mutex::new(String::new());
+
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        if let Ok(mut o) = OUT.lock() {
+            let _ = writeln!(o, $($t)*);
+        }
+    }};
+}
+
+fn flush_out() {
+    if let Ok(o) = OUT.lock() {
+        let _ = std::io::stdout().write_all(o.as_bytes());
+    }
+}
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use hlamesh_lrc::fom::{Fdd, FomError, FomModule, OrderType, ResolvedKind};
+use hlamesh_lrc::handles::ObjectClassHandle;
+
+#[derive(Debug, Parser)]
+#[command(name = "hlamesh", version, about = "hlamesh distributed HLA RTI tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with FOM modules (IEEE 1516-2010 OMT XML).
+    Fom {
+        #[command(subcommand)]
+        command: FomCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum FomCommand {
+    /// Load and merge modules after the MIM; print counts and the FDD digest.
+    Check {
+        /// FOM module files, merged in this order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// A replacement MIM (default: the standard MIM, always present).
+        #[arg(long)]
+        mim: Option<PathBuf>,
+    },
+    /// Print the class trees, or one class with its inherited attributes/parameters.
+    Show {
+        /// FOM module files, merged in this order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// An object or interaction class (qualified or unqualified name).
+        #[arg(long)]
+        class: Option<String>,
+        /// A replacement MIM.
+        #[arg(long)]
+        mim: Option<PathBuf>,
+    },
+}
+
+fn load(files: &[PathBuf], mim: Option<&PathBuf>) -> Result<Fdd, FomError> {
+    let modules = files
+        .iter()
+        .map(FomModule::from_file)
+        .collect::<Result<Vec<_>, _>>()?;
+    match mim {
+        Some(m) => Fdd::load_with_mim(FomModule::from_file(m)?, &modules),
+        None => Fdd::load(&modules),
+    }
+}
+
+fn check(fdd: &Fdd) {
+    let modules: Vec<&str> = fdd.module_designators().collect();
+    outln!("merged {} modules: {}", modules.len(), modules.join(", "));
+    outln!(
+        "object classes: {}, attributes: {}, interaction classes: {}, parameters: {}, \
+         data types: {}, dimensions: {}, transportations: {}",
+        fdd.object_classes().len(),
+        fdd.attributes().len(),
+        fdd.interaction_classes().len(),
+        fdd.parameters().len(),
+        fdd.data_types().len(),
+        fdd.dimensions().len(),
+        fdd.transportations().len(),
+    );
+    outln!("FDD digest: {}", fdd.digest());
+}
+
+fn type_summary(fdd: &Fdd, id: Option<hlamesh_lrc::fom::TypeId>) -> String {
+    let Some(t) = id.and_then(|id| fdd.data_types().get(id)) else {
+        return "NA".into();
+    };
+    let what = match &t.kind {
+        ResolvedKind::Basic { .. } => "basic".to_string(),
+        ResolvedKind::Simple { representation } => {
+            format!("simple on {}", name_of(fdd, *representation))
+        }
+        ResolvedKind::Enumerated {
+            representation,
+            enumerators,
+            ..
+        } => format!(
+            "enumeration of {} on {}",
+            enumerators.len(),
+            name_of(fdd, *representation)
+        ),
+        ResolvedKind::Array {
+            element, layout, ..
+        } => format!("array {layout:?} of {}", name_of(fdd, *element)),
+        ResolvedKind::FixedRecord { fields, .. } => format!("record of {} fields", fields.len()),
+        ResolvedKind::VariantRecord { alternatives, .. } => {
+            format!("variant record, {} alternatives", alternatives.len())
+        }
+    };
+    format!("{} ({what}, boundary {})", t.name, t.boundary)
+}
+
+fn name_of(fdd: &Fdd, id: hlamesh_lrc::fom::TypeId) -> &str {
+    fdd.data_types().get(id).map_or("?", |t| t.name.as_str())
+}
+
+fn order(o: OrderType) -> &'static str {
+    o.name()
+}
+
+fn print_object_tree(fdd: &Fdd, h: ObjectClassHandle, depth: usize) {
+    let Ok(c) = fdd.object_class(h) else { return };
+    outln!(
+        "{:indent$}{} ({}) [{} attributes]",
+        "",
+        c.name,
+        c.handle,
+        c.attributes.len(),
+        indent = depth * 2
+    );
+    for ch in &c.children {
+        print_object_tree(fdd, *ch, depth + 1);
+    }
+}
+
+fn print_interaction_tree(
+    fdd: &Fdd,
+    h: hlamesh_lrc::handles::InteractionClassHandle,
+    depth: usize,
+) {
+    let Ok(c) = fdd.interaction_class(h) else {
+        return;
+    };
+    outln!(
+        "{:indent$}{} ({}) [{} parameters]",
+        "",
+        c.name,
+        c.handle,
+        c.parameters.len(),
+        indent = depth * 2
+    );
+    for ch in &c.children {
+        print_interaction_tree(fdd, *ch, depth + 1);
+    }
+}
+
+fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
+    let Some(name) = class else {
+        outln!("object classes:");
+        print_object_tree(fdd, fdd.object_root(), 1);
+        outln!("interaction classes:");
+        print_interaction_tree(fdd, fdd.interaction_root(), 1);
+        return Ok(());
+    };
+    if let Ok(h) = fdd.object_class_handle(name) {
+        let c = fdd.object_class(h).map_err(|e| e.to_string())?;
+        outln!("object class {} (handle {})", c.qualified_name, c.handle);
+        outln!("  first seen at {}", c.first_seen);
+        outln!("  attributes (inherited first):");
+        for a in fdd.available_attributes(h).map_err(|e| e.to_string())? {
+            let attr = fdd.attribute(h, a).map_err(|e| e.to_string())?;
+            let from = fdd.object_class_name(attr.class).unwrap_or("?");
+            outln!(
+                "    {:>4} {:<32} {}  [{}, {}, from {}]",
+                attr.handle,
+                attr.name,
+                type_summary(fdd, attr.data_type),
+                fdd.transportation_type_name(attr.transportation)
+                    .unwrap_or("?"),
+                order(attr.order),
+                from
+            );
+        }
+        return Ok(());
+    }
+    match fdd.interaction_class_handle(name) {
+        Ok(h) => {
+            let c = fdd.interaction_class(h).map_err(|e| e.to_string())?;
+            outln!(
+                "interaction class {} (handle {}) [{}, {}]",
+                c.qualified_name,
+                c.handle,
+                fdd.transportation_type_name(c.transportation)
+                    .unwrap_or("?"),
+                order(c.order)
+            );
+            outln!("  parameters (inherited first):");
+            for p in fdd.available_parameters(h).map_err(|e| e.to_string())? {
+                let par = fdd.parameter(h, p).map_err(|e| e.to_string())?;
+                outln!(
+                    "    {:>4} {:<32} {}",
+                    par.handle,
+                    par.name,
+                    type_summary(fdd, par.data_type)
+                );
+            }
+            Ok(())
+        }
+        Err(e) => Err(format!("class {name}: {e}")),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Fom { command } => {
+            let (files, mim, class) = match &command {
+                FomCommand::Check { files, mim } => (files, mim.as_ref(), None),
+                FomCommand::Show { files, mim, class } => (files, mim.as_ref(), class.as_deref()),
+            };
+            let fdd = match load(files, mim) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            for w in fdd.warnings() {
+                eprintln!("warning: {w}");
+            }
+            match command {
+                FomCommand::Check { .. } => check(&fdd),
+                FomCommand::Show { .. } => {
+                    if let Err(e) = show(&fdd, class) {
+                        eprintln!("{e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            flush_out();
+            ExitCode::SUCCESS
+        }
+    }
 }

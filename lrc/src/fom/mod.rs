@@ -1,0 +1,24 @@
+//! FOM modules: reading IEEE 1516-2010 OMT XML ([`FomModule`]), merging modules with the MIM
+//! into one FDD ([`Fdd`]), and the support services on it (handles by name, names by handle).
+//!
+//! Users bring FOMs written by others (RPR-FOM, NETN, their own), so the loader is strict about
+//! what the RTI relies on — every reference resolved, conflicts between modules reported with
+//! both places — and lenient about documentation. Every error names `file:line:column`.
+//! HLA 4 (IEEE 1516-2025) modules are refused with [`FomError::UnsupportedOmtVersion`] rather
+//! than merged under the 2010 rules. See [`Fdd`] for the merge rules and how handles are
+//! assigned.
+
+mod error;
+mod fdd;
+pub mod module;
+mod parse;
+pub mod types;
+
+pub use error::{FomError, Location, LookupError};
+pub use fdd::{
+    Attribute, Dimension, Fdd, FddDigest, InteractionClass, MAX_TYPE_DEPTH, MergeReport,
+    ObjectClass, PRIVILEGE_TO_DELETE, Parameter, Transportation, UpdateRate,
+};
+pub use module::*;
+pub use parse::{NS_2010, NS_2025, STANDARD_MIM_DESIGNATOR, STANDARD_MIM_XML};
+pub use types::{DataTypeTable, ResolvedKind, ResolvedType, TypeId};

@@ -1,0 +1,824 @@
+//! Reading an IEEE 1516-2010 OMT XML document into a [`FomModule`].
+//!
+//! A hand-written walk over a roxmltree DOM: the schema is recursive and full of optional
+//! elements, and this way every error carries `file:line:column`. Elements the RTI does not need
+//! (modelIdentification details, serviceUtilization, notes) are skipped; elements it needs are
+//! checked (names present, enumerated values spelled as the schema allows).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use roxmltree::{Document, Node};
+
+use super::error::{FomError, Location};
+use super::module::*;
+
+/// Namespace of IEEE 1516-2010 OMT documents.
+pub const NS_2010: &str = "http://standards.ieee.org/IEEE1516-2010";
+/// Namespace of HLA 4 (IEEE 1516-2025) OMT documents.
+pub const NS_2025: &str = "http://standards.ieee.org/IEEE1516-2025";
+
+/// Converts byte offsets to 1-based line/column without rescanning the text each time.
+struct LineIndex<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> LineIndex<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { text, starts }
+    }
+
+    fn pos(&self, offset: usize) -> SrcPos {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        SrcPos {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            col: u32::try_from(col).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+struct Reader<'t> {
+    file: Arc<str>,
+    lines: LineIndex<'t>,
+}
+
+type R<T> = Result<T, FomError>;
+
+impl Reader<'_> {
+    fn pos(&self, n: Node) -> SrcPos {
+        self.lines.pos(n.range().start)
+    }
+
+    fn loc(&self, p: SrcPos) -> Location {
+        Location {
+            file: self.file.clone(),
+            line: p.line,
+            col: p.col,
+        }
+    }
+
+    fn err(&self, n: Node, msg: impl Into<String>) -> FomError {
+        FomError::ErrorReadingFdd {
+            at: self.loc(self.pos(n)),
+            msg: msg.into(),
+        }
+    }
+
+    fn children<'a, 'i>(n: Node<'a, 'i>, name: &'static str) -> impl Iterator<Item = Node<'a, 'i>> {
+        n.children()
+            .filter(move |c| c.is_element() && c.tag_name().name() == name)
+    }
+
+    fn child<'a, 'i>(n: Node<'a, 'i>, name: &'static str) -> Option<Node<'a, 'i>> {
+        Self::children(n, name).next()
+    }
+
+    /// Trimmed text of the first child element `name`, `None` if absent or empty.
+    fn text(n: Node, name: &'static str) -> Option<String> {
+        let c = Self::child(n, name)?;
+        let t: String = c
+            .children()
+            .filter(|t| t.is_text())
+            .filter_map(|t| t.text())
+            .collect();
+        let t = t.trim();
+        (!t.is_empty()).then(|| t.to_string())
+    }
+
+    fn name_ref(&self, n: Node, name: &'static str) -> Option<NameRef> {
+        let c = Self::child(n, name)?;
+        Self::text(n, name).map(|t| NameRef {
+            name: t,
+            pos: self.pos(c),
+        })
+    }
+
+    fn req_text(&self, n: Node, name: &'static str) -> R<String> {
+        Self::text(n, name).ok_or_else(|| {
+            self.err(
+                n,
+                format!("<{}> needs a non-empty <{name}>", n.tag_name().name()),
+            )
+        })
+    }
+
+    fn req_ref(&self, n: Node, name: &'static str) -> R<NameRef> {
+        self.name_ref(n, name).ok_or_else(|| {
+            self.err(
+                n,
+                format!("<{}> needs a non-empty <{name}>", n.tag_name().name()),
+            )
+        })
+    }
+
+    fn doc(n: Node) -> Doc {
+        Doc(Self::text(n, "semantics").unwrap_or_default())
+    }
+
+    fn enum_value<T: Copy>(
+        &self,
+        n: Node,
+        name: &'static str,
+        table: &[(&str, T)],
+    ) -> R<Option<T>> {
+        let Some(c) = Self::child(n, name) else {
+            return Ok(None);
+        };
+        let Some(t) = Self::text(n, name) else {
+            return Ok(None);
+        };
+        table
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(&t))
+            .map(|(_, v)| Some(*v))
+            .ok_or_else(|| {
+                let allowed: Vec<&str> = table.iter().map(|(k, _)| *k).collect();
+                self.err(
+                    c,
+                    format!("<{name}> is {t:?}; expected one of {}", allowed.join(", ")),
+                )
+            })
+    }
+
+    fn sharing(&self, n: Node) -> R<Option<Sharing>> {
+        self.enum_value(
+            n,
+            "sharing",
+            &[
+                ("Publish", Sharing::Publish),
+                ("Subscribe", Sharing::Subscribe),
+                ("PublishSubscribe", Sharing::PublishSubscribe),
+                ("Neither", Sharing::Neither),
+            ],
+        )
+    }
+
+    fn order(&self, n: Node) -> R<Option<OrderType>> {
+        self.enum_value(
+            n,
+            "order",
+            &[
+                ("Receive", OrderType::Receive),
+                ("TimeStamp", OrderType::TimeStamp),
+            ],
+        )
+    }
+
+    fn dimension_refs(&self, n: Node) -> Vec<NameRef> {
+        Self::child(n, "dimensions")
+            .map(|d| {
+                Self::children(d, "dimension")
+                    .filter_map(|x| {
+                        let t = x.text().map(str::trim).unwrap_or_default();
+                        (!t.is_empty()).then(|| NameRef {
+                            name: t.to_string(),
+                            pos: self.pos(x),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn object_class(&self, n: Node, depth: usize) -> R<ObjectClassDecl> {
+        if depth > 256 {
+            return Err(self.err(n, "object class hierarchy deeper than 256 levels"));
+        }
+        let name = self.req_text(n, "name")?;
+        let mut attributes = Vec::new();
+        let mut seen = HashSet::new();
+        for a in Self::children(n, "attribute") {
+            let attr = self.attribute(a)?;
+            if !seen.insert(attr.name.clone()) {
+                return Err(self.err(
+                    a,
+                    format!("duplicate attribute {} in object class {name}", attr.name),
+                ));
+            }
+            attributes.push(attr);
+        }
+        let mut children = Vec::new();
+        let mut seen = HashSet::new();
+        for c in Self::children(n, "objectClass") {
+            let child = self.object_class(c, depth + 1)?;
+            if !seen.insert(child.name.clone()) {
+                return Err(self.err(
+                    c,
+                    format!("duplicate object class {} under {name}", child.name),
+                ));
+            }
+            children.push(child);
+        }
+        Ok(ObjectClassDecl {
+            name,
+            pos: self.pos(n),
+            sharing: self.sharing(n)?,
+            semantics: Self::doc(n),
+            attributes,
+            children,
+        })
+    }
+
+    fn attribute(&self, n: Node) -> R<AttributeDecl> {
+        Ok(AttributeDecl {
+            name: self.req_text(n, "name")?,
+            pos: self.pos(n),
+            data_type: Self::text(n, "dataType").unwrap_or_else(|| "NA".into()),
+            update_type: self.enum_value(
+                n,
+                "updateType",
+                &[
+                    ("Static", UpdateType::Static),
+                    ("Periodic", UpdateType::Periodic),
+                    ("Conditional", UpdateType::Conditional),
+                    ("NA", UpdateType::NotApplicable),
+                ],
+            )?,
+            update_condition: Doc(Self::text(n, "updateCondition").unwrap_or_default()),
+            ownership: self.enum_value(
+                n,
+                "ownership",
+                &[
+                    ("Divest", Ownership::Divest),
+                    ("Acquire", Ownership::Acquire),
+                    ("DivestAcquire", Ownership::DivestAcquire),
+                    ("NoTransfer", Ownership::NoTransfer),
+                ],
+            )?,
+            sharing: self.sharing(n)?,
+            dimensions: self.dimension_refs(n),
+            transportation: self.name_ref(n, "transportation"),
+            order: self.order(n)?,
+            semantics: Self::doc(n),
+        })
+    }
+
+    fn interaction_class(&self, n: Node, depth: usize) -> R<InteractionClassDecl> {
+        if depth > 256 {
+            return Err(self.err(n, "interaction class hierarchy deeper than 256 levels"));
+        }
+        let name = self.req_text(n, "name")?;
+        let mut parameters = Vec::new();
+        let mut seen = HashSet::new();
+        for p in Self::children(n, "parameter") {
+            let par = ParameterDecl {
+                name: self.req_text(p, "name")?,
+                pos: self.pos(p),
+                data_type: Self::text(p, "dataType").unwrap_or_else(|| "NA".into()),
+                semantics: Self::doc(p),
+            };
+            if !seen.insert(par.name.clone()) {
+                return Err(self.err(
+                    p,
+                    format!(
+                        "duplicate parameter {} in interaction class {name}",
+                        par.name
+                    ),
+                ));
+            }
+            parameters.push(par);
+        }
+        let mut children = Vec::new();
+        let mut seen = HashSet::new();
+        for c in Self::children(n, "interactionClass") {
+            let child = self.interaction_class(c, depth + 1)?;
+            if !seen.insert(child.name.clone()) {
+                return Err(self.err(
+                    c,
+                    format!("duplicate interaction class {} under {name}", child.name),
+                ));
+            }
+            children.push(child);
+        }
+        Ok(InteractionClassDecl {
+            name,
+            pos: self.pos(n),
+            sharing: self.sharing(n)?,
+            dimensions: self.dimension_refs(n),
+            transportation: self.name_ref(n, "transportation"),
+            order: self.order(n)?,
+            semantics: Self::doc(n),
+            parameters,
+            children,
+        })
+    }
+
+    fn single_root<'a, 'i>(
+        &self,
+        n: Node<'a, 'i>,
+        class_tag: &'static str,
+    ) -> R<Option<Node<'a, 'i>>> {
+        let mut roots = Self::children(n, class_tag);
+        let first = roots.next();
+        if let Some(second) = roots.next() {
+            return Err(self.err(
+                second,
+                format!("<{}> has more than one root class", n.tag_name().name()),
+            ));
+        }
+        Ok(first)
+    }
+
+    fn dimension(&self, n: Node) -> R<DimensionDecl> {
+        let upper_bound = match Self::child(n, "upperBound") {
+            None => None,
+            Some(c) => match Self::text(n, "upperBound") {
+                None => None,
+                Some(t) => Some(t.parse::<u64>().map_err(|_| {
+                    self.err(
+                        c,
+                        format!("<upperBound> {t:?} is not a non-negative integer"),
+                    )
+                })?),
+            },
+        };
+        Ok(DimensionDecl {
+            name: self.req_text(n, "name")?,
+            pos: self.pos(n),
+            data_type: self.name_ref(n, "dataType"),
+            upper_bound,
+            normalization: Self::text(n, "normalization"),
+            value: Self::text(n, "value"),
+        })
+    }
+
+    fn data_types(&self, n: Node, out: &mut Vec<DataTypeDecl>) -> R<()> {
+        for group in n.children().filter(Node::is_element) {
+            #[allow(clippy::type_complexity)]
+            let (item_tag, f): (&str, fn(&Self, Node) -> R<DataTypeKind>) =
+                match group.tag_name().name() {
+                    "basicDataRepresentations" => ("basicData", Self::basic),
+                    "simpleDataTypes" => ("simpleData", |r, n| {
+                        Ok(DataTypeKind::Simple {
+                            representation: r.req_ref(n, "representation")?,
+                        })
+                    }),
+                    "enumeratedDataTypes" => ("enumeratedData", Self::enumerated),
+                    "arrayDataTypes" => ("arrayData", Self::array),
+                    "fixedRecordDataTypes" => ("fixedRecordData", Self::fixed_record),
+                    "variantRecordDataTypes" => ("variantRecordData", Self::variant_record),
+                    _ => continue,
+                };
+            for item in group
+                .children()
+                .filter(|c| c.is_element() && c.tag_name().name() == item_tag)
+            {
+                out.push(DataTypeDecl {
+                    name: self.req_text(item, "name")?,
+                    pos: self.pos(item),
+                    kind: f(self, item)?,
+                    semantics: Self::doc(item),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn basic(&self, n: Node) -> R<DataTypeKind> {
+        let name = self.req_text(n, "name")?;
+        let size_text = self.req_text(n, "size")?;
+        let size_bits = size_text.parse::<u32>().map_err(|_| {
+            self.err(
+                n,
+                format!("basic data {name}: <size> {size_text:?} is not a number of bits"),
+            )
+        })?;
+        let endian = match Self::text(n, "endian").as_deref() {
+            Some(e) if e.eq_ignore_ascii_case("Big") => Endian::Big,
+            Some(e) if e.eq_ignore_ascii_case("Little") => Endian::Little,
+            None if size_bits <= 8 => Endian::Big,
+            other => {
+                return Err(self.err(
+                    n,
+                    format!("basic data {name}: <endian> must be Big or Little, got {other:?}"),
+                ));
+            }
+        };
+        let kind = if name.starts_with("HLAinteger") {
+            BasicKind::Signed
+        } else if name.starts_with("HLAfloat") {
+            BasicKind::Float
+        } else if name.starts_with("HLAoctet") {
+            BasicKind::Unsigned
+        } else {
+            let prose = format!(
+                "{} {}",
+                Self::text(n, "interpretation").unwrap_or_default(),
+                Self::text(n, "encoding").unwrap_or_default()
+            )
+            .to_ascii_lowercase();
+            if prose.contains("float") || prose.contains("ieee") {
+                BasicKind::Float
+            } else if prose.contains("unsigned") {
+                BasicKind::Unsigned
+            } else {
+                BasicKind::Signed
+            }
+        };
+        Ok(DataTypeKind::Basic {
+            size_bits,
+            endian,
+            kind,
+        })
+    }
+
+    fn enumerated(&self, n: Node) -> R<DataTypeKind> {
+        let mut enumerators = Vec::new();
+        let mut seen = HashSet::new();
+        for e in Self::children(n, "enumerator") {
+            let name = self.req_text(e, "name")?;
+            // Several <value>s may name the same enumerator; the first is its encoding.
+            let v = self.req_text(e, "value")?;
+            let value = v.parse::<i64>().map_err(|_| {
+                self.err(
+                    e,
+                    format!("enumerator {name}: value {v:?} is not an integer"),
+                )
+            })?;
+            if !seen.insert(name.clone()) {
+                return Err(self.err(e, format!("duplicate enumerator {name}")));
+            }
+            enumerators.push((name, value));
+        }
+        Ok(DataTypeKind::Enumerated {
+            representation: self.req_ref(n, "representation")?,
+            enumerators,
+        })
+    }
+
+    fn array(&self, n: Node) -> R<DataTypeKind> {
+        let card_text = self.req_text(n, "cardinality")?;
+        let mut cardinality = Vec::new();
+        for part in card_text.split(',') {
+            let p = part.trim();
+            let dim = if p.eq_ignore_ascii_case("Dynamic") {
+                Some(CardinalityDim::Dynamic)
+            } else if let Some(inner) = p.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+                inner.split_once("..").and_then(|(a, b)| {
+                    Some(CardinalityDim::Range(
+                        a.trim().parse().ok()?,
+                        b.trim().parse().ok()?,
+                    ))
+                })
+            } else {
+                p.parse().ok().map(CardinalityDim::Fixed)
+            };
+            cardinality.push(dim.ok_or_else(|| {
+                self.err(
+                    n,
+                    format!("array cardinality {card_text:?}: expected Dynamic, N or [min..max]"),
+                )
+            })?);
+        }
+        let encoding = match self.req_text(n, "encoding")?.as_str() {
+            "HLAfixedArray" => ArrayEncoding::Fixed,
+            "HLAvariableArray" => ArrayEncoding::Variable,
+            other => ArrayEncoding::Other(other.to_string()),
+        };
+        if encoding == ArrayEncoding::Fixed
+            && cardinality
+                .iter()
+                .any(|c| !matches!(c, CardinalityDim::Fixed(_)))
+        {
+            return Err(self.err(
+                n,
+                format!("HLAfixedArray needs a fixed cardinality, got {card_text:?}"),
+            ));
+        }
+        Ok(DataTypeKind::Array {
+            element: self.req_ref(n, "dataType")?,
+            cardinality,
+            encoding,
+        })
+    }
+
+    fn fixed_record(&self, n: Node) -> R<DataTypeKind> {
+        let mut fields = Vec::new();
+        let mut seen = HashSet::new();
+        for f in Self::children(n, "field") {
+            let name = self.req_text(f, "name")?;
+            if !seen.insert(name.clone()) {
+                return Err(self.err(f, format!("duplicate field {name}")));
+            }
+            fields.push(FieldDecl {
+                name,
+                data_type: self.req_ref(f, "dataType")?,
+            });
+        }
+        let user_encoding = Self::text(n, "encoding").filter(|e| e != "HLAfixedRecord");
+        Ok(DataTypeKind::FixedRecord {
+            fields,
+            user_encoding,
+        })
+    }
+
+    fn variant_record(&self, n: Node) -> R<DataTypeKind> {
+        let mut alternatives = Vec::new();
+        for a in Self::children(n, "alternative") {
+            let text = self.req_text(a, "enumerator")?;
+            let mut enumerators = Vec::new();
+            for item in text.split(',') {
+                let item = item.trim();
+                let set = if item == "HLAother" {
+                    EnumeratorSet::Other
+                } else if let Some(inner) = item.strip_prefix('[').and_then(|s| s.strip_suffix(']'))
+                {
+                    let (lo, hi) = inner.split_once("..").ok_or_else(|| {
+                        self.err(a, format!("enumerator range {item:?} needs [A .. B]"))
+                    })?;
+                    EnumeratorSet::Range(lo.trim().to_string(), hi.trim().to_string())
+                } else if item.is_empty() {
+                    return Err(self.err(a, format!("empty enumerator in {text:?}")));
+                } else {
+                    EnumeratorSet::Single(item.to_string())
+                };
+                enumerators.push(set);
+            }
+            let data_type = self.name_ref(a, "dataType").filter(|r| r.name != "NA");
+            alternatives.push(AlternativeDecl {
+                enumerators,
+                name: Self::text(a, "name"),
+                data_type,
+                pos: self.pos(a),
+            });
+        }
+        Ok(DataTypeKind::VariantRecord {
+            user_encoding: Self::text(n, "encoding").filter(|e| e != "HLAvariantRecord"),
+            discriminant: self.req_text(n, "discriminant")?,
+            discriminant_type: self.req_ref(n, "dataType")?,
+            alternatives,
+        })
+    }
+
+    fn module(&self, doc: &Document) -> R<FomModule> {
+        let root = doc.root_element();
+        let root_pos = self.pos(root);
+        if root.tag_name().name() != "objectModel" {
+            return Err(self.err(
+                root,
+                format!(
+                    "root element is <{}>, expected an IEEE 1516-2010 <objectModel>",
+                    root.tag_name().name()
+                ),
+            ));
+        }
+        match root.tag_name().namespace() {
+            Some(NS_2010) => {}
+            Some(NS_2025) => {
+                return Err(FomError::UnsupportedOmtVersion {
+                    at: self.loc(root_pos),
+                    namespace: NS_2025.into(),
+                });
+            }
+            other => {
+                return Err(self.err(
+                    root,
+                    format!(
+                        "<objectModel> namespace is {other:?}, expected {NS_2010} (IEEE 1516-2010); \
+                         HLA 1.3 and IEEE 1516-2000 documents are not supported"
+                    ),
+                ));
+            }
+        }
+        let mut m = FomModule {
+            designator: self.file.clone(),
+            model_name: Self::child(root, "modelIdentification")
+                .and_then(|i| Self::text(i, "name")),
+            pos: root_pos,
+            object_root: None,
+            interaction_root: None,
+            dimensions: Vec::new(),
+            time: None,
+            tags: Vec::new(),
+            sync_points: Vec::new(),
+            transportations: Vec::new(),
+            switches: Vec::new(),
+            update_rates: Vec::new(),
+            data_types: Vec::new(),
+        };
+        for section in root.children().filter(Node::is_element) {
+            if section.tag_name().namespace() != Some(NS_2010) {
+                continue;
+            }
+            match section.tag_name().name() {
+                "objects" => {
+                    if m.object_root.is_some() {
+                        return Err(self.err(section, "more than one <objects> section"));
+                    }
+                    if let Some(r) = self.single_root(section, "objectClass")? {
+                        let decl = self.object_class(r, 0)?;
+                        if decl.name != "HLAobjectRoot" {
+                            return Err(self.err(
+                                r,
+                                format!(
+                                    "the root object class is {}, must be HLAobjectRoot",
+                                    decl.name
+                                ),
+                            ));
+                        }
+                        m.object_root = Some(decl);
+                    }
+                }
+                "interactions" => {
+                    if m.interaction_root.is_some() {
+                        return Err(self.err(section, "more than one <interactions> section"));
+                    }
+                    if let Some(r) = self.single_root(section, "interactionClass")? {
+                        let decl = self.interaction_class(r, 0)?;
+                        if decl.name != "HLAinteractionRoot" {
+                            return Err(self.err(
+                                r,
+                                format!(
+                                    "the root interaction class is {}, must be HLAinteractionRoot",
+                                    decl.name
+                                ),
+                            ));
+                        }
+                        m.interaction_root = Some(decl);
+                    }
+                }
+                "dimensions" => {
+                    for d in Self::children(section, "dimension") {
+                        m.dimensions.push(self.dimension(d)?);
+                    }
+                }
+                "time" => {
+                    m.time = Some(TimeDecl {
+                        pos: self.pos(section),
+                        time_stamp: Self::child(section, "timeStamp")
+                            .and_then(|t| Self::text(t, "dataType")),
+                        lookahead: Self::child(section, "lookahead")
+                            .and_then(|t| Self::text(t, "dataType")),
+                    });
+                }
+                "tags" => {
+                    for t in section.children().filter(Node::is_element) {
+                        m.tags.push(TagDecl {
+                            kind: t.tag_name().name().to_string(),
+                            pos: self.pos(t),
+                            data_type: Self::text(t, "dataType").unwrap_or_else(|| "NA".into()),
+                        });
+                    }
+                }
+                "synchronizations" => {
+                    for s in Self::children(section, "synchronizationPoint") {
+                        m.sync_points.push(SyncPointDecl {
+                            label: self.req_text(s, "label")?,
+                            pos: self.pos(s),
+                            data_type: Self::text(s, "dataType"),
+                            capability: Self::text(s, "capability"),
+                            semantics: Self::doc(s),
+                        });
+                    }
+                }
+                "transportations" => {
+                    for t in Self::children(section, "transportation") {
+                        let reliable = match Self::text(t, "reliable").as_deref() {
+                            Some("Yes") => true,
+                            Some("No") => false,
+                            other => {
+                                return Err(self.err(
+                                    t,
+                                    format!("<reliable> must be Yes or No, got {other:?}"),
+                                ));
+                            }
+                        };
+                        m.transportations.push(TransportationDecl {
+                            name: self.req_text(t, "name")?,
+                            pos: self.pos(t),
+                            reliable,
+                            semantics: Self::doc(t),
+                        });
+                    }
+                }
+                "switches" => {
+                    for s in section.children().filter(Node::is_element) {
+                        let value = s
+                            .attribute("isEnabled")
+                            .or_else(|| s.attribute("resignAction"))
+                            .ok_or_else(|| {
+                                self.err(s, "switch needs an isEnabled or resignAction attribute")
+                            })?;
+                        m.switches.push(SwitchDecl {
+                            name: s.tag_name().name().to_string(),
+                            pos: self.pos(s),
+                            value: value.to_string(),
+                        });
+                    }
+                }
+                "updateRates" => {
+                    for u in Self::children(section, "updateRate") {
+                        let rate_text = self.req_text(u, "rate")?;
+                        let rate = rate_text
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|r| r.is_finite() && *r >= 0.0)
+                            .ok_or_else(|| {
+                                self.err(u, format!("<rate> {rate_text:?} is not a rate in Hz"))
+                            })?;
+                        m.update_rates.push(UpdateRateDecl {
+                            name: self.req_text(u, "name")?,
+                            pos: self.pos(u),
+                            rate,
+                        });
+                    }
+                }
+                "dataTypes" => self.data_types(section, &mut m.data_types)?,
+                _ => {}
+            }
+        }
+        Ok(m)
+    }
+}
+
+impl FomModule {
+    /// Parses a module from its XML text; `designator` names it in errors (usually its path).
+    pub fn parse(designator: &str, xml: &str) -> Result<FomModule, FomError> {
+        // Some editors write a byte-order mark; it is not part of the document.
+        let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
+        let file: Arc<str> = Arc::from(designator);
+        let reader = Reader {
+            file: file.clone(),
+            lines: LineIndex::new(xml),
+        };
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: false,
+            nodes_limit: 4_000_000,
+            ..Default::default()
+        };
+        let doc = Document::parse_with_options(xml, opts).map_err(|e| {
+            // These two report 1:1; the end of the text is where the reader has to look.
+            let (line, col) = match e {
+                roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+                    let end = reader.lines.pos(xml.len());
+                    (end.line, end.col)
+                }
+                _ => (e.pos().row, e.pos().col),
+            };
+            FomError::ErrorReadingFdd {
+                at: Location { file, line, col },
+                msg: format!("malformed XML: {e}"),
+            }
+        })?;
+        reader.module(&doc)
+    }
+
+    /// Reads and parses a module file.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<FomModule, FomError> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| FomError::CouldNotOpenFdd {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+        let xml = decode_text(&bytes).ok_or_else(|| FomError::CouldNotOpenFdd {
+            path: shown.clone(),
+            reason: "not UTF-8 or UTF-16 text".into(),
+        })?;
+        Self::parse(&shown, &xml)
+    }
+
+    /// The standard MIM (`HLAstandardMIM.xml`), embedded in the crate.
+    pub fn standard_mim() -> FomModule {
+        // The embedded file is tested to parse; a failure here is a build defect.
+        #[allow(clippy::expect_used)]
+        Self::parse(STANDARD_MIM_DESIGNATOR, STANDARD_MIM_XML)
+            .expect("embedded standard MIM parses")
+    }
+}
+
+/// Designator of the embedded standard MIM.
+pub const STANDARD_MIM_DESIGNATOR: &str = "HLAstandardMIM.xml";
+/// Text of the embedded standard MIM.
+pub const STANDARD_MIM_XML: &str = include_str!("HLAstandardMIM.xml");
+
+/// FOM files come from many tools: UTF-8 (with or without a byte-order mark) or UTF-16 with a
+/// byte-order mark, as some Windows editors save them.
+fn decode_text(bytes: &[u8]) -> Option<String> {
+    let utf16 = |rest: &[u8], be: bool| -> Option<String> {
+        let units = rest.chunks_exact(2).map(|c| {
+            if be {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_le_bytes([c[0], c[1]])
+            }
+        });
+        char::decode_utf16(units)
+            .collect::<Result<String, _>>()
+            .ok()
+    };
+    match bytes {
+        [0xff, 0xfe, rest @ ..] => utf16(rest, false),
+        [0xfe, 0xff, rest @ ..] => utf16(rest, true),
+        _ => String::from_utf8(bytes.to_vec()).ok(),
+    }
+}

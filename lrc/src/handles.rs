@@ -1,0 +1,121 @@
+//! Typed handles for the things an FDD names (classes, attributes, interactions, parameters,
+//! dimensions, transportation types, update rates).
+//!
+//! HLA handles are opaque but must be encodable to bytes and decodable again, valid across the
+//! whole federation (HLA-REFERENCE §0). Every handle here is a `u32` assigned deterministically by
+//! [`crate::fom::Fdd`]; its byte encoding is the 4-byte big-endian value, so the same handle is the
+//! same bytes on every LRC. Value 0 is never assigned, so a zeroed buffer is never a valid handle.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A byte string could not be decoded as a handle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandleDecodeError {
+    /// Handles are exactly four bytes.
+    #[error("a handle is encoded in 4 bytes, got {0}")]
+    WrongLength(usize),
+    /// Zero is never a valid handle.
+    #[error("handle value 0 is never assigned")]
+    Zero,
+}
+
+macro_rules! handle_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// Length of the byte encoding.
+            pub const ENCODED_LEN: usize = 4;
+
+            /// The federation-wide byte encoding (4 bytes, big-endian).
+            pub fn encode(self) -> [u8; 4] {
+                self.0.to_be_bytes()
+            }
+
+            /// Decodes bytes produced by [`Self::encode`].
+            pub fn decode(bytes: &[u8]) -> Result<Self, HandleDecodeError> {
+                let arr: [u8; 4] = bytes
+                    .try_into()
+                    .map_err(|_| HandleDecodeError::WrongLength(bytes.len()))?;
+                match u32::from_be_bytes(arr) {
+                    0 => Err(HandleDecodeError::Zero),
+                    v => Ok(Self(v)),
+                }
+            }
+
+            /// Position of this handle in a dense table (handles start at 1).
+            pub(crate) fn index(self) -> usize {
+                (self.0 as usize).wrapping_sub(1)
+            }
+
+            /// The handle of the `i`-th entry of a dense table.
+            pub(crate) fn from_index(i: usize) -> Self {
+                Self(u32::try_from(i + 1).unwrap_or(u32::MAX))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+    };
+}
+
+handle_type!(
+    /// An object class (`HLAobjectRoot` and its subclasses).
+    ObjectClassHandle
+);
+handle_type!(
+    /// A class attribute. Attribute handles are unique across the whole FDD, so an inherited
+    /// attribute has the same handle in every subclass.
+    AttributeHandle
+);
+handle_type!(
+    /// An interaction class (`HLAinteractionRoot` and its subclasses).
+    InteractionClassHandle
+);
+handle_type!(
+    /// An interaction parameter; unique across the whole FDD like [`AttributeHandle`].
+    ParameterHandle
+);
+handle_type!(
+    /// A DDM dimension.
+    DimensionHandle
+);
+handle_type!(
+    /// A transportation type (`HLAreliable` = 1 and `HLAbestEffort` = 2 with the standard MIM).
+    TransportationTypeHandle
+);
+handle_type!(
+    /// A named update rate.
+    UpdateRateHandle
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let h = AttributeHandle(0x0102_0304);
+        assert_eq!(h.encode(), [1, 2, 3, 4]);
+        assert_eq!(AttributeHandle::decode(&h.encode()), Ok(h));
+    }
+
+    #[test]
+    fn decode_rejects_bad_input() {
+        assert_eq!(
+            ObjectClassHandle::decode(&[1, 2, 3]),
+            Err(HandleDecodeError::WrongLength(3))
+        );
+        assert_eq!(
+            ObjectClassHandle::decode(&[0, 0, 0, 0]),
+            Err(HandleDecodeError::Zero)
+        );
+    }
+}
