@@ -27,7 +27,7 @@ use crate::config::{PROTOCOL_VERSION, TransportConfig};
 use crate::data::{
     self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
 };
-use crate::discovery::{Beacon, DiscoveryEvent, PeerInfo, PeerTable};
+use crate::discovery::{Beacon, Claim, DiscoveryEvent, PeerInfo, PeerTable};
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::frame::{Frame, MAX_FRAME};
@@ -180,6 +180,7 @@ struct Shared {
     beacon_now: Notify,
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
+    claims: Mutex<Vec<Claim>>,
 }
 
 /// Work for the control thread. Frames are handled there, not on the tokio worker, because
@@ -246,7 +247,7 @@ impl Shared {
             quic_addrs: vec![self.quic_addr],
             federations,
             cert_fingerprint: self.security.fingerprint(),
-            claims: Vec::new(),
+            claims: lock(&self.claims).clone(),
         }
     }
 
@@ -659,6 +660,7 @@ impl Transport {
             beacon_now: Notify::new(),
             endpoint: endpoint.clone(),
             control: control_tx,
+            claims: Mutex::new(Vec::new()),
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
 
@@ -744,6 +746,18 @@ impl Transport {
     /// Peers heard on the discovery group.
     pub fn discovered(&self) -> Vec<PeerInfo> {
         lock(&self.shared.discovery).peers().cloned().collect()
+    }
+
+    /// Sets the federation names this node claims for creation; they are announced in its
+    /// beacons at once and until replaced (the create race of `create_federation_execution`).
+    pub fn set_claims(&self, claims: Vec<Claim>) {
+        *lock(&self.shared.claims) = claims;
+        self.shared.beacon_now.notify_one();
+    }
+
+    /// Sends a beacon now (e.g. after opening a federation) instead of at the next period.
+    pub fn announce_now(&self) {
+        self.shared.beacon_now.notify_one();
     }
 
     /// Shell counters.
