@@ -286,12 +286,11 @@ fn local_ipv4_addrs() -> Vec<Ipv4Addr> {
         let t = line.trim_start_matches([' ', '|', '+', '-', '`']).trim();
         if let Ok(a) = t.parse::<Ipv4Addr>() {
             last = Some(a);
-        } else if t.contains("/32 host LOCAL") {
-            if let Some(a) = last {
-                if !out.contains(&a) {
-                    out.push(a);
-                }
-            }
+        } else if t.contains("/32 host LOCAL")
+            && let Some(a) = last
+            && !out.contains(&a)
+        {
+            out.push(a);
         }
     }
     out

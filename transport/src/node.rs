@@ -424,11 +424,11 @@ impl Shared {
                 let _ = self.send_frame(from, &Frame::KeyReply { tag, key });
             }
             Frame::KeyReply { tag, key } => {
-                if let Some(key) = key {
-                    if let Some(waiters) = lock(&self.key_waiters).remove(&tag) {
-                        for w in waiters {
-                            let _ = w.send(key.clone());
-                        }
+                if let Some(key) = key
+                    && let Some(waiters) = lock(&self.key_waiters).remove(&tag)
+                {
+                    for w in waiters {
+                        let _ = w.send(key.clone());
                     }
                 }
             }
@@ -1240,10 +1240,8 @@ fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     }
     {
         let mut dialing = lock(&shared.dialing);
-        if let Some(t) = dialing.get(&node) {
-            if t.elapsed() < DIAL_BACKOFF {
-                return;
-            }
+        if dialing.get(&node).is_some_and(|t| t.elapsed() < DIAL_BACKOFF) {
+            return;
         }
         dialing.insert(node, Instant::now());
     }

@@ -541,7 +541,7 @@ fn observe(a: &Args, t: &Arc<Transport>) {
     while Instant::now() < end {
         let m = message(&mut rng, i, 1000);
         i += 1;
-        let rel = if i % 2 == 0 {
+        let rel = if i.is_multiple_of(2) {
             Reliability::Reliable
         } else {
             Reliability::BestEffort
@@ -601,11 +601,12 @@ fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             std::thread::spawn(move || {
                 let mut buf = [0u8; 2048];
                 loop {
-                    if let Ok((n, _)) = raw_rx2.recv_from(&mut buf) {
-                        if n >= 16 && buf[..8] != me {
-                            buf[..8].copy_from_slice(&me);
-                            let _ = raw_tx2.send_to(&buf[..n], raw_dest);
-                        }
+                    if let Ok((n, _)) = raw_rx2.recv_from(&mut buf)
+                        && n >= 16
+                        && buf[..8] != me
+                    {
+                        buf[..8].copy_from_slice(&me);
+                        let _ = raw_tx2.send_to(&buf[..n], raw_dest);
                     }
                 }
             });
