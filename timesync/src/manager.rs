@@ -866,6 +866,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         let max = *max;
         let t_new = self.time.max(max.time.sub(self.lookahead));
         self.bound = max.max(Bound::incl(t_new.add(self.lookahead)));
+        // The floor assumed this member sends no TSO; from now on it may send at `bound`.
+        self.floor = self.floor.map(|f| f.min(self.bound));
         self.promised_u = None;
         self.force_promise = true;
         self.regulation = Regulation::Finishing { t_new };
@@ -1114,6 +1116,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
             if self.constraint == ConstraintState::Pending && at_least(self.time) {
                 self.constraint = ConstraintState::On;
+                // Available-style (§2.5): TSO at exactly T may still be delivered.
+                self.last_grant_strict = false;
                 self.actions
                     .push_back(Action::Callback(Callback::TimeConstrainedEnabled(
                         self.time,

@@ -333,7 +333,6 @@ impl Sim {
                 self.tso_ts.insert(id, (i, ts));
                 DataKind::Tso { ts, id }
             }
-            (_, None) if self.rng.random_bool(0.2) => DataKind::Other,
             _ => DataKind::Ro { id },
         };
         for to in self.members() {
@@ -357,6 +356,24 @@ impl Sim {
             DataKind::Tso { id, .. } => Some(id),
             _ => None,
         })
+    }
+
+    /// Stream traffic that is not a message for anyone's federate (a registration, say).
+    pub fn send_other(&mut self, i: usize) {
+        self.feds[i].seq += 1;
+        let seq = self.feds[i].seq;
+        for to in self.members() {
+            if to != i {
+                let ev = Ev::Data {
+                    from: i,
+                    to,
+                    seq,
+                    sent_at: self.now,
+                    kind: DataKind::Other,
+                };
+                self.send_on(i, to, 0, ev);
+            }
+        }
     }
 
     /// Executes the actions of federate `i` and checks the invariants they touch.
@@ -480,6 +497,8 @@ impl Sim {
             Callback::TimeRegulationEnabled(t) => {
                 self.feds[i].log.push(Out::RegulationEnabled(t.0));
                 self.feds[i].app.reg_pending = false;
+                // Its own regulation start may lower its GALT: it now sends TSO itself.
+                self.feds[i].last_galt = None;
                 self.feds[i].app.last_grant_strict = false;
                 self.feds[i].app.time = t.0;
                 self.wake_later(i);
@@ -488,6 +507,7 @@ impl Sim {
                 self.feds[i].log.push(Out::ConstrainedEnabled(t.0));
                 self.feds[i].app.con_pending = false;
                 self.feds[i].app.time = t.0;
+                self.feds[i].app.last_grant_strict = false;
                 // Messages still in flight must not lie in the past of the constrained federate.
                 let f = &self.feds[i];
                 if let Some(((ts, id), _)) = f.undelivered.range(..(t.0, 0)).next() {
@@ -779,6 +799,9 @@ impl Sim {
         }
         if self.rng.random_bool(0.2) {
             self.send(i, None, OrderType::Receive).expect("ro send");
+        }
+        if self.rng.random_bool(0.1) {
+            self.send_other(i);
         }
         let kinds = [
             RequestKind::Tar,
