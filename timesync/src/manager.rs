@@ -274,6 +274,8 @@ struct Peer<T> {
     status: Status<T>,
     inbox: VecDeque<TimeMessage<T>>,
     leaving: Option<ViewNumber>,
+    /// `(requirements epoch, consistent?)` for the current promise.
+    consistent: Option<(u64, bool)>,
 }
 
 fn min_opt<B: Ord>(a: Option<B>, b: B) -> Option<B> {
@@ -311,6 +313,8 @@ pub struct TimeManager<T: LogicalTime, M> {
     peers: BTreeMap<MemberId, Peer<T>>,
     departed: BTreeMap<MemberId, (Seq, ViewNumber)>,
     my_tso_hw: Seq,
+    /// Bumped whenever a consistency requirement (someone's TSO high-water) changes.
+    req_epoch: u64,
     floor: Option<Bound<T>>,
     galt: Option<Bound<T>>,
     last_sent: Option<Option<(Bound<T>, Bound<T>)>>,
@@ -339,6 +343,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     status: Status::Unknown,
                     inbox: VecDeque::new(),
                     leaving: None,
+                    consistent: None,
                 };
                 (id, peer)
             })
@@ -361,6 +366,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             peers,
             departed: BTreeMap::new(),
             my_tso_hw: Seq(0),
+            req_epoch: 0,
             floor: None,
             galt: None,
             last_sent: None,
@@ -644,8 +650,9 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
     /// The LRC sent a data message with this sequence number and order (after [`Self::validate_send`]).
     pub fn on_data_sent(&mut self, seq: Seq, order: OrderType) {
-        if order == OrderType::TimeStamp {
-            self.my_tso_hw = self.my_tso_hw.max(seq);
+        if order == OrderType::TimeStamp && seq > self.my_tso_hw {
+            self.my_tso_hw = seq;
+            self.req_epoch += 1;
         }
     }
 
@@ -711,6 +718,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         if id == self.me {
             return;
         }
+        self.req_epoch += 1;
         self.departed.remove(&id);
         self.peers.insert(
             id,
@@ -720,6 +728,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                 status: Status::Idle { hw: Seq(0) },
                 inbox: VecDeque::new(),
                 leaving: None,
+                consistent: None,
             },
         );
         // Status first, query second: the newcomer must not overwrite its stand-in for us.
@@ -759,6 +768,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     pub fn on_member_lost(&mut self, id: MemberId, view: ViewNumber) {
         self.view = self.view.max(view);
         self.cond_view = self.cond_view.max(view);
+        self.req_epoch += 1;
         self.peers.remove(&id);
         self.departed.remove(&id);
         if let Regulation::Querying { waiting, .. } = &mut self.regulation {
@@ -898,6 +908,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         {
             let hw = peer.status.hw();
             self.peers.remove(&from);
+            self.req_epoch += 1;
             if hw > Seq(0) {
                 self.departed.insert(from, (hw, left));
             }
@@ -922,7 +933,11 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     None => Status::Idle { hw: p.hw },
                 };
                 if let Some(peer) = self.peers.get_mut(&from) {
+                    if peer.status.hw() != status.hw() {
+                        self.req_epoch += 1;
+                    }
                     peer.status = status;
+                    peer.consistent = None;
                 }
             }
             TimeMessage::RegulationQuery { query } => {
@@ -930,6 +945,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                 self.floor = self.floor.map(|f| f.min(earliest));
                 if let Some(peer) = self.peers.get_mut(&from) {
                     let hw = peer.status.hw();
+                    peer.consistent = None;
                     peer.status = Status::StandIn {
                         bound: earliest,
                         hw,
@@ -1055,10 +1071,29 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     }
 
     fn compute_galt(&mut self) -> Option<Bound<T>> {
+        // Refresh the consistency cache of every regulator whose promise or requirements changed.
+        let epoch = self.req_epoch;
+        let stale: Vec<(MemberId, bool)> = self
+            .peers
+            .iter()
+            .filter_map(|(id, p)| match &p.status {
+                Status::Regulating { recv, view, .. }
+                    if p.consistent.is_none_or(|(e, _)| e != epoch) =>
+                {
+                    Some((*id, self.consistent(*id, p.joined_view, recv, *view)))
+                }
+                _ => None,
+            })
+            .collect();
+        for (id, ok) in stale {
+            if let Some(p) = self.peers.get_mut(&id) {
+                p.consistent = Some((epoch, ok));
+            }
+        }
         let mut any = false;
         let mut u_min: Option<Bound<T>> = None;
         let mut c_min: Option<Bound<T>> = None;
-        for (id, p) in &self.peers {
+        for p in self.peers.values() {
             match &p.status {
                 Status::Idle { .. } => {}
                 Status::Unknown => {
@@ -1069,14 +1104,9 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     any = true;
                     u_min = min_opt(u_min, *bound);
                 }
-                Status::Regulating {
-                    u, c, recv, view, ..
-                } => {
+                Status::Regulating { u, c, view, .. } => {
                     any = true;
-                    if c > u
-                        && *view >= self.cond_view
-                        && self.consistent(*id, p.joined_view, recv, *view)
-                    {
+                    if c > u && *view >= self.cond_view && p.consistent.is_some_and(|(_, ok)| ok) {
                         c_min = min_opt(c_min, *c);
                     } else {
                         u_min = min_opt(u_min, *u);
