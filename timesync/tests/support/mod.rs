@@ -913,7 +913,8 @@ pub fn random_profile(rng: &mut StdRng) -> Profile {
 /// One random scenario; returns the violations found.
 pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let n = rng.random_range(2..=8usize);
+    // Mostly small federations (they reach the interesting interleavings fastest), some up to 16.
+    let n = if rng.random_bool(0.8) { rng.random_range(2..=6usize) } else { rng.random_range(7..=16usize) };
     let churn = rng.random_bool(0.4);
     let cfg = Config {
         max_delay: rng.random_range(1..=30),
@@ -921,7 +922,7 @@ pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
         t_end: rng.random_range(10..=40),
         crash_prob: if churn { 0.01 } else { 0.0 },
         join_prob: if churn { 0.02 } else { 0.0 },
-        max_feds: 12,
+        max_feds: 16,
         ..Config::default()
     };
     let mut sim = Sim::new(seed, cfg);
