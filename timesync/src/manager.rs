@@ -1,16 +1,36 @@
 //! The per-federate time manager: a sans-I/O state machine (HLA-REFERENCE §2, TIME-ALGORITHM.md).
 //!
-//! The LRC feeds it the federate's time-management calls, incoming control messages
-//! ([`TimeMessage`]), data arrivals with their sequence numbers, and membership changes; it drains
-//! [`Action`]s with [`TimeManager::poll_action`] and executes them in order (broadcast or send a
-//! control message, deliver a message or a callback to the federate). Nothing here does I/O or
-//! reads a clock: time management needs no wall-clock time, so no `now` is taken.
+//! # Driving it (the LRC's side)
+//! One [`TimeManager`] per joined federate, generic over the logical time type `T` (both
+//! `HLAinteger64Time` and `HLAfloat64Time` run through the same code, no lossy internal form) and
+//! the LRC's payload type `M`. Inputs:
+//! - federate services: `enable_time_regulation`, `time_advance_request`, … (typed [`TimeError`]s);
+//! - before every timestamped send, [`TimeManager::validate_send`] (the §2.4 rules, gives the
+//!   order the message goes out with), then [`TimeManager::on_data_sent`] with its stream number;
+//! - every reliable data message from a peer, in per-sender stream order after gap repair:
+//!   [`TimeManager::on_data`] (TSO, RO, or [`Incoming::Other`] for traffic that only advances the
+//!   sequence number — the sender's *whole* stream must be reported, subscribed or not);
+//! - every control message from a peer, in per-sender order: [`TimeManager::on_message`];
+//! - membership, in view order: [`TimeManager::on_member_joined`], [`TimeManager::on_member_left`]
+//!   (after the leaver's last messages), [`TimeManager::on_member_lost`].
+//!
+//! Outputs: drain [`TimeManager::poll_action`] after each input and execute in order —
+//! `Broadcast`/`SendTo` a [`TimeMessage`] over QUIC, `Deliver` a message, `Callback` (grants and
+//! enable confirmations come *behind* the TSO deliveries that must precede them). No timers and no
+//! wall-clock time: time management needs none, so no `now` is taken.
+//!
+//! The causal gate lives here: control messages from a sender wait in a per-sender FIFO until the
+//! sender's data up to the promise's `hw` (its last TSO sequence number) has been reported with
+//! [`TimeManager::on_data`]. The LRC need not gate time messages itself.
 //!
 //! # The algorithm, and where it departs from the TIME-ALGORITHM.md sketch
-//! Each regulating member broadcasts a [`Promise`] `{U, C, hw, recv[], view}` when it changes.
-//! A constrained member F takes GALT as the minimum over the other regulators R of `C_R` when R's
-//! promise is *consistent* (R had received every TSO message that F knows was sent before the
-//! promises F holds) and `U_R` otherwise. The simulator (tests/sim.rs) forced four corrections:
+//! Each regulating member broadcasts a [`Promise`] `{U, C, hw, recv[], view}` when `U` or `C`
+//! changes, when it sees a new TSO message while waiting in NER/NERA (so others learn it is
+//! consistent), on a loss, and to each newcomer. A constrained member F takes GALT as the minimum
+//! over the other regulators R of `C_R` when R's promise is *consistent* (R had received every TSO
+//! message that F knows was sent before the promises F holds, F's own included) and `U_R`
+//! otherwise. The simulator (tests/sim.rs) forced these corrections; each was confirmed by
+//! removing it again and watching seeds fail:
 //!
 //! 1. **F's own conditional bound joins the minimum.** When any `C_R` is used, GALT_F is also
 //!    capped by F's own `C_F`. Without it: F is granted at 3 (below C_R = 10), sends R a message
@@ -19,21 +39,24 @@
 //!    (strict after NER with zero lookahead) keeps §2.7's NER example live.
 //! 2. **GALT is kept monotone by a floor.** Once computed, a GALT value stays a valid lower bound
 //!    for every message sent after the cut, so `GALT = max(floor, computed)`. Without the floor
-//!    GALT drops back to `U_R` each time F's own send makes R's promise inconsistent.
-//! 3. **Regulation answers include GALT.** A member answers a regulation query with
-//!    `max(T, pending target, GALT)` (and lowers its floor to the answer), because its own `U`
-//!    already relied on GALT; answering only `T` let a newcomer send below a promise made earlier.
+//!    GALT drops back to `U_R` each time F's own send makes R's promise inconsistent. The floor is
+//!    lowered only when F itself starts regulating (its own sends were not in the cut).
+//! 3. **Regulation answers.** A member answers a regulation query with
+//!    `max(T or (T, Excl) after a TAR/NER grant, pending target, GALT, floor)`: its own `U`
+//!    already relied on GALT, and after a strict grant at T it can no longer accept T itself.
+//!    Members that are leaving are not asked.
 //! 4. **Departures and losses.** A regulator that stops regulating or leaves keeps its last `hw`
 //!    as a consistency requirement (others may still be receiving its last TSO messages) until a
 //!    promise shows it was received or was never expected. A *lost* member's promise is dropped at
 //!    once (time never waits on the dead), its later data discarded, and every conditional bound
 //!    made before the loss (promise view < loss view) is ignored until its sender re-promises:
-//!    those bounds did not count messages the lost member sent to some members and not others.
+//!    those bounds did not count messages the lost member sent to some members and not others
+//!    (1 seed in 30 000 fails without this rule).
+//! 5. **Enabling constraint is available-style** (§2.5): after `time_constrained_enabled(T)` a
+//!    TSO message at exactly T may still come, even if T was reached by a strict grant.
 //!
-//! The causal gate lives here: control messages from a sender wait in a per-sender FIFO until the
-//! sender's data up to the promise's `hw` has been reported with [`TimeManager::on_data`].
-//!
-//! Not implemented: message retraction (`retract`, `requestRetraction`).
+//! Not implemented: message retraction (`retract`, `requestRetraction`); FQR deliveries carry no
+//! retraction handles.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

@@ -914,7 +914,11 @@ pub fn random_profile(rng: &mut StdRng) -> Profile {
 pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
     // Mostly small federations (they reach the interesting interleavings fastest), some up to 16.
-    let n = if rng.random_bool(0.8) { rng.random_range(2..=6usize) } else { rng.random_range(7..=16usize) };
+    let n = if rng.random_bool(0.8) {
+        rng.random_range(2..=6usize)
+    } else {
+        rng.random_range(7..=16usize)
+    };
     let churn = rng.random_bool(0.4);
     let cfg = Config {
         max_delay: rng.random_range(1..=30),
