@@ -12,15 +12,14 @@ fn f(v: f64) -> F {
     F::new(v).expect("not NaN")
 }
 
+/// A data message with its stream number, or a control message.
+type Wire = Result<(Seq, Incoming<F, &'static str>), TimeMessage<F>>;
+
 /// Everything in flight, delivered in send order; data and control share one FIFO per run.
 struct Router {
     tms: Vec<TimeManager<F, &'static str>>,
     seq: Vec<u64>,
-    wire: VecDeque<(
-        usize,
-        usize,
-        Result<(Seq, Incoming<F, &'static str>), TimeMessage<F>>,
-    )>,
+    wire: VecDeque<(usize, usize, Wire)>,
     seen: Vec<Vec<String>>,
 }
 
@@ -34,8 +33,8 @@ impl Router {
                 ViewNumber(i as u64 + 1),
                 others,
             ));
-            for j in 0..i {
-                tms[j].on_member_joined(MemberId(i as u64), ViewNumber(i as u64 + 1));
+            for tm in tms.iter_mut().take(i) {
+                tm.on_member_joined(MemberId(i as u64), ViewNumber(i as u64 + 1));
             }
         }
         let mut r = Self {
