@@ -401,8 +401,12 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         }
     }
 
-    /// The next action to execute, in order.
+    /// The next action to execute, in order. The promise (if any changed) is computed only when
+    /// everything else was taken, so a burst of inputs handled before draining costs one promise.
     pub fn poll_action(&mut self) -> Option<Action<T, M>> {
+        if self.actions.is_empty() {
+            self.maybe_send_promise();
+        }
         self.actions.pop_front()
     }
 
@@ -1239,7 +1243,6 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                 break;
             }
         }
-        self.maybe_send_promise();
     }
 
     fn current_promise(&self, bounds: Option<(Bound<T>, Bound<T>)>) -> Promise<T> {

@@ -126,6 +126,8 @@ pub struct Config {
     pub join_prob: f64,
     pub max_feds: usize,
     pub step_budget: u64,
+    /// Probability that a member's actions wait for later events before being drained.
+    pub batch_prob: f64,
 }
 
 impl Default for Config {
@@ -138,6 +140,7 @@ impl Default for Config {
             join_prob: 0.0,
             max_feds: 16,
             step_budget: 400_000,
+            batch_prob: 0.0,
         }
     }
 }
@@ -160,6 +163,7 @@ pub struct Sim {
     tso_ts: HashMap<u64, (usize, i64)>,
     pub violations: Vec<String>,
     pub trace: bool,
+    pending_drain: std::collections::BTreeSet<usize>,
 }
 
 fn bound_ok(b: Bound<T>, ts: i64) -> bool {
@@ -185,6 +189,7 @@ impl Sim {
             tso_ts: HashMap::new(),
             violations: Vec::new(),
             trace: std::env::var("TIMESYNC_TRACE").is_ok(),
+            pending_drain: Default::default(),
         }
     }
 
@@ -652,7 +657,7 @@ impl Sim {
                 self.feds[to]
                     .tm
                     .on_data(MemberId(from as u64), Seq(seq), incoming);
-                self.drain(to);
+                self.maybe_drain(to);
             }
             Ev::Ctrl {
                 from,
@@ -672,7 +677,7 @@ impl Sim {
                         .tm
                         .on_member_left(MemberId(from as u64), ViewNumber(view)),
                 }
-                self.drain(to);
+                self.maybe_drain(to);
             }
             Ev::Member { to, notice } => {
                 self.membership_in_flight -= 1;
@@ -684,9 +689,12 @@ impl Sim {
                         .tm
                         .on_member_lost(MemberId(who as u64), ViewNumber(view)),
                 }
-                self.drain(to);
+                self.maybe_drain(to);
             }
-            Ev::Wake { fed } => self.wake(fed),
+            Ev::Wake { fed } => {
+                self.drain_pending();
+                self.wake(fed)
+            }
         }
         true
     }
@@ -701,7 +709,29 @@ impl Sim {
 
     /// Runs until nothing is left to do or the step budget is spent.
     pub fn settle(&mut self) {
-        while self.steps < self.cfg.step_budget && self.step() {}
+        loop {
+            while self.steps < self.cfg.step_budget && self.step() {}
+            if self.pending_drain.is_empty() || self.steps >= self.cfg.step_budget {
+                break;
+            }
+            self.drain_pending();
+        }
+    }
+
+    /// Like an LRC handling a burst of input before draining: actions may wait a few events.
+    fn maybe_drain(&mut self, i: usize) {
+        if self.cfg.batch_prob > 0.0 && self.rng.random_bool(self.cfg.batch_prob) {
+            self.pending_drain.insert(i);
+        } else {
+            self.pending_drain.remove(&i);
+            self.drain(i);
+        }
+    }
+
+    fn drain_pending(&mut self) {
+        for i in std::mem::take(&mut self.pending_drain) {
+            self.drain(i);
+        }
     }
 
     // ------------------------------------------------------------------ random application
@@ -927,6 +957,7 @@ pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
         crash_prob: if churn { 0.01 } else { 0.0 },
         join_prob: if churn { 0.02 } else { 0.0 },
         max_feds: 16,
+        batch_prob: if rng.random_bool(0.3) { 0.5 } else { 0.0 },
         ..Config::default()
     };
     let mut sim = Sim::new(seed, cfg);
