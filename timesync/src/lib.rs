@@ -14,6 +14,44 @@
 //! - [`clock_offset`]: NTP-style wall-clock offset estimation between nodes.
 //! - [`pacer`]: a drift-free real-time frame pacer.
 //!
+//! ```
+//! use hlamesh_timesync::*;
+//! // Two federates, both regulating with zero lookahead and constrained; the "network" is a
+//! // loop that hands every control message straight to the other side.
+//! let mut a: TimeManager<HLAinteger64Time, ()> = TimeManager::new(MemberId(1), ViewNumber(1), []);
+//! let mut b: TimeManager<HLAinteger64Time, ()> =
+//!     TimeManager::new(MemberId(2), ViewNumber(2), [(MemberId(1), Seq(0))]);
+//! a.on_member_joined(MemberId(2), ViewNumber(2));
+//! type Tm = TimeManager<HLAinteger64Time, ()>;
+//! // Executes one side's actions: control messages go to the other side, callbacks are kept.
+//! fn drain(from: &mut Tm, to: &mut Tm, callbacks: &mut Vec<Callback<HLAinteger64Time>>) -> bool {
+//!     let mut moved = false;
+//!     while let Some(action) = from.poll_action() {
+//!         moved = true;
+//!         match action {
+//!             Action::Broadcast(m) | Action::SendTo(_, m) => to.on_message(from.id(), m),
+//!             Action::Callback(c) => callbacks.push(c),
+//!             Action::Deliver(_) => {}
+//!         }
+//!     }
+//!     moved
+//! }
+//! fn pump(a: &mut Tm, b: &mut Tm) -> Vec<Callback<HLAinteger64Time>> {
+//!     let mut callbacks = Vec::new();
+//!     while drain(a, b, &mut callbacks) | drain(b, a, &mut callbacks) {}
+//!     callbacks
+//! }
+//! for tm in [&mut a, &mut b] {
+//!     tm.enable_time_regulation(HLAinteger64Interval(0)).unwrap();
+//!     tm.enable_time_constrained().unwrap();
+//! }
+//! pump(&mut a, &mut b);
+//! a.time_advance_request(HLAinteger64Time(1)).unwrap();
+//! b.time_advance_request(HLAinteger64Time(1)).unwrap();
+//! let callbacks = pump(&mut a, &mut b);
+//! assert_eq!(callbacks.iter().filter(|c| **c == Callback::TimeAdvanceGrant(HLAinteger64Time(1))).count(), 2);
+//! ```
+//!
 //! It is not the transport: the LRC moves the messages, assigns data sequence numbers, repairs
 //! gaps, and decides TSO vs RO from order types before handing data in.
 #![forbid(unsafe_code)]

@@ -948,7 +948,11 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
     fn apply(&mut self, from: MemberId, msg: TimeMessage<T>) {
         match msg {
-            TimeMessage::Promise(p) => {
+            TimeMessage::Promise(mut p) => {
+                // Consistency checks binary-search `recv`: sort it, and keep the lowest number
+                // for a member listed twice (a faulty peer must not look more caught up).
+                p.recv.sort_unstable();
+                p.recv.dedup_by_key(|(m, _)| *m);
                 let status = match p.bounds {
                     Some((u, c)) => Status::Regulating {
                         u,
