@@ -7,7 +7,7 @@ mod support;
 fn random_federations_keep_every_invariant() {
     if let Ok(s) = std::env::var("TIMESYNC_SEED") {
         let seed: u64 = s.parse().expect("TIMESYNC_SEED is a number");
-        let (v, p, g) = support::run_seed(seed);
+        let (v, p, g, _) = support::run_seed(seed);
         assert!(v.is_empty(), "seed {seed}: {v:#?}");
         println!("seed {seed}: {p} promises, {g} grants");
         return;
@@ -17,9 +17,11 @@ fn random_federations_keep_every_invariant() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(500);
     let (mut promises, mut grants) = (0, 0);
+    let mut coverage = support::Coverage::default();
     let mut failed = Vec::new();
     for seed in 0..n {
-        let (v, p, g) = support::run_seed(seed);
+        let (v, p, g, c) = support::run_seed(seed);
+        coverage.add(&c);
         promises += p;
         grants += g;
         if !v.is_empty() {
@@ -34,5 +36,8 @@ fn random_federations_keep_every_invariant() {
         "{n} seeds, {grants} grants, {promises} promises ({:.2} per grant)",
         promises as f64 / grants.max(1) as f64
     );
+    println!("exercised: {coverage:?}");
+    assert!(coverage.crashes > 0 && coverage.joins_late > 0 && coverage.resigns > 0);
+    assert!(coverage.grants_by_kind.iter().all(|g| *g > 0) && coverage.ner_grants_at_message > 0);
     assert!(failed.is_empty(), "failing seeds: {failed:?}");
 }

@@ -164,6 +164,44 @@ pub struct Sim {
     pub violations: Vec<String>,
     pub trace: bool,
     pending_drain: std::collections::BTreeSet<usize>,
+    /// What the run exercised.
+    pub coverage: Coverage,
+}
+
+/// Counts of what a run exercised, to show the scenario mix is not vacuous.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Coverage {
+    pub joins_late: u64,
+    pub crashes: u64,
+    pub resigns: u64,
+    pub regulation_enabled: u64,
+    pub grants_by_kind: [u64; 5],
+    pub ner_grants_at_message: u64,
+    pub tso_delivered: u64,
+}
+
+impl Coverage {
+    pub fn add(&mut self, o: &Coverage) {
+        self.joins_late += o.joins_late;
+        self.crashes += o.crashes;
+        self.resigns += o.resigns;
+        self.regulation_enabled += o.regulation_enabled;
+        for k in 0..5 {
+            self.grants_by_kind[k] += o.grants_by_kind[k];
+        }
+        self.ner_grants_at_message += o.ner_grants_at_message;
+        self.tso_delivered += o.tso_delivered;
+    }
+}
+
+fn kind_index(k: RequestKind) -> usize {
+    match k {
+        RequestKind::Tar => 0,
+        RequestKind::Tara => 1,
+        RequestKind::Ner => 2,
+        RequestKind::Nera => 3,
+        RequestKind::Fqr => 4,
+    }
 }
 
 fn bound_ok(b: Bound<T>, ts: i64) -> bool {
@@ -190,6 +228,7 @@ impl Sim {
             violations: Vec::new(),
             trace: std::env::var("TIMESYNC_TRACE").is_ok(),
             pending_drain: Default::default(),
+            coverage: Coverage::default(),
         }
     }
 
@@ -444,6 +483,7 @@ impl Sim {
                 ));
             }
             self.feds[i].app.delivered_this_advance.push(ts);
+            self.coverage.tso_delivered += 1;
             self.feds[i].log.push(Out::Tso(ts));
         } else {
             self.feds[i].log.push(Out::Ro(ts));
@@ -460,6 +500,10 @@ impl Sim {
                     return;
                 };
                 self.feds[i].app.grants += 1;
+                self.coverage.grants_by_kind[kind_index(kind)] += 1;
+                if kind.is_next_event() && t != target {
+                    self.coverage.ner_grants_at_message += 1;
+                }
                 if t > target {
                     self.violate(format!(
                         "fed {i}: grant {t} exceeds request {kind:?}({target})"
@@ -502,6 +546,7 @@ impl Sim {
             Callback::TimeRegulationEnabled(t) => {
                 self.feds[i].log.push(Out::RegulationEnabled(t.0));
                 self.feds[i].app.reg_pending = false;
+                self.coverage.regulation_enabled += 1;
                 // Its own regulation start may lower its GALT: it now sends TSO itself.
                 self.feds[i].last_galt = None;
                 self.feds[i].app.last_grant_strict = false;
@@ -558,6 +603,7 @@ impl Sim {
 
     /// Crash federate `i` now.
     pub fn crash(&mut self, i: usize) {
+        self.coverage.crashes += 1;
         self.feds[i].alive = false;
         self.view += 1;
         let view = self.view;
@@ -603,6 +649,7 @@ impl Sim {
 
     /// Federate `i` resigns: after its final messages, every member learns it left.
     pub fn resign(&mut self, i: usize) {
+        self.coverage.resigns += 1;
         self.view += 1;
         let view = self.view;
         for to in self.members() {
@@ -758,6 +805,7 @@ impl Sim {
         {
             let prof = random_profile(&mut self.rng);
             self.join(Some(prof));
+            self.coverage.joins_late += 1;
         }
         let app = self.feds[i].app.clone();
         if app.reg_pending || app.con_pending {
@@ -941,7 +989,7 @@ pub fn random_profile(rng: &mut StdRng) -> Profile {
 }
 
 /// One random scenario; returns the violations found.
-pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
+pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64, Coverage) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
     // Mostly small federations (they reach the interesting interleavings fastest), some up to 16.
     let n = if rng.random_bool(0.8) {
@@ -968,5 +1016,5 @@ pub fn run_seed(seed: u64) -> (Vec<String>, u64, u64) {
     sim.settle();
     sim.check_progress();
     let (p, g) = (sim.total_promises(), sim.total_grants());
-    (sim.violations, p, g)
+    (sim.violations, p, g, sim.coverage)
 }
