@@ -47,6 +47,11 @@ fn federation(n: u64) -> (TimeManager<T, u64>, Vec<Promise<T>>) {
 
 fn bench_galt(c: &mut Criterion) {
     let (mut tm, updates) = federation(64);
+    assert_eq!(
+        tm.galt(),
+        Some(HLAinteger64Time(100)),
+        "conditional bounds in use"
+    );
     let mut k = 0usize;
     c.bench_function("promise_apply_and_galt_64_peers", |b| {
         b.iter(|| {
@@ -65,18 +70,38 @@ fn bench_galt(c: &mut Criterion) {
 }
 
 fn bench_galt_all_invalidated(c: &mut Criterion) {
-    // Worst case: this member's own TSO high-water moves before every promise, so every peer's
-    // consistency is re-checked (64 regulators x 64 requirements).
-    let (mut tm, updates) = federation(64);
+    // Worst case: each promise moves its sender's TSO high-water, which invalidates every cached
+    // consistency verdict, and every peer's recv vector covers every requirement, so all 64
+    // regulators are re-checked against all 64 requirements before GALT is taken.
+    let n = 64u64;
+    let (mut tm, _) = federation(n);
+    let all: Vec<(MemberId, Seq)> = (0..=n).map(|i| (MemberId(i), Seq(1000))).collect();
+    for i in 1..=n {
+        tm.on_data(MemberId(i), Seq(1000), Incoming::Other);
+    }
+    while tm.poll_action().is_some() {}
+    let promise = |i: u64, hw: u64| Promise {
+        bounds: Some((
+            Bound::incl(HLAinteger64Time(1)),
+            Bound::incl(HLAinteger64Time(100)),
+        )),
+        hw: Seq(hw),
+        recv: all
+            .iter()
+            .copied()
+            .filter(|(m, _)| m.0 != i)
+            .collect::<Vec<_>>(),
+        view: ViewNumber(1),
+    };
+    let updates: Vec<_> = (1..=n)
+        .flat_map(|i| [promise(i, 500), promise(i, 501)])
+        .collect();
     let mut k = 0usize;
-    let mut seq = 1u64;
     c.bench_function("promise_apply_and_galt_64_peers_recheck_all", |b| {
         b.iter(|| {
-            seq += 1;
-            tm.on_data_sent(Seq(seq), OrderType::TimeStamp);
             let p = updates[k % updates.len()].clone();
             tm.on_message(
-                MemberId((k % updates.len()) as u64 + 1),
+                MemberId((k % updates.len()) as u64 / 2 + 1),
                 TimeMessage::Promise(p),
             );
             k += 1;

@@ -308,12 +308,6 @@ fn min_opt<B: Ord>(a: Option<B>, b: B) -> Option<B> {
     })
 }
 
-fn lookup(recv: &[(MemberId, Seq)], id: MemberId) -> Option<Seq> {
-    recv.binary_search_by_key(&id, |(m, _)| *m)
-        .ok()
-        .map(|i| recv[i].1)
-}
-
 /// The time-management state machine of one federate. `T` is the logical time type, `M` the
 /// LRC's payload for data messages (handed back unchanged in [`Delivery`]).
 #[derive(Debug)]
@@ -949,7 +943,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     fn apply(&mut self, from: MemberId, msg: TimeMessage<T>) {
         match msg {
             TimeMessage::Promise(mut p) => {
-                // Consistency checks binary-search `recv`: sort it, and keep the lowest number
+                // Consistency checks merge-walk `recv`: sort it, and keep the lowest number
                 // for a member listed twice (a faulty peer must not look more caught up).
                 p.recv.sort_unstable();
                 p.recv.dedup_by_key(|(m, _)| *m);
@@ -1030,30 +1024,49 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         b
     }
 
-    /// Is R's promise a consistent cut with everything this member knows was sent?
+    /// Everything this member knows was sent as TSO before the promises it holds: per sender,
+    /// the TSO high-water a consistent promise must have received (sorted by member; departed
+    /// members carry the view at which they left).
+    fn requirements(&self) -> Vec<(MemberId, Seq, Option<ViewNumber>)> {
+        let mut reqs: Vec<_> = self
+            .peers
+            .iter()
+            .map(|(id, p)| (*id, p.status.hw(), None))
+            .chain(
+                self.departed
+                    .iter()
+                    .map(|(id, (hw, left))| (*id, *hw, Some(*left))),
+            )
+            .chain(std::iter::once((self.me, self.my_tso_hw, None)))
+            .filter(|(_, hw, _)| *hw > Seq(0))
+            .collect();
+        reqs.sort_unstable_by_key(|(id, _, _)| *id);
+        reqs
+    }
+
+    /// Is R's promise a consistent cut with `reqs`? `recv` is sorted (see `apply`): one merge walk.
     fn consistent(
-        &self,
+        reqs: &[(MemberId, Seq, Option<ViewNumber>)],
         r: MemberId,
         joined_view: ViewNumber,
         recv: &[(MemberId, Seq)],
         view: ViewNumber,
     ) -> bool {
-        if self.my_tso_hw > Seq(0) && lookup(recv, self.me).is_none_or(|s| s < self.my_tso_hw) {
-            return false;
-        }
-        for (s, p) in &self.peers {
-            let hw = p.status.hw();
-            if *s != r && hw > Seq(0) && lookup(recv, *s).is_none_or(|x| x < hw) {
-                return false;
-            }
-        }
-        for (s, (hw, left)) in &self.departed {
+        let mut j = 0;
+        for (s, hw, left) in reqs {
             if *s == r {
                 continue;
             }
-            let ok = match lookup(recv, *s) {
-                Some(x) => x >= *hw,
-                None => joined_view > *left || view >= *left,
+            while j < recv.len() && recv[j].0 < *s {
+                j += 1;
+            }
+            let got = recv.get(j).filter(|(m, _)| m == s).map(|(_, x)| *x);
+            let ok = match (got, left) {
+                (Some(x), _) => x >= *hw,
+                // A departed member R never heard of, or whose leave R had processed (so R had
+                // all its data): nothing R still waits for.
+                (None, Some(left)) => joined_view > *left || view >= *left,
+                (None, None) => false,
             };
             if !ok {
                 return false;
@@ -1104,6 +1117,15 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     fn compute_galt(&mut self) -> Option<Bound<T>> {
         // Refresh the consistency cache of every regulator whose promise or requirements changed.
         let epoch = self.req_epoch;
+        let needs_check = self.peers.values().any(|p| {
+            matches!(p.status, Status::Regulating { .. })
+                && p.consistent.is_none_or(|(e, _)| e != epoch)
+        });
+        let reqs = if needs_check {
+            self.requirements()
+        } else {
+            Vec::new()
+        };
         let stale: Vec<(MemberId, bool)> = self
             .peers
             .iter()
@@ -1111,7 +1133,10 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                 Status::Regulating { recv, view, .. }
                     if p.consistent.is_none_or(|(e, _)| e != epoch) =>
                 {
-                    Some((*id, self.consistent(*id, p.joined_view, recv, *view)))
+                    Some((
+                        *id,
+                        Self::consistent(&reqs, *id, p.joined_view, recv, *view),
+                    ))
                 }
                 _ => None,
             })
