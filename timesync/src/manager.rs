@@ -56,7 +56,10 @@
 //!    TSO message at exactly T may still come, even if T was reached by a strict grant.
 //!
 //! Not implemented: message retraction (`retract`, `requestRetraction`); FQR deliveries carry no
-//! retraction handles.
+//! retraction handles. Advance requests never raise `InvalidLogicalTime` (every value of the two
+//! time types is a valid request). The departed-regulator requirements are not garbage-collected:
+//! one small entry per regulator that sent TSO and left, which is bounded by the churn.
+//! `disableTimeConstrained` during a pending advance grants it at its requested time.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -771,7 +774,9 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     }
 
     /// A member resigned. Call after its final control messages and data were handed in; its
-    /// queued control messages are still processed first.
+    /// queued control messages are still processed first. A resigning regulator should call
+    /// [`Self::disable_time_regulation`] before leaving, so its final status carries its last
+    /// TSO high-water.
     pub fn on_member_left(&mut self, id: MemberId, view: ViewNumber) {
         self.view = self.view.max(view);
         if let Some(peer) = self.peers.get_mut(&id) {

@@ -1,5 +1,5 @@
 //! Randomised whole-federation simulation with the invariant checker (see tests/support).
-//! `TIMESYNC_SEEDS=N` runs N seeds (default 500); `TIMESYNC_SEED=s` replays one seed.
+//! `TIMESYNC_SEEDS=N` runs N seeds (default 1000); `TIMESYNC_SEED=s` replays one seed.
 
 mod support;
 
@@ -15,7 +15,7 @@ fn random_federations_keep_every_invariant() {
     let n: u64 = std::env::var("TIMESYNC_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(500);
+        .unwrap_or(1000);
     let (mut promises, mut grants) = (0, 0);
     let mut coverage = support::Coverage::default();
     let mut failed = Vec::new();
