@@ -530,3 +530,70 @@ fn null_messages_per_grant_lockstep_tar_and_all_ner() {
         assert_clean(&sim);
     }
 }
+
+#[test]
+fn promises_are_sent_only_on_change_and_coalesced_per_drain() {
+    type Tm = TimeManager<HLAinteger64Time, u64>;
+    let promises = |tm: &mut Tm| {
+        let mut n = 0;
+        while let Some(a) = tm.poll_action() {
+            if matches!(a, Action::Broadcast(TimeMessage::Promise(_))) {
+                n += 1;
+            }
+        }
+        n
+    };
+    let mut tm: Tm = TimeManager::new(MemberId(1), ViewNumber(2), [(MemberId(0), Seq(0))]);
+    // The peer regulates with bound 5 and has not promised anything conditional.
+    let five = Bound::incl(HLAinteger64Time(5));
+    let peer = Promise {
+        bounds: Some((five, five)),
+        hw: Seq(0),
+        recv: vec![(MemberId(1), Seq(0))],
+        view: ViewNumber(2),
+    };
+    tm.on_message(MemberId(0), TimeMessage::Promise(peer));
+    tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+    let earliest = Bound::min_value();
+    tm.on_message(
+        MemberId(0),
+        TimeMessage::RegulationAnswer { query: 1, earliest },
+    );
+    assert_eq!(promises(&mut tm), 1, "the first promise");
+    assert_eq!(tm.regulation(), RegulationState::On);
+    tm.enable_time_constrained().unwrap();
+    assert_eq!(promises(&mut tm), 0, "nothing changed for others");
+    for seq in 1..=5 {
+        tm.on_data(
+            MemberId(0),
+            Seq(seq),
+            Incoming::Ro {
+                time: None,
+                payload: seq,
+            },
+        );
+    }
+    assert_eq!(
+        promises(&mut tm),
+        0,
+        "RO traffic while idle changes no bound"
+    );
+    tm.next_message_request(HLAinteger64Time(20)).unwrap();
+    assert_eq!(
+        promises(&mut tm),
+        1,
+        "the request raises C to 21: one promise"
+    );
+    assert!(
+        tm.pending_advance().is_some(),
+        "blocked by the peer's bound 5"
+    );
+    // Ten TSO arrivals above C, handled before the LRC drains: U and C stay, but the peer must
+    // learn they were received (consistency) — with one promise, not ten.
+    for seq in 6..=15 {
+        let time = HLAinteger64Time(30 + seq as i64);
+        tm.on_data(MemberId(0), Seq(seq), Incoming::Tso { time, payload: seq });
+    }
+    assert_eq!(promises(&mut tm), 1);
+    assert_eq!(promises(&mut tm), 0);
+}
