@@ -1,5 +1,5 @@
 //! Randomised whole-federation simulation with the invariant checker (see tests/support).
-//! `TIMESYNC_SEEDS=N` runs N seeds (default 1000); `TIMESYNC_SEED=s` replays one seed.
+//! `TIMESYNC_SEEDS=N` runs N seeds (default 1000) from `TIMESYNC_SEED_START` (default 0); `TIMESYNC_SEED=s` replays one seed.
 
 mod support;
 
@@ -19,7 +19,11 @@ fn random_federations_keep_every_invariant() {
     let (mut promises, mut grants) = (0, 0);
     let mut coverage = support::Coverage::default();
     let mut failed = Vec::new();
-    for seed in 0..n {
+    let start: u64 = std::env::var("TIMESYNC_SEED_START")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for seed in start..start + n {
         let (v, p, g, c) = support::run_seed(seed);
         coverage.add(&c);
         promises += p;
