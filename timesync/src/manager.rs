@@ -239,6 +239,9 @@ pub struct TimeStats {
     pub ro_delivered: u64,
     /// Data or control from members this manager does not know (lost, never joined): dropped.
     pub dropped_unknown: u64,
+    /// TSO messages that arrived in the federate's past (a protocol fault, e.g. a peer that broke
+    /// its promise): delivered RO rather than out of time-stamp order. Should stay 0.
+    pub late_tso: u64,
 }
 
 /// A pending advance request.
@@ -693,7 +696,11 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         match incoming {
             Incoming::Tso { time, payload } => {
                 self.tso_arrived = true;
-                if self.constraint == ConstraintState::On {
+                let late = time < self.time || (time == self.time && self.last_grant_strict);
+                if late && self.constraint == ConstraintState::On {
+                    self.stats.late_tso += 1;
+                }
+                if self.constraint == ConstraintState::On && !late {
                     self.tso.push(time, from, payload);
                 } else {
                     self.deliver(Delivery {

@@ -40,6 +40,13 @@ fn t(v: i64) -> HLAinteger64Time {
 
 fn assert_clean(sim: &Sim) {
     assert!(sim.violations.is_empty(), "{:#?}", sim.violations);
+    for f in &sim.feds {
+        assert_eq!(
+            f.tm.stats().late_tso,
+            0,
+            "a TSO message arrived in a federate's past"
+        );
+    }
 }
 
 #[test]

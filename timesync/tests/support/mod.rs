@@ -930,6 +930,12 @@ impl Sim {
 
     /// The end-of-run progress check: every live member finished, no request left pending.
     pub fn check_progress(&mut self) {
+        for i in 0..self.feds.len() {
+            let late = self.feds[i].tm.stats().late_tso;
+            if late > 0 {
+                self.violate(format!("fed {i}: {late} TSO messages arrived in its past"));
+            }
+        }
         if self.steps >= self.cfg.step_budget {
             self.violate(format!(
                 "step budget {} exhausted (livelock or creep)",
