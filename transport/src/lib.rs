@@ -42,4 +42,4 @@ pub mod sockets;
 pub use config::{FaultSettings, PROTOCOL_VERSION, SecurityConfig, TransportConfig};
 pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
-pub use node::{FederationChannel, KeySource, ShellStats, Transport, TransportEvent};
+pub use node::{EventHook, FederationChannel, KeySource, ShellStats, Transport, TransportEvent};

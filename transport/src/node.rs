@@ -181,7 +181,12 @@ struct Shared {
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
+    hook: RwLock<Option<EventHook>>,
 }
+
+/// A function that sees every event on the thread that produced it, before the event channel.
+/// See [`Transport::set_event_hook`].
+pub type EventHook = Arc<dyn Fn(TransportEvent) -> Option<TransportEvent> + Send + Sync>;
 
 /// Work for the control thread. Frames are handled there, not on the tokio worker, because
 /// handling them takes the data plane's locks, which a sender blocked in `sendto` may hold: the
@@ -216,6 +221,14 @@ impl Shared {
     }
 
     fn emit(&self, ev: TransportEvent) {
+        let hook = self.hook.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let ev = match hook {
+            Some(h) => match h(ev) {
+                Some(ev) => ev,
+                None => return,
+            },
+            None => ev,
+        };
         let _ = self.events.send(ev);
     }
 
@@ -661,6 +674,7 @@ impl Transport {
             endpoint: endpoint.clone(),
             control: control_tx,
             claims: Mutex::new(Vec::new()),
+            hook: RwLock::new(None),
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
 
@@ -753,6 +767,19 @@ impl Transport {
     pub fn set_claims(&self, claims: Vec<Claim>) {
         *lock(&self.shared.claims) = claims;
         self.shared.beacon_now.notify_one();
+    }
+
+    /// Installs (or removes) a hook that sees every event on the transport thread that produced
+    /// it — the data thread for data, the control thread for control messages and peer events —
+    /// before the event channel. Returning `None` consumes the event; `Some` passes it on.
+    ///
+    /// This is how immediate-mode callbacks avoid a thread hand-off (≈13 µs on a 2-vCPU machine)
+    /// on the reflect path. The hook runs with the federation's receive state locked: it may send
+    /// ([`FederationChannel::send`], [`Transport::send_control`], [`Transport::broadcast_control`])
+    /// but must not call [`FederationChannel::stats`] or [`FederationChannel::delivered`], and
+    /// should return quickly: the data thread waits for it.
+    pub fn set_event_hook(&self, hook: Option<EventHook>) {
+        *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
     /// Sends a beacon now (e.g. after opening a federation) instead of at the next period.
@@ -1240,7 +1267,10 @@ fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     }
     {
         let mut dialing = lock(&shared.dialing);
-        if dialing.get(&node).is_some_and(|t| t.elapsed() < DIAL_BACKOFF) {
+        if dialing
+            .get(&node)
+            .is_some_and(|t| t.elapsed() < DIAL_BACKOFF)
+        {
             return;
         }
         dialing.insert(node, Instant::now());

@@ -93,6 +93,9 @@ struct Args {
     /// Ping mode: samples per path.
     #[arg(long, default_value_t = 2000)]
     samples: usize,
+    /// Ping/pong: handle hlamesh messages in the transport's event hook (no thread hand-off).
+    #[arg(long)]
+    immediate: bool,
     /// Ping/pong: UDP port of the raw baseline.
     #[arg(long, default_value_t = 47710)]
     raw_port: u16,
@@ -570,7 +573,10 @@ fn observe(a: &Args, t: &Arc<Transport>) {
 }
 
 /// Interleaved (A B A B) 100-byte round trips: hlamesh reliable data channel vs raw UDP multicast
-/// on the same interface. `ping` measures; `pong` echoes.
+/// on the same interface, in alternating blocks. `ping` measures; `pong` echoes. With
+/// `--immediate`, both ends handle hlamesh messages in the transport's event hook (on the data
+/// thread, as immediate-mode callbacks do), so no thread hand-off sits on the path; without it,
+/// messages go through the event channel to the application thread.
 fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
     let mut pending = Vec::new();
     let fed = join(a, t, deadline, &mut pending);
@@ -586,13 +592,8 @@ fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
         .unwrap_or_else(|e| fail(&e.to_string()));
     let raw_dest = SocketAddrV4::new(raw_group, a.raw_port);
     let me = t.node_id().0.to_be_bytes();
-    let payload = |i: u64| {
-        let mut m = vec![0u8; 100];
-        m[..8].copy_from_slice(&me);
-        m[8..16].copy_from_slice(&i.to_be_bytes());
-        m
-    };
-    let mut buf = [0u8; 2048];
+    let payload = move |i: u64| payload_of(&me, i);
+    let is_echo = move |p: &[u8]| p.len() >= 16 && p[..8] != me;
     match a.mode {
         Mode::Pong => {
             // Echo both paths until the deadline; the raw echo runs on its own thread.
@@ -610,55 +611,130 @@ fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
                     }
                 }
             });
-            out(json!({"event": "ready"}));
-            while let Some(left) = deadline.left() {
-                if let Ok(TransportEvent::Data { payload, .. }) = t.events().recv_timeout(left) {
-                    let mut m = payload.to_vec();
+            let echo = {
+                let fed = fed.clone();
+                move |p: &[u8]| {
+                    let mut m = p.to_vec();
                     m[..8].copy_from_slice(&me);
                     let _ = fed.send(Reliability::Reliable, &m);
+                }
+            };
+            if a.immediate {
+                let echo = echo.clone();
+                t.set_event_hook(Some(Arc::new(move |ev| match ev {
+                    TransportEvent::Data { payload, .. } if is_echo(&payload) => {
+                        echo(&payload);
+                        None
+                    }
+                    other => Some(other),
+                })));
+            }
+            out(json!({"event": "ready"}));
+            while let Some(left) = deadline.left() {
+                if let Ok(TransportEvent::Data { payload, .. }) = t.events().recv_timeout(left)
+                    && is_echo(&payload)
+                {
+                    echo(&payload);
                 }
             }
         }
         _ => {
+            // Immediate mode: the hook answers each echo with the next ping, recording the round
+            // trip, and reports when a block is complete.
+            let (block_tx, block_rx) = crossbeam_channel::bounded::<Vec<u64>>(1);
+            let state = Arc::new(std::sync::Mutex::new((
+                0u64,
+                0u64,
+                Instant::now(),
+                Vec::new(),
+            )));
+            if a.immediate {
+                let (fed, state) = (fed.clone(), state.clone());
+                t.set_event_hook(Some(Arc::new(move |ev| match ev {
+                    TransportEvent::Data { payload, .. } if is_echo(&payload) => {
+                        let now = Instant::now();
+                        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+                        let (next, end, t0, samples) = &mut *s;
+                        if payload[8..16] == (*next).to_be_bytes() && *next < *end {
+                            samples.push(now.duration_since(*t0).as_nanos() as u64);
+                            *next += 1;
+                            if *next == *end {
+                                let _ = block_tx.try_send(std::mem::take(samples));
+                            } else {
+                                *t0 = Instant::now();
+                                let _ = fed.send(Reliability::Reliable, &payload_of(&me, *next));
+                            }
+                        }
+                        None
+                    }
+                    other => Some(other),
+                })));
+            }
             // Let the pong side start echoing.
             std::thread::sleep(Duration::from_millis(300));
-            let mut hl = Vec::with_capacity(a.samples);
-            let mut raw = Vec::with_capacity(a.samples);
-            let warm = a.samples / 10;
-            for i in 0..(a.samples + warm) as u64 {
-                // hlamesh
-                let t0 = Instant::now();
-                let _ = fed.send(Reliability::Reliable, &payload(i));
-                loop {
-                    match t.events().recv_timeout(Duration::from_secs(2)) {
-                        Ok(TransportEvent::Data { payload, .. })
-                            if payload.len() >= 16 && payload[8..16] == i.to_be_bytes() =>
-                        {
-                            break;
+            const BLOCK: u64 = 200;
+            let blocks = (a.samples as u64).div_ceil(BLOCK);
+            let mut hl: Vec<u64> = Vec::new();
+            let mut raw: Vec<u64> = Vec::new();
+            let mut buf = [0u8; 2048];
+            let mut i = 0u64;
+            for b in 0..=blocks {
+                // Block 0 warms both paths up and is not recorded.
+                let record = b > 0;
+                if a.immediate {
+                    {
+                        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+                        *s = (
+                            i,
+                            i + BLOCK,
+                            Instant::now(),
+                            Vec::with_capacity(BLOCK as usize),
+                        );
+                    }
+                    let _ = fed.send(Reliability::Reliable, &payload(i));
+                    match block_rx.recv_timeout(Duration::from_secs(10)) {
+                        Ok(samples) if record => hl.extend(samples),
+                        Ok(_) => {}
+                        Err(_) => fail("hlamesh ping block timed out"),
+                    }
+                    i += BLOCK;
+                } else {
+                    for _ in 0..BLOCK {
+                        let t0 = Instant::now();
+                        let _ = fed.send(Reliability::Reliable, &payload(i));
+                        loop {
+                            match t.events().recv_timeout(Duration::from_secs(2)) {
+                                Ok(TransportEvent::Data { payload, .. })
+                                    if is_echo(&payload) && payload[8..16] == i.to_be_bytes() =>
+                                {
+                                    break;
+                                }
+                                Ok(_) => continue,
+                                Err(_) => fail("hlamesh ping timed out"),
+                            }
                         }
-                        Ok(_) => continue,
-                        Err(_) => fail("hlamesh ping timed out"),
+                        if record {
+                            hl.push(t0.elapsed().as_nanos() as u64);
+                        }
+                        i += 1;
                     }
                 }
-                let d_hl = t0.elapsed();
-                // raw UDP multicast, same payload size, same interface
-                let t0 = Instant::now();
-                let _ = raw_tx.send_to(&payload(i), raw_dest);
-                loop {
-                    match raw_rx.recv_from(&mut buf) {
-                        Ok((n, _))
-                            if n >= 16 && buf[..8] != me && buf[8..16] == i.to_be_bytes() =>
-                        {
-                            break;
+                for _ in 0..BLOCK {
+                    let t0 = Instant::now();
+                    let _ = raw_tx.send_to(&payload(i), raw_dest);
+                    loop {
+                        match raw_rx.recv_from(&mut buf) {
+                            Ok((n, _)) if is_echo(&buf[..n]) && buf[8..16] == i.to_be_bytes() => {
+                                break;
+                            }
+                            Ok(_) => continue,
+                            Err(_) => fail("raw ping timed out"),
                         }
-                        Ok(_) => continue,
-                        Err(_) => fail("raw ping timed out"),
                     }
-                }
-                let d_raw = t0.elapsed();
-                if i as usize >= warm {
-                    hl.push(d_hl.as_nanos() as u64);
-                    raw.push(d_raw.as_nanos() as u64);
+                    if record {
+                        raw.push(t0.elapsed().as_nanos() as u64);
+                    }
+                    i += 1;
                 }
             }
             let pct = |v: &mut Vec<u64>, p: f64| {
@@ -669,6 +745,7 @@ fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             let (r50, r99) = (pct(&mut raw, 0.5), pct(&mut raw, 0.99));
             out(json!({
                 "event": "latency", "samples": hl.len(), "payload_bytes": 100,
+                "delivery": if a.immediate { "immediate (event hook on the data thread)" } else { "event channel (one thread hand-off per receive)" },
                 "hlamesh_rtt_us": {"p50": h50, "p99": h99},
                 "raw_udp_multicast_rtt_us": {"p50": r50, "p99": r99},
                 "ratio_p50": h50 / r50, "ratio_p99": h99 / r99,
@@ -676,4 +753,11 @@ fn ping_pong(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             }));
         }
     }
+}
+
+fn payload_of(me: &[u8; 8], i: u64) -> Vec<u8> {
+    let mut m = vec![0u8; 100];
+    m[..8].copy_from_slice(me);
+    m[8..16].copy_from_slice(&i.to_be_bytes());
+    m
 }
