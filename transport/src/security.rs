@@ -321,3 +321,32 @@ impl ServerCertVerifier for PinnedVerifier {
             .supported_schemes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn development_mode_off_loopback_needs_explicit_permission() {
+        let dev = |allow| SecurityConfig::Development {
+            secret: "s".into(),
+            allow_non_loopback: allow,
+        };
+        let lan = Ipv4Addr::new(192, 168, 1, 20);
+        let err = Security::from_config(&dev(false), lan).expect_err("refused");
+        assert!(err.to_string().contains("allow_non_loopback"), "{err}");
+        assert!(Security::from_config(&dev(true), lan).is_ok());
+        assert!(Security::from_config(&dev(false), Ipv4Addr::LOCALHOST).is_ok());
+    }
+
+    #[test]
+    fn missing_certificate_files_are_a_clear_error() {
+        let cfg = SecurityConfig::Certificates {
+            ca: "/nonexistent/ca.pem".into(),
+            cert: "/nonexistent/node.pem".into(),
+            key: "/nonexistent/node.key".into(),
+        };
+        let err = Security::from_config(&cfg, Ipv4Addr::LOCALHOST).expect_err("no files");
+        assert!(err.to_string().contains("/nonexistent/ca.pem"), "{err}");
+    }
+}

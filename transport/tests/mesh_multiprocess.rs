@@ -266,3 +266,53 @@ fn killed_peer_is_reported_lost_within_two_seconds() {
     }
     assert!(t0.elapsed() < Duration::from_secs(5));
 }
+
+/// A node that shuts down cleanly says goodbye: the others report it as having left (not lost),
+/// at once rather than after the peer timeout.
+#[test]
+fn clean_shutdown_is_reported_as_left_not_lost() {
+    let _serial = common::serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let mut a1 = base_args(&lab, 1, &ports, "goodbye");
+    a1.extend(args(&[
+        "--mode",
+        "hold",
+        "--peers",
+        "1",
+        "--timeout-s",
+        "20",
+        "--create",
+    ]));
+    let mut a2 = base_args(&lab, 2, &ports, "goodbye");
+    a2.extend(args(&[
+        "--mode",
+        "hold",
+        "--peers",
+        "1",
+        "--timeout-s",
+        "20",
+        "--leave-after-ms",
+        "500",
+    ]));
+    let stay = Probe::spawn(&lab, 1, &a1, "stay");
+    let mut leave = Probe::spawn(&lab, 2, &a2, "leave");
+    stay.wait_event("ready", Duration::from_secs(15));
+    let leaving = leave.wait_event("leaving", Duration::from_secs(15));
+    let left = stay.wait_event("left", Duration::from_secs(5));
+    let t0: u128 = leaving["wall_ms"]
+        .as_str()
+        .expect("ms")
+        .parse()
+        .expect("ms");
+    let t1: u128 = left["wall_ms"].as_str().expect("ms").parse().expect("ms");
+    assert!(t1.saturating_sub(t0) < 500, "goodbye took {} ms", t1 - t0);
+    assert_eq!(leave.wait_exit(Duration::from_secs(5)), Some(0));
+    // And no loss report follows the goodbye.
+    assert!(
+        stay.lines
+            .recv_timeout(Duration::from_millis(1500))
+            .map_or(true, |v| v["event"] != "lost"),
+        "a clean leave was also reported as a loss"
+    );
+}

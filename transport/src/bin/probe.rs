@@ -93,6 +93,9 @@ struct Args {
     /// Ping mode: samples per path.
     #[arg(long, default_value_t = 2000)]
     samples: usize,
+    /// Hold mode: leave cleanly (goodbye to every peer) after this many milliseconds.
+    #[arg(long)]
+    leave_after_ms: Option<u64>,
     /// Ping/pong: handle hlamesh messages in the transport's event hook (no thread hand-off).
     #[arg(long)]
     immediate: bool,
@@ -189,7 +192,7 @@ fn main() {
     );
     match a.mode {
         Mode::Exchange => exchange(&a, &t, &deadline),
-        Mode::Hold => hold(&a, &t, &deadline),
+        Mode::Hold => hold(&a, t, &deadline),
         Mode::Observe => observe(&a, &t),
         Mode::Ping | Mode::Pong => ping_pong(&a, &t, &deadline),
     }
@@ -483,20 +486,28 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
     std::process::exit(if ok { 0 } else { 1 });
 }
 
-fn hold(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
+fn hold(a: &Args, t: Arc<Transport>, deadline: &Deadline) {
     let mut pending = Vec::new();
-    let _fed = join(a, t, deadline, &mut pending);
+    let _fed = join(a, &t, deadline, &mut pending);
     out(
         json!({"event": "ready", "wall_ms": wall_ms().to_string(), "connections": t.open_connections(), "peers": t.peers().len()}),
     );
     for ev in pending {
         report_event(&ev);
     }
+    let leave_at = a
+        .leave_after_ms
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
     while let Some(left) = deadline.left() {
-        if let Ok(ev) = t
-            .events()
-            .recv_timeout(left.min(Duration::from_millis(200)))
-        {
+        if leave_at.is_some_and(|at| Instant::now() >= at) {
+            out(json!({"event": "leaving", "wall_ms": wall_ms().to_string()}));
+            match Arc::try_unwrap(t) {
+                Ok(t) => t.shutdown(),
+                Err(_) => fail("transport still shared at shutdown"),
+            }
+            std::process::exit(0);
+        }
+        if let Ok(ev) = t.events().recv_timeout(left.min(Duration::from_millis(50))) {
             report_event(&ev);
         }
     }
