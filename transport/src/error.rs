@@ -41,3 +41,11 @@ pub enum TransportError {
     #[error("transport is shut down")]
     Shutdown,
 }
+
+impl TransportError {
+    /// Wraps an OS error from socket work, saying what was being done.
+    pub fn socket(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TransportError {
+        let what = what.into();
+        move |source| TransportError::Socket { what, source }
+    }
+}

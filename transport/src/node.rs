@@ -614,25 +614,20 @@ impl Transport {
             .thread_name("hlamesh-net")
             .enable_all()
             .build()
-            .map_err(|e| TransportError::Socket {
-                what: "start tokio runtime".into(),
-                source: e,
-            })?;
+            .map_err(TransportError::socket("start tokio runtime"))?;
 
         let idle = cfg.peer_timeout * 3;
         let server = security.server_config(cfg.heartbeat_interval, idle)?;
         let bind = SocketAddr::from((interface, cfg.quic_port));
         let endpoint = {
             let _guard = runtime.enter();
-            quinn::Endpoint::server(server, bind).map_err(|e| TransportError::Socket {
-                what: format!("bind QUIC endpoint on {bind}"),
-                source: e,
-            })?
+            quinn::Endpoint::server(server, bind).map_err(TransportError::socket(format!(
+                "bind QUIC endpoint on {bind}"
+            )))?
         };
-        let quic_addr = endpoint.local_addr().map_err(|e| TransportError::Socket {
-            what: "QUIC local address".into(),
-            source: e,
-        })?;
+        let quic_addr = endpoint
+            .local_addr()
+            .map_err(TransportError::socket("QUIC local address"))?;
 
         let disc_sock = sockets::multicast_receiver(cfg.discovery_port, None)?;
         sockets::join(&disc_sock, cfg.discovery_group, interface)?;
@@ -642,10 +637,7 @@ impl Transport {
                 .and_then(|_| s.set_multicast_ttl_v4(cfg.multicast_ttl))
                 .and_then(|_| s.set_multicast_loop_v4(true))
                 .and_then(|_| s.set_nonblocking(true))
-                .map_err(|e| TransportError::Socket {
-                    what: "configure discovery socket".into(),
-                    source: e,
-                })?;
+                .map_err(TransportError::socket("configure discovery socket"))?;
         }
         let data_recv =
             sockets::multicast_receiver(cfg.data_port, Some(Duration::from_millis(10)))?;
@@ -680,11 +672,8 @@ impl Transport {
 
         {
             let _guard = runtime.enter();
-            let disc =
-                tokio::net::UdpSocket::from_std(disc_sock).map_err(|e| TransportError::Socket {
-                    what: "register discovery socket".into(),
-                    source: e,
-                })?;
+            let disc = tokio::net::UdpSocket::from_std(disc_sock)
+                .map_err(TransportError::socket("register discovery socket"))?;
             let disc = Arc::new(disc);
             runtime.spawn(accept_loop(shared.clone(), endpoint));
             runtime.spawn(discovery_loop(shared.clone(), disc.clone()));
@@ -695,26 +684,17 @@ impl Transport {
         let recv_sock = shared
             .data_recv
             .try_clone()
-            .map_err(|e| TransportError::Socket {
-                what: "clone data socket".into(),
-                source: e,
-            })?;
+            .map_err(TransportError::socket("clone data socket"))?;
         let s2 = shared.clone();
         let control_thread = std::thread::Builder::new()
             .name("hlamesh-control".into())
             .spawn(move || control_loop(s2, control_rx))
-            .map_err(|e| TransportError::Socket {
-                what: "spawn control thread".into(),
-                source: e,
-            })?;
+            .map_err(TransportError::socket("spawn control thread"))?;
         let s2 = shared.clone();
         let data_thread = std::thread::Builder::new()
             .name("hlamesh-data".into())
             .spawn(move || data_loop(s2, recv_sock))
-            .map_err(|e| TransportError::Socket {
-                what: "spawn data thread".into(),
-                source: e,
-            })?;
+            .map_err(TransportError::socket("spawn data thread"))?;
 
         Ok(Transport {
             shared,

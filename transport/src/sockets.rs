@@ -10,10 +10,7 @@ use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use crate::error::TransportError;
 
-fn err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TransportError {
-    let what = what.into();
-    move |source| TransportError::Socket { what, source }
-}
+use TransportError as E;
 
 /// A socket that receives the multicast groups it is told to join on `port`.
 pub fn multicast_receiver(
@@ -21,48 +18,49 @@ pub fn multicast_receiver(
     read_timeout: Option<Duration>,
 ) -> Result<UdpSocket, TransportError> {
     let s = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
-        .map_err(err("create multicast receive socket"))?;
-    s.set_reuse_address(true).map_err(err("SO_REUSEADDR"))?;
-    s.set_reuse_port(true).map_err(err("SO_REUSEPORT"))?;
+        .map_err(E::socket("create multicast receive socket"))?;
+    s.set_reuse_address(true)
+        .map_err(E::socket("SO_REUSEADDR"))?;
+    s.set_reuse_port(true).map_err(E::socket("SO_REUSEPORT"))?;
     s.set_multicast_all_v4(false)
-        .map_err(err("IP_MULTICAST_ALL"))?;
+        .map_err(E::socket("IP_MULTICAST_ALL"))?;
     // Large bursts (fragmented 64 KiB messages) must not overflow the default buffer.
     let _ = s.set_recv_buffer_size(8 << 20);
     s.bind(&SockAddr::from(SocketAddrV4::new(
         Ipv4Addr::UNSPECIFIED,
         port,
     )))
-    .map_err(err(format!("bind multicast port {port}")))?;
+    .map_err(E::socket(format!("bind multicast port {port}")))?;
     s.set_read_timeout(read_timeout)
-        .map_err(err("SO_RCVTIMEO"))?;
+        .map_err(E::socket("SO_RCVTIMEO"))?;
     Ok(s.into())
 }
 
 /// Joins `group` on `interface`.
 pub fn join(sock: &UdpSocket, group: Ipv4Addr, interface: Ipv4Addr) -> Result<(), TransportError> {
     sock.join_multicast_v4(&group, &interface)
-        .map_err(err(format!("join {group} on {interface}")))
+        .map_err(E::socket(format!("join {group} on {interface}")))
 }
 
 /// Leaves `group` on `interface`.
 pub fn leave(sock: &UdpSocket, group: Ipv4Addr, interface: Ipv4Addr) -> Result<(), TransportError> {
     sock.leave_multicast_v4(&group, &interface)
-        .map_err(err(format!("leave {group} on {interface}")))
+        .map_err(E::socket(format!("leave {group} on {interface}")))
 }
 
 /// A socket that sends multicast out of `interface` with the given TTL (loop on, so federates on
 /// the same host hear each other on a real NIC).
 pub fn multicast_sender(interface: Ipv4Addr, ttl: u32) -> Result<UdpSocket, TransportError> {
     let s = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
-        .map_err(err("create multicast send socket"))?;
+        .map_err(E::socket("create multicast send socket"))?;
     s.set_multicast_if_v4(&interface)
-        .map_err(err("IP_MULTICAST_IF"))?;
+        .map_err(E::socket("IP_MULTICAST_IF"))?;
     s.set_multicast_ttl_v4(ttl)
-        .map_err(err("IP_MULTICAST_TTL"))?;
+        .map_err(E::socket("IP_MULTICAST_TTL"))?;
     s.set_multicast_loop_v4(true)
-        .map_err(err("IP_MULTICAST_LOOP"))?;
+        .map_err(E::socket("IP_MULTICAST_LOOP"))?;
     let _ = s.set_send_buffer_size(4 << 20);
     s.bind(&SockAddr::from(SocketAddrV4::new(interface, 0)))
-        .map_err(err(format!("bind send socket on {interface}")))?;
+        .map_err(E::socket(format!("bind send socket on {interface}")))?;
     Ok(s.into())
 }
