@@ -99,11 +99,13 @@ fn node_example_commented_values_parse() {
     ));
 }
 
-/// The env example uses only variables `TransportConfig::apply_env` reads (plus RUST_LOG).
+/// The env example uses only variables `TransportConfig::apply_env` reads, plus the log filter
+/// `HLAMESH_LOG` the binaries read.
 #[test]
 fn env_example_uses_known_variables() {
     let env = read("deploy/systemd/hlamesh.env.example");
     let config_rs = read("transport/src/config.rs");
+    let probe_rs = read("transport/src/bin/probe.rs");
     let mut names = 0;
     for line in env.lines() {
         let l = line.trim_start_matches('#');
@@ -114,7 +116,12 @@ fn env_example_uses_known_variables() {
             continue;
         }
         names += 1;
-        if name != "RUST_LOG" {
+        if name == "HLAMESH_LOG" {
+            assert!(
+                probe_rs.contains("\"HLAMESH_LOG\""),
+                "log filter variable renamed?"
+            );
+        } else {
             assert!(
                 config_rs.contains(&format!("\"{name}\"")),
                 "{name} is not read by transport/src/config.rs"
