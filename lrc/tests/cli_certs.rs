@@ -263,8 +263,11 @@ fn issued_certificates_connect_and_another_ca_is_refused() {
     let nodes = [&a, &b, &c];
     let mut seen: [Seen; 3] = Default::default();
 
-    // Until alpha and bravo are connected to each other and each has refused the intruder (the
-    // good node is always the one whose verification fails, whichever side dials), bounded.
+    // Until alpha and bravo are connected to each other and each has refused the intruder for its
+    // certificate, bounded. Whichever side dials, the good node reports it: as dialer its own
+    // verification fails; as acceptor the intruder aborts the handshake with "invalid peer
+    // certificate" (it cannot verify the good node either) or the good node rejects its client
+    // certificate.
     let done = |seen: &[Seen; 3]| {
         seen[0].connected.contains(&b.node_id())
             && seen[1].connected.contains(&a.node_id())
