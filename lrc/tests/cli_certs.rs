@@ -217,6 +217,28 @@ fn issue_without_ca_and_bad_names_fail_clearly() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
 }
 
+#[test]
+fn issue_refuses_a_ca_key_that_does_not_match_its_certificate() {
+    let t = TempDir::new("mismatch");
+    let (one, two) = (t.join("one"), t.join("two"));
+    init(&one);
+    init(&two);
+    std::fs::copy(two.join("ca.key"), one.join("ca.key")).unwrap();
+    let o = hlamesh(&["certs", "issue", "alpha", "--dir", s(&one)], &[]);
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("is not the key of ca.pem"),
+        "{}",
+        o.stderr
+    );
+    assert!(!one.join("alpha.pem").exists());
+
+    std::fs::write(two.join("ca.pem"), "not a certificate").unwrap();
+    let o = hlamesh(&["certs", "issue", "alpha", "--dir", s(&two)], &[]);
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(o.stderr.contains("cannot be used"), "{}", o.stderr);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The certificates on a real mesh.
 

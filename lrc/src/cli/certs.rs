@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use hlamesh_transport::certs::{self, PemPair};
 use hlamesh_transport::security::SERVER_NAME;
 use hlamesh_transport::{SecurityConfig, TransportError};
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject as _;
 use serde::Serialize;
 
 /// File name of the CA certificate inside the certificate directory.
@@ -374,6 +376,28 @@ fn read_ca_file(dir: &Path, path: &Path) -> Result<String, CertsError> {
     })
 }
 
+/// Checks that `ca.key` is the key of `ca.pem`. Signing does not check it, and a mismatched pair
+/// (one file replaced by hand, or from another `init`) would yield certificates every node refuses
+/// at run time with a far less helpful message.
+fn check_ca_pair(dir: &Path, ca: &PemPair) -> Result<(), CertsError> {
+    let unusable = |reason: String| CertsError::CaUnusable {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    let key =
+        rcgen::KeyPair::from_pem(&ca.key).map_err(|e| unusable(format!("{CA_KEY_FILE}: {e}")))?;
+    let cert = CertificateDer::from_pem_slice(ca.cert.as_bytes())
+        .map_err(|e| unusable(format!("{CA_CERT_FILE}: {e}")))?;
+    // The certificate embeds its subject public key verbatim (in SubjectPublicKeyInfo).
+    let public = key.public_key_raw();
+    if public.is_empty() || !cert.windows(public.len()).any(|w| w == public) {
+        return Err(unusable(format!(
+            "{CA_KEY_FILE} is not the key of {CA_CERT_FILE} (files from different CAs?)"
+        )));
+    }
+    Ok(())
+}
+
 /// Issues a certificate for node `name` signed by the CA in `dir`: `NAME.pem` (0644) and
 /// `NAME.key` (0600). Refuses to overwrite an existing pair unless `force`.
 pub fn issue(dir: &Path, name: &NodeName, force: bool) -> Result<NodeFiles, CertsError> {
@@ -384,6 +408,7 @@ pub fn issue(dir: &Path, name: &NodeName, force: bool) -> Result<NodeFiles, Cert
         cert: read_ca_file(&dir, &ca_cert)?,
         key: read_ca_file(&dir, &ca_key)?,
     };
+    check_ca_pair(&dir, &ca)?;
     let cert = dir.join(format!("{name}.pem"));
     let key = dir.join(format!("{name}.key"));
     if !force {
