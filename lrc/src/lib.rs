@@ -10,6 +10,7 @@
 //! [`handles`] (the handle newtypes every other part reuses).
 #![forbid(unsafe_code)]
 
+pub mod cli;
 pub mod encoding;
 pub mod fom;
 pub mod handles;

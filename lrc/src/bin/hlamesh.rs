@@ -1,6 +1,7 @@
 //! `hlamesh`: the command-line tool. `hlamesh fom check FILE...` loads and merges FOM modules
 //! and prints a summary; `hlamesh fom show FILE... [--class NAME]` prints the class trees or one
-//! class with everything it inherits. Later: `status`, `certs`.
+//! class with everything it inherits. `hlamesh certs init` / `hlamesh certs issue NAME` manage a
+//! lab CA for the certificate security mode (see `hlamesh_lrc::cli::certs`). Later: `status`.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -26,6 +27,7 @@ fn flush_out() {
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use hlamesh_lrc::cli::certs::{self, CertsError, NodeName};
 use hlamesh_lrc::fom::{Fdd, FomError, FomModule, OrderType, ResolvedKind};
 use hlamesh_lrc::handles::ObjectClassHandle;
 
@@ -43,6 +45,47 @@ enum Command {
         #[command(subcommand)]
         command: FomCommand,
     },
+    /// Manage a lab certificate authority for the mesh's certificate security mode.
+    Certs {
+        #[command(subcommand)]
+        command: CertsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CertsCommand {
+    /// Create a lab CA: ca.pem (0644) and ca.key (0600).
+    Init {
+        /// Certificate directory [default: $XDG_CONFIG_HOME/hlamesh/certs or ~/.config/hlamesh/certs].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Replace an existing CA (certificates it issued stop being trusted).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Issue NAME.pem (0644) and NAME.key (0600) signed by the lab CA; print the config snippet.
+    Issue {
+        /// Node name: one lowercase DNS label (a-z, 0-9, '-').
+        name: NodeName,
+        /// Certificate directory holding the CA [default: as for init].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Replace this node's existing certificate and key.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+fn certs_main(command: CertsCommand) -> Result<String, CertsError> {
+    let dir = |d: Option<PathBuf>| d.map_or_else(certs::default_dir, Ok);
+    match command {
+        CertsCommand::Init { dir: d, force } => Ok(certs::init(&dir(d)?, force)?.describe()),
+        CertsCommand::Issue {
+            name,
+            dir: d,
+            force,
+        } => certs::issue(&dir(d)?, &name, force)?.describe(),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -230,6 +273,17 @@ fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Certs { command } => match certs_main(command) {
+            Ok(text) => {
+                outln!("{text}");
+                flush_out();
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Fom { command } => {
             let (files, mim, class) = match &command {
                 FomCommand::Check { files, mim } => (files, mim.as_ref(), None),
