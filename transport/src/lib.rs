@@ -35,6 +35,7 @@ pub mod error;
 pub mod fault;
 pub mod frame;
 pub mod id;
+pub mod metrics;
 pub mod node;
 pub mod security;
 pub mod sockets;
