@@ -717,3 +717,111 @@ impl Drop for Exporter {
         gauge!(names::EVENT_QUEUE_DEPTH).decrement(self.last.event_queue as f64);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str, series: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    fn sample(n: u64, peers: u64) -> TransportSample {
+        let mut f = FederationSample {
+            name: "F".into(),
+            sent: (n, 2 * n),
+            ..Default::default()
+        };
+        f.recv.dropped.bad_auth = n;
+        f.send.datagrams = 3 * n;
+        TransportSample {
+            federations: vec![f],
+            peers: (0..peers)
+                .map(|i| PeerSample {
+                    node: NodeId(i + 1),
+                    rtt: Duration::from_millis(2),
+                    lost_packets: 4,
+                })
+                .collect(),
+            datagrams_in: n,
+            event_queue: 5,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn exporters_apply_differences_and_sum_across_transports() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        ::metrics::with_local_recorder(&recorder, || {
+            let mut a = Exporter::default();
+            let mut b = Exporter::default();
+            a.export(sample(10, 2));
+            a.export(sample(25, 2));
+            b.export(sample(7, 1));
+            let text = handle.render();
+            let fed = "{federation=\"F\"";
+            assert_eq!(
+                value(&text, names::MULTICAST_DATAGRAMS_RECEIVED),
+                Some(32.0)
+            );
+            assert_eq!(
+                value(
+                    &text,
+                    &format!("{}{fed},kind=\"best_effort\"}}", names::MESSAGES_SENT)
+                ),
+                Some(64.0)
+            );
+            assert_eq!(
+                value(
+                    &text,
+                    &format!("{}{fed},reason=\"bad_auth\"}}", names::DATAGRAMS_DROPPED)
+                ),
+                Some(32.0)
+            );
+            assert_eq!(
+                value(
+                    &text,
+                    &format!("{}{fed}}}", names::MULTICAST_DATAGRAMS_SENT)
+                ),
+                Some(96.0)
+            );
+            assert_eq!(value(&text, names::PEERS_CONNECTED), Some(3.0));
+            assert_eq!(value(&text, names::EVENT_QUEUE_DEPTH), Some(10.0));
+            assert_eq!(
+                value(
+                    &text,
+                    &format!("{}{{peer=\"{}\"}}", names::QUIC_RTT, NodeId(1))
+                ),
+                Some(0.002)
+            );
+            // A transport that goes away takes its share of the gauges with it.
+            drop(a);
+            let text = handle.render();
+            assert_eq!(value(&text, names::PEERS_CONNECTED), Some(1.0));
+            assert_eq!(value(&text, names::EVENT_QUEUE_DEPTH), Some(5.0));
+            // Counters never go back, even if a sample does (a federation reopened from zero).
+            b.export(sample(3, 1));
+            let text = handle.render();
+            assert_eq!(
+                value(&text, names::MULTICAST_DATAGRAMS_RECEIVED),
+                Some(32.0)
+            );
+        });
+    }
+
+    #[test]
+    fn every_frame_kind_has_a_label() {
+        let s = ShellCounters::default();
+        s.frame_in(&Frame::Goodbye);
+        s.frame_out(&Frame::Heartbeat, 2);
+        s.heartbeat_out();
+        let mut t = TransportSample::default();
+        s.sample_into(&mut t);
+        assert_eq!(FRAME_KINDS[4], "goodbye");
+        assert_eq!(t.frames_in[4], 1);
+        assert_eq!(FRAME_KINDS[3], "heartbeat");
+        assert_eq!(t.frames_out[3], 3);
+    }
+}
