@@ -2,7 +2,7 @@
 //! relaxed atomic add into the federation's [`SendCounters`]; per datagram read, one into
 //! [`ShellCounters`]. Measured alone against an empty baseline, and inside a full 100-byte
 //! reliable send + receive through `DataSender`/`DataReceiver` with and without the recording
-//! (the ratio of the two is the overhead). Also the per-scrape cost of turning one transport's
+//! (the ratio of the two is the overhead; the two run interleaved so machine load hits both). Also the per-scrape cost of turning one transport's
 //! totals into Prometheus series ([`Exporter::export`]), which nobody pays between scrapes.
 //!
 //! Run: `cargo bench -p hlamesh-transport --bench metrics_overhead`
@@ -67,7 +67,10 @@ fn round(
     }
 }
 
+/// Both variants run interleaved in chunks (only one of them timed per benchmark), so that load
+/// from other work on a shared machine hits both alike.
 fn send_receive(c: &mut Criterion) {
+    const CHUNK: u64 = 256;
     let payload: Vec<u8> = (0..100u8).collect();
     let cfg = DataConfig::default();
     let now = Instant::now();
@@ -77,11 +80,33 @@ fn send_receive(c: &mut Criterion) {
     for recorded in [false, true] {
         let name = if recorded { "recorded" } else { "plain" };
         g.bench_function(name, |b| {
-            let mut tx = DataSender::new(TX, TAG, &KEY, cfg.clone()).expect("cfg");
-            let mut rx = DataReceiver::new(RX, TAG, &KEY, cfg.clone()).expect("cfg");
-            rx.add_sender(TX);
-            let rec = recorded.then_some((&sent, &shell));
-            b.iter(|| round(&mut tx, &mut rx, black_box(&payload), now, rec))
+            let new = || {
+                let tx = DataSender::new(TX, TAG, &KEY, cfg.clone()).expect("cfg");
+                let mut rx = DataReceiver::new(RX, TAG, &KEY, cfg.clone()).expect("cfg");
+                rx.add_sender(TX);
+                (tx, rx)
+            };
+            let (mut tx, mut rx) = new();
+            let (mut otx, mut orx) = new();
+            let rec = Some((&sent, &shell));
+            let (mine, other) = if recorded { (rec, None) } else { (None, rec) };
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                let mut left = iters;
+                while left > 0 {
+                    let n = left.min(CHUNK);
+                    let start = Instant::now();
+                    for _ in 0..n {
+                        round(&mut tx, &mut rx, black_box(&payload), now, mine);
+                    }
+                    timed += start.elapsed();
+                    for _ in 0..n {
+                        round(&mut otx, &mut orx, black_box(&payload), now, other);
+                    }
+                    left -= n;
+                }
+                timed
+            })
         });
     }
     g.finish();
