@@ -124,6 +124,9 @@ pub struct TransportConfig {
     pub max_message: usize,
     /// Test-only seeded fault layer on received data datagrams.
     pub fault: Option<FaultSettings>,
+    /// Address of the Prometheus `/metrics` endpoint (e.g. "0.0.0.0:47780"; port 0 = any free
+    /// port). Off when absent. Process-wide: see [`crate::metrics`].
+    pub metrics_addr: Option<SocketAddr>,
 }
 
 impl Default for TransportConfig {
@@ -149,6 +152,7 @@ impl Default for TransportConfig {
             reassembly_buffer_bytes: 64 << 20,
             max_message: 16 << 20,
             fault: None,
+            metrics_addr: None,
         }
     }
 }
@@ -159,8 +163,8 @@ impl TransportConfig {
         toml::from_str(text).map_err(|e| TransportError::Config(e.to_string()))
     }
 
-    /// Overrides from `HLAMESH_*` environment variables (interface, TTL, ports, secret), so a
-    /// deployment can adjust one value without a file.
+    /// Overrides from `HLAMESH_*` environment variables (interface, TTL, ports, secret, metrics
+    /// address), so a deployment can adjust one value without a file.
     pub fn apply_env(&mut self) -> Result<(), TransportError> {
         fn var(name: &str) -> Option<String> {
             std::env::var(name).ok().filter(|v| !v.is_empty())
@@ -187,6 +191,9 @@ impl TransportConfig {
         }
         if let Some(v) = var("HLAMESH_DISCOVERY_GROUP") {
             self.discovery_group = parse("HLAMESH_DISCOVERY_GROUP", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_METRICS_ADDR") {
+            self.metrics_addr = Some(parse("HLAMESH_METRICS_ADDR", &v)?);
         }
         if let Some(v) = var("HLAMESH_SECRET") {
             self.security = SecurityConfig::Development {
@@ -333,6 +340,17 @@ mod tests {
         assert_eq!(c.interface, Ipv4Addr::new(10, 1, 2, 3));
         let err = TransportConfig::from_toml("multicast_tll = 1\n").expect_err("typo rejected");
         assert!(err.to_string().contains("multicast_tll"), "{err}");
+    }
+
+    #[test]
+    fn metrics_addr_is_off_by_default_and_parses() {
+        assert_eq!(TransportConfig::default().metrics_addr, None);
+        let c = TransportConfig::from_toml("metrics_addr = \"127.0.0.1:47780\"\n").expect("parses");
+        assert_eq!(
+            c.metrics_addr,
+            Some(SocketAddr::from(([127, 0, 0, 1], 47780)))
+        );
+        assert!(TransportConfig::from_toml("metrics_addr = \"47780\"\n").is_err());
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! - a **data plane** ([`data`]): per-federation, sequenced, authenticated UDP multicast with NACK
 //!   repair over QUIC, fragmentation, duplicate suppression, in-order delivery, and cross-channel
 //!   causality (control messages released only after the data they follow).
+//! - **metrics** ([`metrics`]): Prometheus families of all of the above, served at `/metrics` when
+//!   `metrics_addr` is set; collected from the core's plain counters at scrape time, so the core
+//!   stays free of globals. The LRC adds its HLA-level families through the same module.
 //!
 //! What it is not: it knows nothing of HLA. Membership of federations, handles and time live in
 //! `hlamesh-lrc`, which uses [`Transport`] and its [`TransportEvent`] stream.
@@ -35,6 +38,7 @@ pub mod error;
 pub mod fault;
 pub mod frame;
 pub mod id;
+pub mod metrics;
 pub mod node;
 pub mod security;
 pub mod sockets;

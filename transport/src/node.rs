@@ -32,6 +32,7 @@ use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
+use crate::metrics::{self as m, SendCounters, ShellCounters};
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
 
@@ -158,6 +159,7 @@ struct FedChannel {
     sender: Mutex<DataSender>,
     recv: Mutex<RecvSide>,
     members: Mutex<HashSet<NodeId>>,
+    sent: SendCounters,
 }
 
 struct Shared {
@@ -176,6 +178,7 @@ struct Shared {
     data_recv: UdpSocket,
     shutdown: AtomicBool,
     stats: ShellStats,
+    metrics: ShellCounters,
     key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
     beacon_now: Notify,
     endpoint: quinn::Endpoint,
@@ -233,6 +236,7 @@ impl Shared {
     }
 
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
+        self.metrics.frame_out(frame, 1);
         let bytes = frame.encode();
         let peers = lock(&self.peers);
         let link = peers
@@ -367,6 +371,7 @@ impl Shared {
             tracing::warn!(peer = %node, addr = %link.addr, "peer lost");
             self.emit(TransportEvent::PeerLost { node });
         } else {
+            self.metrics.peer_left();
             tracing::info!(peer = %node, "peer left");
             self.emit(TransportEvent::PeerLeft { node });
         }
@@ -395,6 +400,7 @@ impl Shared {
     }
 
     fn on_frame(self: &Arc<Self>, from: NodeId, frame: Frame) {
+        self.metrics.frame_in(&frame);
         match frame {
             Frame::Heartbeat
             | Frame::Hello { .. }
@@ -486,6 +492,11 @@ pub struct Transport {
     runtime: Option<tokio::runtime::Runtime>,
     data_thread: Option<JoinHandle<()>>,
     control_thread: Option<JoinHandle<()>>,
+    /// The bound `/metrics` address, if this transport serves one.
+    metrics_addr: Option<SocketAddr>,
+    /// This transport's metrics collector (every transport has one: a process exports all its
+    /// transports through whichever endpoint it serves). Removed on stop.
+    collector: Option<m::CollectorGuard>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -559,6 +570,7 @@ impl FederationChannel {
                 },
             )
             .map_err(|e| TransportError::Config(e.to_string()))?;
+        self.fed.sent.sent(reliability);
         self.shared
             .stats
             .datagrams_out
@@ -608,6 +620,8 @@ impl Transport {
         let interface = cfg.resolved_interface()?;
         let security = Security::from_config(&cfg.security, interface)?;
         let node = NodeId::random();
+        // Before any thread starts: a busy metrics port fails the start cleanly.
+        let metrics_addr = cfg.metrics_addr.map(m::serve).transpose()?;
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -661,6 +675,7 @@ impl Transport {
             data_recv,
             shutdown: AtomicBool::new(false),
             stats: ShellStats::default(),
+            metrics: ShellCounters::default(),
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
             endpoint: endpoint.clone(),
@@ -696,13 +711,26 @@ impl Transport {
             .spawn(move || data_loop(s2, recv_sock))
             .map_err(TransportError::socket("spawn data thread"))?;
 
+        if let Some(bound) = metrics_addr {
+            tracing::info!(%node, "Prometheus metrics at http://{bound}/metrics");
+        }
+        let collector = Some(register_metrics(&shared));
+
         Ok(Transport {
             shared,
             events: rx,
             runtime: Some(runtime),
             data_thread: Some(data_thread),
             control_thread: Some(control_thread),
+            metrics_addr,
+            collector,
         })
+    }
+
+    /// The address `/metrics` is served on, if `metrics_addr` was configured (with the port
+    /// actually bound when port 0 was asked for).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// This node's id.
@@ -809,6 +837,7 @@ impl Transport {
             }),
             key,
             members: Mutex::new(HashSet::new()),
+            sent: SendCounters::default(),
         });
         self.shared
             .federations
@@ -904,12 +933,12 @@ impl Transport {
         payload: &[u8],
     ) -> Result<usize, TransportError> {
         let hw = self.high_water(tag)?;
-        let bytes = Frame::App {
+        let frame = Frame::App {
             tag,
             hw,
             payload: payload.to_vec(),
-        }
-        .encode();
+        };
+        let bytes = frame.encode();
         let peers = lock(&self.shared.peers);
         let mut n = 0;
         for link in peers.values() {
@@ -919,6 +948,7 @@ impl Transport {
                 n += 1;
             }
         }
+        self.shared.metrics.frame_out(&frame, n as u64);
         Ok(n)
     }
 
@@ -944,8 +974,11 @@ impl Transport {
         if self.shared.shutdown.swap(true, Ordering::SeqCst) {
             return;
         }
+        // Stop exporting (and take this transport's share of the gauges back) first.
+        self.collector = None;
         let goodbye = Frame::Goodbye.encode();
         for link in lock(&self.shared.peers).values() {
+            self.shared.metrics.frame_out(&Frame::Goodbye, 1);
             let _ = link.tx.send(goodbye.clone());
         }
         if let Some(rt) = self.runtime.take() {
@@ -984,6 +1017,61 @@ impl Transport {
 impl Drop for Transport {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// metrics
+
+/// Registers the collector that copies this transport's counters into the global series at every
+/// scrape. It holds the transport weakly: a transport that is gone exports nothing.
+fn register_metrics(shared: &Arc<Shared>) -> m::CollectorGuard {
+    let weak = Arc::downgrade(shared);
+    let exporter = Mutex::new(m::Exporter::default());
+    m::register_collector(Arc::new(move || {
+        if let Some(shared) = weak.upgrade() {
+            let sample = shared.metrics_sample();
+            lock(&exporter).export(sample);
+        }
+    }))
+}
+
+impl Shared {
+    fn metrics_sample(&self) -> m::TransportSample {
+        let mut s = m::TransportSample {
+            datagrams_in: self.stats.datagrams_in.load(Ordering::Relaxed),
+            unrouted: self.stats.datagrams_unrouted.load(Ordering::Relaxed),
+            lost: self.stats.lost.load(Ordering::Relaxed),
+            refused: self.stats.refused.load(Ordering::Relaxed),
+            event_queue: self.events.len(),
+            ..Default::default()
+        };
+        self.metrics.sample_into(&mut s);
+        s.peers = lock(&self.peers)
+            .iter()
+            .map(|(node, l)| m::PeerSample {
+                node: *node,
+                rtt: l.conn.rtt(),
+                lost_packets: l.conn.stats().path.lost_packets,
+            })
+            .collect();
+        let feds: Vec<Arc<FedChannel>> = self
+            .federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        s.federations = feds
+            .iter()
+            .map(|f| m::FederationSample {
+                name: f.name.clone(),
+                recv: lock(&f.recv).rx.stats(),
+                send: lock(&f.sender).stats(),
+                sent: f.sent.totals(),
+            })
+            .collect();
+        s
     }
 }
 
@@ -1170,6 +1258,7 @@ fn register(
     }
     // Writer: frames from the channel, heartbeats when idle.
     let hb = shared.cfg.heartbeat_interval;
+    let s1 = shared.clone();
     tokio::spawn(async move {
         let heartbeat = Frame::Heartbeat.encode();
         let mut tick = tokio::time::interval(hb);
@@ -1180,7 +1269,10 @@ fn register(
                     Some(bytes) => if send.write_all(&bytes).await.is_err() { break },
                     None => break,
                 },
-                _ = tick.tick() => if send.write_all(&heartbeat).await.is_err() { break },
+                _ = tick.tick() => {
+                    s1.metrics.heartbeat_out();
+                    if send.write_all(&heartbeat).await.is_err() { break }
+                }
             }
         }
     });
@@ -1355,6 +1447,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 buf.truncate(n);
                 let dgram = buf.split().freeze();
                 shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
+                shared.metrics.datagram_in(n);
                 match fault.as_mut() {
                     Some(f) => {
                         f.inject(Instant::now(), dgram);
