@@ -31,6 +31,8 @@ pub struct LatencyOptions {
     pub block: usize,
     /// Unrecorded warm-up round trips per path before each configuration.
     pub warmup: usize,
+    /// hlamesh automatic batching on the driver (the peer keeps its default, on).
+    pub batching: bool,
 }
 
 /// One configuration's result.
@@ -52,6 +54,9 @@ pub struct LatencyResult {
     pub ratio_p99: f64,
     /// Blocks abandoned because a message was lost (best-effort) or timed out.
     pub lost_blocks: u64,
+    /// Driver's hlamesh datagrams per ping sent (1 unless fragmented; below 1 would mean the
+    /// ping-pong was batched, which automatic batching must never do).
+    pub hlamesh_datagrams_per_message: f64,
 }
 
 /// The whole report.
@@ -215,6 +220,7 @@ pub fn run(
     }));
     let hl: Arc<dyn Sut> = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
+    hl.set_batching(opts.batching);
     for (i, sut) in [&hl, &raw].into_iter().enumerate() {
         sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
     }
@@ -231,6 +237,7 @@ pub fn run(
             let size = size.max(wire::MIN_PAYLOAD);
             let mut hists = [report::new_histogram()?, report::new_histogram()?];
             let mut lost_blocks = 0;
+            let c0 = d.paths[0].counters();
             for path in 0..2u8 {
                 let _ = d.block(path, opts.warmup.max(1), best_effort, size);
             }
@@ -263,6 +270,9 @@ pub fn run(
                     ));
                 }
             }
+            let c1 = d.paths[0].counters();
+            let dpm = (c1.datagrams_out - c0.datagrams_out) as f64
+                / (c1.messages_out - c0.messages_out).max(1) as f64;
             let (h, b) = (LatencySummary::of(&hists[0]), LatencySummary::of(&hists[1]));
             results.push(LatencyResult {
                 payload_bytes: size,
@@ -273,6 +283,7 @@ pub fn run(
                 hlamesh: h,
                 baseline: b,
                 lost_blocks,
+                hlamesh_datagrams_per_message: dpm,
             });
         }
     }
@@ -296,13 +307,23 @@ pub fn table(r: &LatencyReport) -> String {
         r.placement, r.machine.cores, r.machine.cpu_model
     );
     s.push_str(&format!(
-        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}\n",
-        "bytes", "reliability", "path", "p50", "p90", "p99", "p99.9", "max", "samples", "ratio50"
+        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}\n",
+        "bytes",
+        "reliability",
+        "path",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "samples",
+        "ratio50",
+        "dgm/msg"
     ));
     for x in &r.results {
         for (name, l) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
             s.push_str(&format!(
-                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7}\n",
+                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7}\n",
                 x.payload_bytes,
                 x.reliability,
                 name,
@@ -314,6 +335,11 @@ pub fn table(r: &LatencyReport) -> String {
                 l.samples,
                 if name == "hlamesh" {
                     format!("{:.2}", x.ratio_p50)
+                } else {
+                    String::new()
+                },
+                if name == "hlamesh" {
+                    format!("{:.2}", x.hlamesh_datagrams_per_message)
                 } else {
                     String::new()
                 }

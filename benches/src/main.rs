@@ -42,6 +42,9 @@ enum Cmd {
         /// Unrecorded warm-up round trips per path and configuration.
         #[arg(long, default_value_t = 250)]
         warmup: usize,
+        /// hlamesh automatic batching (on, off); ping-pong should never trigger it.
+        #[arg(long, default_value = "on")]
+        batching: String,
     },
     /// One-way messages/s and MB/s, 1→1 and 1→N, batching on and off, vs raw UDP multicast.
     Throughput {
@@ -220,8 +223,10 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             samples,
             block,
             warmup,
+            batching,
         } => {
             check_rel(&reliability)?;
+            let batching = on_off(std::slice::from_ref(&batching))?[0];
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
             }
@@ -231,6 +236,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 samples,
                 block,
                 warmup,
+                batching,
             };
             let r = latency::run(
                 &placement(&place),

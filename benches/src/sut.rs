@@ -21,6 +21,8 @@ pub type Handler = Arc<dyn Fn(&[u8]) + Send + Sync>;
 /// Counters a path exposes (zero where a path has no such notion).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
+    /// Messages sent.
+    pub messages_out: u64,
     /// Datagrams sent.
     pub datagrams_out: u64,
     /// Datagrams received.
@@ -138,6 +140,7 @@ impl Sut for TransportSut {
         let rx = self.fed.stats();
         let tx = self.fed.send_stats();
         Counters {
+            messages_out: tx.messages,
             datagrams_out: shell.datagrams_out.load(Ordering::Relaxed),
             datagrams_in: shell.datagrams_in.load(Ordering::Relaxed),
             nacks_sent: shell.nacks_sent.load(Ordering::Relaxed),
@@ -212,8 +215,10 @@ impl Sut for RawUdpSut {
     }
 
     fn counters(&self) -> Counters {
+        let out = self.out.load(Ordering::Relaxed);
         Counters {
-            datagrams_out: self.out.load(Ordering::Relaxed),
+            messages_out: out,
+            datagrams_out: out,
             datagrams_in: self.received.load(Ordering::Relaxed),
             ..Counters::default()
         }

@@ -93,6 +93,11 @@ fn latency_tiny_local_run_reports_every_figure() {
             "ratio {ratio} vs {expect}"
         );
         assert!(num(r, "ratio_p99") > 0.0);
+        // Ping-pong is never batched: at least one datagram per ping (more when fragmented).
+        assert!(
+            num(r, "hlamesh_datagrams_per_message") >= 1.0,
+            "ping-pong was batched: {r}"
+        );
         assert!(r["reliability"] == "reliable" || r["reliability"] == "best-effort");
     }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));

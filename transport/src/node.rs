@@ -163,10 +163,12 @@ struct FedChannel {
 
 /// When the caller's `send` packs messages instead of sending each at once (automatic batching).
 ///
-/// A message goes out at once unless the caller is clearly streaming: the previous send calls
-/// ended less than [`BATCH_GAP`] before the next began, twice in a row (a request/response
-/// exchange never qualifies, its gaps are at least a round trip), and the data thread is awake
-/// often enough to flush a batch within `max_batch_delay`. Once a batch is pending, further
+/// A message goes out at once unless the caller is clearly streaming: twice in a row, the send
+/// began less than [`BATCH_GAP`] after the previous one ended *and* no datagram from another node
+/// arrived in this federation since the previous one began — and the data thread is awake often
+/// enough to flush a batch within `max_batch_delay`. The second condition is what keeps
+/// request/response exchanges unbatched: on loopback the answer can arrive before the request's
+/// `sendto` has even returned, so timing alone cannot tell them from a stream. Once a batch is pending, further
 /// messages join it until it is full, the caller flushes, a control message is tagged, or the
 /// data thread's timer flushes it.
 struct Batching {
@@ -175,6 +177,10 @@ struct Batching {
     last_end_ns: AtomicU64,
     /// Consecutive sends that began within `BATCH_GAP` of the previous one's end.
     streak: AtomicU64,
+    /// Datagrams from other nodes received in this federation (counted by the data thread).
+    heard: AtomicU64,
+    /// `heard` when the previous send began.
+    heard_at_send: AtomicU64,
 }
 
 /// Largest gap between consecutive sends that counts as streaming.
@@ -195,6 +201,8 @@ impl Batching {
             enabled: AtomicBool::new(true),
             last_end_ns: AtomicU64::new(0),
             streak: AtomicU64::new(0),
+            heard: AtomicU64::new(0),
+            heard_at_send: AtomicU64::new(0),
         }
     }
 }
@@ -649,11 +657,13 @@ impl FederationChannel {
         if !b.enabled.load(Ordering::Relaxed) {
             return false;
         }
+        let heard = b.heard.load(Ordering::Relaxed);
+        let quiet = b.heard_at_send.swap(heard, Ordering::Relaxed) == heard;
         if sender.pending_bytes() > 0 {
             return true;
         }
         let last = b.last_end_ns.load(Ordering::Relaxed);
-        let rapid = last != 0 && now_ns.saturating_sub(last) < BATCH_GAP.as_nanos() as u64;
+        let rapid = quiet && last != 0 && now_ns.saturating_sub(last) < BATCH_GAP.as_nanos() as u64;
         let streak = if rapid {
             b.streak.load(Ordering::Relaxed) + 1
         } else {
@@ -1579,7 +1589,7 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 }
 
 fn route(shared: &Shared, now: Instant, dgram: Bytes) {
-    let Ok(tag) = data::peek(&dgram).map(|h| h.tag) else {
+    let Ok((tag, sender)) = data::peek(&dgram).map(|h| (h.tag, h.sender)) else {
         shared
             .stats
             .datagrams_unrouted
@@ -1593,6 +1603,10 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
             .fetch_add(1, Ordering::Relaxed);
         return;
     };
+    if sender != shared.node {
+        // Tells the batching decision that this node is answering, not streaming.
+        fed.batch.heard.fetch_add(1, Ordering::Relaxed);
+    }
     let mut side = lock(&fed.recv);
     side.rx.on_datagram(now, dgram);
     shared.drain(&fed, &mut side);
