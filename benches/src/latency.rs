@@ -205,7 +205,7 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let session = Session::start(placement, Role::Echo, 1, timeout)?;
+    let session = Session::start(placement, Role::Echo, 1, timeout, timeout + timeout)?;
     let state: Shared = Arc::new(Mutex::new(PingState {
         active: false,
         path: 0,

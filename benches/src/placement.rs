@@ -152,9 +152,14 @@ impl PeerProc {
             .stdin
             .as_mut()
             .ok_or_else(|| BenchError::Protocol(format!("{}: stdin closed", self.name)))?;
-        writeln!(stdin, "{line}")
-            .and_then(|_| stdin.flush())
-            .map_err(BenchError::io(format!("write to {}", self.name)))
+        let r = writeln!(stdin, "{line}").and_then(|_| stdin.flush());
+        r.map_err(|e| {
+            let status = self.child.try_wait().ok().flatten();
+            BenchError::Io {
+                what: format!("write to {} (exit status {status:?})", self.name),
+                source: e,
+            }
+        })
     }
 
     /// The next line whose "event" is `event`, within `timeout`.

@@ -24,12 +24,14 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts `peers` peer processes with `role` and waits until everyone is joined.
+    /// Starts `peers` peer processes with `role` and waits (at most `timeout`) until everyone is
+    /// joined. The peers stay at most `lifetime`, which must cover the whole run.
     pub fn start(
         placement: &Placement,
         role: Role,
         peers: usize,
         timeout: Duration,
+        lifetime: Duration,
     ) -> Result<Session, BenchError> {
         if let Some(max) = placement.peer_hosts()
             && peers > max
@@ -53,7 +55,7 @@ impl Session {
                 "--federation".to_string(),
                 federation.clone(),
                 "--timeout-s".to_string(),
-                timeout.as_secs().to_string(),
+                lifetime.as_secs().max(1).to_string(),
             ]);
             procs.push(placement.spawn_peer(k, &args)?);
         }

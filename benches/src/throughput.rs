@@ -252,7 +252,8 @@ pub fn run(
     let mut results = Vec::new();
     let mut next_block = 1u32;
     for &fanout in &opts.fanouts {
-        let mut s = Session::start(placement, Role::Sink, fanout, step)?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut s = Session::start(placement, Role::Sink, fanout, step, left + step)?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();
         for rel_name in &opts.reliabilities {
