@@ -166,11 +166,12 @@ struct FedChannel {
 /// A message goes out at once unless the caller is clearly streaming: twice in a row, the send
 /// began less than [`BATCH_GAP`] after the previous one ended *and* no datagram from another node
 /// arrived in this federation since the previous one began — and the data thread is awake often
-/// enough to flush a batch within `max_batch_delay`. The second condition is what keeps
-/// request/response exchanges unbatched: on loopback the answer can arrive before the request's
-/// `sendto` has even returned, so timing alone cannot tell them from a stream. Once a batch is pending, further
-/// messages join it until it is full, the caller flushes, a control message is tagged, or the
-/// data thread's timer flushes it.
+/// enough to flush a batch within `max_batch_delay`. The second condition keeps request/response
+/// exchanges unbatched: on loopback the answer can arrive before the request's `sendto` has even
+/// returned, so timing alone cannot tell them from a stream. (The price: a node that hears a
+/// lot of traffic in the federation rarely starts batching its own.) Once a batch is pending,
+/// further messages join it until it is full, the caller flushes, a control message is tagged,
+/// or the data thread's timer flushes it.
 struct Batching {
     enabled: AtomicBool,
     /// End of the previous `send` call, ns since `Shared::epoch` (0: never).

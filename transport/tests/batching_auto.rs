@@ -98,6 +98,7 @@ fn payload_of_index(i: u64) -> Vec<u8> {
     payload(i)
 }
 
+/// The sender stops without flushing: the last batch can only leave by the data thread's timer.
 #[test]
 fn burst_is_packed_and_arrives_complete_in_order() {
     let _g = common::serial();
@@ -204,5 +205,25 @@ fn control_after_a_burst_is_released_after_all_of_it() {
         }
     }
     assert_eq!(data, n, "control overtook the data it follows");
+    drop(p.fb);
+}
+
+#[test]
+fn flush_sends_the_pending_batch_at_once() {
+    let _g = common::serial();
+    let p = pair("batching-flush");
+    let mut n = 0u64;
+    while n < 5_000 || p.fa.pending_bytes() == 0 {
+        p.fa.send(Reliability::Reliable, &payload(n)).expect("send");
+        n += 1;
+        assert!(n < 1_000_000, "batching never started");
+    }
+    let before = p.a.stats().datagrams_out.load(Ordering::Relaxed);
+    p.fa.flush();
+    let after = p.a.stats().datagrams_out.load(Ordering::Relaxed);
+    assert_eq!(p.fa.pending_bytes(), 0);
+    // Exactly the pending datagram (unless the timer flushed it in between: then nothing).
+    assert!(after - before <= 1);
+    receive_in_order(&p.b, p.a.node_id(), 0, n);
     drop(p.fb);
 }
