@@ -44,20 +44,27 @@ fn nice_max(v: f64) -> f64 {
     10.0 * mag
 }
 
-/// A latency CDF: x = round-trip time (µs, linear up to the largest p99.9), y = quantile on a
-/// "nines" scale (−log10(1 − q)), so the tail is visible. `series`: (label, points (q, µs)).
+/// A latency CDF: x = round-trip time (µs, logarithmic, so medians and millisecond tails both
+/// show), y = quantile on a "nines" scale (−log10(1 − q)), so the tail is visible. `series`:
+/// (label, points (q, µs)).
 pub fn latency_cdf(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
     let mut out = String::new();
     header(&mut out, title);
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let xmax = nice_max(
-        series
-            .iter()
-            .flat_map(|(_, p)| p.iter().filter(|(q, _)| *q <= 0.999).map(|(_, v)| *v))
-            .fold(0.0, f64::max),
-    );
+    let values = || series.iter().flat_map(|(_, p)| p.iter().map(|(_, v)| *v));
+    let lo = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let hi = values().fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (
+            10f64.powf(lo.log10().floor()),
+            10f64.powf(hi.log10().ceil()),
+        )
+    } else {
+        (1.0, 10.0)
+    };
+    let span = (hi / lo).log10();
     let nines = |q: f64| -(1.0 - q.min(0.9999)).log10(); // 0 .. 4
-    let x = |v: f64| LEFT + (v / xmax).min(1.05) * pw;
+    let x = |v: f64| LEFT + ((v.max(lo) / lo).log10() / span) * pw;
     let y = |q: f64| TOP + ph - nines(q) / 4.0 * ph;
     // Axes and grid.
     for q in [0.0, 0.9, 0.99, 0.999, 0.9999] {
@@ -75,21 +82,33 @@ pub fn latency_cdf(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String 
             }
         );
     }
-    for i in 0..=5 {
-        let v = xmax * f64::from(i) / 5.0;
-        let _ = writeln!(
-            out,
-            r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#eee"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
-            x(v),
-            TOP + ph,
-            TOP + ph + 16.0,
-            v
-        );
+    let mut decade = lo;
+    while decade <= hi * 1.001 {
+        for m in [1.0, 2.0, 5.0] {
+            let v = decade * m;
+            if v > hi * 1.001 {
+                break;
+            }
+            let label = if m == 1.0 {
+                format!("{v}")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#eee"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
+                x(v),
+                TOP + ph,
+                TOP + ph + 16.0,
+                label
+            );
+        }
+        decade *= 10.0;
     }
     let _ = writeln!(
         out,
         r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>
-<text x="{0:.1}" y="{1:.1}" text-anchor="middle">round-trip time (µs)</text>
+<text x="{0:.1}" y="{1:.1}" text-anchor="middle">round-trip time (µs, log scale)</text>
 <text x="16" y="{2:.1}" transform="rotate(-90 16 {2:.1})" text-anchor="middle">quantile (nines scale)</text>"##,
         LEFT + pw / 2.0,
         H - 18.0,
