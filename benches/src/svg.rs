@@ -1,5 +1,5 @@
-//! Hand-written SVG plots (no plotting crate): a latency CDF with a logarithmic tail axis, and
-//! grouped bars for throughput.
+//! Hand-written SVG plots (no plotting crate): a latency CDF (logarithmic time axis, "nines"
+//! quantile axis) and grouped bars for throughput.
 
 use std::fmt::Write;
 
