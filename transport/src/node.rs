@@ -160,6 +160,54 @@ struct FedChannel {
     recv: Mutex<RecvSide>,
     members: Mutex<HashSet<NodeId>>,
     sent: SendCounters,
+    batch: Batching,
+}
+
+/// When the caller's `send` packs messages instead of sending each at once (automatic batching).
+///
+/// A message goes out at once unless the caller is clearly streaming: twice in a row, the send
+/// began less than [`BATCH_GAP`] after the previous one ended *and* no datagram from another node
+/// arrived in this federation since the previous one began — and the data thread is awake often
+/// enough to flush a batch within `max_batch_delay`. The second condition keeps request/response
+/// exchanges unbatched: on loopback the answer can arrive before the request's `sendto` has even
+/// returned, so timing alone cannot tell them from a stream. (The price: a node that hears a
+/// lot of traffic in the federation rarely starts batching its own.) Once a batch is pending,
+/// further messages join it until it is full, the caller flushes, a control message is tagged,
+/// or the data thread's timer flushes it.
+struct Batching {
+    enabled: AtomicBool,
+    /// End of the previous `send` call, ns since `Shared::epoch` (0: never).
+    last_end_ns: AtomicU64,
+    /// Consecutive sends that began within `BATCH_GAP` of the previous one's end.
+    streak: AtomicU64,
+    /// Datagrams from other nodes received in this federation (counted by the data thread).
+    heard: AtomicU64,
+    /// `heard` when the previous send began.
+    heard_at_send: AtomicU64,
+}
+
+/// Largest gap between consecutive sends that counts as streaming.
+const BATCH_GAP: Duration = Duration::from_micros(5);
+/// Rapid sends needed in a row before batching starts.
+const BATCH_STREAK: u64 = 2;
+/// While a federation sent within this window, the data thread wakes at least every
+/// `max_batch_delay`, so that batching may start (and its flush timer is honoured).
+const BATCH_ACTIVE: Duration = Duration::from_millis(20);
+/// Longest a pushed message waits for the data thread's flush.
+const MAX_BATCH_DELAY: Duration = Duration::from_millis(1);
+/// The data thread only changes its receive timeout when it moves by more than this.
+const DATA_TIMEOUT_SLACK: Duration = Duration::from_micros(250);
+
+impl Batching {
+    fn new() -> Self {
+        Batching {
+            enabled: AtomicBool::new(true),
+            last_end_ns: AtomicU64::new(0),
+            streak: AtomicU64::new(0),
+            heard: AtomicU64::new(0),
+            heard_at_send: AtomicU64::new(0),
+        }
+    }
 }
 
 struct Shared {
@@ -185,6 +233,8 @@ struct Shared {
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
     hook: RwLock<Option<EventHook>>,
+    /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
+    data_wake_by_ns: AtomicU64,
 }
 
 /// A function that sees every event on the thread that produced it, before the event channel.
@@ -219,8 +269,40 @@ impl Shared {
             reassembly_capacity_bytes: self.cfg.reassembly_buffer_bytes,
             max_message: self.cfg.max_message,
             heartbeat_interval: self.cfg.heartbeat_interval,
+            max_batch_delay: MAX_BATCH_DELAY,
             ..DataConfig::default()
         }
+    }
+
+    fn ns_since_epoch(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.epoch).as_nanos() as u64
+    }
+
+    /// Runs `f` with a closure that multicasts each datagram on `fed`'s group, and counts them.
+    /// Returns `f`'s result and the number of datagrams sent.
+    fn emit_data<R>(
+        &self,
+        fed: &FedChannel,
+        f: impl FnOnce(&mut dyn FnMut(&[u8])) -> R,
+    ) -> (R, u64) {
+        let sock = &self.data_send;
+        let group = fed.group;
+        let mut io_err = None;
+        let mut n = 0u64;
+        let r = f(&mut |dgram: &[u8]| {
+            n += 1;
+            // Counted before it leaves, so that a receiver never sees more than the count says.
+            self.stats.datagrams_out.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = sock.send_to(dgram, group) {
+                io_err.get_or_insert(e);
+            }
+        });
+        if let Some(e) = io_err {
+            // A reliable message stays in the retransmit buffer and will be repaired on NACK;
+            // a best-effort one is simply lost, which its contract allows.
+            tracing::debug!("multicast send failed: {e}");
+        }
+        (r, n)
     }
 
     fn emit(&self, ev: TransportEvent) {
@@ -542,6 +624,12 @@ impl FederationChannel {
     }
 
     /// Sends one message; returns its sequence number if reliable. Runs on the caller's thread.
+    ///
+    /// Batching is automatic: a message after a pause leaves at once, in its own datagram; while
+    /// the caller streams (sends back to back), small messages are packed into a pending datagram
+    /// that leaves when full, on [`FederationChannel::flush`], before a control message tagged
+    /// with this federation, or at the latest `max_batch_delay` (1 ms) later from the data
+    /// thread. [`FederationChannel::set_batching`] turns it off.
     pub fn send(
         &self,
         reliability: Reliability,
@@ -553,34 +641,78 @@ impl FederationChannel {
                 max: self.shared.cfg.max_message,
             });
         }
-        let sock = &self.shared.data_send;
-        let group = self.fed.group;
-        let mut io_err = None;
-        let mut n = 0u64;
-        let seq = lock(&self.fed.sender)
-            .send(
-                Instant::now(),
-                reliability,
-                payload,
-                &mut |dgram: &[u8]| {
-                    n += 1;
-                    if let Err(e) = sock.send_to(dgram, group) {
-                        io_err.get_or_insert(e);
-                    }
-                },
-            )
-            .map_err(|e| TransportError::Config(e.to_string()))?;
+        let now = Instant::now();
+        let now_ns = self.shared.ns_since_epoch(now);
+        let mut sender = lock(&self.fed.sender);
+        let batch = self.should_batch(&sender, now_ns);
+        let (seq, sent) = self.shared.emit_data(&self.fed, |mut out| {
+            if batch {
+                sender.push(now, reliability, payload, &mut out)
+            } else {
+                sender.send(now, reliability, payload, &mut out)
+            }
+        });
+        let end_ns = if sent > 0 {
+            self.shared.ns_since_epoch(Instant::now())
+        } else {
+            now_ns
+        };
+        self.fed.batch.last_end_ns.store(end_ns, Ordering::Relaxed);
+        drop(sender);
+        let seq = seq.map_err(|e| TransportError::Config(e.to_string()))?;
         self.fed.sent.sent(reliability);
-        self.shared
-            .stats
-            .datagrams_out
-            .fetch_add(n, Ordering::Relaxed);
-        if let Some(e) = io_err {
-            // A reliable message stays in the retransmit buffer and will be repaired on NACK;
-            // a best-effort one is simply lost, which its contract allows.
-            tracing::debug!("multicast send failed: {e}");
-        }
         Ok(seq.map(|s| s.0))
+    }
+
+    /// Decides push (batch) or send (now); called with the sender locked, which serialises it.
+    fn should_batch(&self, sender: &DataSender, now_ns: u64) -> bool {
+        let b = &self.fed.batch;
+        if !b.enabled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let heard = b.heard.load(Ordering::Relaxed);
+        let quiet = b.heard_at_send.swap(heard, Ordering::Relaxed) == heard;
+        if sender.pending_bytes() > 0 {
+            return true;
+        }
+        let last = b.last_end_ns.load(Ordering::Relaxed);
+        let rapid = quiet && last != 0 && now_ns.saturating_sub(last) < BATCH_GAP.as_nanos() as u64;
+        let streak = if rapid {
+            b.streak.load(Ordering::Relaxed) + 1
+        } else {
+            0
+        };
+        b.streak.store(streak, Ordering::Relaxed);
+        // The pending datagram must not wait for a data thread asleep in a long receive timeout.
+        let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
+        streak >= BATCH_STREAK && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
+    }
+
+    /// Sends the pending batch now, if any.
+    pub fn flush(&self) {
+        let mut sender = lock(&self.fed.sender);
+        let now = Instant::now();
+        self.shared
+            .emit_data(&self.fed, |mut out| sender.flush(now, &mut out));
+    }
+
+    /// Turns automatic batching on (the default) or off (every message in its own datagram at
+    /// once, as for measuring the unbatched path). Turning it off flushes the pending batch.
+    pub fn set_batching(&self, on: bool) {
+        self.fed.batch.enabled.store(on, Ordering::Relaxed);
+        if !on {
+            self.flush();
+        }
+    }
+
+    /// Bytes waiting in the pending batch (0: none).
+    pub fn pending_bytes(&self) -> usize {
+        lock(&self.fed.sender).pending_bytes()
+    }
+
+    /// Whether automatic batching is on.
+    pub fn batching(&self) -> bool {
+        self.fed.batch.enabled.load(Ordering::Relaxed)
     }
 
     /// The sequence number of the last reliable message sent.
@@ -682,6 +814,7 @@ impl Transport {
             control: control_tx,
             claims: Mutex::new(Vec::new()),
             hook: RwLock::new(None),
+            data_wake_by_ns: AtomicU64::new(u64::MAX),
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
 
@@ -838,6 +971,7 @@ impl Transport {
             key,
             members: Mutex::new(HashSet::new()),
             sent: SendCounters::default(),
+            batch: Batching::new(),
         });
         self.shared
             .federations
@@ -960,7 +1094,13 @@ impl Transport {
                     .shared
                     .federation(t)
                     .ok_or(TransportError::FederationNotOpen(t))?;
-                Ok(lock(&fed.sender).high_water().0)
+                // Flush before tagging: a pending batch holds numbers up to the high-water, and
+                // the receiver must be able to get them before it releases the control message.
+                let mut sender = lock(&fed.sender);
+                let now = Instant::now();
+                self.shared
+                    .emit_data(&fed, |mut out| sender.flush(now, &mut out));
+                Ok(sender.high_water().0)
             }
         }
     }
@@ -1491,13 +1631,28 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             }
             next = earliest(next, side.rx.poll_timeout());
             drop(side);
-            let group = fed.group;
-            // A sender busy on another thread is sending anyway: its heartbeat can wait.
+            // While the federation streams, wake often enough to flush batches in time (and so
+            // let `send` start batching at all).
+            let last_ns = fed.batch.last_end_ns.load(Ordering::Relaxed);
+            if last_ns != 0
+                && shared.ns_since_epoch(now).saturating_sub(last_ns)
+                    < BATCH_ACTIVE.as_nanos() as u64
+            {
+                next = earliest(next, Some(now + MAX_BATCH_DELAY));
+            }
+            // A sender busy on another thread is sending anyway: its timers can wait a little
+            // (but not a long receive timeout: it may leave a pending batch behind).
             let Ok(mut sender) = fed.sender.try_lock() else {
+                next = earliest(next, Some(now + DATA_TIMEOUT_SLACK * 2));
                 continue;
             };
             if sender.poll_timeout().is_some_and(|t| t <= now) {
+                let group = fed.group;
                 sender.on_timeout(now, &mut |d: &[u8]| {
+                    // A flushed batch counts as data sent (before it leaves); heartbeats do not.
+                    if data::peek(d).is_ok_and(|h| h.kind != data::DatagramKind::Heartbeat) {
+                        shared.stats.datagrams_out.fetch_add(1, Ordering::Relaxed);
+                    }
                     let _ = shared.data_send.send_to(d, group);
                 });
             }
@@ -1509,10 +1664,14 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             .map(|t| t.saturating_duration_since(Instant::now()))
             .unwrap_or(Duration::from_millis(20))
             .clamp(Duration::from_micros(500), Duration::from_millis(20));
-        if want.abs_diff(read_timeout) > Duration::from_micros(250) {
+        if want.abs_diff(read_timeout) > DATA_TIMEOUT_SLACK {
             read_timeout = want;
             let _ = sock.set_read_timeout(Some(want));
         }
+        shared.data_wake_by_ns.store(
+            shared.ns_since_epoch(Instant::now() + read_timeout),
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -1524,7 +1683,7 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 }
 
 fn route(shared: &Shared, now: Instant, dgram: Bytes) {
-    let Ok(tag) = data::peek(&dgram).map(|h| h.tag) else {
+    let Ok((tag, sender)) = data::peek(&dgram).map(|h| (h.tag, h.sender)) else {
         shared
             .stats
             .datagrams_unrouted
@@ -1538,6 +1697,10 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
             .fetch_add(1, Ordering::Relaxed);
         return;
     };
+    if sender != shared.node {
+        // Tells the batching decision that this node is answering, not streaming.
+        fed.batch.heard.fetch_add(1, Ordering::Relaxed);
+    }
     let mut side = lock(&fed.recv);
     side.rx.on_datagram(now, dgram);
     shared.drain(&fed, &mut side);

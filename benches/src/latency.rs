@@ -1,0 +1,366 @@
+//! `latency`: ping-pong round trips between the driver and one peer, hlamesh and raw UDP
+//! multicast interleaved in blocks (A B A B), for each payload size and reliability. Both ends
+//! handle messages on the receiving thread (hlamesh: the transport's event hook, i.e. immediate
+//! delivery; raw: the receive thread), so no thread hand-off is on either path.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+use hlamesh_transport::data::Reliability;
+use serde::Serialize;
+
+use crate::BenchError;
+use crate::peer::Role;
+use crate::placement::Placement;
+use crate::report::{self, LatencySummary, Machine};
+use crate::session::Session;
+use crate::sut::{Handler, Sut};
+use crate::wire::{self, Header, Kind};
+
+/// What to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencyOptions {
+    /// Payload sizes in bytes.
+    pub sizes: Vec<usize>,
+    /// Reliabilities to measure hlamesh with (raw UDP has only one).
+    pub reliabilities: Vec<String>,
+    /// Recorded samples per path and configuration.
+    pub samples: usize,
+    /// Round trips per block (paths alternate every block).
+    pub block: usize,
+    /// Unrecorded warm-up round trips per path before each configuration.
+    pub warmup: usize,
+    /// hlamesh automatic batching on the driver (the peer keeps its default, on).
+    pub batching: bool,
+}
+
+/// One configuration's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencyResult {
+    /// Payload bytes.
+    pub payload_bytes: usize,
+    /// "reliable" or "best-effort" (of the hlamesh path).
+    pub reliability: String,
+    /// How messages are delivered to the application.
+    pub delivery: String,
+    /// hlamesh round trips.
+    pub hlamesh: LatencySummary,
+    /// Raw UDP multicast round trips on the same path.
+    pub baseline: LatencySummary,
+    /// hlamesh p50 / raw p50.
+    pub ratio_p50: f64,
+    /// hlamesh p99 / raw p99.
+    pub ratio_p99: f64,
+    /// Blocks abandoned because a message was lost (best-effort) or timed out.
+    pub lost_blocks: u64,
+    /// Driver's hlamesh datagrams per ping sent (1 unless fragmented; below 1 would mean the
+    /// ping-pong was batched, which automatic batching must never do).
+    pub hlamesh_datagrams_per_message: f64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencyReport {
+    /// "latency".
+    pub subcommand: String,
+    /// The command line.
+    pub command: String,
+    /// When it started.
+    pub started_unix_ms: u64,
+    /// Wall-clock duration.
+    pub duration_s: f64,
+    /// Where the processes ran.
+    pub placement: String,
+    /// The machine.
+    pub machine: Machine,
+    /// The options.
+    pub options: LatencyOptions,
+    /// One entry per configuration.
+    pub results: Vec<LatencyResult>,
+}
+
+struct PingState {
+    active: bool,
+    path: u8,
+    block: u32,
+    best_effort: bool,
+    size: usize,
+    next: u64,
+    end: u64,
+    t0: Instant,
+    samples: Vec<u64>,
+    done: Option<Sender<Vec<u64>>>,
+}
+
+type Shared = Arc<Mutex<PingState>>;
+
+fn rel_of(best_effort: bool) -> Reliability {
+    if best_effort {
+        Reliability::BestEffort
+    } else {
+        Reliability::Reliable
+    }
+}
+
+/// The driver's handler on one path: records an echo's round trip and sends the next ping.
+fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
+    Arc::new(move |m: &[u8]| {
+        let Some(h) = wire::parse(m) else { return };
+        if h.kind != Kind::Echo || h.path != path {
+            return;
+        }
+        let now = Instant::now();
+        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+        if !s.active || s.path != path || h.block != s.block || h.index != s.next {
+            return;
+        }
+        let rtt = now.duration_since(s.t0).as_nanos() as u64;
+        s.samples.push(rtt);
+        s.next += 1;
+        if s.next == s.end {
+            s.active = false;
+            let samples = std::mem::take(&mut s.samples);
+            if let Some(d) = s.done.take() {
+                let _ = d.send(samples);
+            }
+            return;
+        }
+        let ping = wire::message(
+            Header {
+                kind: Kind::Ping,
+                path,
+                best_effort: s.best_effort,
+                block: s.block,
+                index: s.next,
+            },
+            s.size,
+        );
+        let rel = rel_of(s.best_effort);
+        s.t0 = Instant::now();
+        drop(s);
+        if let Some(sut) = sut.upgrade() {
+            let _ = sut.send(rel, &ping);
+        }
+    })
+}
+
+struct Driver {
+    paths: [Arc<dyn Sut>; 2],
+    state: Shared,
+    next_block: u32,
+}
+
+impl Driver {
+    /// One block of `n` round trips on `path`; None if it did not complete (loss).
+    fn block(&mut self, path: u8, n: usize, best_effort: bool, size: usize) -> Option<Vec<u64>> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let block = self.next_block;
+        self.next_block += 1;
+        let ping = wire::message(
+            Header {
+                kind: Kind::Ping,
+                path,
+                best_effort,
+                block,
+                index: 0,
+            },
+            size,
+        );
+        {
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            *s = PingState {
+                active: true,
+                path,
+                block,
+                best_effort,
+                size,
+                next: 0,
+                end: n as u64,
+                t0: Instant::now(),
+                samples: Vec::with_capacity(n),
+                done: Some(tx),
+            };
+        }
+        let sut = &self.paths[usize::from(path)];
+        let _ = sut.send(rel_of(best_effort), &ping);
+        let budget = Duration::from_secs(2) + Duration::from_millis(10) * n as u32;
+        match rx.recv_timeout(budget) {
+            Ok(samples) => Some(samples),
+            Err(_) => {
+                self.state.lock().unwrap_or_else(|e| e.into_inner()).active = false;
+                None
+            }
+        }
+    }
+}
+
+/// Runs the latency benchmark and returns its report.
+pub fn run(
+    placement: &Placement,
+    opts: &LatencyOptions,
+    command: String,
+    timeout: Duration,
+) -> Result<LatencyReport, BenchError> {
+    let started = Instant::now();
+    let started_unix_ms = report::unix_ms();
+    let machine = Machine::describe();
+    let session = Session::start(placement, Role::Echo, 1, timeout, timeout + timeout)?;
+    let state: Shared = Arc::new(Mutex::new(PingState {
+        active: false,
+        path: 0,
+        block: 0,
+        best_effort: false,
+        size: 0,
+        next: 0,
+        end: 0,
+        t0: Instant::now(),
+        samples: Vec::new(),
+        done: None,
+    }));
+    let hl: Arc<dyn Sut> = session.hl.clone();
+    let raw: Arc<dyn Sut> = session.raw.clone();
+    hl.set_batching(opts.batching);
+    for (i, sut) in [&hl, &raw].into_iter().enumerate() {
+        sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
+    }
+    let mut d = Driver {
+        paths: [hl, raw],
+        state,
+        next_block: 1,
+    };
+    let deadline = started + timeout;
+    let mut results = Vec::new();
+    for rel in &opts.reliabilities {
+        let best_effort = rel == "best-effort";
+        for &size in &opts.sizes {
+            let size = size.max(wire::MIN_PAYLOAD);
+            let mut hists = [report::new_histogram()?, report::new_histogram()?];
+            let mut lost_blocks = 0;
+            let c0 = d.paths[0].counters();
+            for path in 0..2u8 {
+                let _ = d.block(path, opts.warmup.max(1), best_effort, size);
+            }
+            let block = opts.block.max(1);
+            while hists.iter().any(|h| (h.len() as usize) < opts.samples) {
+                if Instant::now() > deadline {
+                    return Err(BenchError::Protocol(format!(
+                        "latency run exceeded its time bound of {timeout:?}"
+                    )));
+                }
+                for path in 0..2u8 {
+                    let want = opts
+                        .samples
+                        .saturating_sub(hists[usize::from(path)].len() as usize);
+                    if want == 0 {
+                        continue;
+                    }
+                    match d.block(path, block.min(want), best_effort, size) {
+                        Some(samples) => {
+                            for s in samples {
+                                let _ = hists[usize::from(path)].record(s.max(1));
+                            }
+                        }
+                        None => lost_blocks += 1,
+                    }
+                }
+                if lost_blocks > 50 {
+                    return Err(BenchError::Protocol(
+                        "more than 50 latency blocks lost: is the peer alive?".into(),
+                    ));
+                }
+            }
+            let c1 = d.paths[0].counters();
+            let dpm = (c1.datagrams_out - c0.datagrams_out) as f64
+                / (c1.messages_out - c0.messages_out).max(1) as f64;
+            let (h, b) = (LatencySummary::of(&hists[0]), LatencySummary::of(&hists[1]));
+            results.push(LatencyResult {
+                payload_bytes: size,
+                reliability: rel.clone(),
+                delivery: "immediate (transport event hook on the data thread)".into(),
+                ratio_p50: h.p50_us / b.p50_us.max(f64::MIN_POSITIVE),
+                ratio_p99: h.p99_us / b.p99_us.max(f64::MIN_POSITIVE),
+                hlamesh: h,
+                baseline: b,
+                lost_blocks,
+                hlamesh_datagrams_per_message: dpm,
+            });
+        }
+    }
+    drop(session);
+    Ok(LatencyReport {
+        subcommand: "latency".into(),
+        command,
+        started_unix_ms,
+        duration_s: started.elapsed().as_secs_f64(),
+        placement: placement.describe(),
+        machine,
+        options: opts.clone(),
+        results,
+    })
+}
+
+/// The table printed on stdout.
+pub fn table(r: &LatencyReport) -> String {
+    let mut s = format!(
+        "latency (round trip, µs) — {} — {} cores, {}\n",
+        r.placement, r.machine.cores, r.machine.cpu_model
+    );
+    s.push_str(&format!(
+        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}\n",
+        "bytes",
+        "reliability",
+        "path",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "samples",
+        "ratio50",
+        "dgm/msg"
+    ));
+    for x in &r.results {
+        for (name, l) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
+            s.push_str(&format!(
+                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7}\n",
+                x.payload_bytes,
+                x.reliability,
+                name,
+                l.p50_us,
+                l.p90_us,
+                l.p99_us,
+                l.p999_us,
+                l.max_us,
+                l.samples,
+                if name == "hlamesh" {
+                    format!("{:.2}", x.ratio_p50)
+                } else {
+                    String::new()
+                },
+                if name == "hlamesh" {
+                    format!("{:.2}", x.hlamesh_datagrams_per_message)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    s
+}
+
+/// The CDF plot.
+pub fn plot(r: &LatencyReport) -> String {
+    let mut series = Vec::new();
+    for x in &r.results {
+        series.push((
+            format!("hlamesh {} B {}", x.payload_bytes, x.reliability),
+            x.hlamesh.cdf.clone(),
+        ));
+        series.push((
+            format!("raw-udp {} B ({})", x.payload_bytes, x.reliability),
+            x.baseline.cdf.clone(),
+        ));
+    }
+    crate::svg::latency_cdf("hlamesh-bench latency: round-trip CDF", &series)
+}

@@ -1,0 +1,290 @@
+//! `hlamesh-bench`: see `benches/README.md`.
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use hlamesh_benches::BenchError;
+use hlamesh_benches::latency::{self, LatencyOptions};
+use hlamesh_benches::net::NetParams;
+use hlamesh_benches::peer::{self, Role};
+use hlamesh_benches::placement::{LabGuard, Placement, default_lab_script};
+use hlamesh_benches::report;
+use hlamesh_benches::throughput::{self, ThroughputOptions};
+
+#[derive(Parser, Debug)]
+#[command(about = "hlamesh latency and throughput, each next to raw UDP multicast in the same run")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Ping-pong round trips (HDR percentiles), hlamesh vs raw UDP multicast.
+    Latency {
+        #[command(flatten)]
+        place: Place,
+        /// Payload sizes in bytes.
+        #[arg(long, value_delimiter = ',', default_value = "100,1024,8192")]
+        sizes: Vec<usize>,
+        /// hlamesh reliabilities: reliable, best-effort.
+        #[arg(long, value_delimiter = ',', default_value = "reliable,best-effort")]
+        reliability: Vec<String>,
+        /// Recorded round trips per path and configuration.
+        #[arg(long, default_value_t = 5000)]
+        samples: usize,
+        /// Round trips per block (the paths alternate every block).
+        #[arg(long, default_value_t = 250)]
+        block: usize,
+        /// Unrecorded warm-up round trips per path and configuration.
+        #[arg(long, default_value_t = 250)]
+        warmup: usize,
+        /// hlamesh automatic batching (on, off); ping-pong should never trigger it.
+        #[arg(long, default_value = "on")]
+        batching: String,
+    },
+    /// One-way messages/s and MB/s, 1→1 and 1→N, batching on and off, vs raw UDP multicast.
+    Throughput {
+        #[command(flatten)]
+        place: Place,
+        /// Receiver counts.
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        fanout: Vec<usize>,
+        /// hlamesh batching settings: on, off.
+        #[arg(long, value_delimiter = ',', default_value = "on,off")]
+        batching: Vec<String>,
+        /// hlamesh reliabilities: reliable, best-effort.
+        #[arg(long, value_delimiter = ',', default_value = "reliable")]
+        reliability: Vec<String>,
+        /// Payload bytes.
+        #[arg(long, default_value_t = 100)]
+        size: usize,
+        /// Messages per block.
+        #[arg(long, default_value_t = 200_000)]
+        messages: u64,
+        /// Recorded blocks per path and configuration (after one warm-up block).
+        #[arg(long, default_value_t = 3)]
+        blocks: usize,
+    },
+    /// Internal: a peer process started by the driver.
+    #[command(hide = true)]
+    Peer {
+        #[arg(long, value_enum)]
+        role: Role,
+        #[arg(long)]
+        interface: Ipv4Addr,
+        #[arg(long)]
+        ttl: u32,
+        #[arg(long)]
+        discovery_port: u16,
+        #[arg(long)]
+        data_port: u16,
+        #[arg(long)]
+        discovery_group: Ipv4Addr,
+        #[arg(long)]
+        raw_port: u16,
+        #[arg(long)]
+        raw_group: Ipv4Addr,
+        #[arg(long)]
+        federation: String,
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+struct Place {
+    /// Processes on loopback; the bench spawns itself as the peer(s) (the default).
+    #[arg(long, conflicts_with = "lab")]
+    local: bool,
+    /// A lab of N network namespaces (deploy/lab/lab.sh, needs root): driver on host 1.
+    #[arg(long, value_name = "N")]
+    lab: Option<usize>,
+    /// Path of lab.sh.
+    #[arg(long)]
+    lab_script: Option<PathBuf>,
+    /// Output JSON file (the SVG goes next to it); default bench-out/<subcommand>.json.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Bound on the whole run, seconds.
+    #[arg(long, default_value_t = 600)]
+    timeout_s: u64,
+    /// Internal: already inside lab PREFIX (set by the outer process).
+    #[arg(long, hide = true)]
+    in_lab: Option<String>,
+}
+
+fn on_off(v: &[String]) -> Result<Vec<bool>, BenchError> {
+    v.iter()
+        .map(|s| match s.as_str() {
+            "on" => Ok(true),
+            "off" => Ok(false),
+            other => Err(BenchError::Protocol(format!(
+                "--batching {other:?}: use on or off"
+            ))),
+        })
+        .collect()
+}
+
+fn check_rel(v: &[String]) -> Result<(), BenchError> {
+    match v.iter().find(|r| *r != "reliable" && *r != "best-effort") {
+        Some(r) => Err(BenchError::Protocol(format!(
+            "--reliability {r:?}: use reliable or best-effort"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// In lab mode without `--in-lab`: build the lab, re-run this command on host 1, tear down.
+fn run_in_lab(place: &Place, hosts: usize) -> Result<ExitCode, BenchError> {
+    let script = place.lab_script.clone().unwrap_or_else(default_lab_script);
+    let lab = LabGuard::up(script, hosts)?;
+    let exe = std::env::current_exe().map_err(BenchError::io("find own executable"))?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    args.extend(["--in-lab".to_string(), lab.prefix.clone()]);
+    if place.lab_script.is_none() {
+        args.extend(["--lab-script".to_string(), lab.script.display().to_string()]);
+    }
+    let status = lab
+        .command(1, &exe)?
+        .args(&args)
+        .status()
+        .map_err(BenchError::io("run the driver in the lab"))?;
+    drop(lab);
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn placement(place: &Place) -> Placement {
+    match (&place.in_lab, place.lab) {
+        (Some(prefix), Some(hosts)) => Placement::Lab {
+            prefix: prefix.clone(),
+            hosts,
+            script: place.lab_script.clone().unwrap_or_else(default_lab_script),
+        },
+        _ => Placement::Local,
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hlamesh-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, BenchError> {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    match cli.cmd {
+        Cmd::Peer {
+            role,
+            interface,
+            ttl,
+            discovery_port,
+            data_port,
+            discovery_group,
+            raw_port,
+            raw_group,
+            federation,
+            timeout_s,
+        } => {
+            let net = NetParams {
+                interface,
+                ttl,
+                discovery_port,
+                data_port,
+                discovery_group,
+                raw_port,
+                raw_group,
+            };
+            peer::run(role, &net, &federation, Duration::from_secs(timeout_s))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Latency {
+            place,
+            sizes,
+            reliability,
+            samples,
+            block,
+            warmup,
+            batching,
+        } => {
+            check_rel(&reliability)?;
+            let batching = on_off(std::slice::from_ref(&batching))?[0];
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let opts = LatencyOptions {
+                sizes,
+                reliabilities: reliability,
+                samples,
+                block,
+                warmup,
+                batching,
+            };
+            let r = latency::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", latency::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("latency"));
+            let svg = report::write_outputs(&out, &r, &latency::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Throughput {
+            place,
+            fanout,
+            batching,
+            reliability,
+            size,
+            messages,
+            blocks,
+        } => {
+            check_rel(&reliability)?;
+            let batching = on_off(&batching)?;
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let opts = ThroughputOptions {
+                fanouts: fanout,
+                batching,
+                reliabilities: reliability,
+                size: size.max(hlamesh_benches::wire::MIN_PAYLOAD),
+                messages,
+                blocks,
+            };
+            let r = throughput::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", throughput::table(&r));
+            let out = place
+                .out
+                .unwrap_or_else(|| report::default_out("throughput"));
+            let svg = report::write_outputs(&out, &r, &throughput::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! A measurement session: the driver's two paths (hlamesh and raw UDP) and its peer processes,
+//! all joined and ready.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::BenchError;
+use crate::net::NetParams;
+use crate::peer::Role;
+use crate::placement::{PeerProc, Placement};
+use crate::sut::{RawUdpSut, TransportSut};
+
+/// The driver's side of a run.
+#[derive(Debug)]
+pub struct Session {
+    /// hlamesh path.
+    pub hl: Arc<TransportSut>,
+    /// Raw UDP multicast baseline path.
+    pub raw: Arc<RawUdpSut>,
+    /// Peer processes.
+    pub peers: Vec<PeerProc>,
+    /// Network parameters of the driver.
+    pub net: NetParams,
+}
+
+impl Session {
+    /// Starts `peers` peer processes with `role` and waits (at most `timeout`) until everyone is
+    /// joined. The peers stay at most `lifetime`, which must cover the whole run.
+    pub fn start(
+        placement: &Placement,
+        role: Role,
+        peers: usize,
+        timeout: Duration,
+        lifetime: Duration,
+    ) -> Result<Session, BenchError> {
+        if let Some(max) = placement.peer_hosts()
+            && peers > max
+        {
+            return Err(BenchError::Protocol(format!(
+                "{peers} peers wanted but the lab has only {max} peer hosts"
+            )));
+        }
+        let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
+        let federation = format!("bench-{}", std::process::id());
+        let role_arg = match role {
+            Role::Echo => "echo",
+            Role::Sink => "sink",
+        };
+        let mut procs = Vec::new();
+        for k in 0..peers {
+            let mut args = net.on(placement.addr(k + 2)?).to_args();
+            args.extend([
+                "--role".to_string(),
+                role_arg.to_string(),
+                "--federation".to_string(),
+                federation.clone(),
+                "--timeout-s".to_string(),
+                lifetime.as_secs().max(1).to_string(),
+            ]);
+            procs.push(placement.spawn_peer(k, &args)?);
+        }
+        let hl = Arc::new(TransportSut::join(&net, &federation, true, peers, timeout)?);
+        let raw = Arc::new(RawUdpSut::new(&net)?);
+        for p in &procs {
+            p.wait_event("ready", timeout)?;
+        }
+        Ok(Session {
+            hl,
+            raw,
+            peers: procs,
+            net,
+        })
+    }
+}

@@ -1,0 +1,412 @@
+//! `throughput`: one-way messages/s from the driver to 1 or N peers, hlamesh (batching on and
+//! off) and raw UDP multicast (one `sendto` per message) interleaved in blocks (A B A B). The
+//! driver sends a block as fast as it can; each peer counts what it received and the time from
+//! the block's first to its last message. A block's figure is the slowest peer's rate.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hlamesh_transport::data::Reliability;
+use serde::Serialize;
+
+use crate::BenchError;
+use crate::peer::Role;
+use crate::placement::Placement;
+use crate::report::{self, Machine, median};
+use crate::session::Session;
+use crate::sut::{Counters, Sut};
+use crate::wire::{self, Header, Kind};
+
+/// What to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputOptions {
+    /// Receiver counts (1 → N).
+    pub fanouts: Vec<usize>,
+    /// hlamesh batching settings to measure.
+    pub batching: Vec<bool>,
+    /// Reliabilities of the hlamesh path.
+    pub reliabilities: Vec<String>,
+    /// Payload bytes.
+    pub size: usize,
+    /// Messages per block.
+    pub messages: u64,
+    /// Recorded blocks per path and configuration (after one warm-up block).
+    pub blocks: usize,
+}
+
+/// One block on one path.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockFigure {
+    /// Messages sent.
+    pub sent: u64,
+    /// Sender's rate (messages / time to hand them all to the path).
+    pub sender_msgs_per_s: f64,
+    /// Slowest peer's receive rate (messages / first-to-last arrival).
+    pub receiver_msgs_per_s: f64,
+    /// Fewest messages a peer received.
+    pub received_min: u64,
+}
+
+/// One path's figures in one configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathThroughput {
+    /// Median over blocks of the slowest peer's receive rate.
+    pub msgs_per_s: f64,
+    /// The same in payload megabytes (10^6 B) per second.
+    pub mb_per_s: f64,
+    /// Median over blocks of the sender's rate.
+    pub sender_msgs_per_s: f64,
+    /// Messages sent but not received, over all blocks and peers.
+    pub lost_messages: u64,
+    /// Smallest fraction of a block any peer received.
+    pub delivered_fraction_min: f64,
+    /// Datagrams the driver sent during the recorded blocks.
+    pub datagrams_out: u64,
+    /// Messages per datagram (datagrams_out / messages sent).
+    pub messages_per_datagram: f64,
+    /// NACKs the peers sent (repair requests).
+    pub nacks_sent: u64,
+    /// Datagrams the driver retransmitted.
+    pub repaired_datagrams: u64,
+    /// Reliable messages lost for good (receivers fell behind).
+    pub fell_behind_messages: u64,
+    /// Every recorded block.
+    pub per_block: Vec<BlockFigure>,
+}
+
+/// One configuration's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputResult {
+    /// Receivers.
+    pub fanout: usize,
+    /// hlamesh batching on?
+    pub batching: bool,
+    /// hlamesh reliability.
+    pub reliability: String,
+    /// Payload bytes.
+    pub payload_bytes: usize,
+    /// Messages per block.
+    pub messages_per_block: u64,
+    /// hlamesh.
+    pub hlamesh: PathThroughput,
+    /// Raw UDP multicast, one datagram per message.
+    pub baseline: PathThroughput,
+    /// hlamesh msgs/s ÷ raw msgs/s.
+    pub ratio: f64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputReport {
+    /// "throughput".
+    pub subcommand: String,
+    /// The command line.
+    pub command: String,
+    /// When it started.
+    pub started_unix_ms: u64,
+    /// Wall-clock duration.
+    pub duration_s: f64,
+    /// Where the processes ran.
+    pub placement: String,
+    /// The machine.
+    pub machine: Machine,
+    /// The options.
+    pub options: ThroughputOptions,
+    /// One entry per configuration.
+    pub results: Vec<ThroughputResult>,
+}
+
+fn peer_counters(s: &mut Session, timeout: Duration) -> Result<Vec<Counters>, BenchError> {
+    let mut v = Vec::new();
+    for p in &mut s.peers {
+        p.command("counters")?;
+        let c = p.wait_event("counters", timeout)?;
+        v.push(
+            serde_json::from_value::<CountersDe>(c["hlamesh"].clone())
+                .map_err(|e| BenchError::Protocol(format!("bad counters: {e}")))?
+                .into(),
+        );
+    }
+    Ok(v)
+}
+
+#[derive(serde::Deserialize)]
+struct CountersDe {
+    nacks_sent: u64,
+    fell_behind_messages: u64,
+}
+
+impl From<CountersDe> for Counters {
+    fn from(c: CountersDe) -> Counters {
+        Counters {
+            nacks_sent: c.nacks_sent,
+            fell_behind_messages: c.fell_behind_messages,
+            ..Counters::default()
+        }
+    }
+}
+
+/// Sends one block on `path` and collects the peers' counts.
+fn block(
+    s: &mut Session,
+    sut: &dyn Sut,
+    path: u8,
+    block: u32,
+    rel: Reliability,
+    opts: &ThroughputOptions,
+    timeout: Duration,
+) -> Result<BlockFigure, BenchError> {
+    let mut m = wire::message(
+        Header {
+            kind: Kind::Stream,
+            path,
+            best_effort: rel == Reliability::BestEffort,
+            block,
+            index: 0,
+        },
+        opts.size,
+    );
+    let t0 = Instant::now();
+    for i in 0..opts.messages {
+        m[8..16].copy_from_slice(&i.to_be_bytes());
+        sut.send(rel, &m)?;
+    }
+    sut.flush();
+    let send_s = t0.elapsed().as_secs_f64();
+    for p in &mut s.peers {
+        p.command(&format!("end {path} {block} {}", opts.messages))?;
+    }
+    let mut rate_min = f64::INFINITY;
+    let mut received_min = u64::MAX;
+    for p in &s.peers {
+        let v = p.wait_event("block", timeout)?;
+        let received = v["received"].as_u64().unwrap_or(0);
+        let elapsed = v["elapsed_ns"].as_u64().unwrap_or(0) as f64 / 1e9;
+        let rate = if elapsed > 0.0 && received > 1 {
+            (received - 1) as f64 / elapsed
+        } else {
+            0.0
+        };
+        rate_min = rate_min.min(rate);
+        received_min = received_min.min(received);
+    }
+    Ok(BlockFigure {
+        sent: opts.messages,
+        sender_msgs_per_s: opts.messages as f64 / send_s.max(1e-9),
+        receiver_msgs_per_s: if rate_min.is_finite() { rate_min } else { 0.0 },
+        received_min: if received_min == u64::MAX {
+            0
+        } else {
+            received_min
+        },
+    })
+}
+
+fn summarise(
+    blocks: Vec<BlockFigure>,
+    size: usize,
+    fanout: usize,
+    out: u64,
+    repair: (u64, u64, u64),
+) -> PathThroughput {
+    let rates: Vec<f64> = blocks.iter().map(|b| b.receiver_msgs_per_s).collect();
+    let senders: Vec<f64> = blocks.iter().map(|b| b.sender_msgs_per_s).collect();
+    let sent: u64 = blocks.iter().map(|b| b.sent).sum();
+    let lost: u64 = blocks
+        .iter()
+        .map(|b| b.sent.saturating_sub(b.received_min))
+        .sum::<u64>()
+        * fanout as u64;
+    let frac = blocks
+        .iter()
+        .map(|b| b.received_min as f64 / b.sent.max(1) as f64)
+        .fold(1.0, f64::min);
+    let msgs = median(&rates);
+    PathThroughput {
+        msgs_per_s: msgs,
+        mb_per_s: msgs * size as f64 / 1e6,
+        sender_msgs_per_s: median(&senders),
+        lost_messages: lost,
+        delivered_fraction_min: frac,
+        datagrams_out: out,
+        messages_per_datagram: sent as f64 / out.max(1) as f64,
+        nacks_sent: repair.0,
+        repaired_datagrams: repair.1,
+        fell_behind_messages: repair.2,
+        per_block: blocks,
+    }
+}
+
+/// Runs the throughput benchmark and returns its report.
+pub fn run(
+    placement: &Placement,
+    opts: &ThroughputOptions,
+    command: String,
+    timeout: Duration,
+) -> Result<ThroughputReport, BenchError> {
+    let started = Instant::now();
+    let started_unix_ms = report::unix_ms();
+    let machine = Machine::describe();
+    let deadline = started + timeout;
+    let step = Duration::from_secs(30).min(timeout);
+    let mut results = Vec::new();
+    let mut next_block = 1u32;
+    for &fanout in &opts.fanouts {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut s = Session::start(placement, Role::Sink, fanout, step, left + step)?;
+        let hl: Arc<dyn Sut> = s.hl.clone();
+        let raw: Arc<dyn Sut> = s.raw.clone();
+        for rel_name in &opts.reliabilities {
+            let rel = if rel_name == "best-effort" {
+                Reliability::BestEffort
+            } else {
+                Reliability::Reliable
+            };
+            for &batching in &opts.batching {
+                hl.set_batching(batching);
+                let mut figs: [Vec<BlockFigure>; 2] = [Vec::new(), Vec::new()];
+                let mut out = [0u64; 2];
+                let hl0 = hl.counters();
+                let peers0 = peer_counters(&mut s, step)?;
+                for b in 0..=opts.blocks {
+                    if Instant::now() > deadline {
+                        return Err(BenchError::Protocol(format!(
+                            "throughput run exceeded its time bound of {timeout:?}"
+                        )));
+                    }
+                    for (path, sut) in [&hl, &raw].into_iter().enumerate() {
+                        let before = sut.counters().datagrams_out;
+                        let f = block(
+                            &mut s,
+                            sut.as_ref(),
+                            path as u8,
+                            next_block,
+                            rel,
+                            opts,
+                            step,
+                        )?;
+                        next_block += 1;
+                        // Block 0 warms both paths up and is not recorded.
+                        if b > 0 {
+                            out[path] += sut.counters().datagrams_out - before;
+                            figs[path].push(f);
+                        }
+                    }
+                }
+                let hl1 = hl.counters();
+                let peers1 = peer_counters(&mut s, step)?;
+                let nacks: u64 = peers1
+                    .iter()
+                    .zip(&peers0)
+                    .map(|(a, b)| a.nacks_sent - b.nacks_sent)
+                    .sum();
+                let fell: u64 = peers1
+                    .iter()
+                    .zip(&peers0)
+                    .map(|(a, b)| a.fell_behind_messages - b.fell_behind_messages)
+                    .sum();
+                let [hf, rf] = figs;
+                let h = summarise(
+                    hf,
+                    opts.size,
+                    fanout,
+                    out[0],
+                    (nacks, hl1.repaired_datagrams - hl0.repaired_datagrams, fell),
+                );
+                let r = summarise(rf, opts.size, fanout, out[1], (0, 0, 0));
+                results.push(ThroughputResult {
+                    fanout,
+                    batching,
+                    reliability: rel_name.clone(),
+                    payload_bytes: opts.size,
+                    messages_per_block: opts.messages,
+                    ratio: h.msgs_per_s / r.msgs_per_s.max(f64::MIN_POSITIVE),
+                    hlamesh: h,
+                    baseline: r,
+                });
+            }
+        }
+    }
+    Ok(ThroughputReport {
+        subcommand: "throughput".into(),
+        command,
+        started_unix_ms,
+        duration_s: started.elapsed().as_secs_f64(),
+        placement: placement.describe(),
+        machine,
+        options: opts.clone(),
+        results,
+    })
+}
+
+/// The table printed on stdout.
+pub fn table(r: &ThroughputReport) -> String {
+    let mut s = format!(
+        "throughput (one-way, {} B messages) — {} — {} cores, {}\n",
+        r.options.size, r.placement, r.machine.cores, r.machine.cpu_model
+    );
+    s.push_str(&format!(
+        "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>7} {:>6}\n",
+        "1->N",
+        "reliability",
+        "batching",
+        "path",
+        "msgs/s",
+        "MB/s",
+        "sender/s",
+        "lost",
+        "msg/dgm",
+        "nacks",
+        "ratio"
+    ));
+    for x in &r.results {
+        for (name, p) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
+            s.push_str(&format!(
+                "{:>6} {:<12} {:<9} {:<8} {:>11.0} {:>8.1} {:>11.0} {:>9} {:>8.1} {:>7} {:>6}\n",
+                x.fanout,
+                x.reliability,
+                if x.batching { "on" } else { "off" },
+                name,
+                p.msgs_per_s,
+                p.mb_per_s,
+                p.sender_msgs_per_s,
+                p.lost_messages,
+                p.messages_per_datagram,
+                p.nacks_sent,
+                if name == "hlamesh" {
+                    format!("{:.2}", x.ratio)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    s
+}
+
+/// The bar plot.
+pub fn plot(r: &ThroughputReport) -> String {
+    let groups: Vec<(String, Vec<(String, f64)>)> = r
+        .results
+        .iter()
+        .map(|x| {
+            (
+                format!(
+                    "1→{} {} batch {}",
+                    x.fanout,
+                    x.reliability,
+                    if x.batching { "on" } else { "off" }
+                ),
+                vec![
+                    ("hlamesh".to_string(), x.hlamesh.msgs_per_s),
+                    ("raw-udp".to_string(), x.baseline.msgs_per_s),
+                ],
+            )
+        })
+        .collect();
+    crate::svg::bars(
+        "hlamesh-bench throughput: one-way messages/s (slowest receiver)",
+        "messages/s",
+        &groups,
+    )
+}

@@ -1,0 +1,159 @@
+//! Each subcommand, in a tiny configuration on loopback (`--local`, the bench spawning itself as
+//! the peers), produces a JSON report with every figure present and plausible, and an SVG plot.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn run(args: &[&str], name: &str) -> (Value, String) {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
+    let out = dir.join(format!("{name}.json"));
+    let status = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+        .args(args)
+        .args(["--local", "--timeout-s", "120", "--out"])
+        .arg(&out)
+        .status()
+        .expect("run hlamesh-bench");
+    assert!(status.success(), "hlamesh-bench {args:?} failed");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("json written")).expect("json");
+    let svg = std::fs::read_to_string(out.with_extension("svg")).expect("svg written");
+    (json, svg)
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing or not a number in {v}"))
+}
+
+fn machine_is_described(j: &Value) {
+    let m = &j["machine"];
+    assert!(num(m, "cores") >= 1.0);
+    for k in ["cpu_model", "kernel", "hostname", "loadavg"] {
+        assert!(!m[k].as_str().expect(k).is_empty(), "machine.{k} empty");
+    }
+    assert!(
+        j["command"]
+            .as_str()
+            .expect("command")
+            .contains("hlamesh-bench")
+    );
+    assert!(num(j, "duration_s") > 0.0);
+}
+
+fn latency_is_plausible(l: &Value, samples: f64) {
+    assert_eq!(num(l, "samples"), samples);
+    let order = ["min_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us"];
+    let vals: Vec<f64> = order.iter().map(|k| num(l, k)).collect();
+    assert!(vals[0] > 0.0, "zero latency: {l}");
+    assert!(
+        vals.windows(2).all(|w| w[0] <= w[1]),
+        "percentiles out of order: {l}"
+    );
+    // A loopback round trip is above 1 µs and, in a tiny run, below a second.
+    assert!(vals[1] > 1.0 && vals[1] < 1e6, "implausible median: {l}");
+    let cdf = l["cdf"].as_array().expect("cdf");
+    assert!(cdf.len() > 100);
+}
+
+#[test]
+fn latency_tiny_local_run_reports_every_figure() {
+    let (j, svg) = run(
+        &[
+            "latency",
+            "--samples",
+            "300",
+            "--block",
+            "100",
+            "--warmup",
+            "50",
+            "--sizes",
+            "100,1024",
+        ],
+        "latency",
+    );
+    assert_eq!(j["subcommand"], "latency");
+    machine_is_described(&j);
+    let results = j["results"].as_array().expect("results");
+    // 2 sizes × (reliable, best-effort).
+    assert_eq!(results.len(), 4);
+    for r in results {
+        latency_is_plausible(&r["hlamesh"], 300.0);
+        latency_is_plausible(&r["baseline"], 300.0);
+        let ratio = num(r, "ratio_p50");
+        let expect = num(&r["hlamesh"], "p50_us") / num(&r["baseline"], "p50_us");
+        assert!(
+            (ratio - expect).abs() < 1e-9 * expect.max(1.0),
+            "ratio {ratio} vs {expect}"
+        );
+        assert!(num(r, "ratio_p99") > 0.0);
+        // Ping-pong is never batched: at least one datagram per ping (more when fragmented).
+        assert!(
+            num(r, "hlamesh_datagrams_per_message") >= 1.0,
+            "ping-pong was batched: {r}"
+        );
+        assert!(r["reliability"] == "reliable" || r["reliability"] == "best-effort");
+    }
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.matches("<polyline").count() == 8,
+        "one CDF line per path and configuration"
+    );
+}
+
+#[test]
+fn throughput_tiny_local_run_reports_every_figure() {
+    let (j, svg) = run(
+        &[
+            "throughput",
+            "--messages",
+            "4000",
+            "--blocks",
+            "2",
+            "--fanout",
+            "1,2",
+        ],
+        "throughput",
+    );
+    assert_eq!(j["subcommand"], "throughput");
+    machine_is_described(&j);
+    let results = j["results"].as_array().expect("results");
+    // fanouts 1, 2 × batching on, off.
+    assert_eq!(results.len(), 4);
+    for r in results {
+        let (h, b) = (&r["hlamesh"], &r["baseline"]);
+        for p in [h, b] {
+            assert!(num(p, "msgs_per_s") > 0.0, "no rate: {p}");
+            assert!(num(p, "sender_msgs_per_s") > 0.0);
+            assert!(num(p, "mb_per_s") > 0.0);
+            assert_eq!(p["per_block"].as_array().expect("per_block").len(), 2);
+            let frac = num(p, "delivered_fraction_min");
+            assert!((0.0..=1.0).contains(&frac));
+        }
+        // Reliable: every message reaches every receiver.
+        assert_eq!(num(h, "lost_messages"), 0.0, "reliable messages lost: {h}");
+        assert_eq!(num(h, "delivered_fraction_min"), 1.0);
+        assert_eq!(num(h, "fell_behind_messages"), 0.0);
+        let ratio = num(r, "ratio");
+        let expect = num(h, "msgs_per_s") / num(b, "msgs_per_s");
+        assert!((ratio - expect).abs() < 1e-9 * expect.max(1.0));
+        // The raw path is one datagram per message; hlamesh packs only with batching on.
+        assert_eq!(num(b, "messages_per_datagram"), 1.0);
+        if r["batching"] == true {
+            assert!(
+                num(h, "messages_per_datagram") > 2.0,
+                "batching did not pack: {h}"
+            );
+        } else {
+            assert_eq!(num(h, "messages_per_datagram"), 1.0);
+        }
+    }
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.matches("<rect").count() >= 8, "bars missing");
+}
