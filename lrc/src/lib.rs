@@ -10,6 +10,8 @@
 //! [`handles`] (the handle newtypes every other part reuses).
 #![forbid(unsafe_code)]
 
+pub mod core;
 pub mod encoding;
+pub mod error;
 pub mod fom;
 pub mod handles;
