@@ -19,6 +19,16 @@ use super::membership::Applied;
 use super::wire::{ControlMsg, Decision, Reply, Request};
 use super::{Action, Callback, Completion, FederationCore, Node, Pending, RETRY_US, Ticket};
 
+/// A reply waiting for every member's acknowledgement of the decisions before it.
+#[derive(Debug, Clone)]
+pub struct HeldReply {
+    to: Node,
+    id: u64,
+    upto: u64,
+    reply: Reply,
+    welcome: bool,
+}
+
 /// A takeover in progress.
 #[derive(Debug, Clone)]
 pub struct Recovery {
@@ -95,6 +105,9 @@ impl FederationCore {
         if !self.admitted || self.coordinator() != Some(self.me) {
             return; // not ours; the requester retries to whoever coordinates
         }
+        if self.removed.contains(&from) || self.suspected.contains(&from) {
+            return; // a request that outlived its sender
+        }
         if self.recovery.is_some() {
             if !self.queued.iter().any(|(n, i, _)| *n == from && *i == id) {
                 self.queued.push((from, id, body));
@@ -113,11 +126,10 @@ impl FederationCore {
         if let Some(d) = self.view.answered(req).cloned() {
             match d {
                 Decision::FederateJoined { handle, .. } => {
-                    self.welcome_if_needed(from);
-                    self.reply(from, id, Reply::Joined(handle));
+                    self.reply_when_acked(from, id, Reply::Joined(handle), true);
                 }
                 Decision::NamesReserved { names, .. } => {
-                    self.reply(from, id, Reply::Reserved(names))
+                    self.reply_when_acked(from, id, Reply::Reserved(names), false)
                 }
                 _ => {}
             }
@@ -140,6 +152,7 @@ impl FederationCore {
                 }
                 let new_node = !self.view.nodes.contains(&from);
                 if new_node {
+                    self.unadmitted.insert(from);
                     self.decide(Decision::NodeAdded(from));
                 }
                 self.decide(Decision::FederateJoined {
@@ -149,16 +162,13 @@ impl FederationCore {
                     node: from,
                     req,
                 });
-                if new_node {
-                    self.welcome_if_needed(from);
-                }
-                self.reply(from, id, Reply::Joined(handle));
+                self.reply_when_acked(from, id, Reply::Joined(handle), true);
             }
             Request::Resign(h, action) => {
                 if self.view.federates.contains_key(&h) {
                     self.decide(Decision::FederateResigned { handle: h, action });
                 }
-                self.reply(from, id, Reply::Done);
+                self.reply_when_acked(from, id, Reply::Done, false);
             }
             Request::Reserve(f, names) => {
                 let taken = names.iter().any(|n| {
@@ -174,12 +184,12 @@ impl FederationCore {
                         names: names.clone(),
                         req,
                     });
-                    self.reply(from, id, Reply::Reserved(names));
+                    self.reply_when_acked(from, id, Reply::Reserved(names), false);
                 }
             }
             Request::Release(f, names) => {
                 self.decide(Decision::NamesReleased { federate: f, names });
-                self.reply(from, id, Reply::Done);
+                self.reply_when_acked(from, id, Reply::Done, false);
             }
             Request::Destroy => {
                 if self.view.federates.is_empty() {
@@ -203,12 +213,62 @@ impl FederationCore {
         }
     }
 
+    /// Answers a request once every other live member has applied the log up to here. A
+    /// decision becomes visible to the API only when all survivors of a coordinator crash hold
+    /// it, so the next coordinator can never hand out the same handle or name again.
+    fn reply_when_acked(&mut self, to: Node, id: u64, reply: Reply, welcome: bool) {
+        if self.held.iter().any(|h| h.to == to && h.id == id) {
+            return;
+        }
+        self.held.push(HeldReply {
+            to,
+            id,
+            upto: self.view.last(),
+            reply,
+            welcome,
+        });
+        self.check_held_replies();
+    }
+
+    /// Sends the held replies every other live member has acknowledged.
+    pub(crate) fn check_held_replies(&mut self) {
+        if !self.is_active_coordinator() {
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        for h in held {
+            let acked = self.view.nodes.iter().all(|m| {
+                *m == self.me
+                    || (*m == h.to && h.welcome)
+                    || self.unadmitted.contains(m)
+                    || self.suspected.contains(m)
+                    || self.reports.get(m).is_some_and(|l| *l >= h.upto)
+            });
+            if acked {
+                if h.welcome {
+                    self.unadmitted.remove(&h.to);
+                    self.welcome_if_needed(h.to, h.upto);
+                }
+                self.reply(h.to, h.id, h.reply);
+            } else {
+                self.held.push(h);
+            }
+        }
+    }
+
     /// A node admitted by a decision gets the whole log (it ignores what it already has).
-    fn welcome_if_needed(&mut self, to: Node) {
+    fn welcome_if_needed(&mut self, to: Node, upto: u64) {
         if to == self.me {
             return;
         }
-        let log = self.view.log.clone();
+        // Only what every member acknowledged; the rest follows as ordinary decisions.
+        let log: Vec<Decision> = self
+            .view
+            .log
+            .iter()
+            .take(usize::try_from(upto).unwrap_or(usize::MAX))
+            .cloned()
+            .collect();
         let modules = self.modules.clone();
         self.send_control(to, false, ControlMsg::Welcome { log, modules });
     }
@@ -338,6 +398,13 @@ impl FederationCore {
             ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
             ControlMsg::Report { last, to } => self.on_report(from, last, to),
             ControlMsg::Fetch { after } => {
+                // Answer only once everything the old coordinator sent us has arrived, i.e. once
+                // we too see `from` as coordinator; our own Report follows then.
+                if self.admitted && self.coordinator() != Some(from) {
+                    return;
+                }
+                let last = if self.admitted { self.view.last() } else { 0 };
+                self.send_control(from, false, ControlMsg::Report { last, to: from });
                 let tail = self.log_after(after);
                 if !tail.is_empty() {
                     self.send_control(
@@ -405,6 +472,12 @@ impl FederationCore {
             self.apply_decision(d);
         }
         self.request_snapshots();
+        if let Some(c) = self.coordinator()
+            && c != self.me
+        {
+            let last = self.view.last();
+            self.send_control(c, false, ControlMsg::Report { last, to: c });
+        }
         // Requests sent to all candidates now go to the coordinator only.
         let ids: Vec<(u64, Request)> = self
             .pending
@@ -433,6 +506,12 @@ impl FederationCore {
                 self.apply_decision(d);
             }
         }
+        if let Some(c) = self.coordinator()
+            && c != self.me
+        {
+            let last = self.view.last();
+            self.send_control(c, false, ControlMsg::Report { last, to: c });
+        }
         self.progress_recovery();
     }
 
@@ -440,7 +519,13 @@ impl FederationCore {
         if to != self.me {
             return;
         }
-        self.reports.insert(from, last);
+        if last == 0 {
+            self.unadmitted.insert(from);
+        } else {
+            self.unadmitted.remove(&from);
+        }
+        let e = self.reports.entry(from).or_insert(last);
+        *e = (*e).max(last);
         if self.recovery.is_none() && self.coordinator() == Some(self.me) && last < self.view.last()
         {
             let tail = self.log_after(last);
@@ -454,6 +539,7 @@ impl FederationCore {
             );
         }
         self.progress_recovery();
+        self.check_held_replies();
     }
 
     /// Called after any change of view or suspicion: notices a new coordinator.
@@ -479,6 +565,10 @@ impl FederationCore {
                 .copied()
                 .filter(|n| *n != self.me && !self.suspected.contains(n))
                 .collect();
+            for n in &waiting {
+                let after = self.view.last();
+                self.send_control(*n, false, ControlMsg::Fetch { after });
+            }
             self.recovery = Some(Recovery {
                 waiting,
                 best: (self.view.last(), self.me),
@@ -541,7 +631,6 @@ impl FederationCore {
                 );
             }
         }
-        self.reports.clear();
         self.remove_suspected();
         for (from, id, body) in std::mem::take(&mut self.queued) {
             self.on_request(from, id, body);
@@ -549,6 +638,7 @@ impl FederationCore {
         for (id, p) in self.pending.clone() {
             self.on_request(self.me, id, p.body);
         }
+        self.check_held_replies();
     }
 
     fn remove_suspected(&mut self) {
@@ -571,6 +661,20 @@ impl FederationCore {
         }
         if !self.admitted {
             self.candidates.retain(|c| *c != n);
+            if self.candidates.is_empty() {
+                let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
+                self.pending.clear();
+                for ticket in tickets {
+                    let e = RtiError::FederationExecutionDoesNotExist(format!(
+                        "federation {}: every member left before this LRC was admitted",
+                        self.name
+                    ));
+                    self.actions.push_back(Action::Complete {
+                        ticket,
+                        result: Err(e),
+                    });
+                }
+            }
             return;
         }
         if !self.view.nodes.contains(&n) {
@@ -582,6 +686,7 @@ impl FederationCore {
         self.check_coordinator();
         if self.is_active_coordinator() {
             self.remove_suspected();
+            self.check_held_replies();
         } else {
             self.progress_recovery();
         }
