@@ -60,7 +60,7 @@ struct Sim {
     control: BTreeMap<(u64, u64), VecDeque<Msg>>,
     links: BTreeSet<(u64, u64)>,
     feds: BTreeMap<FederateHandle, FedModel>,
-    fdd: Fdd,
+    _fdd: Fdd,
     next_node: u64,
     next_name: u64,
     vehicle: ObjectClassHandle,
@@ -80,8 +80,9 @@ struct Sim {
 
 impl Sim {
     fn new(seed: u64) -> Sim {
-        let fdd = Fdd::load(&[hlamesh_lrc::fom::FomModule::parse("MovingObject.xml", FOM).unwrap()])
-            .unwrap();
+        let fdd =
+            Fdd::load(&[hlamesh_lrc::fom::FomModule::parse("MovingObject.xml", FOM).unwrap()])
+                .unwrap();
         let vehicle = fdd.object_class_handle("Vehicle").unwrap();
         let car = fdd.object_class_handle("Vehicle.Car").unwrap();
         let command = fdd.interaction_class_handle("Command").unwrap();
@@ -99,7 +100,7 @@ impl Sim {
             colour: fdd.attribute_handle(car, "Colour").unwrap(),
             text: fdd.parameter_handle(command, "Text").unwrap(),
             reason: fdd.parameter_handle(stop, "Reason").unwrap(),
-            fdd,
+            _fdd: fdd,
             next_node: 100,
             next_name: 1,
             vehicle,
@@ -122,6 +123,17 @@ impl Sim {
     }
 
     fn open_links(&mut self, j: u64) {
+        // Nodes that died before this one started: the shell reports members it cannot reach
+        // as gone (it never connects to them).
+        let dead: Vec<u64> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| !n.alive)
+            .map(|(i, _)| *i)
+            .collect();
+        for d in dead {
+            self.control.entry((d, j)).or_default().push_back(Msg::Gone);
+        }
         let others: Vec<u64> = self
             .nodes
             .iter()
@@ -131,8 +143,14 @@ impl Sim {
         for m in others {
             self.links.insert((m, j));
             self.links.insert((j, m));
-            self.causal.entry((m, j)).or_default().push_back(Msg::ChannelPeer);
-            self.causal.entry((j, m)).or_default().push_back(Msg::ChannelPeer);
+            self.causal
+                .entry((m, j))
+                .or_default()
+                .push_back(Msg::ChannelPeer);
+            self.causal
+                .entry((j, m))
+                .or_default()
+                .push_back(Msg::ChannelPeer);
         }
     }
 
@@ -148,8 +166,13 @@ impl Sim {
             }
             // Everybody died: this is a new federation execution with new handles.
             self.feds.clear();
-            FederationCore::create("Sim", id, self.now, vec![("MovingObject.xml".into(), FOM.into())])
-                .unwrap()
+            FederationCore::create(
+                "Sim",
+                id,
+                self.now,
+                vec![("MovingObject.xml".into(), FOM.into())],
+            )
+            .unwrap()
         } else {
             FederationCore::joining("Sim", id, self.now, members)
         };
@@ -189,16 +212,27 @@ impl Sim {
             .collect();
         for k in keys {
             // Some of what it sent before dying still arrives.
-            for q in [self.causal.get_mut(&k), self.control.get_mut(&k)].into_iter().flatten() {
+            for q in [self.causal.get_mut(&k), self.control.get_mut(&k)]
+                .into_iter()
+                .flatten()
+            {
                 let keep = self.rng.below(q.len() + 1);
                 q.truncate(keep);
             }
         }
         self.causal.retain(|(_, t), _| *t != node);
         self.control.retain(|(_, t), _| *t != node);
-        let others: Vec<u64> = self.nodes.iter().filter(|(_, n)| n.alive).map(|(i, _)| *i).collect();
+        let others: Vec<u64> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.alive)
+            .map(|(i, _)| *i)
+            .collect();
         for o in others {
-            self.control.entry((node, o)).or_default().push_back(Msg::Gone);
+            self.control
+                .entry((node, o))
+                .or_default()
+                .push_back(Msg::Gone);
         }
         self.links.retain(|(a, b)| *a != node && *b != node);
         for f in self.feds.values_mut() {
@@ -211,11 +245,15 @@ impl Sim {
     /// Executes a node's queued actions.
     fn drain(&mut self, id: u64) {
         loop {
-            let Some(node) = self.nodes.get_mut(&id) else { return };
+            let Some(node) = self.nodes.get_mut(&id) else {
+                return;
+            };
             if !node.alive {
                 return;
             }
-            let Some(a) = node.core.poll_action() else { return };
+            let Some(a) = node.core.poll_action() else {
+                return;
+            };
             match a {
                 Action::SendData { reliable, bytes } => {
                     let seq = if reliable {
@@ -225,16 +263,23 @@ impl Sim {
                     } else {
                         None
                     };
-                    let dests: Vec<u64> =
-                        self.links.iter().filter(|(f, _)| *f == id).map(|(_, t)| *t).collect();
+                    let dests: Vec<u64> = self
+                        .links
+                        .iter()
+                        .filter(|(f, _)| *f == id)
+                        .map(|(_, t)| *t)
+                        .collect();
                     for d in dests {
                         if seq.is_none() && self.rng.below(5) == 0 {
                             continue; // best effort lost
                         }
-                        self.causal.entry((id, d)).or_default().push_back(Msg::Data {
-                            seq,
-                            bytes: bytes.clone(),
-                        });
+                        self.causal
+                            .entry((id, d))
+                            .or_default()
+                            .push_back(Msg::Data {
+                                seq,
+                                bytes: bytes.clone(),
+                            });
                     }
                 }
                 Action::SendControl { to, causal, bytes } => {
@@ -243,7 +288,11 @@ impl Sim {
                     if !self.nodes.get(&to).is_some_and(|n| n.alive) {
                         continue;
                     }
-                    let q = if causal { &mut self.causal } else { &mut self.control };
+                    let q = if causal {
+                        &mut self.causal
+                    } else {
+                        &mut self.control
+                    };
                     q.entry((id, to)).or_default().push_back(Msg::Ctl(env.msg));
                 }
                 Action::Callback { federate, callback } => self.on_callback(federate, callback),
@@ -251,7 +300,16 @@ impl Sim {
                     let name = node.joins.remove(&ticket);
                     match (name, result) {
                         (Some(_), Ok(Completion::Joined(h))) => {
-                            if self.feds.contains_key(&h) { for (id, n) in &self.nodes { eprintln!("node {id} alive={} log={:?}", n.alive, n.core.view().log); } eprintln!("dup at node {id}: prev {:?}", self.feds[&h].node); }
+                            if self.feds.contains_key(&h) {
+                                for (id, n) in &self.nodes {
+                                    eprintln!(
+                                        "node {id} alive={} log={:?}",
+                                        n.alive,
+                                        n.core.view().log
+                                    );
+                                }
+                                eprintln!("dup at node {id}: prev {:?}", self.feds[&h].node);
+                            }
                             assert!(!self.feds.contains_key(&h), "handle {h} given twice");
                             self.feds.insert(
                                 h,
@@ -262,9 +320,10 @@ impl Sim {
                             );
                             self.declare(id, h);
                         }
-                        (Some(_), Err(hlamesh_lrc::error::RtiError::FederationExecutionDoesNotExist(_)))
-                            if !node.core.is_admitted() =>
-                        {
+                        (
+                            Some(_),
+                            Err(hlamesh_lrc::error::RtiError::FederationExecutionDoesNotExist(_)),
+                        ) if !node.core.is_admitted() => {
                             // Every member died while it was joining: this process gives up.
                             self.crash(id);
                             return;
@@ -287,12 +346,19 @@ impl Sim {
             1 => (self.car, vec![self.position, self.colour]),
             _ => (self.vehicle, vec![self.position, self.heading]),
         };
-        core.subscribe_object_class_attributes(h, class, &attrs, true).unwrap();
-        core.subscribe_interaction_class(h, self.command, true).unwrap();
-        core.publish_object_class_attributes(h, self.car, &[self.position, self.heading, self.colour])
+        core.subscribe_object_class_attributes(h, class, &attrs, true)
             .unwrap();
+        core.subscribe_interaction_class(h, self.command, true)
+            .unwrap();
+        core.publish_object_class_attributes(
+            h,
+            self.car,
+            &[self.position, self.heading, self.colour],
+        )
+        .unwrap();
         core.publish_interaction_class(h, self.stop).unwrap();
-        core.set_automatic_resign_action(h, ResignAction::DeleteObjects).unwrap();
+        core.set_automatic_resign_action(h, ResignAction::DeleteObjects)
+            .unwrap();
         self.feds.get_mut(&h).unwrap().subscribes = Some(class);
         self.drain(node);
     }
@@ -305,14 +371,24 @@ impl Sim {
         };
         match cb {
             Callback::DiscoverObjectInstance { object, class, .. } => {
-                assert!(m.known.insert(object, class).is_none(), "{f} discovered {object} twice");
+                assert!(
+                    m.known.insert(object, class).is_none(),
+                    "{f} discovered {object} twice"
+                );
                 // Every instance in the sim is a Car: promotion gives the subscribed class.
-                let expect = if m.subscribes == Some(car) { car } else { vehicle };
+                let expect = if m.subscribes == Some(car) {
+                    car
+                } else {
+                    vehicle
+                };
                 assert_eq!(class, expect, "promotion");
                 self.discoveries += 1;
             }
             Callback::ReflectAttributeValues { object, values, .. } => {
-                let k = *m.known.get(&object).unwrap_or_else(|| panic!("{f} reflects unknown {object}"));
+                let k = *m
+                    .known
+                    .get(&object)
+                    .unwrap_or_else(|| panic!("{f} reflects unknown {object}"));
                 let _ = k;
                 for (a, v) in values {
                     assert!(
@@ -333,12 +409,18 @@ impl Sim {
                 }
             }
             Callback::RemoveObjectInstance { object, .. } => {
-                assert!(m.known.remove(&object).is_some(), "{f} removes unknown {object}");
+                assert!(
+                    m.known.remove(&object).is_some(),
+                    "{f} removes unknown {object}"
+                );
                 m.last.remove(&object);
             }
             Callback::ReceiveInteraction { class, params, .. } => {
                 assert_eq!(class, self.command, "promoted to the subscribed class");
-                assert!(params.iter().all(|(p, _)| *p == self.text), "Reason filtered out");
+                assert!(
+                    params.iter().all(|(p, _)| *p == self.text),
+                    "Reason filtered out"
+                );
                 self.interactions += 1;
             }
             _ => {}
@@ -352,21 +434,39 @@ impl Sim {
             .iter()
             .filter(|(_, q)| !q.is_empty())
             .map(|(k, _)| (true, *k))
-            .chain(self.control.iter().filter(|(_, q)| !q.is_empty()).map(|(k, _)| (false, *k)))
+            .chain(
+                self.control
+                    .iter()
+                    .filter(|(_, q)| !q.is_empty())
+                    .map(|(k, _)| (false, *k)),
+            )
             .collect();
         if keys.is_empty() {
             return false;
         }
         let (c, (from, to)) = keys[self.rng.below(keys.len())];
-        let q = if c { &mut self.causal } else { &mut self.control };
+        let q = if c {
+            &mut self.causal
+        } else {
+            &mut self.control
+        };
         let msg = q.get_mut(&(from, to)).unwrap().pop_front().unwrap();
         let now = self.now;
-        let Some(node) = self.nodes.get_mut(&to) else { return true };
+        let Some(node) = self.nodes.get_mut(&to) else {
+            return true;
+        };
         if !node.alive {
             return true;
         }
         match msg {
-            Msg::Data { seq, bytes } => node.core.handle(now, Event::Data { from, seq, payload: &bytes }),
+            Msg::Data { seq, bytes } => node.core.handle(
+                now,
+                Event::Data {
+                    from,
+                    seq,
+                    payload: &bytes,
+                },
+            ),
             Msg::Ctl(msg) => node.core.handle(now, Event::Control { from, msg }),
             Msg::ChannelPeer => node.core.handle(now, Event::ChannelPeer(from)),
             Msg::Gone => node.core.handle(now, Event::PeerGone(from)),
@@ -381,7 +481,11 @@ impl Sim {
         for id in ids {
             if self.nodes[&id].alive {
                 let now = self.now;
-                self.nodes.get_mut(&id).unwrap().core.handle(now, Event::Tick);
+                self.nodes
+                    .get_mut(&id)
+                    .unwrap()
+                    .core
+                    .handle(now, Event::Tick);
                 self.drain(id);
             }
         }
@@ -432,7 +536,12 @@ impl Sim {
                 }
             }
             11..=12 => {
-                let m: Vec<u64> = self.nodes.iter().filter(|(_, n)| n.alive).map(|(i, _)| *i).collect();
+                let m: Vec<u64> = self
+                    .nodes
+                    .iter()
+                    .filter(|(_, n)| n.alive)
+                    .map(|(i, _)| *i)
+                    .collect();
                 if m.len() > 1 {
                     let n = m[self.rng.below(m.len())];
                     self.crash(n);
@@ -539,7 +648,11 @@ impl Sim {
             while self.deliver_one() {}
             self.tick();
             let pending = self.nodes.values().any(|n| n.alive && !n.joins.is_empty());
-            let busy = self.causal.values().chain(self.control.values()).any(|q| !q.is_empty());
+            let busy = self
+                .causal
+                .values()
+                .chain(self.control.values())
+                .any(|q| !q.is_empty());
             if !pending && !busy {
                 // A few more ticks for retries to settle.
                 for _ in 0..12 {
@@ -561,7 +674,9 @@ impl Sim {
                 c.view().nodes,
                 c.view().last()
             );
-            if std::env::var("SIM_DUMP").is_ok() && n.alive { eprintln!("{c:#?}"); }
+            if std::env::var("SIM_DUMP").is_ok() && n.alive {
+                eprintln!("{c:#?}");
+            }
         }
         panic!("did not quiesce");
     }
@@ -584,8 +699,7 @@ impl Sim {
             }
         }
         // Federates of dead nodes are resigned everywhere.
-        let view_feds: BTreeSet<FederateHandle> =
-            first.view().federates.keys().copied().collect();
+        let view_feds: BTreeSet<FederateHandle> = first.view().federates.keys().copied().collect();
         let live_feds: BTreeSet<FederateHandle> = self
             .feds
             .iter()
@@ -618,6 +732,26 @@ impl Sim {
                 .filter(|o| !m.owned.contains_key(o))
                 .collect();
             let known: BTreeSet<ObjectInstanceHandle> = m.known.keys().copied().collect();
+            if known != expect {
+                for (id, n) in &self.nodes {
+                    eprintln!(
+                        "node {id} alive={} nodes={:?} instances={:?} locals={:?}",
+                        n.alive,
+                        n.core.view().nodes,
+                        n.core.instances().keys().collect::<Vec<_>>(),
+                        n.core
+                            .local_federates()
+                            .map(|(h, l)| (h, l.decl.subscribed_objects.clone()))
+                            .collect::<Vec<_>>()
+                    );
+                }
+                for (h, m) in &self.feds {
+                    eprintln!(
+                        "fed {h} node {} resigning {} subs {:?}",
+                        m.node, m.resigning, m.subscribes
+                    );
+                }
+            }
             assert_eq!(known, expect, "federate {h} knows the wrong instances");
         }
         // One more update of everything: every subscriber sees exactly the final value.
@@ -644,14 +778,21 @@ impl Sim {
                 continue;
             }
             for o in m.known.keys() {
-                assert_eq!(m.last.get(o), finals.get(o), "federate {h}: last value of {o}");
+                assert_eq!(
+                    m.last.get(o),
+                    finals.get(o),
+                    "federate {h}: last value of {o}"
+                );
             }
         }
     }
 }
 
 fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn run(seed: u64, steps: u64) -> Sim {
@@ -686,7 +827,10 @@ fn random_federations_converge() {
         lost += sim.lost_reported;
     }
     // The runs must have exercised what they claim to check.
-    assert!(refl > 100 && disc > 20 && inter > 10 && lost > 0, "{refl} {disc} {inter} {lost}");
+    assert!(
+        refl > 100 && disc > 20 && inter > 10 && lost > 0,
+        "{refl} {disc} {inter} {lost}"
+    );
 }
 
 #[test]

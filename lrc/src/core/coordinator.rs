@@ -471,6 +471,21 @@ impl FederationCore {
         for d in log {
             self.apply_decision(d);
         }
+        // Members that went before we were admitted are suspected now that we know them.
+        let gone: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|n| self.gone.contains(n))
+            .collect();
+        for n in gone {
+            self.suspected.insert(n);
+        }
+        self.check_coordinator();
+        if self.is_active_coordinator() {
+            self.remove_suspected();
+        }
         self.request_snapshots();
         if let Some(c) = self.coordinator()
             && c != self.me
@@ -659,6 +674,7 @@ impl FederationCore {
         if n == self.me {
             return;
         }
+        self.gone.insert(n);
         if !self.admitted {
             self.candidates.retain(|c| *c != n);
             if self.candidates.is_empty() {

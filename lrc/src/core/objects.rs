@@ -510,11 +510,7 @@ impl FederationCore {
                     return;
                 }
                 // A registration from a federate that already resigned comes too late.
-                let resigned = self.view.log.iter().any(|d| {
-                    matches!(d, super::wire::Decision::FederateResigned { handle, .. } if *handle == registrant)
-                }) || (!self.view.federates.contains_key(&registrant)
-                    && registrant.0 < self.view.next_handle);
-                if resigned {
+                if self.registrant_gone(registrant) {
                     return;
                 }
                 self.objects.insert(
@@ -689,6 +685,11 @@ impl FederationCore {
                 self.advise();
             }
         }
+    }
+
+    /// Whether federate `h` was joined and has resigned (per the decisions applied here).
+    pub(crate) fn registrant_gone(&self, h: FederateHandle) -> bool {
+        !self.view.federates.contains_key(&h) && h.0 < self.view.next_handle
     }
 
     /// Interaction class lookup helper for the API layer.

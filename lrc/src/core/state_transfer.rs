@@ -58,6 +58,9 @@ impl FederationCore {
         if n == self.me {
             return;
         }
+        if self.gone.contains(&n) {
+            self.suspected.insert(n);
+        }
         let st = self.streams.entry(n).or_default();
         if !st.needs_snapshot && !st.live {
             st.live = true;
@@ -153,7 +156,8 @@ impl FederationCore {
         let held = std::mem::take(&mut st.held);
         for i in instances {
             let owner = Some(i.object.registrant());
-            if self.objects.contains_key(&i.object) {
+            // The snapshot may predate a resignation this LRC already applied.
+            if self.objects.contains_key(&i.object) || self.registrant_gone(i.object.registrant()) {
                 continue;
             }
             self.objects.insert(
