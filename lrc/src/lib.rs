@@ -10,8 +10,10 @@
 //! [`handles`] (the handle newtypes every other part reuses).
 #![forbid(unsafe_code)]
 
+pub mod ambassador;
 pub mod core;
 pub mod encoding;
 pub mod error;
 pub mod fom;
 pub mod handles;
+pub mod node;

@@ -818,7 +818,8 @@ fn random_federations_converge() {
     let seeds = env("HLAMESH_SIM_SEEDS", 40);
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost) = (0, 0, 0, 0);
-    for seed in 1..=seeds {
+    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
+    for seed in first..first + seeds {
         let sim = std::panic::catch_unwind(|| run(seed, steps))
             .unwrap_or_else(|_| panic!("seed {seed} failed (HLAMESH_SIM_SEEDS to rerun)"));
         refl += sim.reflections;
@@ -828,7 +829,7 @@ fn random_federations_converge() {
     }
     // The runs must have exercised what they claim to check.
     assert!(
-        refl > 100 && disc > 20 && inter > 10 && lost > 0,
+        seeds < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0,
         "{refl} {disc} {inter} {lost}"
     );
 }

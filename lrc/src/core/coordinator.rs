@@ -235,6 +235,25 @@ impl FederationCore {
         if !self.is_active_coordinator() {
             return;
         }
+        // Members never heard from since this LRC coordinates (added by a predecessor) are
+        // asked where they stand; unadmitted ones answer 0 and are not waited for.
+        let silent: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|m| {
+                *m != self.me
+                    && !self.suspected.contains(m)
+                    && !self.reports.contains_key(m)
+                    && !self.probed.contains(m)
+            })
+            .collect();
+        for m in silent {
+            self.probed.insert(m);
+            let after = self.view.last();
+            self.send_control(m, false, ControlMsg::Fetch { after });
+        }
         let held = std::mem::take(&mut self.held);
         for h in held {
             let acked = self.view.nodes.iter().all(|m| {
@@ -247,6 +266,7 @@ impl FederationCore {
             if acked {
                 if h.welcome {
                     self.unadmitted.remove(&h.to);
+                    self.welcomed.insert(h.to);
                     self.welcome_if_needed(h.to, h.upto);
                 }
                 self.reply(h.to, h.id, h.reply);
@@ -349,6 +369,20 @@ impl FederationCore {
             }
         }
         if is_destroy {
+            // Answer pending calls before the shell drops this core.
+            for (_, p) in std::mem::take(&mut self.pending) {
+                if let Some(ticket) = p.ticket {
+                    let result = if p.body == Request::Destroy {
+                        Ok(Completion::Done)
+                    } else {
+                        Err(RtiError::FederationExecutionDoesNotExist(format!(
+                            "federation {} was destroyed",
+                            self.name
+                        )))
+                    };
+                    self.actions.push_back(Action::Complete { ticket, result });
+                }
+            }
             self.actions.push_back(Action::Destroyed);
         }
         self.check_coordinator();
@@ -535,7 +569,10 @@ impl FederationCore {
             return;
         }
         if last == 0 {
-            self.unadmitted.insert(from);
+            // A probe answered before our welcome reached it says nothing new.
+            if !self.welcomed.contains(&from) {
+                self.unadmitted.insert(from);
+            }
         } else {
             self.unadmitted.remove(&from);
         }

@@ -233,6 +233,8 @@ pub struct FederationCore {
     pub(crate) held: Vec<coordinator::HeldReply>,
     pub(crate) unadmitted: BTreeSet<Node>,
     pub(crate) gone: BTreeSet<Node>,
+    pub(crate) probed: BTreeSet<Node>,
+    pub(crate) welcomed: BTreeSet<Node>,
     pub(crate) pending: BTreeMap<u64, Pending>,
     pub(crate) next_req: u64,
     pub(crate) next_ticket: u64,
@@ -273,6 +275,8 @@ impl FederationCore {
             held: Vec::new(),
             unadmitted: BTreeSet::new(),
             gone: BTreeSet::new(),
+            probed: BTreeSet::new(),
+            welcomed: BTreeSet::new(),
             pending: BTreeMap::new(),
             next_req: 1,
             next_ticket: 1,
@@ -355,6 +359,11 @@ impl FederationCore {
     /// Federates hosted here.
     pub fn local_federates(&self) -> impl Iterator<Item = (&FederateHandle, &LocalFederate)> {
         self.locals.iter()
+    }
+
+    /// Whether `n`'s data channel is known to be open towards this LRC.
+    pub fn has_channel_peer(&self, n: Node) -> bool {
+        self.channel_peers.contains(&n)
     }
 
     /// Whether `f` is a federate hosted here.
