@@ -441,9 +441,18 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 first,
                 last,
             }) => {
-                tracing::warn!(
-                    "fell behind {from:?} in {tag:?}: {first}..{last} lost; state transfer needed"
-                );
+                if let Some(name) = st.tags.get(&tag).cloned() {
+                    tracing::warn!(
+                        federation = %name,
+                        "fell behind {from:?}: {first}..={last} lost; resynchronising by state transfer"
+                    );
+                    feed(
+                        &shared,
+                        &mut st,
+                        &name,
+                        Event::FellBehind { from: from.0, last },
+                    );
+                }
             }
             Ok(TransportEvent::Data {
                 tag,

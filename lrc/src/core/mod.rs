@@ -69,6 +69,13 @@ pub enum Event<'a> {
     ChannelPeer(Node),
     /// `node` crashed or left.
     PeerGone(Node),
+    /// The transport could not recover `from`'s reliable data up to sequence `last`.
+    FellBehind {
+        /// Sender.
+        from: Node,
+        /// Last lost sequence number.
+        last: u64,
+    },
     /// Time passes (retries).
     Tick,
 }
@@ -397,6 +404,7 @@ impl FederationCore {
                 self.request_snapshots();
             }
             Event::PeerGone(n) => self.on_peer_gone(n),
+            Event::FellBehind { from, last } => self.on_fell_behind(from, last),
             Event::Tick => self.retry_requests(),
         }
     }

@@ -445,7 +445,7 @@ impl FederationCore {
         }
     }
 
-    fn remove_instance(
+    pub(crate) fn remove_instance(
         &mut self,
         o: ObjectInstanceHandle,
         tag: Vec<u8>,

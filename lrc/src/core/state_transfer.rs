@@ -32,6 +32,9 @@ pub struct Stream {
     pub skip_upto: u64,
     /// Held messages.
     pub held: Vec<(Option<u64>, DataMsg)>,
+    /// After the transport lost this sender's data up to here, only a snapshot at least this
+    /// recent can resynchronise us.
+    pub resync_after: u64,
 }
 
 impl FederationCore {
@@ -69,6 +72,21 @@ impl FederationCore {
                 self.apply_data(n, m);
             }
         }
+    }
+
+    /// The transport lost `from`'s reliable data up to `last` (it fell out of the sender's
+    /// retransmit buffer): hold its stream and resynchronise from a fresh snapshot.
+    pub(crate) fn on_fell_behind(&mut self, from: Node, last: u64) {
+        if from == self.me || self.removed.contains(&from) {
+            return;
+        }
+        let st = self.streams.entry(from).or_default();
+        st.live = false;
+        st.needs_snapshot = true;
+        st.requested = false;
+        st.resync_after = st.resync_after.max(last);
+        st.held.retain(|(seq, _)| seq.is_some_and(|s| s > last));
+        self.request_snapshots();
     }
 
     pub(crate) fn on_node_removed(&mut self, n: Node) {
@@ -151,13 +169,41 @@ impl FederationCore {
         if st.live {
             return;
         }
+        if high_water < st.resync_after {
+            // Taken before the data we lost: ask again.
+            st.requested = false;
+            self.request_snapshots();
+            return;
+        }
         st.live = true;
         st.skip_upto = high_water;
         let held = std::mem::take(&mut st.held);
+        // The snapshot is the truth about the sender's federates' instances: what we hold of
+        // theirs and it lacks was deleted in data we never got (resynchronisation).
+        let in_snapshot: std::collections::BTreeSet<_> =
+            instances.iter().map(|i| i.object).collect();
+        let stale: Vec<_> = self
+            .objects
+            .iter()
+            .filter(|(o, i)| {
+                !in_snapshot.contains(o)
+                    && i.owner.is_some_and(|f| {
+                        self.view.federates.get(&f).is_some_and(|r| r.node == from)
+                    })
+            })
+            .map(|(o, _)| *o)
+            .collect();
+        for o in stale {
+            self.remove_instance(o, Vec::new(), None, None);
+        }
         for i in instances {
             let owner = Some(i.object.registrant());
             // The snapshot may predate a resignation this LRC already applied.
-            if self.objects.contains_key(&i.object) || self.registrant_gone(i.object.registrant()) {
+            if self.registrant_gone(i.object.registrant()) {
+                continue;
+            }
+            if let Some(known) = self.objects.get_mut(&i.object) {
+                known.values.extend(i.values);
                 continue;
             }
             self.objects.insert(
@@ -171,6 +217,16 @@ impl FederationCore {
                 },
             );
             self.discover_for_subscribers(i.object);
+        }
+        let theirs: Vec<FederateHandle> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == from)
+            .map(|(h, _)| *h)
+            .collect();
+        for f in theirs {
+            self.interest.remove(&f);
         }
         for (f, d) in declarations {
             self.apply_declaration(f, d);
