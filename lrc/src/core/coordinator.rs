@@ -316,11 +316,8 @@ impl FederationCore {
     /// Applies the next decision of the log to the replicated view and to local state.
     pub(crate) fn apply_decision(&mut self, d: Decision) {
         let default = self.default_resign_action();
-        let autos: Vec<(FederateHandle, super::wire::ResignAction)> = self
-            .locals
-            .iter()
-            .map(|(h, l)| (*h, l.auto_resign))
-            .collect();
+        let autos: Vec<(FederateHandle, super::wire::ResignAction)> =
+            self.auto_resign.iter().map(|(h, a)| (*h, *a)).collect();
         let auto = move |h: FederateHandle| {
             autos
                 .iter()

@@ -242,6 +242,8 @@ pub struct FederationCore {
     pub(crate) gone: BTreeSet<Node>,
     pub(crate) probed: BTreeSet<Node>,
     pub(crate) welcomed: BTreeSet<Node>,
+    pub(crate) auto_resign: BTreeMap<FederateHandle, ResignAction>,
+    pub(crate) resigned_with: BTreeMap<FederateHandle, ResignAction>,
     pub(crate) pending: BTreeMap<u64, Pending>,
     pub(crate) next_req: u64,
     pub(crate) next_ticket: u64,
@@ -284,6 +286,8 @@ impl FederationCore {
             gone: BTreeSet::new(),
             probed: BTreeSet::new(),
             welcomed: BTreeSet::new(),
+            auto_resign: BTreeMap::new(),
+            resigned_with: BTreeMap::new(),
             pending: BTreeMap::new(),
             next_req: 1,
             next_ticket: 1,
@@ -511,6 +515,14 @@ impl FederationCore {
         action: ResignAction,
     ) -> Result<(), RtiError> {
         self.local_mut(federate)?.auto_resign = action;
+        // Every LRC applies it if this LRC is lost, so every LRC must know it.
+        self.send_data(
+            true,
+            DataMsg::Declare {
+                federate,
+                decl: wire::Declaration::AutomaticResign(action),
+            },
+        );
         Ok(())
     }
 

@@ -32,6 +32,8 @@ pub struct Instance {
     pub owned: BTreeSet<AttributeHandle>,
     /// Last values seen.
     pub values: BTreeMap<AttributeHandle, Vec<u8>>,
+    /// The LRC whose data stream registered it (the authority on it once it is orphaned).
+    pub origin: Node,
 }
 
 /// Transportation handle of HLAreliable / HLAbestEffort with the standard MIM.
@@ -477,6 +479,7 @@ impl FederationCore {
 
     /// A federate resigned (or was lost): its instances are removed or orphaned.
     pub(crate) fn apply_resign(&mut self, h: FederateHandle, action: ResignAction) {
+        self.resigned_with.insert(h, action);
         let owned: Vec<ObjectInstanceHandle> = self
             .objects
             .iter()
@@ -496,7 +499,7 @@ impl FederationCore {
     }
 
     /// Applies one data message (from another LRC or from this one).
-    pub(crate) fn apply_data(&mut self, _from: Node, msg: DataMsg) {
+    pub(crate) fn apply_data(&mut self, from: Node, msg: DataMsg) {
         let Some(fdd) = self.fdd.clone() else { return };
         match msg {
             DataMsg::Register {
@@ -509,18 +512,21 @@ impl FederationCore {
                 if self.objects.contains_key(&object) || fdd.object_class(class).is_err() {
                     return;
                 }
-                // A registration from a federate that already resigned comes too late.
-                if self.registrant_gone(registrant) {
+                // A registration from a federate that already resigned comes late: its resign
+                // action decides whether the instance is gone or an orphan.
+                let Some(owner) = self.owner_after_resigns(registrant) else {
                     return;
-                }
+                };
+                let owned = if owner.is_some() { owned } else { Vec::new() };
                 self.objects.insert(
                     object,
                     Instance {
                         class,
                         name,
-                        owner: Some(registrant),
+                        owner,
                         owned: owned.into_iter().collect(),
                         values: BTreeMap::new(),
+                        origin: from,
                     },
                 );
                 self.discover_for_subscribers(object);
@@ -687,9 +693,18 @@ impl FederationCore {
         }
     }
 
-    /// Whether federate `h` was joined and has resigned (per the decisions applied here).
-    pub(crate) fn registrant_gone(&self, h: FederateHandle) -> bool {
-        !self.view.federates.contains_key(&h) && h.0 < self.view.next_handle
+    /// Who owns an instance registered by `h`, given the resignations applied here: `h`
+    /// itself, nobody (it resigned without deleting: an orphan), or the instance is gone
+    /// (`None`: it resigned deleting its objects).
+    pub(crate) fn owner_after_resigns(&self, h: FederateHandle) -> Option<Option<FederateHandle>> {
+        let resigned = !self.view.federates.contains_key(&h) && h.0 < self.view.next_handle;
+        if !resigned {
+            return Some(Some(h));
+        }
+        match self.resigned_with.get(&h) {
+            Some(a) if !a.deletes_objects() => Some(None),
+            _ => None,
+        }
     }
 
     /// Interaction class lookup helper for the API layer.

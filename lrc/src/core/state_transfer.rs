@@ -119,7 +119,12 @@ impl FederationCore {
         let instances: Vec<InstanceState> = self
             .objects
             .iter()
-            .filter(|(_, i)| i.owner.is_some_and(|o| self.locals.contains_key(&o)))
+            // Ours, and the orphans our former federates left (resigned without deleting): our
+            // data stream is the authority on those, consistent with the high-water mark below.
+            .filter(|(_, i)| match i.owner {
+                Some(o) => self.locals.contains_key(&o),
+                None => i.origin == self.me,
+            })
             .map(|(h, i)| InstanceState {
                 object: *h,
                 class: i.class,
@@ -138,6 +143,7 @@ impl FederationCore {
                     ));
                 }
             }
+            declarations.push((*h, Declaration::AutomaticResign(lf.auto_resign)));
             for (ic, active) in &lf.decl.subscribed_interactions {
                 if *active {
                     declarations.push((*h, Declaration::SubscribeInteraction(*ic, true)));
@@ -197,11 +203,20 @@ impl FederationCore {
             self.remove_instance(o, Vec::new(), None, None);
         }
         for i in instances {
-            let owner = Some(i.object.registrant());
             // The snapshot may predate a resignation this LRC already applied.
-            if self.registrant_gone(i.object.registrant()) {
-                continue;
-            }
+            let owner = if i.owned.is_empty() {
+                None
+            } else {
+                match self.owner_after_resigns(i.object.registrant()) {
+                    Some(o) => o,
+                    None => continue,
+                }
+            };
+            let orphan = owner.is_none();
+            let i = InstanceState {
+                owned: if orphan { Vec::new() } else { i.owned },
+                ..i
+            };
             if let Some(known) = self.objects.get_mut(&i.object) {
                 known.values.extend(i.values);
                 continue;
@@ -214,6 +229,7 @@ impl FederationCore {
                     owner,
                     owned: i.owned.into_iter().collect(),
                     values: i.values.into_iter().collect(),
+                    origin: from,
                 },
             );
             self.discover_for_subscribers(i.object);
@@ -257,6 +273,9 @@ impl FederationCore {
                 } else {
                     ri.interactions.remove(&ic);
                 }
+            }
+            Declaration::AutomaticResign(a) => {
+                self.auto_resign.insert(f, a);
             }
         }
     }

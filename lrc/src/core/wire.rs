@@ -83,6 +83,8 @@ pub enum Declaration {
     SubscribeObject(ObjectClassHandle, Vec<AttributeHandle>),
     /// Active subscription to an interaction class (false = unsubscribed).
     SubscribeInteraction(InteractionClassHandle, bool),
+    /// The federate's automatic resign action (applied by every LRC if it is lost).
+    AutomaticResign(ResignAction),
 }
 
 /// One message on the federation's data stream.
