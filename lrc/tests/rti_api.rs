@@ -306,11 +306,16 @@ fn late_joiner_discovers_existing_instances_and_name_reservation() {
         .unwrap();
     // A second reservation of the same name fails at the coordinator.
     sb.reserve_object_instance_name("Herbie").unwrap();
+    // Discovered from the state transfer (its values are in the snapshot, not reflected); what
+    // is sent from now on is reflected, each update once and in order.
+    let mut seen = Vec::new();
+    evoke_until(&sb, &rb, &mut seen, |s| {
+        s.iter().any(|e| matches!(e, Ev::Discover(..)))
+    });
     for i in 50..60u32 {
         pa.update_attribute_values(o, vec![(pos, i.to_be_bytes().to_vec())], b"")
             .unwrap();
     }
-    let mut seen = Vec::new();
     evoke_until(&sb, &rb, &mut seen, |s| {
         s.iter()
             .any(|e| matches!(e, Ev::Reflect(_, v, _) if v[0].1 == 59u32.to_be_bytes()))
