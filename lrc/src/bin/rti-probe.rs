@@ -89,7 +89,19 @@ struct Seen {
     reflected: Vec<(ObjectInstanceHandle, Vec<u8>)>,
 }
 
+type Echo = Arc<
+    std::sync::OnceLock<(
+        Arc<RtiAmbassador>,
+        ObjectInstanceHandle,
+        Vec<AttributeHandle>,
+    )>,
+>;
+
 struct Amb {
+    /// Echo mode: update our object with every reflected value, from within the callback.
+    echo: Echo,
+    /// Ping mode: reflected values go here.
+    pings: crossbeam_channel::Sender<Vec<u8>>,
     names: Arc<Mutex<HashMap<String, String>>>,
     seen: Arc<Mutex<Seen>>,
     start: Instant,
@@ -136,6 +148,17 @@ impl FederateAmbassador for Amb {
             .and_then(|(_, b)| b.get(..8))
             .map(|b| u64::from_be_bytes(b.try_into().unwrap_or([0; 8])));
         if let Some((_, b)) = v.first() {
+            if let Some((rti, mine, attrs)) = self.echo.get() {
+                let vals = attrs.iter().map(|a| (*a, b.clone())).collect();
+                if let Err(e) = rti.update_attribute_values(*mine, vals, b"") {
+                    out(serde_json::json!({"event":"error","error":e.to_string()}));
+                }
+                return;
+            }
+            if self.quiet {
+                let _ = self.pings.send(b.clone());
+                return;
+            }
             self.seen
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -219,9 +242,13 @@ fn run() -> Result<(), RtiError> {
     let lrc = Lrc::start(cfg)?;
     let names = Arc::new(Mutex::new(HashMap::new()));
     let seen = Arc::new(Mutex::new(Seen::default()));
+    let echo: Echo = Arc::new(std::sync::OnceLock::new());
+    let (ping_tx, ping_rx) = crossbeam_channel::unbounded();
     let mut rti = RtiAmbassador::with_lrc(lrc);
     rti.connect(
         Box::new(Amb {
+            echo: echo.clone(),
+            pings: ping_tx,
             names: names.clone(),
             seen: seen.clone(),
             start,
@@ -309,55 +336,33 @@ fn run() -> Result<(), RtiError> {
         v
     };
     if a.echo {
-        // Echo each reflected value on our own object until killed.
-        let mut done = 0;
+        // Every reflected value is echoed from within the callback; nothing else to do.
+        let rti = Arc::new(rti);
+        let _ = echo.set((rti, objs[0], pub_attrs));
         loop {
-            let batch: Vec<(ObjectInstanceHandle, Vec<u8>)> =
-                std::mem::take(&mut seen.lock().unwrap_or_else(|e| e.into_inner()).reflected);
-            for (_, v) in batch {
-                let vals = pub_attrs.iter().map(|h| (*h, v.clone())).collect();
-                rti.update_attribute_values(objs[0], vals, b"")?;
-                done += 1;
-            }
-            if done == 0 {
-                std::thread::sleep(Duration::from_micros(50));
-            } else {
-                std::thread::yield_now();
-            }
+            std::thread::sleep(Duration::from_secs(3600));
         }
     }
     if a.ping > 0 {
         let mut rtts = Vec::new();
-        // Wait until the partner echoes.
         let mut n = 1u64;
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(20);
         while rtts.len() < a.ping as usize && Instant::now() < deadline {
             let vals = pub_attrs.iter().map(|h| (*h, value(n))).collect();
             let t0 = Instant::now();
             rti.update_attribute_values(objs[0], vals, b"")?;
-            let until = t0 + Duration::from_millis(200);
-            loop {
-                let got = seen
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .reflected
-                    .drain(..)
-                    .any(|(_, v)| v.get(..8) == Some(&n.to_be_bytes()[..]));
-                if got {
+            while let Ok(v) = ping_rx.recv_timeout(Duration::from_millis(200)) {
+                if v.get(..8) == Some(&n.to_be_bytes()[..]) {
                     rtts.push(t0.elapsed().as_secs_f64() * 1e6);
                     break;
                 }
-                if Instant::now() > until {
-                    break;
-                }
-                std::hint::spin_loop();
             }
             n += 1;
         }
         rtts.sort_by(f64::total_cmp);
         let pct = |p: f64| rtts.get(((rtts.len() as f64 - 1.0) * p) as usize).copied();
         out(
-            serde_json::json!({"event":"rtt","n":rtts.len(),"p50_us":pct(0.5),"p99_us":pct(0.99),"min_us":rtts.first()}),
+            serde_json::json!({"event":"rtt","payload_bytes":a.ping_size,"n":rtts.len(),"p50_us":pct(0.5),"p99_us":pct(0.99),"min_us":rtts.first()}),
         );
         return Ok(());
     }
