@@ -8,9 +8,25 @@
 //! So far: [`fom`] (load and merge FOM modules into an [`fom::Fdd`] with deterministic handles
 //! and a digest), [`encoding`] (the HLA data encoding rules, typed and FOM-driven), and
 //! [`handles`] (the handle newtypes every other part reuses).
+//!
+//! The RTI itself, with no server: [`core`] is the deterministic, I/O-free federation core (one
+//! [`core::FederationCore`] per federation per LRC: membership through a coordinator's replicated
+//! decision log with takeover, declarations with class promotion, the object registry, updates,
+//! interactions, deletion, state transfer for late joiners; messages in [`core::wire`]);
+//! [`node`] is the shell ([`node::Lrc`]: owns the transport, pumps its events into the cores and
+//! executes their actions; the create race over beacon claims); [`ambassador`] is the IEEE
+//! 1516-2010 API ([`ambassador::RtiAmbassador`], [`ambassador::FederateAmbassador`], evoked or
+//! immediate callbacks, several federates per process); [`error::RtiError`] mirrors the
+//! standard's exceptions. Time management is not integrated yet: timestamps are carried on the
+//! wire as encoded bytes and the sent order is recorded in [`core::ReceiveInfo`], ready for
+//! `hlamesh-timesync` to order them.
 #![forbid(unsafe_code)]
 
+pub mod ambassador;
 pub mod cli;
+pub mod core;
 pub mod encoding;
+pub mod error;
 pub mod fom;
 pub mod handles;
+pub mod node;

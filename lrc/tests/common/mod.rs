@@ -32,6 +32,9 @@ pub const RESTAURANT: [&str; 4] = [
 
 pub mod types;
 
+/// Multi-process lab harness (only the rti_* tests use it).
+pub mod lab;
+
 pub const RPR: [&str; 3] = [
     "RPR-Foundation_v2.0.xml",
     "RPR-Enumerations_v2.0.xml",

@@ -1,0 +1,871 @@
+//! The IEEE 1516-2010 API: [`RtiAmbassador`] (services a federate calls) and
+//! [`FederateAmbassador`] (callbacks it receives), in snake_case.
+//!
+//! One `RtiAmbassador` is one federate connection; any number of them may share one process's
+//! [`Lrc`], and federates in one process and in different processes behave identically (local
+//! delivery goes through the same core paths). Callbacks are queued per federate and delivered
+//! either inside [`RtiAmbassador::evoke_callback`] / [`RtiAmbassador::evoke_multiple_callbacks`]
+//! ([`CallbackModel::Evoked`]) or on an LRC thread ([`CallbackModel::Immediate`]).
+
+use std::cell::Cell;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::core::wire::ResignAction;
+use crate::core::{Callback, ReceiveInfo};
+use crate::error::{RtiError, RtiResult};
+use crate::fom::{Fdd, LookupError};
+use crate::handles::{
+    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, ParameterHandle,
+};
+use crate::node::{Delivery, Lrc};
+
+/// How callbacks are delivered (chosen at `connect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackModel {
+    /// On an LRC thread as soon as they arrive.
+    Immediate,
+    /// Only inside `evoke_callback` / `evoke_multiple_callbacks`.
+    Evoked,
+}
+
+/// Callbacks a federate receives. Every method has a no-op default.
+#[allow(unused_variables)]
+pub trait FederateAmbassador: Send {
+    /// 4.4.
+    fn connection_lost(&mut self, fault: &str) {}
+    /// 4.8: (federation name, logical time implementation).
+    fn report_federation_executions(&mut self, executions: &[(String, String)]) {}
+    /// 5.10.
+    fn start_registration_for_object_class(&mut self, class: ObjectClassHandle) {}
+    /// 5.11.
+    fn stop_registration_for_object_class(&mut self, class: ObjectClassHandle) {}
+    /// 5.12.
+    fn turn_interactions_on(&mut self, class: InteractionClassHandle) {}
+    /// 5.13.
+    fn turn_interactions_off(&mut self, class: InteractionClassHandle) {}
+    /// 6.3.
+    fn object_instance_name_reservation_succeeded(&mut self, name: &str) {}
+    /// 6.3.
+    fn object_instance_name_reservation_failed(&mut self, name: &str) {}
+    /// 6.6.
+    fn multiple_object_instance_name_reservation_succeeded(&mut self, names: &[String]) {}
+    /// 6.6.
+    fn multiple_object_instance_name_reservation_failed(&mut self, names: &[String]) {}
+    /// 6.9: `class` is the registered class promoted to the nearest subscribed class.
+    fn discover_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        class: ObjectClassHandle,
+        name: &str,
+        producer: FederateHandle,
+    ) {
+    }
+    /// 6.11: only subscribed attributes; `info` carries producer, orders, transportation, time.
+    fn reflect_attribute_values(
+        &mut self,
+        object: ObjectInstanceHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+        tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+    }
+    /// 6.13: promoted to the nearest subscribed class; other parameters dropped.
+    fn receive_interaction(
+        &mut self,
+        class: InteractionClassHandle,
+        params: &[(ParameterHandle, Vec<u8>)],
+        tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+    }
+    /// 6.15.
+    fn remove_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+        producer: Option<FederateHandle>,
+    ) {
+    }
+    /// 6.20.
+    fn provide_attribute_value_update(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+    }
+}
+
+thread_local! {
+    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
+}
+
+type Amb = Arc<Mutex<Box<dyn FederateAmbassador>>>;
+
+fn dispatch(amb: &Amb, d: Delivery) {
+    IN_CALLBACK.with(|c| c.set(true));
+    let mut a = amb.lock().unwrap_or_else(|e| e.into_inner());
+    match d {
+        Delivery::Report(v) => a.report_federation_executions(&v),
+        Delivery::ConnectionLost(s) => a.connection_lost(&s),
+        Delivery::Core(cb) => match cb {
+            Callback::DiscoverObjectInstance {
+                object,
+                class,
+                name,
+                producer,
+            } => a.discover_object_instance(object, class, &name, producer),
+            Callback::ReflectAttributeValues {
+                object,
+                values,
+                tag,
+                info,
+            } => a.reflect_attribute_values(object, &values, &tag, &info),
+            Callback::ReceiveInteraction {
+                class,
+                params,
+                tag,
+                info,
+            } => a.receive_interaction(class, &params, &tag, &info),
+            Callback::RemoveObjectInstance {
+                object,
+                tag,
+                producer,
+                ..
+            } => a.remove_object_instance(object, &tag, producer),
+            Callback::ProvideAttributeValueUpdate { object, attrs, tag } => {
+                a.provide_attribute_value_update(object, &attrs, &tag)
+            }
+            Callback::ObjectInstanceNameReservationSucceeded(n) => {
+                a.object_instance_name_reservation_succeeded(&n)
+            }
+            Callback::ObjectInstanceNameReservationFailed(n) => {
+                a.object_instance_name_reservation_failed(&n)
+            }
+            Callback::MultipleObjectInstanceNameReservationSucceeded(n) => {
+                a.multiple_object_instance_name_reservation_succeeded(&n)
+            }
+            Callback::MultipleObjectInstanceNameReservationFailed(n) => {
+                a.multiple_object_instance_name_reservation_failed(&n)
+            }
+            Callback::StartRegistrationForObjectClass(c) => {
+                a.start_registration_for_object_class(c)
+            }
+            Callback::StopRegistrationForObjectClass(c) => a.stop_registration_for_object_class(c),
+            Callback::TurnInteractionsOn(c) => a.turn_interactions_on(c),
+            Callback::TurnInteractionsOff(c) => a.turn_interactions_off(c),
+        },
+    }
+    drop(a);
+    IN_CALLBACK.with(|c| c.set(false));
+}
+
+struct Connection {
+    amb: Amb,
+    model: CallbackModel,
+    tx: Sender<Delivery>,
+    rx: Receiver<Delivery>,
+    enabled: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+/// One federate's handle on the RTI. See the module docs.
+pub struct RtiAmbassador {
+    lrc: Option<Lrc>,
+    conn: Option<Connection>,
+    joined: Option<(String, FederateHandle)>,
+}
+
+impl std::fmt::Debug for RtiAmbassador {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RtiAmbassador")
+            .field("joined", &self.joined)
+            .finish()
+    }
+}
+
+fn no_callback(service: &str) -> RtiResult<()> {
+    if IN_CALLBACK.with(Cell::get) {
+        return Err(RtiError::CallNotAllowedFromWithinCallback(format!(
+            "{service} may not be called from within a callback"
+        )));
+    }
+    Ok(())
+}
+
+fn lookup(e: LookupError, what: &str) -> RtiError {
+    match e {
+        LookupError::NameNotFound(n) => RtiError::NameNotFound(format!("{what} {n}")),
+        LookupError::InvalidObjectClassHandle(h) => {
+            RtiError::InvalidObjectClassHandle(format!("object class handle {h}"))
+        }
+        LookupError::InvalidAttributeHandle(h) => {
+            RtiError::InvalidAttributeHandle(format!("attribute handle {h}"))
+        }
+        LookupError::AttributeNotDefined { class, attribute } => RtiError::AttributeNotDefined(
+            format!("attribute {attribute} is not defined in object class {class}"),
+        ),
+        LookupError::InvalidInteractionClassHandle(h) => {
+            RtiError::InvalidInteractionClassHandle(format!("interaction class handle {h}"))
+        }
+        LookupError::InvalidParameterHandle(h) => {
+            RtiError::InvalidParameterHandle(format!("parameter handle {h}"))
+        }
+        LookupError::InteractionParameterNotDefined { class, parameter } => {
+            RtiError::InteractionParameterNotDefined(format!(
+                "parameter {parameter} is not defined in interaction class {class}"
+            ))
+        }
+        other => RtiError::NameNotFound(other.to_string()),
+    }
+}
+
+impl Default for RtiAmbassador {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RtiAmbassador {
+    /// An ambassador on the process-wide LRC (started at `connect`).
+    pub fn new() -> Self {
+        RtiAmbassador {
+            lrc: None,
+            conn: None,
+            joined: None,
+        }
+    }
+
+    /// An ambassador on a given LRC (several per process share it).
+    pub fn with_lrc(lrc: Lrc) -> Self {
+        RtiAmbassador {
+            lrc: Some(lrc),
+            conn: None,
+            joined: None,
+        }
+    }
+
+    fn lrc(&self) -> RtiResult<&Lrc> {
+        if self.conn.is_none() {
+            return Err(RtiError::NotConnected("call connect first".into()));
+        }
+        self.lrc
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))
+    }
+
+    fn member(&self) -> RtiResult<(&Lrc, &str, FederateHandle)> {
+        let lrc = self.lrc()?;
+        let (f, h) = self.joined.as_ref().ok_or_else(|| {
+            RtiError::FederateNotExecutionMember("this federate has not joined".into())
+        })?;
+        Ok((lrc, f.as_str(), *h))
+    }
+
+    fn fdd(&self) -> RtiResult<Arc<Fdd>> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| c.fdd_ref())
+    }
+
+    /// 4.2: connects with a callback model.
+    pub fn connect(
+        &mut self,
+        ambassador: Box<dyn FederateAmbassador>,
+        model: CallbackModel,
+    ) -> RtiResult<()> {
+        no_callback("connect")?;
+        if self.conn.is_some() {
+            return Err(RtiError::AlreadyConnected(
+                "this ambassador is connected".into(),
+            ));
+        }
+        if self.lrc.is_none() {
+            self.lrc = Some(Lrc::shared()?);
+        }
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let amb: Amb = Arc::new(Mutex::new(ambassador));
+        let enabled = Arc::new(AtomicBool::new(true));
+        let stop = Arc::new(AtomicBool::new(false));
+        if model == CallbackModel::Immediate {
+            let (rx2, amb2, en2, stop2) = (rx.clone(), amb.clone(), enabled.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("hlamesh-callbacks".into())
+                .spawn(move || {
+                    while !stop2.load(Ordering::Acquire) {
+                        if !en2.load(Ordering::Acquire) {
+                            std::thread::sleep(Duration::from_millis(5));
+                            continue;
+                        }
+                        if let Ok(d) = rx2.recv_timeout(Duration::from_millis(50)) {
+                            dispatch(&amb2, d);
+                        }
+                    }
+                })
+                .map_err(|e| RtiError::RtiInternalError(e.to_string()))?;
+        }
+        self.conn = Some(Connection {
+            amb,
+            model,
+            tx,
+            rx,
+            enabled,
+            stop,
+        });
+        Ok(())
+    }
+
+    /// 4.3.
+    pub fn disconnect(&mut self) -> RtiResult<()> {
+        no_callback("disconnect")?;
+        self.lrc()?;
+        if self.joined.is_some() {
+            return Err(RtiError::FederateIsExecutionMember(
+                "resign before disconnecting".into(),
+            ));
+        }
+        if let Some(c) = self.conn.take() {
+            c.stop.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// 4.5: creates a federation execution from FOM module files.
+    pub fn create_federation_execution(
+        &self,
+        name: &str,
+        fom_modules: &[impl AsRef<Path>],
+    ) -> RtiResult<()> {
+        let mut mods = Vec::new();
+        for p in fom_modules {
+            let p = p.as_ref();
+            let text = std::fs::read(p)
+                .map_err(|e| RtiError::CouldNotOpenFdd(format!("{}: {e}", p.display())))?;
+            let text = String::from_utf8(text)
+                .map_err(|e| RtiError::ErrorReadingFdd(format!("{}: {e}", p.display())))?;
+            mods.push((p.display().to_string(), text));
+        }
+        self.create_federation_execution_from_text(name, mods)
+    }
+
+    /// 4.5 with FOM modules given as (designator, XML text).
+    pub fn create_federation_execution_from_text(
+        &self,
+        name: &str,
+        modules: Vec<(String, String)>,
+    ) -> RtiResult<()> {
+        self.lrc()?.create(name, modules)
+    }
+
+    /// 4.6.
+    pub fn destroy_federation_execution(&self, name: &str) -> RtiResult<()> {
+        self.lrc()?.destroy(name)
+    }
+
+    /// 4.7: the answer arrives as `report_federation_executions`.
+    pub fn list_federation_executions(&self) -> RtiResult<()> {
+        let lrc = self.lrc()?;
+        let list = lrc
+            .federation_names()
+            .into_iter()
+            .map(|n| (n, "HLAfloat64Time".to_string()))
+            .collect();
+        if let Some(c) = &self.conn {
+            let _ = c.tx.send(Delivery::Report(list));
+        }
+        Ok(())
+    }
+
+    /// 4.9: joins; `federate_name` must be unique in the federation if given.
+    pub fn join_federation_execution(
+        &mut self,
+        federate_name: Option<&str>,
+        federate_type: &str,
+        federation: &str,
+    ) -> RtiResult<FederateHandle> {
+        no_callback("join_federation_execution")?;
+        let lrc = self.lrc()?.clone();
+        if let Some((f, _)) = &self.joined {
+            return Err(RtiError::FederateAlreadyExecutionMember(format!(
+                "already joined to federation {f}"
+            )));
+        }
+        let tx = self
+            .conn
+            .as_ref()
+            .map(|c| c.tx.clone())
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        let h = lrc.join(federation, federate_name, federate_type, tx)?;
+        self.joined = Some((federation.to_string(), h));
+        Ok(h)
+    }
+
+    /// 4.10.
+    pub fn resign_federation_execution(&mut self, action: ResignAction) -> RtiResult<()> {
+        no_callback("resign_federation_execution")?;
+        let (lrc, fed, h) = self.member()?;
+        let (lrc, fed) = (lrc.clone(), fed.to_string());
+        lrc.resign(&fed, h, action)?;
+        self.joined = None;
+        Ok(())
+    }
+
+    /// 10.2.
+    pub fn get_automatic_resign_directive(&self) -> RtiResult<ResignAction> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.local_federates()
+                .find(|(x, _)| **x == h)
+                .map(|(_, l)| l.auto_resign)
+                .ok_or_else(|| RtiError::FederateNotExecutionMember(fed.to_string()))
+        })
+    }
+
+    /// 10.3.
+    pub fn set_automatic_resign_directive(&self, action: ResignAction) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.set_automatic_resign_action(h, action))
+    }
+
+    /// 5.2.
+    pub fn publish_object_class_attributes(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.publish_object_class_attributes(h, class, attrs))
+    }
+
+    /// 5.3 (whole class).
+    pub fn unpublish_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.unpublish_object_class_attributes(h, class, None))
+    }
+
+    /// 5.3.
+    pub fn unpublish_object_class_attributes(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.unpublish_object_class_attributes(h, class, Some(attrs))
+        })
+    }
+
+    /// 5.4.
+    pub fn publish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.publish_interaction_class(h, ic))
+    }
+
+    /// 5.5.
+    pub fn unpublish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.unpublish_interaction_class(h, ic))
+    }
+
+    /// 5.6 (`active = false` is the passive variant).
+    pub fn subscribe_object_class_attributes(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+        active: bool,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.subscribe_object_class_attributes(h, class, attrs, active)
+        })
+    }
+
+    /// 5.7 (whole class).
+    pub fn unsubscribe_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.unsubscribe_object_class_attributes(h, class, None)
+        })
+    }
+
+    /// 5.7.
+    pub fn unsubscribe_object_class_attributes(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.unsubscribe_object_class_attributes(h, class, Some(attrs))
+        })
+    }
+
+    /// 5.8.
+    pub fn subscribe_interaction_class(
+        &self,
+        ic: InteractionClassHandle,
+        active: bool,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.subscribe_interaction_class(h, ic, active))
+    }
+
+    /// 5.9.
+    pub fn unsubscribe_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.unsubscribe_interaction_class(h, ic))
+    }
+
+    /// 6.2.
+    pub fn reserve_object_instance_name(&self, name: &str) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.reserve_object_instance_names(h, vec![name.to_string()], false)
+        })
+    }
+
+    /// 6.5.
+    pub fn reserve_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        let v = names.iter().map(|s| s.to_string()).collect();
+        lrc.with_core(fed, |c| c.reserve_object_instance_names(h, v, true))
+    }
+
+    /// 6.4.
+    pub fn release_object_instance_name(&self, name: &str) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.release_object_instance_names(h, vec![name.to_string()])
+        })
+    }
+
+    /// 6.7.
+    pub fn release_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        let v = names.iter().map(|s| s.to_string()).collect();
+        lrc.with_core(fed, |c| c.release_object_instance_names(h, v))
+    }
+
+    /// 6.8 without a name.
+    pub fn register_object_instance(
+        &self,
+        class: ObjectClassHandle,
+    ) -> RtiResult<ObjectInstanceHandle> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.register_object_instance(h, class, None))
+    }
+
+    /// 6.8 with a name reserved by this federate.
+    pub fn register_object_instance_with_name(
+        &self,
+        class: ObjectClassHandle,
+        name: &str,
+    ) -> RtiResult<ObjectInstanceHandle> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.register_object_instance(h, class, Some(name)))
+    }
+
+    /// 6.10 (receive order).
+    pub fn update_attribute_values(
+        &self,
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.update_attribute_values(h, object, values, tag.to_vec(), None)
+        })
+    }
+
+    /// 6.10 with an encoded logical time (carried on the wire; ordering comes with time
+    /// management).
+    pub fn update_attribute_values_with_time(
+        &self,
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: &[u8],
+        time: Vec<u8>,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
+        })
+    }
+
+    /// 6.12.
+    pub fn send_interaction(
+        &self,
+        ic: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.send_interaction(h, ic, params, tag.to_vec(), None)
+        })
+    }
+
+    /// 6.12 with an encoded logical time.
+    pub fn send_interaction_with_time(
+        &self,
+        ic: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: &[u8],
+        time: Vec<u8>,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
+        })
+    }
+
+    /// 6.14.
+    pub fn delete_object_instance(
+        &self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.delete_object_instance(h, object, tag.to_vec(), None)
+        })
+    }
+
+    /// 6.16.
+    pub fn local_delete_object_instance(&self, object: ObjectInstanceHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.local_delete_object_instance(h, object))
+    }
+
+    /// 6.19 for one instance.
+    pub fn request_attribute_value_update(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.request_attribute_value_update(h, Some(object), None, attrs.to_vec(), tag.to_vec())
+        })
+    }
+
+    /// 6.19 for every instance of a class.
+    pub fn request_class_attribute_value_update(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.request_attribute_value_update(h, None, Some(class), attrs.to_vec(), tag.to_vec())
+        })
+    }
+
+    /// 10.4.
+    pub fn get_federate_handle(&self, name: &str) -> RtiResult<FederateHandle> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.view()
+                .federate_by_name(name)
+                .ok_or_else(|| RtiError::NameNotFound(format!("federation {fed}: federate {name}")))
+        })
+    }
+
+    /// 10.5.
+    pub fn get_federate_name(&self, h: FederateHandle) -> RtiResult<String> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.view()
+                .federates
+                .get(&h)
+                .map(|r| r.name.clone())
+                .ok_or_else(|| {
+                    RtiError::InvalidFederateHandle(format!("federation {fed}: federate {h}"))
+                })
+        })
+    }
+
+    /// 10.6.
+    pub fn get_object_class_handle(&self, name: &str) -> RtiResult<ObjectClassHandle> {
+        self.fdd()?
+            .object_class_handle(name)
+            .map_err(|e| lookup(e, "object class"))
+    }
+
+    /// 10.7.
+    pub fn get_object_class_name(&self, h: ObjectClassHandle) -> RtiResult<String> {
+        self.fdd()?
+            .object_class_name(h)
+            .map(str::to_string)
+            .map_err(|e| lookup(e, "object class"))
+    }
+
+    /// 10.8.
+    pub fn get_known_object_class_handle(
+        &self,
+        o: ObjectInstanceHandle,
+    ) -> RtiResult<ObjectClassHandle> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.known_object_class(h, o))
+    }
+
+    /// 10.9.
+    pub fn get_object_instance_handle(&self, name: &str) -> RtiResult<ObjectInstanceHandle> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.object_instance_handle(h, name))
+    }
+
+    /// 10.10.
+    pub fn get_object_instance_name(&self, o: ObjectInstanceHandle) -> RtiResult<String> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.object_instance_name(h, o))
+    }
+
+    /// 10.11.
+    pub fn get_attribute_handle(
+        &self,
+        class: ObjectClassHandle,
+        name: &str,
+    ) -> RtiResult<AttributeHandle> {
+        self.fdd()?
+            .attribute_handle(class, name)
+            .map_err(|e| lookup(e, "attribute"))
+    }
+
+    /// 10.12.
+    pub fn get_attribute_name(
+        &self,
+        class: ObjectClassHandle,
+        a: AttributeHandle,
+    ) -> RtiResult<String> {
+        self.fdd()?
+            .attribute_name(class, a)
+            .map(str::to_string)
+            .map_err(|e| lookup(e, "attribute"))
+    }
+
+    /// 10.15.
+    pub fn get_interaction_class_handle(&self, name: &str) -> RtiResult<InteractionClassHandle> {
+        self.fdd()?
+            .interaction_class_handle(name)
+            .map_err(|e| lookup(e, "interaction class"))
+    }
+
+    /// 10.16.
+    pub fn get_interaction_class_name(&self, h: InteractionClassHandle) -> RtiResult<String> {
+        self.fdd()?
+            .interaction_class_name(h)
+            .map(str::to_string)
+            .map_err(|e| lookup(e, "interaction class"))
+    }
+
+    /// 10.17.
+    pub fn get_parameter_handle(
+        &self,
+        ic: InteractionClassHandle,
+        name: &str,
+    ) -> RtiResult<ParameterHandle> {
+        self.fdd()?
+            .parameter_handle(ic, name)
+            .map_err(|e| lookup(e, "parameter"))
+    }
+
+    /// 10.18.
+    pub fn get_parameter_name(
+        &self,
+        ic: InteractionClassHandle,
+        p: ParameterHandle,
+    ) -> RtiResult<String> {
+        self.fdd()?
+            .parameter_name(ic, p)
+            .map(str::to_string)
+            .map_err(|e| lookup(e, "parameter"))
+    }
+
+    /// The merged FDD of the joined federation (for encoding helpers).
+    pub fn fdd_of_federation(&self) -> RtiResult<Arc<Fdd>> {
+        self.fdd()
+    }
+
+    /// 10.41: delivers at most one callback, waiting up to `approx_min_wait`. Returns whether
+    /// more callbacks are pending.
+    pub fn evoke_callback(&self, approx_min_wait: Duration) -> RtiResult<bool> {
+        no_callback("evoke_callback")?;
+        let c = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        if c.model == CallbackModel::Evoked
+            && c.enabled.load(Ordering::Acquire)
+            && let Ok(d) = c.rx.recv_timeout(approx_min_wait)
+        {
+            dispatch(&c.amb, d);
+        }
+        Ok(!c.rx.is_empty())
+    }
+
+    /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`.
+    pub fn evoke_multiple_callbacks(&self, min: Duration, max: Duration) -> RtiResult<bool> {
+        no_callback("evoke_multiple_callbacks")?;
+        let c = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        let start = Instant::now();
+        if c.model == CallbackModel::Evoked {
+            while start.elapsed() < max && c.enabled.load(Ordering::Acquire) {
+                let left = if start.elapsed() < min {
+                    min - start.elapsed()
+                } else {
+                    Duration::ZERO
+                };
+                match c.rx.recv_timeout(left) {
+                    Ok(d) => dispatch(&c.amb, d),
+                    Err(_) => break,
+                }
+            }
+        }
+        Ok(!c.rx.is_empty())
+    }
+
+    /// 10.43.
+    pub fn enable_callbacks(&self) -> RtiResult<()> {
+        let c = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        c.enabled.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// 10.44.
+    pub fn disable_callbacks(&self) -> RtiResult<()> {
+        let c = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        c.enabled.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    /// The joined federation and this federate's handle.
+    pub fn federate(&self) -> Option<(&str, FederateHandle)> {
+        self.joined.as_ref().map(|(f, h)| (f.as_str(), *h))
+    }
+}
+
+impl Drop for RtiAmbassador {
+    fn drop(&mut self) {
+        if let Some(c) = &self.conn {
+            c.stop.store(true, Ordering::Release);
+        }
+    }
+}

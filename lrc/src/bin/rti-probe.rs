@@ -1,0 +1,404 @@
+//! Test-only scripted federate for the multi-process tests (`lrc/tests/rti_multiprocess.rs`):
+//! creates or joins a federation, publishes/subscribes as told, registers and updates objects,
+//! sends interactions, and prints one JSON line per event on stdout. Also a ping/echo pair for
+//! measuring the update→reflect round trip between processes.
+
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use hlamesh_lrc::ambassador::{CallbackModel, FederateAmbassador, RtiAmbassador};
+use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::core::wire::ResignAction;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::handles::*;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_transport::TransportConfig;
+
+#[derive(Parser, Debug)]
+struct Args {
+    #[arg(long, default_value = "127.0.0.1")]
+    interface: Ipv4Addr,
+    #[arg(long, default_value_t = 0)]
+    ttl: u32,
+    #[arg(long)]
+    discovery_port: Option<u16>,
+    #[arg(long)]
+    data_port: Option<u16>,
+    #[arg(long)]
+    discovery_group: Option<Ipv4Addr>,
+    #[arg(long)]
+    federation: String,
+    /// FOM module files (for --create).
+    #[arg(long)]
+    fom: Vec<String>,
+    #[arg(long, default_value = "probe")]
+    name: String,
+    /// Try to create the federation first (prints created / exists).
+    #[arg(long)]
+    create: bool,
+    /// Only create (or fail) and stay alive for --hold-ms; do not join.
+    #[arg(long)]
+    create_only: bool,
+    /// CLASS:ATTR,ATTR to publish.
+    #[arg(long)]
+    publish: Option<String>,
+    /// CLASS:ATTR,ATTR to subscribe.
+    #[arg(long)]
+    subscribe: Option<String>,
+    #[arg(long)]
+    publish_interaction: Option<String>,
+    #[arg(long)]
+    subscribe_interaction: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    objects: u32,
+    #[arg(long, default_value_t = 0)]
+    updates: u32,
+    #[arg(long, default_value_t = 0)]
+    interactions: u32,
+    #[arg(long, default_value_t = 10)]
+    interval_ms: u64,
+    /// Delete the objects after the updates.
+    #[arg(long)]
+    delete: bool,
+    /// Keep updating one value per interval until killed (for crash tests).
+    #[arg(long)]
+    forever: bool,
+    /// Stay this long after the script before resigning.
+    #[arg(long, default_value_t = 0)]
+    hold_ms: u64,
+    /// Echo every reflected value of the subscribed class on our own object (latency partner).
+    #[arg(long)]
+    echo: bool,
+    /// Measure this many update→reflect round trips against an --echo partner.
+    #[arg(long, default_value_t = 0)]
+    ping: u32,
+    /// Payload bytes of ping updates.
+    #[arg(long, default_value_t = 100)]
+    ping_size: usize,
+}
+
+fn out(v: serde_json::Value) {
+    println!("{v}");
+}
+
+#[derive(Default)]
+struct Seen {
+    reflected: Vec<(ObjectInstanceHandle, Vec<u8>)>,
+}
+
+type Echo = Arc<
+    std::sync::OnceLock<(
+        Arc<RtiAmbassador>,
+        ObjectInstanceHandle,
+        Vec<AttributeHandle>,
+    )>,
+>;
+
+struct Amb {
+    /// Echo mode: update our object with every reflected value, from within the callback.
+    echo: Echo,
+    /// Ping mode: reflected values go here.
+    pings: crossbeam_channel::Sender<Vec<u8>>,
+    names: Arc<Mutex<HashMap<String, String>>>,
+    seen: Arc<Mutex<Seen>>,
+    start: Instant,
+    quiet: bool,
+}
+
+fn key<T: std::fmt::Debug>(t: T) -> String {
+    format!("{t:?}")
+}
+
+impl FederateAmbassador for Amb {
+    fn discover_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        c: ObjectClassHandle,
+        name: &str,
+        p: FederateHandle,
+    ) {
+        let cname = self
+            .names
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key(c))
+            .cloned();
+        out(
+            serde_json::json!({"event":"discover","object":o.0,"class":cname,"name":name,"producer":p.0,"ms":self.start.elapsed().as_millis() as u64}),
+        );
+    }
+    fn reflect_attribute_values(
+        &mut self,
+        o: ObjectInstanceHandle,
+        v: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+        let names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let attrs: Vec<String> = v
+            .iter()
+            .map(|(a, _)| names.get(&key(a)).cloned().unwrap_or_default())
+            .collect();
+        drop(names);
+        let seq = v
+            .first()
+            .and_then(|(_, b)| b.get(..8))
+            .map(|b| u64::from_be_bytes(b.try_into().unwrap_or([0; 8])));
+        if let Some((_, b)) = v.first() {
+            if let Some((rti, mine, attrs)) = self.echo.get() {
+                let vals = attrs.iter().map(|a| (*a, b.clone())).collect();
+                if let Err(e) = rti.update_attribute_values(*mine, vals, b"") {
+                    out(serde_json::json!({"event":"error","error":e.to_string()}));
+                }
+                return;
+            }
+            if self.quiet {
+                let _ = self.pings.send(b.clone());
+                return;
+            }
+            self.seen
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .reflected
+                .push((o, b.clone()));
+        }
+        if !self.quiet {
+            out(
+                serde_json::json!({"event":"reflect","object":o.0,"attrs":attrs,"seq":seq,"producer":info.producer.0,"ms":self.start.elapsed().as_millis() as u64}),
+            );
+        }
+    }
+    fn receive_interaction(
+        &mut self,
+        c: InteractionClassHandle,
+        p: &[(ParameterHandle, Vec<u8>)],
+        _tag: &[u8],
+        _info: &ReceiveInfo,
+    ) {
+        let names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let params: Vec<String> = p
+            .iter()
+            .map(|(x, _)| names.get(&key(x)).cloned().unwrap_or_default())
+            .collect();
+        out(serde_json::json!({"event":"interaction","class":names.get(&key(c)),"params":params}));
+    }
+    fn remove_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        _t: &[u8],
+        _p: Option<FederateHandle>,
+    ) {
+        out(
+            serde_json::json!({"event":"remove","object":o.0,"ms":self.start.elapsed().as_millis() as u64}),
+        );
+    }
+}
+
+fn parse_spec(spec: &str) -> (String, Vec<String>) {
+    let (c, a) = spec.split_once(':').unwrap_or((spec, ""));
+    (
+        c.to_string(),
+        a.split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+fn main() {
+    if let Err(e) = run() {
+        out(serde_json::json!({"event":"error","error":e.to_string()}));
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), RtiError> {
+    let a = Args::parse();
+    let start = Instant::now();
+    let mut cfg = TransportConfig {
+        interface: a.interface,
+        multicast_ttl: a.ttl,
+        ..TransportConfig::default()
+    };
+    // A test lab of namespaces is trusted: development security off loopback is fine there.
+    if let hlamesh_transport::SecurityConfig::Development {
+        allow_non_loopback, ..
+    } = &mut cfg.security
+    {
+        *allow_non_loopback = !a.interface.is_loopback();
+    }
+    if let Some(p) = a.discovery_port {
+        cfg.discovery_port = p;
+    }
+    if let Some(p) = a.data_port {
+        cfg.data_port = p;
+    }
+    if let Some(g) = a.discovery_group {
+        cfg.discovery_group = g;
+    }
+    let lrc = Lrc::start(cfg)?;
+    let names = Arc::new(Mutex::new(HashMap::new()));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let echo: Echo = Arc::new(std::sync::OnceLock::new());
+    let (ping_tx, ping_rx) = crossbeam_channel::unbounded();
+    let mut rti = RtiAmbassador::with_lrc(lrc);
+    rti.connect(
+        Box::new(Amb {
+            echo: echo.clone(),
+            pings: ping_tx,
+            names: names.clone(),
+            seen: seen.clone(),
+            start,
+            quiet: a.ping > 0 || a.echo,
+        }),
+        CallbackModel::Immediate,
+    )?;
+    if a.create || a.create_only {
+        match rti.create_federation_execution(&a.federation, &a.fom) {
+            Ok(()) => out(serde_json::json!({"event":"created"})),
+            Err(RtiError::FederationExecutionAlreadyExists(_)) => {
+                out(serde_json::json!({"event":"exists"}))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if a.create_only {
+        std::thread::sleep(Duration::from_millis(a.hold_ms));
+        return Ok(());
+    }
+    let t = Instant::now();
+    let me = rti.join_federation_execution(Some(&a.name), "probe", &a.federation)?;
+    out(
+        serde_json::json!({"event":"joined","handle":me.0,"join_ms":t.elapsed().as_secs_f64()*1e3,"since_start_ms":start.elapsed().as_secs_f64()*1e3}),
+    );
+
+    let mut pub_class = None;
+    let mut pub_attrs = Vec::new();
+    if let Some(spec) = &a.publish {
+        let (c, attrs) = parse_spec(spec);
+        let ch = rti.get_object_class_handle(&c)?;
+        pub_attrs = attrs
+            .iter()
+            .map(|n| rti.get_attribute_handle(ch, n))
+            .collect::<Result<Vec<_>, _>>()?;
+        rti.publish_object_class_attributes(ch, &pub_attrs)?;
+        pub_class = Some(ch);
+    }
+    if let Some(spec) = &a.subscribe {
+        let (c, attrs) = parse_spec(spec);
+        let ch = rti.get_object_class_handle(&c)?;
+        let hs = attrs
+            .iter()
+            .map(|n| rti.get_attribute_handle(ch, n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut n = names.lock().unwrap_or_else(|e| e.into_inner());
+        n.insert(key(ch), rti.get_object_class_name(ch)?);
+        for (h, name) in hs.iter().zip(&attrs) {
+            n.insert(key(h), name.clone());
+        }
+        drop(n);
+        rti.subscribe_object_class_attributes(ch, &hs, true)?;
+    }
+    let mut pub_ic = None;
+    if let Some(ic) = &a.publish_interaction {
+        let h = rti.get_interaction_class_handle(ic)?;
+        rti.publish_interaction_class(h)?;
+        pub_ic = Some(h);
+    }
+    if let Some(ic) = &a.subscribe_interaction {
+        let h = rti.get_interaction_class_handle(ic)?;
+        let fdd = rti.fdd_of_federation()?;
+        let mut n = names.lock().unwrap_or_else(|e| e.into_inner());
+        n.insert(key(h), rti.get_interaction_class_name(h)?);
+        for p in fdd.parameters() {
+            n.insert(key(p.handle), p.name.clone());
+        }
+        drop(n);
+        rti.subscribe_interaction_class(h, true)?;
+    }
+    out(serde_json::json!({"event":"declared"}));
+
+    let mut objs = Vec::new();
+    if let Some(c) = pub_class {
+        for _ in 0..a.objects.max(u32::from(a.echo || a.ping > 0)) {
+            objs.push(rti.register_object_instance(c)?);
+        }
+        out(
+            serde_json::json!({"event":"registered","objects":objs.iter().map(|o| o.0).collect::<Vec<_>>()}),
+        );
+    }
+    let value = |n: u64| {
+        let mut v = n.to_be_bytes().to_vec();
+        v.resize(a.ping_size.max(8), 0);
+        v
+    };
+    if a.echo {
+        // Every reflected value is echoed from within the callback; nothing else to do.
+        let rti = Arc::new(rti);
+        let _ = echo.set((rti, objs[0], pub_attrs));
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    if a.ping > 0 {
+        let mut rtts = Vec::new();
+        let mut n = 1u64;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while rtts.len() < a.ping as usize && Instant::now() < deadline {
+            let vals = pub_attrs.iter().map(|h| (*h, value(n))).collect();
+            let t0 = Instant::now();
+            rti.update_attribute_values(objs[0], vals, b"")?;
+            while let Ok(v) = ping_rx.recv_timeout(Duration::from_millis(200)) {
+                if v.get(..8) == Some(&n.to_be_bytes()[..]) {
+                    rtts.push(t0.elapsed().as_secs_f64() * 1e6);
+                    break;
+                }
+            }
+            n += 1;
+        }
+        rtts.sort_by(f64::total_cmp);
+        let pct = |p: f64| rtts.get(((rtts.len() as f64 - 1.0) * p) as usize).copied();
+        out(
+            serde_json::json!({"event":"rtt","payload_bytes":a.ping_size,"n":rtts.len(),"p50_us":pct(0.5),"p99_us":pct(0.99),"min_us":rtts.first()}),
+        );
+        return Ok(());
+    }
+    let fdd = rti.fdd_of_federation()?;
+    let mut n = 0u64;
+    while n < u64::from(a.updates) || a.forever {
+        n += 1;
+        for o in &objs {
+            let vals = pub_attrs.iter().map(|h| (*h, value(n))).collect();
+            rti.update_attribute_values(*o, vals, b"")?;
+        }
+        if a.interval_ms > 0 {
+            std::thread::sleep(Duration::from_millis(a.interval_ms));
+        }
+    }
+    out(serde_json::json!({"event":"updated","count":n}));
+    if let Some(ic) = pub_ic {
+        let params: Vec<(ParameterHandle, Vec<u8>)> = fdd
+            .available_parameters(ic)
+            .map_err(|e| RtiError::InteractionClassNotDefined(e.to_string()))?
+            .into_iter()
+            .map(|p| (p, vec![0, 0, 0, 1]))
+            .collect();
+        for _ in 0..a.interactions {
+            rti.send_interaction(ic, params.clone(), b"")?;
+        }
+        out(serde_json::json!({"event":"sent_interactions","count":a.interactions}));
+    }
+    if a.delete {
+        for o in &objs {
+            rti.delete_object_instance(*o, b"")?;
+        }
+        out(serde_json::json!({"event":"deleted"}));
+    }
+    std::thread::sleep(Duration::from_millis(a.hold_ms));
+    rti.resign_federation_execution(ResignAction::DeleteObjects)?;
+    out(serde_json::json!({"event":"done"}));
+    Ok(())
+}

@@ -1,0 +1,744 @@
+//! The coordinator: the member LRC with the oldest join serialises what needs one order (joins
+//! and handle allocation, resignations, name reservation, destroy) into a numbered decision log
+//! that it sends to every member.
+//!
+//! Requests are retried until answered and are idempotent (a join or reservation is recognised
+//! by its (LRC, request id)), so a request the old coordinator never answered is simply answered
+//! by the next one. Takeover: when the coordinator is lost, the next oldest member waits for every
+//! surviving member's [`ControlMsg::Report`] of its last decision; because every member's log is
+//! a prefix of the old coordinator's (one FIFO link each), the longest reported log is fetched and
+//! re-sent to everyone, then lost LRCs are removed and queued requests served — no gap, no
+//! conflicting handle.
+
+use std::collections::BTreeSet;
+
+use crate::error::RtiError;
+use crate::handles::FederateHandle;
+
+use super::membership::Applied;
+use super::wire::{ControlMsg, Decision, Reply, Request};
+use super::{Action, Callback, Completion, FederationCore, Node, Pending, RETRY_US, Ticket};
+
+/// A reply waiting for every member's acknowledgement of the decisions before it.
+#[derive(Debug, Clone)]
+pub struct HeldReply {
+    to: Node,
+    id: u64,
+    upto: u64,
+    reply: Reply,
+    welcome: bool,
+}
+
+/// A takeover in progress.
+#[derive(Debug, Clone)]
+pub struct Recovery {
+    /// Members whose report is awaited.
+    pub waiting: BTreeSet<Node>,
+    /// Longest log reported and by whom.
+    pub best: (u64, Node),
+}
+
+impl FederationCore {
+    /// Sends a request to the coordinator (or handles it here if this LRC coordinates).
+    pub(crate) fn request(&mut self, body: Request, ticket: Option<Ticket>, multiple: bool) {
+        let id = self.next_req;
+        self.next_req += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                body: body.clone(),
+                ticket,
+                multiple,
+                sent_at: self.now,
+            },
+        );
+        self.send_request(id, body);
+    }
+
+    fn send_request(&mut self, id: u64, body: Request) {
+        if !self.admitted {
+            for c in self.candidates.clone() {
+                self.send_control(
+                    c,
+                    false,
+                    ControlMsg::Request {
+                        id,
+                        body: body.clone(),
+                    },
+                );
+            }
+            return;
+        }
+        match self.coordinator() {
+            Some(c) if c == self.me => self.on_request(self.me, id, body),
+            Some(c) => self.send_control(c, false, ControlMsg::Request { id, body }),
+            None => {}
+        }
+    }
+
+    pub(crate) fn retry_requests(&mut self) {
+        let due: Vec<(u64, Request)> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| self.now.saturating_sub(p.sent_at) >= RETRY_US)
+            .map(|(id, p)| (*id, p.body.clone()))
+            .collect();
+        for (id, body) in due {
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.sent_at = self.now;
+            }
+            if !(self.admitted && self.coordinator() == Some(self.me)) {
+                self.send_request(id, body);
+            }
+        }
+    }
+
+    fn reply(&mut self, to: Node, id: u64, reply: Reply) {
+        if to == self.me {
+            self.on_reply(id, reply);
+        } else {
+            self.send_control(to, false, ControlMsg::Reply { id, reply });
+        }
+    }
+
+    pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request) {
+        if !self.admitted || self.coordinator() != Some(self.me) {
+            return; // not ours; the requester retries to whoever coordinates
+        }
+        if self.removed.contains(&from) || self.suspected.contains(&from) {
+            return; // a request that outlived its sender
+        }
+        if self.recovery.is_some() {
+            if !self.queued.iter().any(|(n, i, _)| *n == from && *i == id) {
+                self.queued.push((from, id, body));
+            }
+            return;
+        }
+        if self.view.destroyed {
+            let e = RtiError::FederationExecutionDoesNotExist(format!(
+                "federation {} was destroyed",
+                self.name
+            ));
+            self.reply(from, id, Reply::Failed(e));
+            return;
+        }
+        let req = (from, id);
+        if let Some(d) = self.view.answered(req).cloned() {
+            match d {
+                Decision::FederateJoined { handle, .. } => {
+                    self.reply_when_acked(from, id, Reply::Joined(handle), true);
+                }
+                Decision::NamesReserved { names, .. } => {
+                    self.reply_when_acked(from, id, Reply::Reserved(names), false)
+                }
+                _ => {}
+            }
+            return;
+        }
+        match body {
+            Request::Join {
+                name,
+                federate_type,
+            } => {
+                let handle = FederateHandle(self.view.next_handle.max(1));
+                let name = name.unwrap_or_else(|| format!("HLAfederate{}", handle.0));
+                if self.view.federate_by_name(&name).is_some() {
+                    let e = RtiError::FederateNameAlreadyInUse(format!(
+                        "federation {}: a federate named {name} is already joined",
+                        self.name
+                    ));
+                    self.reply(from, id, Reply::Failed(e));
+                    return;
+                }
+                let new_node = !self.view.nodes.contains(&from);
+                if new_node {
+                    self.unadmitted.insert(from);
+                    self.decide(Decision::NodeAdded(from));
+                }
+                self.decide(Decision::FederateJoined {
+                    handle,
+                    name,
+                    federate_type,
+                    node: from,
+                    req,
+                });
+                self.reply_when_acked(from, id, Reply::Joined(handle), true);
+            }
+            Request::Resign(h, action) => {
+                if self.view.federates.contains_key(&h) {
+                    self.decide(Decision::FederateResigned { handle: h, action });
+                }
+                self.reply_when_acked(from, id, Reply::Done, false);
+            }
+            Request::Reserve(f, names) => {
+                let taken = names.iter().any(|n| {
+                    self.view.reserved.contains_key(n)
+                        || self.objects.values().any(|o| o.name == *n)
+                });
+                let dup = names.iter().collect::<BTreeSet<_>>().len() != names.len();
+                if taken || dup || !self.view.federates.contains_key(&f) {
+                    self.reply(from, id, Reply::NotReserved(names));
+                } else {
+                    self.decide(Decision::NamesReserved {
+                        federate: f,
+                        names: names.clone(),
+                        req,
+                    });
+                    self.reply_when_acked(from, id, Reply::Reserved(names), false);
+                }
+            }
+            Request::Release(f, names) => {
+                self.decide(Decision::NamesReleased { federate: f, names });
+                self.reply_when_acked(from, id, Reply::Done, false);
+            }
+            Request::Destroy => {
+                if self.view.federates.is_empty() {
+                    self.decide(Decision::Destroyed);
+                    self.reply(from, id, Reply::Done);
+                } else {
+                    let names: Vec<String> = self
+                        .view
+                        .federates
+                        .values()
+                        .map(|r| r.name.clone())
+                        .collect();
+                    let e = RtiError::FederatesCurrentlyJoined(format!(
+                        "federation {}: still joined: {}",
+                        self.name,
+                        names.join(", ")
+                    ));
+                    self.reply(from, id, Reply::Failed(e));
+                }
+            }
+        }
+    }
+
+    /// Answers a request once every other live member has applied the log up to here. A
+    /// decision becomes visible to the API only when all survivors of a coordinator crash hold
+    /// it, so the next coordinator can never hand out the same handle or name again.
+    fn reply_when_acked(&mut self, to: Node, id: u64, reply: Reply, welcome: bool) {
+        if self.held.iter().any(|h| h.to == to && h.id == id) {
+            return;
+        }
+        self.held.push(HeldReply {
+            to,
+            id,
+            upto: self.view.last(),
+            reply,
+            welcome,
+        });
+        self.check_held_replies();
+    }
+
+    /// Sends the held replies every other live member has acknowledged.
+    pub(crate) fn check_held_replies(&mut self) {
+        if !self.is_active_coordinator() {
+            return;
+        }
+        // Members never heard from since this LRC coordinates (added by a predecessor) are
+        // asked where they stand; unadmitted ones answer 0 and are not waited for.
+        let silent: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|m| {
+                *m != self.me
+                    && !self.suspected.contains(m)
+                    && !self.reports.contains_key(m)
+                    && !self.probed.contains(m)
+            })
+            .collect();
+        for m in silent {
+            self.probed.insert(m);
+            let after = self.view.last();
+            self.send_control(m, false, ControlMsg::Fetch { after });
+        }
+        let held = std::mem::take(&mut self.held);
+        for h in held {
+            let acked = self.view.nodes.iter().all(|m| {
+                *m == self.me
+                    || (*m == h.to && h.welcome)
+                    || self.unadmitted.contains(m)
+                    || self.suspected.contains(m)
+                    || self.reports.get(m).is_some_and(|l| *l >= h.upto)
+            });
+            if acked {
+                if h.welcome {
+                    self.unadmitted.remove(&h.to);
+                    self.welcomed.insert(h.to);
+                    self.welcome_if_needed(h.to, h.upto);
+                }
+                self.reply(h.to, h.id, h.reply);
+            } else {
+                self.held.push(h);
+            }
+        }
+    }
+
+    /// A node admitted by a decision gets the whole log (it ignores what it already has).
+    fn welcome_if_needed(&mut self, to: Node, upto: u64) {
+        if to == self.me {
+            return;
+        }
+        // Only what every member acknowledged; the rest follows as ordinary decisions.
+        let log: Vec<Decision> = self
+            .view
+            .log
+            .iter()
+            .take(usize::try_from(upto).unwrap_or(usize::MAX))
+            .cloned()
+            .collect();
+        let modules = self.modules.clone();
+        self.send_control(to, false, ControlMsg::Welcome { log, modules });
+    }
+
+    /// Appends a decision, applies it here and sends it to every other member.
+    pub(crate) fn decide(&mut self, d: Decision) {
+        let first = self.view.last() + 1;
+        self.apply_decision(d.clone());
+        let members: Vec<Node> = self.view.nodes.clone();
+        for n in members {
+            if n != self.me && !self.suspected.contains(&n) {
+                self.send_control(
+                    n,
+                    false,
+                    ControlMsg::Decisions {
+                        first,
+                        list: vec![d.clone()],
+                    },
+                );
+            }
+        }
+        // A removed node is no longer in `nodes`, nothing more to tell it.
+    }
+
+    /// Applies the next decision of the log to the replicated view and to local state.
+    pub(crate) fn apply_decision(&mut self, d: Decision) {
+        let default = self.default_resign_action();
+        let autos: Vec<(FederateHandle, super::wire::ResignAction)> =
+            self.auto_resign.iter().map(|(h, a)| (*h, *a)).collect();
+        let auto = move |h: FederateHandle| {
+            autos
+                .iter()
+                .find(|(x, _)| *x == h)
+                .map_or(default, |(_, a)| *a)
+        };
+        let is_destroy = d == Decision::Destroyed;
+        match self.view.apply(d.clone(), &auto) {
+            Applied::Nothing => {}
+            Applied::NodeAdded(n) => self.on_node_added(n),
+            Applied::Joined(h) => {
+                if let Decision::FederateJoined { node, name, .. } = &d
+                    && *node == self.me
+                {
+                    {
+                        self.locals.insert(
+                            h,
+                            super::LocalFederate {
+                                name: name.clone(),
+                                decl: Default::default(),
+                                known: Default::default(),
+                                next_counter: 1,
+                                auto_resign: default,
+                                registration_on: Default::default(),
+                                interactions_on: Default::default(),
+                            },
+                        );
+                    }
+                }
+            }
+            Applied::Resigned(list) => {
+                let lost = matches!(d, Decision::NodeRemoved(_));
+                if let Decision::NodeRemoved(n) = d {
+                    self.on_node_removed(n);
+                }
+                for (h, _node, action) in list {
+                    let name = self.locals.get(&h).map(|l| l.name.clone());
+                    if lost {
+                        let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
+                        self.actions
+                            .push_back(Action::FederateLost { federate: h, name });
+                    }
+                    self.apply_resign(h, action);
+                }
+                self.advise();
+            }
+        }
+        if is_destroy {
+            // Answer pending calls before the shell drops this core.
+            for (_, p) in std::mem::take(&mut self.pending) {
+                if let Some(ticket) = p.ticket {
+                    let result = if p.body == Request::Destroy {
+                        Ok(Completion::Done)
+                    } else {
+                        Err(RtiError::FederationExecutionDoesNotExist(format!(
+                            "federation {} was destroyed",
+                            self.name
+                        )))
+                    };
+                    self.actions.push_back(Action::Complete { ticket, result });
+                }
+            }
+            self.actions.push_back(Action::Destroyed);
+        }
+        self.check_coordinator();
+    }
+
+    pub(crate) fn on_reply(&mut self, id: u64, reply: Reply) {
+        let Some(p) = self.pending.remove(&id) else {
+            return;
+        };
+        let result = match (&p.body, reply) {
+            (_, Reply::Failed(e)) => Err(e),
+            (_, Reply::Joined(h)) => Ok(Completion::Joined(h)),
+            (Request::Reserve(f, _), Reply::Reserved(names)) => {
+                let cb = if p.multiple {
+                    Callback::MultipleObjectInstanceNameReservationSucceeded(names)
+                } else {
+                    Callback::ObjectInstanceNameReservationSucceeded(
+                        names.into_iter().next().unwrap_or_default(),
+                    )
+                };
+                self.callback(*f, cb);
+                Ok(Completion::Done)
+            }
+            (Request::Reserve(f, _), Reply::NotReserved(names)) => {
+                let cb = if p.multiple {
+                    Callback::MultipleObjectInstanceNameReservationFailed(names)
+                } else {
+                    Callback::ObjectInstanceNameReservationFailed(
+                        names.into_iter().next().unwrap_or_default(),
+                    )
+                };
+                self.callback(*f, cb);
+                Ok(Completion::Done)
+            }
+            _ => Ok(Completion::Done),
+        };
+        if let Some(ticket) = p.ticket {
+            self.actions.push_back(Action::Complete { ticket, result });
+        }
+    }
+
+    pub(crate) fn on_control(&mut self, from: Node, msg: ControlMsg) {
+        match msg {
+            ControlMsg::Request { id, body } => self.on_request(from, id, body),
+            ControlMsg::Reply { id, reply } => self.on_reply(id, reply),
+            ControlMsg::Welcome { log, modules } => self.on_welcome(from, log, modules),
+            ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
+            ControlMsg::Report { last, to } => self.on_report(from, last, to),
+            ControlMsg::Fetch { after } => {
+                // Answer only once everything the old coordinator sent us has arrived, i.e. once
+                // we too see `from` as coordinator; our own Report follows then.
+                if self.admitted && self.coordinator() != Some(from) {
+                    return;
+                }
+                let last = if self.admitted { self.view.last() } else { 0 };
+                self.send_control(from, false, ControlMsg::Report { last, to: from });
+                let tail = self.log_after(after);
+                if !tail.is_empty() {
+                    self.send_control(
+                        from,
+                        false,
+                        ControlMsg::Decisions {
+                            first: after + 1,
+                            list: tail,
+                        },
+                    );
+                }
+            }
+            ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
+            ControlMsg::Snapshot {
+                high_water,
+                instances,
+                declarations,
+            } => self.on_snapshot(from, high_water, instances, declarations),
+        }
+    }
+
+    fn log_after(&self, after: u64) -> Vec<super::wire::Decision> {
+        self.view
+            .log
+            .iter()
+            .skip(usize::try_from(after).unwrap_or(usize::MAX))
+            .cloned()
+            .collect()
+    }
+
+    fn on_welcome(&mut self, from: Node, log: Vec<Decision>, modules: Vec<(String, String)>) {
+        if self.admitted {
+            // Already a member: treat as a log repair.
+            self.on_decisions(from, 1, log);
+            return;
+        }
+        let fdd = match super::parse_modules(&modules) {
+            Ok(f) => f,
+            Err(e) => {
+                let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
+                self.pending.clear();
+                for ticket in tickets {
+                    self.actions.push_back(Action::Complete {
+                        ticket,
+                        result: Err(e.clone()),
+                    });
+                }
+                return;
+            }
+        };
+        self.fdd = Some(std::sync::Arc::new(fdd));
+        self.modules = modules;
+        self.admitted = true;
+        // Everyone already in the log joined before this LRC: their streams need a snapshot.
+        for d in &log {
+            if let Decision::NodeAdded(n) = d
+                && *n != self.me
+            {
+                {
+                    self.streams.entry(*n).or_default().needs_snapshot = true;
+                }
+            }
+        }
+        for d in log {
+            self.apply_decision(d);
+        }
+        // Members that went before we were admitted are suspected now that we know them.
+        let gone: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|n| self.gone.contains(n))
+            .collect();
+        for n in gone {
+            self.suspected.insert(n);
+        }
+        self.check_coordinator();
+        if self.is_active_coordinator() {
+            self.remove_suspected();
+        }
+        self.request_snapshots();
+        if let Some(c) = self.coordinator()
+            && c != self.me
+        {
+            let last = self.view.last();
+            self.send_control(c, false, ControlMsg::Report { last, to: c });
+        }
+        // Requests sent to all candidates now go to the coordinator only.
+        let ids: Vec<(u64, Request)> = self
+            .pending
+            .iter()
+            .map(|(i, p)| (*i, p.body.clone()))
+            .collect();
+        for (id, body) in ids {
+            if !matches!(body, Request::Join { .. }) {
+                self.send_request(id, body);
+            }
+        }
+    }
+
+    fn on_decisions(&mut self, from: Node, first: u64, list: Vec<Decision>) {
+        if !self.admitted {
+            return;
+        }
+        let last = self.view.last();
+        if first > last + 1 {
+            self.send_control(from, false, ControlMsg::Report { last, to: from });
+            return;
+        }
+        for (i, d) in list.into_iter().enumerate() {
+            let n = first + i as u64;
+            if n == self.view.last() + 1 {
+                self.apply_decision(d);
+            }
+        }
+        if let Some(c) = self.coordinator()
+            && c != self.me
+        {
+            let last = self.view.last();
+            self.send_control(c, false, ControlMsg::Report { last, to: c });
+        }
+        self.progress_recovery();
+    }
+
+    fn on_report(&mut self, from: Node, last: u64, to: Node) {
+        if to != self.me {
+            return;
+        }
+        if last == 0 {
+            // A probe answered before our welcome reached it says nothing new.
+            if !self.welcomed.contains(&from) {
+                self.unadmitted.insert(from);
+            }
+        } else {
+            self.unadmitted.remove(&from);
+        }
+        let e = self.reports.entry(from).or_insert(last);
+        *e = (*e).max(last);
+        if self.recovery.is_none() && self.coordinator() == Some(self.me) && last < self.view.last()
+        {
+            let tail = self.log_after(last);
+            self.send_control(
+                from,
+                false,
+                ControlMsg::Decisions {
+                    first: last + 1,
+                    list: tail,
+                },
+            );
+        }
+        self.progress_recovery();
+        self.check_held_replies();
+    }
+
+    /// Called after any change of view or suspicion: notices a new coordinator.
+    pub(crate) fn check_coordinator(&mut self) {
+        if !self.admitted {
+            return;
+        }
+        let c = self.coordinator();
+        if c == self.current_coordinator {
+            return;
+        }
+        let first_time = self.current_coordinator.is_none();
+        self.current_coordinator = c;
+        let Some(c) = c else { return };
+        if first_time {
+            return; // joining: the log just told us who coordinates
+        }
+        if c == self.me {
+            let waiting: BTreeSet<Node> = self
+                .view
+                .nodes
+                .iter()
+                .copied()
+                .filter(|n| *n != self.me && !self.suspected.contains(n))
+                .collect();
+            for n in &waiting {
+                let after = self.view.last();
+                self.send_control(*n, false, ControlMsg::Fetch { after });
+            }
+            self.recovery = Some(Recovery {
+                waiting,
+                best: (self.view.last(), self.me),
+            });
+            self.progress_recovery();
+        } else {
+            let last = self.view.last();
+            self.send_control(c, false, ControlMsg::Report { last, to: c });
+            let ids: Vec<(u64, Request)> = self
+                .pending
+                .iter()
+                .map(|(i, p)| (*i, p.body.clone()))
+                .collect();
+            for (id, body) in ids {
+                self.send_request(id, body);
+            }
+        }
+    }
+
+    fn progress_recovery(&mut self) {
+        let Some(mut r) = self.recovery.take() else {
+            return;
+        };
+        let reports: Vec<(Node, u64)> = self.reports.iter().map(|(n, l)| (*n, *l)).collect();
+        for (n, last) in reports {
+            if r.waiting.remove(&n) && last > r.best.0 {
+                r.best = (last, n);
+                self.send_control(
+                    n,
+                    false,
+                    ControlMsg::Fetch {
+                        after: self.view.last(),
+                    },
+                );
+            }
+        }
+        r.waiting.retain(|n| !self.suspected.contains(n));
+        if !r.waiting.is_empty() || self.view.last() < r.best.0 {
+            if self.suspected.contains(&r.best.1) && self.view.last() < r.best.0 {
+                // Whoever had the longest log is gone too; take the longest of the rest.
+                r.best = (self.view.last(), self.me);
+            }
+            if !r.waiting.is_empty() || self.view.last() < r.best.0 {
+                self.recovery = Some(r);
+                return;
+            }
+        }
+        // Recovered: bring every member up to date, remove the lost, serve queued requests.
+        let reports: Vec<(Node, u64)> = self.reports.iter().map(|(n, l)| (*n, *l)).collect();
+        for (n, last) in reports {
+            if self.view.nodes.contains(&n) && last < self.view.last() {
+                let tail = self.log_after(last);
+                self.send_control(
+                    n,
+                    false,
+                    ControlMsg::Decisions {
+                        first: last + 1,
+                        list: tail,
+                    },
+                );
+            }
+        }
+        self.remove_suspected();
+        for (from, id, body) in std::mem::take(&mut self.queued) {
+            self.on_request(from, id, body);
+        }
+        for (id, p) in self.pending.clone() {
+            self.on_request(self.me, id, p.body);
+        }
+        self.check_held_replies();
+    }
+
+    fn remove_suspected(&mut self) {
+        let gone: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|n| self.suspected.contains(n))
+            .collect();
+        for n in gone {
+            self.decide(Decision::NodeRemoved(n));
+        }
+    }
+
+    pub(crate) fn on_peer_gone(&mut self, n: Node) {
+        self.channel_peers.remove(&n);
+        if n == self.me {
+            return;
+        }
+        self.gone.insert(n);
+        if !self.admitted {
+            self.candidates.retain(|c| *c != n);
+            if self.candidates.is_empty() {
+                let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
+                self.pending.clear();
+                for ticket in tickets {
+                    let e = RtiError::FederationExecutionDoesNotExist(format!(
+                        "federation {}: every member left before this LRC was admitted",
+                        self.name
+                    ));
+                    self.actions.push_back(Action::Complete {
+                        ticket,
+                        result: Err(e),
+                    });
+                }
+            }
+            return;
+        }
+        if !self.view.nodes.contains(&n) {
+            self.removed.insert(n);
+            self.streams.remove(&n);
+            return;
+        }
+        self.suspected.insert(n);
+        self.check_coordinator();
+        if self.is_active_coordinator() {
+            self.remove_suspected();
+            self.check_held_replies();
+        } else {
+            self.progress_recovery();
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! Publications and subscriptions of one federate, and class promotion.
+//!
+//! Subscription filtering happens at the receiver (every member receives the whole stream), so
+//! these sets decide what a local federate discovers, reflects and receives. Promotion: an
+//! instance of class C is known to a federate as the nearest class on C's superclass chain it
+//! subscribes to, and reflects only the attributes of that subscription; interactions likewise.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::fom::Fdd;
+use crate::handles::{AttributeHandle, InteractionClassHandle, ObjectClassHandle};
+
+/// A subscription to a class's attributes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectSubscription {
+    /// Subscribed attributes.
+    pub attrs: BTreeSet<AttributeHandle>,
+    /// Active (counts for relevance advisories) or passive.
+    pub active: bool,
+}
+
+/// One federate's declarations.
+#[derive(Debug, Clone, Default)]
+pub struct Declarations {
+    /// Published attributes per class.
+    pub published_objects: BTreeMap<ObjectClassHandle, BTreeSet<AttributeHandle>>,
+    /// Published interaction classes.
+    pub published_interactions: BTreeSet<InteractionClassHandle>,
+    /// Subscribed attributes per class.
+    pub subscribed_objects: BTreeMap<ObjectClassHandle, ObjectSubscription>,
+    /// Subscribed interaction classes (value: active).
+    pub subscribed_interactions: BTreeMap<InteractionClassHandle, bool>,
+}
+
+impl Declarations {
+    /// The class an instance of `class` is known as: the nearest subscribed class on its
+    /// superclass chain (itself first).
+    pub fn promoted_object_class(
+        &self,
+        fdd: &Fdd,
+        class: ObjectClassHandle,
+    ) -> Option<ObjectClassHandle> {
+        let mut cur = Some(class);
+        while let Some(c) = cur {
+            if self
+                .subscribed_objects
+                .get(&c)
+                .is_some_and(|s| !s.attrs.is_empty())
+            {
+                return Some(c);
+            }
+            cur = fdd.object_class(c).ok().and_then(|oc| oc.parent);
+        }
+        None
+    }
+
+    /// The class an interaction of `class` is received as.
+    pub fn promoted_interaction_class(
+        &self,
+        fdd: &Fdd,
+        class: InteractionClassHandle,
+    ) -> Option<InteractionClassHandle> {
+        let mut cur = Some(class);
+        while let Some(c) = cur {
+            if self.subscribed_interactions.contains_key(&c) {
+                return Some(c);
+            }
+            cur = fdd.interaction_class(c).ok().and_then(|ic| ic.parent);
+        }
+        None
+    }
+
+    /// Attributes subscribed for instances known as `known`.
+    pub fn subscribed_attrs(&self, known: ObjectClassHandle) -> Option<&BTreeSet<AttributeHandle>> {
+        self.subscribed_objects.get(&known).map(|s| &s.attrs)
+    }
+
+    /// Whether `attr` of `class` is published.
+    pub fn publishes(&self, class: ObjectClassHandle, attr: AttributeHandle) -> bool {
+        self.published_objects
+            .get(&class)
+            .is_some_and(|s| s.contains(&attr))
+    }
+}
+
+/// The active subscriptions other federates declared, as far as this LRC knows
+/// (for relevance advisories).
+#[derive(Debug, Clone, Default)]
+pub struct RemoteInterest {
+    /// Actively subscribed attributes per class.
+    pub objects: BTreeMap<ObjectClassHandle, BTreeSet<AttributeHandle>>,
+    /// Actively subscribed interaction classes.
+    pub interactions: BTreeSet<InteractionClassHandle>,
+}
+
+/// Whether `class` is `ancestor` or one of its subclasses.
+pub fn object_class_is_a(fdd: &Fdd, class: ObjectClassHandle, ancestor: ObjectClassHandle) -> bool {
+    let mut cur = Some(class);
+    while let Some(c) = cur {
+        if c == ancestor {
+            return true;
+        }
+        cur = fdd.object_class(c).ok().and_then(|oc| oc.parent);
+    }
+    false
+}
+
+/// Whether `class` is `ancestor` or one of its subclasses.
+pub fn interaction_class_is_a(
+    fdd: &Fdd,
+    class: InteractionClassHandle,
+    ancestor: InteractionClassHandle,
+) -> bool {
+    let mut cur = Some(class);
+    while let Some(c) = cur {
+        if c == ancestor {
+            return true;
+        }
+        cur = fdd.interaction_class(c).ok().and_then(|ic| ic.parent);
+    }
+    false
+}
+
+use super::wire::{DataMsg, Declaration};
+use super::{Action, FederationCore};
+use crate::error::RtiError;
+
+impl FederationCore {
+    fn check_class_attrs(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        fdd.object_class(class).map_err(|e| {
+            RtiError::ObjectClassNotDefined(format!("federation {}: {e}", self.name))
+        })?;
+        for a in attrs {
+            fdd.attribute(class, *a).map_err(|e| {
+                RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+        }
+        Ok(())
+    }
+
+    fn check_interaction(&self, ic: InteractionClassHandle) -> Result<(), RtiError> {
+        self.fdd_ref()?.interaction_class(ic).map_err(|e| {
+            RtiError::InteractionClassNotDefined(format!("federation {}: {e}", self.name))
+        })?;
+        Ok(())
+    }
+
+    fn declare(&mut self, federate: super::FederateHandle, decl: Declaration) {
+        let msg = DataMsg::Declare { federate, decl };
+        self.send_data(true, msg);
+    }
+
+    /// 5.2: the publication set replaces any earlier one for the class.
+    pub fn publish_object_class_attributes(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_class_attrs(class, attrs)?;
+        let lf = self.local_mut(f)?;
+        if attrs.is_empty() {
+            lf.decl.published_objects.remove(&class);
+        } else {
+            lf.decl
+                .published_objects
+                .insert(class, attrs.iter().copied().collect());
+        }
+        self.advise();
+        Ok(())
+    }
+
+    /// 5.3: unpublish some attributes (all if `attrs` is `None`).
+    pub fn unpublish_object_class_attributes(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        attrs: Option<&[AttributeHandle]>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_class_attrs(class, attrs.unwrap_or(&[]))?;
+        let lf = self.local_mut(f)?;
+        match attrs {
+            None => {
+                lf.decl.published_objects.remove(&class);
+            }
+            Some(a) => {
+                if let Some(set) = lf.decl.published_objects.get_mut(&class) {
+                    for x in a {
+                        set.remove(x);
+                    }
+                    if set.is_empty() {
+                        lf.decl.published_objects.remove(&class);
+                    }
+                }
+            }
+        }
+        self.advise();
+        Ok(())
+    }
+
+    /// 5.4.
+    pub fn publish_interaction_class(
+        &mut self,
+        f: super::FederateHandle,
+        ic: InteractionClassHandle,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_interaction(ic)?;
+        self.local_mut(f)?.decl.published_interactions.insert(ic);
+        self.advise();
+        Ok(())
+    }
+
+    /// 5.5.
+    pub fn unpublish_interaction_class(
+        &mut self,
+        f: super::FederateHandle,
+        ic: InteractionClassHandle,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_interaction(ic)?;
+        self.local_mut(f)?.decl.published_interactions.remove(&ic);
+        self.advise();
+        Ok(())
+    }
+
+    /// 5.6: the subscription set replaces any earlier one; existing instances of the class are
+    /// discovered at once.
+    pub fn subscribe_object_class_attributes(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+        active: bool,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_class_attrs(class, attrs)?;
+        let set: BTreeSet<AttributeHandle> = attrs.iter().copied().collect();
+        let lf = self.local_mut(f)?;
+        if set.is_empty() {
+            lf.decl.subscribed_objects.remove(&class);
+        } else {
+            lf.decl.subscribed_objects.insert(
+                class,
+                ObjectSubscription {
+                    attrs: set.clone(),
+                    active,
+                },
+            );
+        }
+        let wire: Vec<AttributeHandle> = if active {
+            set.into_iter().collect()
+        } else {
+            Vec::new()
+        };
+        self.declare(f, Declaration::SubscribeObject(class, wire));
+        let objs: Vec<_> = self.objects.keys().copied().collect();
+        for o in objs {
+            self.discover_for(f, o);
+        }
+        Ok(())
+    }
+
+    /// 5.7: unsubscribe some attributes (all if `attrs` is `None`). Instances stay known;
+    /// their reflections stop for the attributes no longer subscribed.
+    pub fn unsubscribe_object_class_attributes(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        attrs: Option<&[AttributeHandle]>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_class_attrs(class, attrs.unwrap_or(&[]))?;
+        let lf = self.local_mut(f)?;
+        let mut remaining = Vec::new();
+        let mut active = false;
+        match attrs {
+            None => {
+                lf.decl.subscribed_objects.remove(&class);
+            }
+            Some(a) => {
+                if let Some(s) = lf.decl.subscribed_objects.get_mut(&class) {
+                    for x in a {
+                        s.attrs.remove(x);
+                    }
+                    active = s.active;
+                    remaining = s.attrs.iter().copied().collect();
+                    if s.attrs.is_empty() {
+                        lf.decl.subscribed_objects.remove(&class);
+                    }
+                }
+            }
+        }
+        if !active {
+            remaining.clear();
+        }
+        self.declare(f, Declaration::SubscribeObject(class, remaining));
+        Ok(())
+    }
+
+    /// 5.8.
+    pub fn subscribe_interaction_class(
+        &mut self,
+        f: super::FederateHandle,
+        ic: InteractionClassHandle,
+        active: bool,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_interaction(ic)?;
+        self.local_mut(f)?
+            .decl
+            .subscribed_interactions
+            .insert(ic, active);
+        self.declare(f, Declaration::SubscribeInteraction(ic, active));
+        Ok(())
+    }
+
+    /// 5.9.
+    pub fn unsubscribe_interaction_class(
+        &mut self,
+        f: super::FederateHandle,
+        ic: InteractionClassHandle,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.check_interaction(ic)?;
+        self.local_mut(f)?.decl.subscribed_interactions.remove(&ic);
+        self.declare(f, Declaration::SubscribeInteraction(ic, false));
+        Ok(())
+    }
+
+    /// Queues a data message and applies it locally through the same path as remote data.
+    pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) {
+        if reliable {
+            self.data_hw += 1;
+        }
+        self.actions.push_back(Action::SendData {
+            reliable,
+            bytes: msg.encode(),
+        });
+        let me = self.me;
+        self.apply_data(me, msg);
+    }
+}

@@ -1,0 +1,605 @@
+//! The federation core: deterministic, I/O-free state machines for one federation execution on
+//! one LRC (DESIGN §2).
+//!
+//! A [`FederationCore`] takes `(now, event)` — data from the federation's multicast stream,
+//! control messages from other LRCs, peers joining or leaving the data channel, timer ticks —
+//! and API calls of the federates hosted by this LRC, and queues [`Action`]s: data to multicast,
+//! control messages to send, [`Callback`]s for local federates, completions of blocking calls.
+//! The shell ([`crate::node`]) or a simulator executes them. No sockets, threads or clocks here.
+//!
+//! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
+//! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
+//! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
+//! [`state_transfer`] (snapshots for late joiners), [`wire`] (messages).
+
+pub mod coordinator;
+pub mod declarations;
+pub mod membership;
+pub mod objects;
+pub mod state_transfer;
+pub mod wire;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use crate::error::RtiError;
+use crate::fom::{Fdd, FomModule, OrderType};
+use crate::handles::{
+    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
+};
+
+use declarations::{Declarations, RemoteInterest};
+use membership::View;
+use objects::Instance;
+use state_transfer::Stream;
+use wire::{ControlMsg, DataMsg, Decision, Envelope, Request, ResignAction, Timestamp};
+
+/// An LRC's identity on the wire (the transport's `NodeId` value).
+pub type Node = u64;
+
+/// How often unanswered coordinator requests are re-sent, microseconds.
+pub const RETRY_US: u64 = 500_000;
+
+/// Identifies a blocking call (join, resign, destroy) until its [`Action::Complete`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ticket(pub u64);
+
+/// What the core learns from outside.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    /// A message on the federation's data stream from another LRC (reliable ones carry their
+    /// sequence number and arrive in per-sender order, exactly once).
+    Data {
+        /// Sender.
+        from: Node,
+        /// Reliable sequence number.
+        seq: Option<u64>,
+        /// Bytes.
+        payload: &'a [u8],
+    },
+    /// A control message for this federation.
+    Control {
+        /// Sender.
+        from: Node,
+        /// Message.
+        msg: ControlMsg,
+    },
+    /// `from` opened the federation's data channel: its data arrives from now on.
+    ChannelPeer(Node),
+    /// `node` crashed or left.
+    PeerGone(Node),
+    /// The transport could not recover `from`'s reliable data up to sequence `last`.
+    FellBehind {
+        /// Sender.
+        from: Node,
+        /// Last lost sequence number.
+        last: u64,
+    },
+    /// Time passes (retries).
+    Tick,
+}
+
+/// Supplemental information of a reflection or received interaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReceiveInfo {
+    /// Producing federate.
+    pub producer: FederateHandle,
+    /// Order the sender used.
+    pub sent_order: OrderType,
+    /// Order of delivery (receive order until time management is integrated).
+    pub received_order: OrderType,
+    /// Transportation it came by.
+    pub transportation: TransportationTypeHandle,
+    /// Logical time, if the message was timestamped (encoded; interpreted by time management).
+    pub time: Option<Timestamp>,
+}
+
+/// A callback for one local federate (the `FederateAmbassador` services).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum Callback {
+    DiscoverObjectInstance {
+        object: ObjectInstanceHandle,
+        class: ObjectClassHandle,
+        name: String,
+        producer: FederateHandle,
+    },
+    ReflectAttributeValues {
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        info: ReceiveInfo,
+    },
+    ReceiveInteraction {
+        class: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        info: ReceiveInfo,
+    },
+    RemoveObjectInstance {
+        object: ObjectInstanceHandle,
+        tag: Vec<u8>,
+        producer: Option<FederateHandle>,
+        time: Option<Timestamp>,
+    },
+    ProvideAttributeValueUpdate {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    ObjectInstanceNameReservationSucceeded(String),
+    ObjectInstanceNameReservationFailed(String),
+    MultipleObjectInstanceNameReservationSucceeded(Vec<String>),
+    MultipleObjectInstanceNameReservationFailed(Vec<String>),
+    StartRegistrationForObjectClass(ObjectClassHandle),
+    StopRegistrationForObjectClass(ObjectClassHandle),
+    TurnInteractionsOn(InteractionClassHandle),
+    TurnInteractionsOff(InteractionClassHandle),
+}
+
+/// What a completed blocking call returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// Joined with this handle.
+    Joined(FederateHandle),
+    /// Done (resign, destroy).
+    Done,
+}
+
+/// Something the shell must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Multicast on the federation's data channel.
+    SendData {
+        /// Reliable (sequenced) or best effort.
+        reliable: bool,
+        /// Encoded [`DataMsg`].
+        bytes: Vec<u8>,
+    },
+    /// Send an encoded [`Envelope`] to one LRC over QUIC. With `causal`, the receiver must
+    /// release it only after this LRC's data sent before it (state transfer needs this).
+    SendControl {
+        /// Destination.
+        to: Node,
+        /// Ordered after this LRC's data.
+        causal: bool,
+        /// Bytes.
+        bytes: Vec<u8>,
+    },
+    /// Deliver a callback to a local federate.
+    Callback {
+        /// Federate.
+        federate: FederateHandle,
+        /// What.
+        callback: Callback,
+    },
+    /// A blocking call finished.
+    Complete {
+        /// Which.
+        ticket: Ticket,
+        /// Result.
+        result: Result<Completion, RtiError>,
+    },
+    /// A federate was resigned because its LRC was lost (for the log and MOM).
+    FederateLost {
+        /// Handle.
+        federate: FederateHandle,
+        /// Its name.
+        name: String,
+    },
+    /// The federation execution was destroyed: close the channel and drop this core.
+    Destroyed,
+}
+
+/// A federate hosted by this LRC.
+#[derive(Debug, Clone)]
+pub struct LocalFederate {
+    /// Name.
+    pub name: String,
+    /// Declarations.
+    pub decl: Declarations,
+    /// Instances it knows and the class it knows each as.
+    pub known: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
+    /// Next instance counter.
+    pub next_counter: u32,
+    /// Automatic resign action.
+    pub auto_resign: ResignAction,
+    /// Classes for which start-registration was advised.
+    pub registration_on: BTreeSet<ObjectClassHandle>,
+    /// Interaction classes turned on.
+    pub interactions_on: BTreeSet<InteractionClassHandle>,
+}
+
+/// A request sent to the coordinator and not yet answered.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub(crate) body: Request,
+    pub(crate) ticket: Option<Ticket>,
+    pub(crate) multiple: bool,
+    pub(crate) sent_at: u64,
+}
+
+/// The core of one federation execution on one LRC. See the module docs.
+#[derive(Debug)]
+pub struct FederationCore {
+    pub(crate) name: String,
+    pub(crate) me: Node,
+    pub(crate) now: u64,
+    pub(crate) fdd: Option<Arc<Fdd>>,
+    pub(crate) modules: Vec<(String, String)>,
+    pub(crate) admitted: bool,
+    pub(crate) candidates: Vec<Node>,
+    pub(crate) view: View,
+    pub(crate) suspected: BTreeSet<Node>,
+    pub(crate) removed: BTreeSet<Node>,
+    pub(crate) current_coordinator: Option<Node>,
+    pub(crate) recovery: Option<coordinator::Recovery>,
+    pub(crate) reports: BTreeMap<Node, u64>,
+    pub(crate) queued: Vec<(Node, u64, Request)>,
+    pub(crate) held: Vec<coordinator::HeldReply>,
+    pub(crate) unadmitted: BTreeSet<Node>,
+    pub(crate) gone: BTreeSet<Node>,
+    pub(crate) probed: BTreeSet<Node>,
+    pub(crate) welcomed: BTreeSet<Node>,
+    pub(crate) auto_resign: BTreeMap<FederateHandle, ResignAction>,
+    pub(crate) resigned_with: BTreeMap<FederateHandle, ResignAction>,
+    pub(crate) pending: BTreeMap<u64, Pending>,
+    pub(crate) next_req: u64,
+    pub(crate) next_ticket: u64,
+    pub(crate) locals: BTreeMap<FederateHandle, LocalFederate>,
+    pub(crate) objects: BTreeMap<ObjectInstanceHandle, Instance>,
+    pub(crate) interest: BTreeMap<FederateHandle, RemoteInterest>,
+    pub(crate) streams: BTreeMap<Node, Stream>,
+    pub(crate) channel_peers: BTreeSet<Node>,
+    pub(crate) data_hw: u64,
+    pub(crate) actions: VecDeque<Action>,
+}
+
+fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
+    let parsed: Result<Vec<FomModule>, RtiError> = modules
+        .iter()
+        .map(|(d, x)| FomModule::parse(d, x).map_err(|e| RtiError::from_fom(&e)))
+        .collect();
+    Fdd::load(&parsed?).map_err(|e| RtiError::from_fom(&e))
+}
+
+impl FederationCore {
+    fn blank(name: &str, me: Node, now: u64) -> Self {
+        FederationCore {
+            name: name.to_string(),
+            me,
+            now,
+            fdd: None,
+            modules: Vec::new(),
+            admitted: false,
+            candidates: Vec::new(),
+            view: View::default(),
+            suspected: BTreeSet::new(),
+            removed: BTreeSet::new(),
+            current_coordinator: None,
+            recovery: None,
+            reports: BTreeMap::new(),
+            queued: Vec::new(),
+            held: Vec::new(),
+            unadmitted: BTreeSet::new(),
+            gone: BTreeSet::new(),
+            probed: BTreeSet::new(),
+            welcomed: BTreeSet::new(),
+            auto_resign: BTreeMap::new(),
+            resigned_with: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            next_req: 1,
+            next_ticket: 1,
+            locals: BTreeMap::new(),
+            objects: BTreeMap::new(),
+            interest: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            channel_peers: BTreeSet::new(),
+            data_hw: 0,
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// Creates the federation execution on this LRC, which becomes its first member and its
+    /// coordinator. `modules` are (designator, XML text) in merge order; they are handed to every
+    /// joining LRC so all merge the same FDD.
+    pub fn create(
+        name: &str,
+        me: Node,
+        now: u64,
+        modules: Vec<(String, String)>,
+    ) -> Result<Self, RtiError> {
+        let fdd = parse_modules(&modules)?;
+        let mut c = Self::blank(name, me, now);
+        c.fdd = Some(Arc::new(fdd));
+        c.modules = modules;
+        c.admitted = true;
+        c.apply_decision(Decision::NodeAdded(me));
+        c.current_coordinator = Some(me);
+        Ok(c)
+    }
+
+    /// A core for a federation this LRC is joining; `candidates` are the LRCs that announce the
+    /// federation (the coordinator is among them). Call [`Self::join`] next.
+    pub fn joining(name: &str, me: Node, now: u64, candidates: Vec<Node>) -> Self {
+        let mut c = Self::blank(name, me, now);
+        c.candidates = candidates;
+        c
+    }
+
+    /// Federation execution name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// This LRC.
+    pub fn node(&self) -> Node {
+        self.me
+    }
+
+    /// The merged FDD, once admitted.
+    pub fn fdd(&self) -> Option<&Arc<Fdd>> {
+        self.fdd.as_ref()
+    }
+
+    /// The replicated view.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// Whether this LRC is a member.
+    pub fn is_admitted(&self) -> bool {
+        self.admitted
+    }
+
+    /// The LRC this one believes coordinates.
+    pub fn coordinator(&self) -> Option<Node> {
+        self.view
+            .nodes
+            .iter()
+            .copied()
+            .find(|n| !self.suspected.contains(n))
+    }
+
+    /// Whether this LRC is the coordinator and not recovering.
+    pub fn is_active_coordinator(&self) -> bool {
+        self.admitted && self.coordinator() == Some(self.me) && self.recovery.is_none()
+    }
+
+    /// Federates hosted here.
+    pub fn local_federates(&self) -> impl Iterator<Item = (&FederateHandle, &LocalFederate)> {
+        self.locals.iter()
+    }
+
+    /// Whether `n`'s data channel is known to be open towards this LRC.
+    pub fn has_channel_peer(&self, n: Node) -> bool {
+        self.channel_peers.contains(&n)
+    }
+
+    /// Whether `f` is a federate hosted here.
+    pub fn is_local(&self, f: FederateHandle) -> bool {
+        self.locals.contains_key(&f)
+    }
+
+    /// All instances this LRC knows of.
+    pub fn instances(&self) -> &BTreeMap<ObjectInstanceHandle, Instance> {
+        &self.objects
+    }
+
+    /// Next queued action.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// Feeds one event.
+    pub fn handle(&mut self, now: u64, ev: Event<'_>) {
+        self.now = now;
+        match ev {
+            Event::Data { from, seq, payload } => match DataMsg::decode(payload) {
+                Ok(msg) => self.on_data(from, seq, msg),
+                Err(e) => {
+                    tracing::debug!(federation = %self.name, "dropped data from {from:x}: {e}")
+                }
+            },
+            Event::Control { from, msg } => self.on_control(from, msg),
+            Event::ChannelPeer(n) => {
+                self.channel_peers.insert(n);
+                self.request_snapshots();
+            }
+            Event::PeerGone(n) => self.on_peer_gone(n),
+            Event::FellBehind { from, last } => self.on_fell_behind(from, last),
+            Event::Tick => self.retry_requests(),
+        }
+    }
+
+    pub(crate) fn fdd_ref(&self) -> Result<Arc<Fdd>, RtiError> {
+        self.fdd.clone().ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federation {}: this LRC is not a member yet",
+                self.name
+            ))
+        })
+    }
+
+    pub(crate) fn send_control(&mut self, to: Node, causal: bool, msg: ControlMsg) {
+        let bytes = Envelope {
+            federation: self.name.clone(),
+            msg,
+        }
+        .encode();
+        self.actions
+            .push_back(Action::SendControl { to, causal, bytes });
+    }
+
+    pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
+        self.actions
+            .push_back(Action::Callback { federate, callback });
+    }
+
+    pub(crate) fn local(&self, f: FederateHandle) -> Result<&LocalFederate, RtiError> {
+        self.locals.get(&f).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federate {f} is not joined to federation {} on this LRC",
+                self.name
+            ))
+        })
+    }
+
+    pub(crate) fn local_mut(&mut self, f: FederateHandle) -> Result<&mut LocalFederate, RtiError> {
+        let name = self.name.clone();
+        self.locals.get_mut(&f).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federate {f} is not joined to federation {name} on this LRC"
+            ))
+        })
+    }
+
+    fn new_ticket(&mut self) -> Ticket {
+        let t = Ticket(self.next_ticket);
+        self.next_ticket += 1;
+        t
+    }
+
+    /// Joins a federate (blocking call: completes with [`Completion::Joined`]).
+    pub fn join(&mut self, name: Option<String>, federate_type: &str) -> Ticket {
+        let t = self.new_ticket();
+        if let Some(n) = &name
+            && n.is_empty()
+        {
+            {
+                self.actions.push_back(Action::Complete {
+                    ticket: t,
+                    result: Err(RtiError::FederateNameAlreadyInUse(format!(
+                        "federation {}: empty federate name",
+                        self.name
+                    ))),
+                });
+                return t;
+            }
+        }
+        self.request(
+            Request::Join {
+                name,
+                federate_type: federate_type.to_string(),
+            },
+            Some(t),
+            false,
+        );
+        t
+    }
+
+    /// Resigns a local federate (blocking call).
+    pub fn resign(
+        &mut self,
+        federate: FederateHandle,
+        action: ResignAction,
+    ) -> Result<Ticket, RtiError> {
+        self.local(federate)?;
+        let t = self.new_ticket();
+        self.request(Request::Resign(federate, action), Some(t), false);
+        Ok(t)
+    }
+
+    /// Destroys the federation execution (blocking call); fails while federates are joined.
+    pub fn destroy(&mut self) -> Ticket {
+        let t = self.new_ticket();
+        self.request(Request::Destroy, Some(t), false);
+        t
+    }
+
+    /// Sets a local federate's automatic resign action.
+    pub fn set_automatic_resign_action(
+        &mut self,
+        federate: FederateHandle,
+        action: ResignAction,
+    ) -> Result<(), RtiError> {
+        self.local_mut(federate)?.auto_resign = action;
+        // Every LRC applies it if this LRC is lost, so every LRC must know it.
+        self.send_data(
+            true,
+            DataMsg::Declare {
+                federate,
+                decl: wire::Declaration::AutomaticResign(action),
+            },
+        );
+        Ok(())
+    }
+
+    /// The automatic resign action from the FDD switch (the standard's default otherwise).
+    pub(crate) fn default_resign_action(&self) -> ResignAction {
+        self.fdd
+            .as_ref()
+            .and_then(|f| f.switch("automaticResignAction"))
+            .and_then(ResignAction::from_switch)
+            .unwrap_or(ResignAction::CancelThenDeleteThenDivest)
+    }
+
+    fn switch_enabled(&self, name: &str) -> bool {
+        self.fdd
+            .as_ref()
+            .and_then(|f| f.switch(name))
+            .is_none_or(|v| !v.eq_ignore_ascii_case("disabled") && v != "false")
+    }
+
+    /// Recomputes relevance advisories for every local federate and queues the changes.
+    pub(crate) fn advise(&mut self) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let reg_on = self.switch_enabled("objectClassRelevanceAdvisory");
+        let int_on = self.switch_enabled("interactionRelevanceAdvisory");
+        let handles: Vec<FederateHandle> = self.locals.keys().copied().collect();
+        for f in handles {
+            let Some(lf) = self.locals.get(&f) else {
+                continue;
+            };
+            let mut reg = BTreeSet::new();
+            for (class, attrs) in &lf.decl.published_objects {
+                let relevant = self.interest.iter().any(|(g, ri)| {
+                    *g != f
+                        && ri.objects.iter().any(|(c, sa)| {
+                            declarations::object_class_is_a(&fdd, *class, *c)
+                                && sa.iter().any(|a| attrs.contains(a))
+                        })
+                });
+                if relevant {
+                    reg.insert(*class);
+                }
+            }
+            let mut ints = BTreeSet::new();
+            for ic in &lf.decl.published_interactions {
+                let relevant = self.interest.iter().any(|(g, ri)| {
+                    *g != f
+                        && ri
+                            .interactions
+                            .iter()
+                            .any(|c| declarations::interaction_class_is_a(&fdd, *ic, *c))
+                });
+                if relevant {
+                    ints.insert(*ic);
+                }
+            }
+            let old_reg = lf.registration_on.clone();
+            let old_int = lf.interactions_on.clone();
+            if reg_on {
+                for c in reg.difference(&old_reg) {
+                    self.callback(f, Callback::StartRegistrationForObjectClass(*c));
+                }
+                for c in old_reg.difference(&reg) {
+                    self.callback(f, Callback::StopRegistrationForObjectClass(*c));
+                }
+            }
+            if int_on {
+                for c in ints.difference(&old_int) {
+                    self.callback(f, Callback::TurnInteractionsOn(*c));
+                }
+                for c in old_int.difference(&ints) {
+                    self.callback(f, Callback::TurnInteractionsOff(*c));
+                }
+            }
+            if let Some(lf) = self.locals.get_mut(&f) {
+                lf.registration_on = reg;
+                lf.interactions_on = ints;
+            }
+        }
+    }
+}

@@ -1,0 +1,716 @@
+//! The object registry and object management: registration, updates and reflections,
+//! interactions, deletion, value-update requests.
+//!
+//! Every LRC receives the whole stream and keeps every instance; what a local federate sees is
+//! decided here from its subscriptions (see [`super::declarations`]). Instance handles are
+//! `(registrant, counter)` so registration needs no round trip; the registrant owns the
+//! attributes it publishes at registration plus `HLAprivilegeToDeleteObject` (until ownership
+//! management exists the registrant always holds the delete privilege).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::RtiError;
+use crate::fom::{OrderType, PRIVILEGE_TO_DELETE};
+use crate::handles::{
+    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
+};
+
+use super::wire::{DataMsg, Request, ResignAction, Timestamp};
+use super::{Callback, FederationCore, Node, ReceiveInfo};
+
+/// One object instance as this LRC knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    /// Registered class.
+    pub class: ObjectClassHandle,
+    /// Name.
+    pub name: String,
+    /// Federate owning its attributes (`None` once divested by a resign).
+    pub owner: Option<FederateHandle>,
+    /// Attributes owned by `owner`.
+    pub owned: BTreeSet<AttributeHandle>,
+    /// Last values seen.
+    pub values: BTreeMap<AttributeHandle, Vec<u8>>,
+    /// The LRC whose data stream registered it (the authority on it once it is orphaned).
+    pub origin: Node,
+}
+
+/// Transportation handle of HLAreliable / HLAbestEffort with the standard MIM.
+fn transportation(reliable: bool) -> TransportationTypeHandle {
+    TransportationTypeHandle(if reliable { 1 } else { 2 })
+}
+
+fn illegal(name: &str) -> bool {
+    name.is_empty() || name.starts_with("HLA")
+}
+
+impl FederationCore {
+    fn not_known(&self, f: FederateHandle, o: ObjectInstanceHandle) -> RtiError {
+        RtiError::ObjectInstanceNotKnown(format!(
+            "federation {}: federate {f} does not know object instance {o}",
+            self.name
+        ))
+    }
+
+    fn is_reliable_attr(&self, class: ObjectClassHandle, a: AttributeHandle) -> bool {
+        self.fdd
+            .as_ref()
+            .and_then(|f| f.attribute(class, a).ok().map(|x| x.transportation.0 != 2))
+            .unwrap_or(true)
+    }
+
+    /// 6.2 / 6.5: reserve names through the coordinator; the answer is a callback.
+    pub fn reserve_object_instance_names(
+        &mut self,
+        f: FederateHandle,
+        names: Vec<String>,
+        multiple: bool,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        if multiple && names.is_empty() {
+            return Err(RtiError::NameSetWasEmpty(format!(
+                "federation {}: federate {f} reserved an empty name set",
+                self.name
+            )));
+        }
+        if let Some(n) = names.iter().find(|n| illegal(n)) {
+            return Err(RtiError::IllegalName(format!(
+                "federation {}: federate {f}: \"{n}\" is empty or begins with HLA",
+                self.name
+            )));
+        }
+        self.request(Request::Reserve(f, names), None, multiple);
+        Ok(())
+    }
+
+    /// 6.4 / 6.7: release names this federate reserved.
+    pub fn release_object_instance_names(
+        &mut self,
+        f: FederateHandle,
+        names: Vec<String>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        if let Some(n) = names
+            .iter()
+            .find(|n| self.view.reserved.get(*n) != Some(&f))
+        {
+            return Err(RtiError::ObjectInstanceNameNotReserved(format!(
+                "federation {}: federate {f} has not reserved \"{n}\"",
+                self.name
+            )));
+        }
+        for n in &names {
+            self.view.reserved.remove(n);
+        }
+        self.request(Request::Release(f, names), None, false);
+        Ok(())
+    }
+
+    /// 6.8: registers an instance of a class the federate publishes.
+    pub fn register_object_instance(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        name: Option<&str>,
+    ) -> Result<ObjectInstanceHandle, RtiError> {
+        let fdd = self.fdd_ref()?;
+        self.local(f)?;
+        fdd.object_class(class).map_err(|e| {
+            RtiError::ObjectClassNotDefined(format!("federation {}: {e}", self.name))
+        })?;
+        let published = self
+            .local(f)?
+            .decl
+            .published_objects
+            .get(&class)
+            .cloned()
+            .ok_or_else(|| {
+                RtiError::ObjectClassNotPublished(format!(
+                    "federation {}: federate {f} does not publish object class {class}",
+                    self.name
+                ))
+            })?;
+        if let Some(n) = name {
+            if self.view.reserved.get(n) != Some(&f) {
+                return Err(RtiError::ObjectInstanceNameNotReserved(format!(
+                    "federation {}: federate {f} has not reserved \"{n}\"",
+                    self.name
+                )));
+            }
+            if self.objects.values().any(|o| o.name == n) {
+                return Err(RtiError::ObjectInstanceNameInUse(format!(
+                    "federation {}: an instance named \"{n}\" exists",
+                    self.name
+                )));
+            }
+        }
+        let lf = self.local_mut(f)?;
+        let counter = lf.next_counter;
+        lf.next_counter = lf.next_counter.saturating_add(1);
+        let object = ObjectInstanceHandle::new(f, counter);
+        lf.known.insert(object, class);
+        let name = name
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("HLAobject_{}_{}", f.0, counter));
+        let mut owned: BTreeSet<AttributeHandle> = published;
+        if let Ok(p) = fdd.attribute_handle(class, PRIVILEGE_TO_DELETE) {
+            owned.insert(p);
+        }
+        self.send_data(
+            true,
+            DataMsg::Register {
+                object,
+                class,
+                name,
+                owned: owned.into_iter().collect(),
+            },
+        );
+        Ok(object)
+    }
+
+    /// 6.10: sends new values; reliable and best-effort attributes (per the FOM) go in
+    /// separate messages.
+    pub fn update_attribute_values(
+        &mut self,
+        f: FederateHandle,
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        let lf = self.local(f)?;
+        if !lf.known.contains_key(&object) {
+            return Err(self.not_known(f, object));
+        }
+        let inst = self
+            .objects
+            .get(&object)
+            .ok_or_else(|| self.not_known(f, object))?;
+        let class = inst.class;
+        for (a, _) in &values {
+            fdd.attribute(class, *a).map_err(|e| {
+                RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+            if inst.owner != Some(f) || !inst.owned.contains(a) || !lf.decl.publishes(class, *a) {
+                return Err(RtiError::AttributeNotOwned(format!(
+                    "federation {}: federate {f} does not own attribute {a} of instance {object}",
+                    self.name
+                )));
+            }
+        }
+        let (rel, be): (Vec<_>, Vec<_>) = values
+            .into_iter()
+            .partition(|(a, _)| self.is_reliable_attr(class, *a));
+        for (reliable, vals) in [(true, rel), (false, be)] {
+            if !vals.is_empty() {
+                self.send_data(
+                    reliable,
+                    DataMsg::Update {
+                        object,
+                        producer: f,
+                        values: vals,
+                        tag: tag.clone(),
+                        time: time.clone(),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// 6.12: sends an interaction of a published class.
+    pub fn send_interaction(
+        &mut self,
+        f: FederateHandle,
+        class: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        let lf = self.local(f)?;
+        let ic = fdd.interaction_class(class).map_err(|e| {
+            RtiError::InteractionClassNotDefined(format!("federation {}: {e}", self.name))
+        })?;
+        if !lf.decl.published_interactions.contains(&class) {
+            return Err(RtiError::InteractionClassNotPublished(format!(
+                "federation {}: federate {f} does not publish interaction class {}",
+                self.name, ic.qualified_name
+            )));
+        }
+        for (p, _) in &params {
+            fdd.parameter(class, *p).map_err(|e| {
+                RtiError::InteractionParameterNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+        }
+        let reliable = ic.transportation.0 != 2;
+        self.send_data(
+            reliable,
+            DataMsg::Interaction {
+                class,
+                producer: f,
+                params,
+                tag,
+                time,
+            },
+        );
+        Ok(())
+    }
+
+    /// 6.14: deletes an instance (needs the delete privilege).
+    pub fn delete_object_instance(
+        &mut self,
+        f: FederateHandle,
+        object: ObjectInstanceHandle,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        let lf = self.local(f)?;
+        if !lf.known.contains_key(&object) {
+            return Err(self.not_known(f, object));
+        }
+        let inst = self
+            .objects
+            .get(&object)
+            .ok_or_else(|| self.not_known(f, object))?;
+        let privilege = fdd.attribute_handle(inst.class, PRIVILEGE_TO_DELETE).ok();
+        if inst.owner != Some(f) || privilege.is_none_or(|p| !inst.owned.contains(&p)) {
+            return Err(RtiError::DeletePrivilegeNotHeld(format!(
+                "federation {}: federate {f} does not hold the delete privilege of {object}",
+                self.name
+            )));
+        }
+        self.send_data(
+            true,
+            DataMsg::Delete {
+                object,
+                producer: f,
+                tag,
+                time,
+            },
+        );
+        Ok(())
+    }
+
+    /// 6.16: the federate forgets the instance (it may be rediscovered on the next update).
+    pub fn local_delete_object_instance(
+        &mut self,
+        f: FederateHandle,
+        object: ObjectInstanceHandle,
+    ) -> Result<(), RtiError> {
+        let lf = self.local(f)?;
+        if !lf.known.contains_key(&object) {
+            return Err(self.not_known(f, object));
+        }
+        if self
+            .objects
+            .get(&object)
+            .is_some_and(|i| i.owner == Some(f))
+        {
+            return Err(RtiError::FederateOwnsAttributes(format!(
+                "federation {}: federate {f} owns attributes of {object}",
+                self.name
+            )));
+        }
+        self.local_mut(f)?.known.remove(&object);
+        Ok(())
+    }
+
+    /// 6.19: asks the owners of an instance (or of every instance of a class) for values.
+    pub fn request_attribute_value_update(
+        &mut self,
+        f: FederateHandle,
+        object: Option<ObjectInstanceHandle>,
+        class: Option<ObjectClassHandle>,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        let lf = self.local(f)?;
+        let cls = match (object, class) {
+            (Some(o), _) => *lf.known.get(&o).ok_or_else(|| self.not_known(f, o))?,
+            (None, Some(c)) => {
+                fdd.object_class(c).map_err(|e| {
+                    RtiError::ObjectClassNotDefined(format!("federation {}: {e}", self.name))
+                })?;
+                c
+            }
+            (None, None) => {
+                return Err(RtiError::RtiInternalError(
+                    "request_attribute_value_update needs an instance or a class".into(),
+                ));
+            }
+        };
+        for a in &attrs {
+            fdd.attribute(cls, *a).map_err(|e| {
+                RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+        }
+        self.send_data(
+            true,
+            DataMsg::RequestUpdate {
+                object,
+                class,
+                attrs,
+                tag,
+            },
+        );
+        Ok(())
+    }
+
+    /// 10.9: an instance handle by name (instances the federate knows).
+    pub fn object_instance_handle(
+        &self,
+        f: FederateHandle,
+        name: &str,
+    ) -> Result<ObjectInstanceHandle, RtiError> {
+        let lf = self.local(f)?;
+        self.objects
+            .iter()
+            .find(|(h, i)| i.name == name && lf.known.contains_key(h))
+            .map(|(h, _)| *h)
+            .ok_or_else(|| {
+                RtiError::ObjectInstanceNotKnown(format!(
+                    "federation {}: federate {f} knows no instance named \"{name}\"",
+                    self.name
+                ))
+            })
+    }
+
+    /// 10.10: an instance's name.
+    pub fn object_instance_name(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+    ) -> Result<String, RtiError> {
+        let lf = self.local(f)?;
+        match (lf.known.contains_key(&o), self.objects.get(&o)) {
+            (true, Some(i)) => Ok(i.name.clone()),
+            _ => Err(self.not_known(f, o)),
+        }
+    }
+
+    /// 10.8: the class the federate knows an instance as.
+    pub fn known_object_class(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+    ) -> Result<ObjectClassHandle, RtiError> {
+        self.local(f)?
+            .known
+            .get(&o)
+            .copied()
+            .ok_or_else(|| self.not_known(f, o))
+    }
+
+    /// Discovers `o` for local federate `f` if it subscribes to its class or a superclass.
+    /// Returns the class it knows `o` as.
+    pub(crate) fn discover_for(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+    ) -> Option<ObjectClassHandle> {
+        let fdd = self.fdd.clone()?;
+        let inst = self.objects.get(&o)?;
+        let lf = self.locals.get(&f)?;
+        if let Some(k) = lf.known.get(&o) {
+            return Some(*k);
+        }
+        if inst.owner == Some(f) {
+            return None;
+        }
+        let k = lf.decl.promoted_object_class(&fdd, inst.class)?;
+        let name = inst.name.clone();
+        let producer = o.registrant();
+        if let Some(lf) = self.locals.get_mut(&f) {
+            lf.known.insert(o, k);
+        }
+        self.callback(
+            f,
+            Callback::DiscoverObjectInstance {
+                object: o,
+                class: k,
+                name,
+                producer,
+            },
+        );
+        Some(k)
+    }
+
+    pub(crate) fn discover_for_subscribers(&mut self, o: ObjectInstanceHandle) {
+        let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+        for f in fs {
+            self.discover_for(f, o);
+        }
+    }
+
+    pub(crate) fn remove_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        tag: Vec<u8>,
+        producer: Option<FederateHandle>,
+        time: Option<Timestamp>,
+    ) {
+        if self.objects.remove(&o).is_none() {
+            return;
+        }
+        let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+        for f in fs {
+            let knew = self
+                .locals
+                .get_mut(&f)
+                .is_some_and(|lf| lf.known.remove(&o).is_some());
+            if knew && producer != Some(f) {
+                self.callback(
+                    f,
+                    Callback::RemoveObjectInstance {
+                        object: o,
+                        tag: tag.clone(),
+                        producer,
+                        time: time.clone(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// A federate resigned (or was lost): its instances are removed or orphaned.
+    pub(crate) fn apply_resign(&mut self, h: FederateHandle, action: ResignAction) {
+        self.resigned_with.insert(h, action);
+        let owned: Vec<ObjectInstanceHandle> = self
+            .objects
+            .iter()
+            .filter(|(_, i)| i.owner == Some(h))
+            .map(|(o, _)| *o)
+            .collect();
+        for o in owned {
+            if action.deletes_objects() {
+                self.remove_instance(o, Vec::new(), Some(h), None);
+            } else if let Some(i) = self.objects.get_mut(&o) {
+                i.owner = None;
+                i.owned.clear();
+            }
+        }
+        self.interest.remove(&h);
+        self.locals.remove(&h);
+    }
+
+    /// Applies one data message (from another LRC or from this one).
+    pub(crate) fn apply_data(&mut self, from: Node, msg: DataMsg) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        match msg {
+            DataMsg::Register {
+                object,
+                class,
+                name,
+                owned,
+            } => {
+                let registrant = object.registrant();
+                if self.objects.contains_key(&object) || fdd.object_class(class).is_err() {
+                    return;
+                }
+                // A registration from a federate that already resigned comes late: its resign
+                // action decides whether the instance is gone or an orphan.
+                let Some(owner) = self.owner_after_resigns(registrant) else {
+                    return;
+                };
+                let owned = if owner.is_some() { owned } else { Vec::new() };
+                self.objects.insert(
+                    object,
+                    Instance {
+                        class,
+                        name,
+                        owner,
+                        owned: owned.into_iter().collect(),
+                        values: BTreeMap::new(),
+                        origin: from,
+                    },
+                );
+                self.discover_for_subscribers(object);
+            }
+            DataMsg::Update {
+                object,
+                producer,
+                values,
+                tag,
+                time,
+            } => {
+                let Some(inst) = self.objects.get_mut(&object) else {
+                    return;
+                };
+                let class = inst.class;
+                for (a, v) in &values {
+                    inst.values.insert(*a, v.clone());
+                }
+                let reliable = values
+                    .first()
+                    .is_none_or(|(a, _)| self.is_reliable_attr(class, *a));
+                let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+                for f in fs {
+                    if f == producer {
+                        continue;
+                    }
+                    let Some(k) = self.discover_for(f, object) else {
+                        continue;
+                    };
+                    let Some(subs) = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k))
+                    else {
+                        continue;
+                    };
+                    let vals: Vec<(AttributeHandle, Vec<u8>)> = values
+                        .iter()
+                        .filter(|(a, _)| subs.contains(a))
+                        .cloned()
+                        .collect();
+                    if vals.is_empty() {
+                        continue;
+                    }
+                    let info = ReceiveInfo {
+                        producer,
+                        sent_order: if time.is_some() {
+                            OrderType::TimeStamp
+                        } else {
+                            OrderType::Receive
+                        },
+                        received_order: OrderType::Receive,
+                        transportation: transportation(reliable),
+                        time: time.clone(),
+                    };
+                    self.callback(
+                        f,
+                        Callback::ReflectAttributeValues {
+                            object,
+                            values: vals,
+                            tag: tag.clone(),
+                            info,
+                        },
+                    );
+                }
+            }
+            DataMsg::Interaction {
+                class,
+                producer,
+                params,
+                tag,
+                time,
+            } => {
+                let Ok(ic) = fdd.interaction_class(class) else {
+                    return;
+                };
+                let reliable = ic.transportation.0 != 2;
+                let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+                for f in fs {
+                    if f == producer {
+                        continue;
+                    }
+                    let Some(lf) = self.locals.get(&f) else {
+                        continue;
+                    };
+                    let Some(k) = lf.decl.promoted_interaction_class(&fdd, class) else {
+                        continue;
+                    };
+                    let allowed = fdd.available_parameters(k).unwrap_or_default();
+                    let ps: Vec<(ParameterHandle, Vec<u8>)> = params
+                        .iter()
+                        .filter(|(p, _)| allowed.contains(p))
+                        .cloned()
+                        .collect();
+                    let info = ReceiveInfo {
+                        producer,
+                        sent_order: if time.is_some() {
+                            OrderType::TimeStamp
+                        } else {
+                            OrderType::Receive
+                        },
+                        received_order: OrderType::Receive,
+                        transportation: transportation(reliable),
+                        time: time.clone(),
+                    };
+                    self.callback(
+                        f,
+                        Callback::ReceiveInteraction {
+                            class: k,
+                            params: ps,
+                            tag: tag.clone(),
+                            info,
+                        },
+                    );
+                }
+            }
+            DataMsg::Delete {
+                object,
+                producer,
+                tag,
+                time,
+            } => self.remove_instance(object, tag, Some(producer), time),
+            DataMsg::RequestUpdate {
+                object,
+                class,
+                attrs,
+                tag,
+            } => {
+                let targets: Vec<(ObjectInstanceHandle, FederateHandle, Vec<AttributeHandle>)> =
+                    self.objects
+                        .iter()
+                        .filter(|(o, i)| match (object, class) {
+                            (Some(x), _) => **o == x,
+                            (None, Some(c)) => {
+                                super::declarations::object_class_is_a(&fdd, i.class, c)
+                            }
+                            _ => false,
+                        })
+                        .filter_map(|(o, i)| {
+                            let owner = i.owner?;
+                            if !self.locals.contains_key(&owner) {
+                                return None;
+                            }
+                            let a: Vec<AttributeHandle> = attrs
+                                .iter()
+                                .copied()
+                                .filter(|a| i.owned.contains(a))
+                                .collect();
+                            (!a.is_empty()).then_some((*o, owner, a))
+                        })
+                        .collect();
+                for (o, owner, a) in targets {
+                    self.callback(
+                        owner,
+                        Callback::ProvideAttributeValueUpdate {
+                            object: o,
+                            attrs: a,
+                            tag: tag.clone(),
+                        },
+                    );
+                }
+            }
+            DataMsg::Declare { federate, decl } => {
+                self.apply_declaration(federate, decl);
+                self.advise();
+            }
+        }
+    }
+
+    /// Who owns an instance registered by `h`, given the resignations applied here: `h`
+    /// itself, nobody (it resigned without deleting: an orphan), or the instance is gone
+    /// (`None`: it resigned deleting its objects).
+    pub(crate) fn owner_after_resigns(&self, h: FederateHandle) -> Option<Option<FederateHandle>> {
+        let resigned = !self.view.federates.contains_key(&h) && h.0 < self.view.next_handle;
+        if !resigned {
+            return Some(Some(h));
+        }
+        match self.resigned_with.get(&h) {
+            Some(a) if !a.deletes_objects() => Some(None),
+            _ => None,
+        }
+    }
+
+    /// Interaction class lookup helper for the API layer.
+    pub fn interaction_known(&self, ic: InteractionClassHandle) -> bool {
+        self.fdd
+            .as_ref()
+            .is_some_and(|f| f.interaction_class(ic).is_ok())
+    }
+}

@@ -1,0 +1,282 @@
+//! State transfer for late joiners, and the per-sender gate on the data stream.
+//!
+//! A joining LRC asks every LRC that was a member before it for a snapshot of the instances its
+//! federates own (with current values) and of their declarations. The snapshot is taken
+//! atomically with the sender's reliable-data high-water sequence number and sent as a causal
+//! control message, so it is released only after the joiner has the data before it. Until that
+//! sender's snapshot is applied, its data is held; then data up to the high-water mark (already in
+//! the snapshot) is dropped and the rest applied: no gap and no duplicate. Data from an LRC not
+//! yet in the view is held until the decision that admits it arrives (its stream is then complete
+//! from its first message); data from removed LRCs is ignored.
+
+use crate::handles::FederateHandle;
+
+use super::declarations::RemoteInterest;
+use super::objects::Instance;
+use super::wire::{ControlMsg, DataMsg, Declaration, InstanceState};
+use super::{FederationCore, Node};
+
+/// Largest number of messages held per sender before its snapshot or admission arrives.
+pub const MAX_HELD: usize = 1 << 20;
+
+/// Receive state of one sender's data stream.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    /// The sender was a member before this LRC: wait for its snapshot.
+    pub needs_snapshot: bool,
+    /// Snapshot asked for.
+    pub requested: bool,
+    /// Data is applied as it arrives.
+    pub live: bool,
+    /// Reliable data up to here is covered by the snapshot.
+    pub skip_upto: u64,
+    /// Held messages.
+    pub held: Vec<(Option<u64>, DataMsg)>,
+    /// After the transport lost this sender's data up to here, only a snapshot at least this
+    /// recent can resynchronise us.
+    pub resync_after: u64,
+}
+
+impl FederationCore {
+    /// Data from another LRC: through the gate, then applied.
+    pub(crate) fn on_data(&mut self, from: Node, seq: Option<u64>, msg: DataMsg) {
+        if from == self.me || self.removed.contains(&from) || self.suspected.contains(&from) {
+            return;
+        }
+        let st = self.streams.entry(from).or_default();
+        if !st.live {
+            if st.held.len() < MAX_HELD {
+                st.held.push((seq, msg));
+            }
+            return;
+        }
+        if seq.is_some_and(|s| s <= st.skip_upto) {
+            return;
+        }
+        self.apply_data(from, msg);
+    }
+
+    /// A node was admitted by a decision.
+    pub(crate) fn on_node_added(&mut self, n: Node) {
+        if n == self.me {
+            return;
+        }
+        if self.gone.contains(&n) {
+            self.suspected.insert(n);
+        }
+        let st = self.streams.entry(n).or_default();
+        if !st.needs_snapshot && !st.live {
+            st.live = true;
+            let held = std::mem::take(&mut st.held);
+            for (_, m) in held {
+                self.apply_data(n, m);
+            }
+        }
+    }
+
+    /// The transport lost `from`'s reliable data up to `last` (it fell out of the sender's
+    /// retransmit buffer): hold its stream and resynchronise from a fresh snapshot.
+    pub(crate) fn on_fell_behind(&mut self, from: Node, last: u64) {
+        if from == self.me || self.removed.contains(&from) {
+            return;
+        }
+        let st = self.streams.entry(from).or_default();
+        st.live = false;
+        st.needs_snapshot = true;
+        st.requested = false;
+        st.resync_after = st.resync_after.max(last);
+        st.held.retain(|(seq, _)| seq.is_some_and(|s| s > last));
+        self.request_snapshots();
+    }
+
+    pub(crate) fn on_node_removed(&mut self, n: Node) {
+        self.removed.insert(n);
+        self.suspected.remove(&n);
+        self.streams.remove(&n);
+        self.channel_peers.remove(&n);
+    }
+
+    /// Asks each earlier member whose channel is open for its snapshot.
+    pub(crate) fn request_snapshots(&mut self) {
+        if !self.admitted {
+            return;
+        }
+        let ask: Vec<Node> = self
+            .streams
+            .iter()
+            .filter(|(n, s)| s.needs_snapshot && !s.requested && self.channel_peers.contains(n))
+            .map(|(n, _)| *n)
+            .collect();
+        for n in ask {
+            if let Some(s) = self.streams.get_mut(&n) {
+                s.requested = true;
+            }
+            self.send_control(n, false, ControlMsg::SnapshotRequest);
+        }
+    }
+
+    pub(crate) fn on_snapshot_request(&mut self, from: Node) {
+        let instances: Vec<InstanceState> = self
+            .objects
+            .iter()
+            // Ours, and the orphans our former federates left (resigned without deleting): our
+            // data stream is the authority on those, consistent with the high-water mark below.
+            .filter(|(_, i)| match i.owner {
+                Some(o) => self.locals.contains_key(&o),
+                None => i.origin == self.me,
+            })
+            .map(|(h, i)| InstanceState {
+                object: *h,
+                class: i.class,
+                name: i.name.clone(),
+                owned: i.owned.iter().copied().collect(),
+                values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
+            })
+            .collect();
+        let mut declarations = Vec::new();
+        for (h, lf) in &self.locals {
+            for (c, s) in &lf.decl.subscribed_objects {
+                if s.active {
+                    declarations.push((
+                        *h,
+                        Declaration::SubscribeObject(*c, s.attrs.iter().copied().collect()),
+                    ));
+                }
+            }
+            declarations.push((*h, Declaration::AutomaticResign(lf.auto_resign)));
+            for (ic, active) in &lf.decl.subscribed_interactions {
+                if *active {
+                    declarations.push((*h, Declaration::SubscribeInteraction(*ic, true)));
+                }
+            }
+        }
+        let high_water = self.data_hw;
+        self.send_control(
+            from,
+            true,
+            ControlMsg::Snapshot {
+                high_water,
+                instances,
+                declarations,
+            },
+        );
+    }
+
+    pub(crate) fn on_snapshot(
+        &mut self,
+        from: Node,
+        high_water: u64,
+        instances: Vec<InstanceState>,
+        declarations: Vec<(FederateHandle, Declaration)>,
+    ) {
+        let Some(st) = self.streams.get_mut(&from) else {
+            return;
+        };
+        if st.live {
+            return;
+        }
+        if high_water < st.resync_after {
+            // Taken before the data we lost: ask again.
+            st.requested = false;
+            self.request_snapshots();
+            return;
+        }
+        st.live = true;
+        st.skip_upto = high_water;
+        let held = std::mem::take(&mut st.held);
+        // The snapshot is the truth about the sender's federates' instances: what we hold of
+        // theirs and it lacks was deleted in data we never got (resynchronisation).
+        let in_snapshot: std::collections::BTreeSet<_> =
+            instances.iter().map(|i| i.object).collect();
+        let stale: Vec<_> = self
+            .objects
+            .iter()
+            .filter(|(o, i)| {
+                !in_snapshot.contains(o)
+                    && i.owner.is_some_and(|f| {
+                        self.view.federates.get(&f).is_some_and(|r| r.node == from)
+                    })
+            })
+            .map(|(o, _)| *o)
+            .collect();
+        for o in stale {
+            self.remove_instance(o, Vec::new(), None, None);
+        }
+        for i in instances {
+            // The snapshot may predate a resignation this LRC already applied.
+            let owner = if i.owned.is_empty() {
+                None
+            } else {
+                match self.owner_after_resigns(i.object.registrant()) {
+                    Some(o) => o,
+                    None => continue,
+                }
+            };
+            let orphan = owner.is_none();
+            let i = InstanceState {
+                owned: if orphan { Vec::new() } else { i.owned },
+                ..i
+            };
+            if let Some(known) = self.objects.get_mut(&i.object) {
+                known.values.extend(i.values);
+                continue;
+            }
+            self.objects.insert(
+                i.object,
+                Instance {
+                    class: i.class,
+                    name: i.name,
+                    owner,
+                    owned: i.owned.into_iter().collect(),
+                    values: i.values.into_iter().collect(),
+                    origin: from,
+                },
+            );
+            self.discover_for_subscribers(i.object);
+        }
+        let theirs: Vec<FederateHandle> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == from)
+            .map(|(h, _)| *h)
+            .collect();
+        for f in theirs {
+            self.interest.remove(&f);
+        }
+        for (f, d) in declarations {
+            self.apply_declaration(f, d);
+        }
+        for (seq, m) in held {
+            match seq {
+                Some(s) if s <= high_water => {}
+                None => {} // best effort sent before the snapshot: at most once allows dropping
+                Some(_) => self.apply_data(from, m),
+            }
+        }
+        self.advise();
+    }
+
+    pub(crate) fn apply_declaration(&mut self, f: FederateHandle, d: Declaration) {
+        let ri: &mut RemoteInterest = self.interest.entry(f).or_default();
+        match d {
+            Declaration::SubscribeObject(c, attrs) => {
+                if attrs.is_empty() {
+                    ri.objects.remove(&c);
+                } else {
+                    ri.objects.insert(c, attrs.into_iter().collect());
+                }
+            }
+            Declaration::SubscribeInteraction(ic, on) => {
+                if on {
+                    ri.interactions.insert(ic);
+                } else {
+                    ri.interactions.remove(&ic);
+                }
+            }
+            Declaration::AutomaticResign(a) => {
+                self.auto_resign.insert(f, a);
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! [`RtiError`]: the exceptions of the IEEE 1516-2010 `RTIambassador` services, one variant per
+//! standard exception name. Each carries a message naming the federation, federate and handle
+//! involved, because a lab engineer reads these in a log, not in a debugger.
+
+use serde::{Deserialize, Serialize};
+
+/// An RTI service failed. The variant is the standard's exception; the string says what exactly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum RtiError {
+    #[error("NotConnected: {0}")]
+    NotConnected(String),
+    #[error("AlreadyConnected: {0}")]
+    AlreadyConnected(String),
+    #[error("ConnectionFailed: {0}")]
+    ConnectionFailed(String),
+    #[error("FederateIsExecutionMember: {0}")]
+    FederateIsExecutionMember(String),
+    #[error("FederateNotExecutionMember: {0}")]
+    FederateNotExecutionMember(String),
+    #[error("FederateAlreadyExecutionMember: {0}")]
+    FederateAlreadyExecutionMember(String),
+    #[error("FederationExecutionAlreadyExists: {0}")]
+    FederationExecutionAlreadyExists(String),
+    #[error("FederationExecutionDoesNotExist: {0}")]
+    FederationExecutionDoesNotExist(String),
+    #[error("FederatesCurrentlyJoined: {0}")]
+    FederatesCurrentlyJoined(String),
+    #[error("FederateNameAlreadyInUse: {0}")]
+    FederateNameAlreadyInUse(String),
+    #[error("ObjectClassNotDefined: {0}")]
+    ObjectClassNotDefined(String),
+    #[error("AttributeNotDefined: {0}")]
+    AttributeNotDefined(String),
+    #[error("ObjectClassNotPublished: {0}")]
+    ObjectClassNotPublished(String),
+    #[error("AttributeNotPublished: {0}")]
+    AttributeNotPublished(String),
+    #[error("AttributeNotOwned: {0}")]
+    AttributeNotOwned(String),
+    #[error("ObjectInstanceNotKnown: {0}")]
+    ObjectInstanceNotKnown(String),
+    #[error("ObjectInstanceNameNotReserved: {0}")]
+    ObjectInstanceNameNotReserved(String),
+    #[error("ObjectInstanceNameInUse: {0}")]
+    ObjectInstanceNameInUse(String),
+    #[error("IllegalName: {0}")]
+    IllegalName(String),
+    #[error("NameSetWasEmpty: {0}")]
+    NameSetWasEmpty(String),
+    #[error("NameNotFound: {0}")]
+    NameNotFound(String),
+    #[error("InteractionClassNotDefined: {0}")]
+    InteractionClassNotDefined(String),
+    #[error("InteractionClassNotPublished: {0}")]
+    InteractionClassNotPublished(String),
+    #[error("InteractionParameterNotDefined: {0}")]
+    InteractionParameterNotDefined(String),
+    #[error("DeletePrivilegeNotHeld: {0}")]
+    DeletePrivilegeNotHeld(String),
+    #[error("FederateOwnsAttributes: {0}")]
+    FederateOwnsAttributes(String),
+    #[error("InvalidResignAction: {0}")]
+    InvalidResignAction(String),
+    #[error("InvalidFederateHandle: {0}")]
+    InvalidFederateHandle(String),
+    #[error("InvalidObjectClassHandle: {0}")]
+    InvalidObjectClassHandle(String),
+    #[error("InvalidAttributeHandle: {0}")]
+    InvalidAttributeHandle(String),
+    #[error("InvalidInteractionClassHandle: {0}")]
+    InvalidInteractionClassHandle(String),
+    #[error("InvalidParameterHandle: {0}")]
+    InvalidParameterHandle(String),
+    #[error("CouldNotOpenFdd: {0}")]
+    CouldNotOpenFdd(String),
+    #[error("ErrorReadingFdd: {0}")]
+    ErrorReadingFdd(String),
+    #[error("InconsistentFdd: {0}")]
+    InconsistentFdd(String),
+    #[error("CallNotAllowedFromWithinCallback: {0}")]
+    CallNotAllowedFromWithinCallback(String),
+    #[error("RTIinternalError: {0}")]
+    RtiInternalError(String),
+}
+
+impl RtiError {
+    /// Maps a FOM loading error to CouldNotOpenFdd / ErrorReadingFdd / InconsistentFdd.
+    pub fn from_fom(e: &crate::fom::FomError) -> RtiError {
+        use crate::fom::FomError;
+        match e {
+            FomError::CouldNotOpenFdd { .. } => RtiError::CouldNotOpenFdd(e.to_string()),
+            FomError::InconsistentFdd { .. } => RtiError::InconsistentFdd(e.to_string()),
+            _ => RtiError::ErrorReadingFdd(e.to_string()),
+        }
+    }
+}
+
+/// Result of an RTI service.
+pub type RtiResult<T> = Result<T, RtiError>;

@@ -1,0 +1,551 @@
+//! The I/O shell around the federation cores: one [`Lrc`] per process owns the [`Transport`],
+//! one thread pumps transport events and timer ticks into the [`FederationCore`]s, and API calls
+//! from any number of `RtiAmbassador`s run the same cores under the same lock. Every action a
+//! core queues is executed under that lock, so a state-transfer snapshot and the data
+//! high-water mark it names are taken atomically.
+//!
+//! Also here: the create race (claim the name in the discovery beacons, wait a settle interval,
+//! lowest `(claim time, node id)` wins) and finding the members of a federation to join.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crossbeam_channel::Sender;
+use hlamesh_transport::data::Reliability;
+use hlamesh_transport::discovery::Claim;
+use hlamesh_transport::{
+    FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
+};
+
+use crate::core::wire::Envelope;
+use crate::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
+use crate::error::{RtiError, RtiResult};
+use crate::handles::FederateHandle;
+
+/// What the shell hands to an ambassador's callback queue.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    /// A core callback.
+    Core(Callback),
+    /// `reportFederationExecutions`: (name, logical time implementation).
+    Report(Vec<(String, String)>),
+    /// `connectionLost`.
+    ConnectionLost(String),
+}
+
+/// Period of core timer ticks.
+const TICK: Duration = Duration::from_millis(50);
+/// A member of a view this LRC cannot reach for this long is reported gone to the core (it died
+/// before this LRC started, so the transport never reports it lost).
+const UNREACHABLE: Duration = Duration::from_secs(2);
+/// How long blocking calls wait for the coordinator.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+struct Fed {
+    core: FederationCore,
+    channel: FederationChannel,
+    unreachable_since: HashMap<u64, Instant>,
+}
+
+#[derive(Default)]
+struct State {
+    feds: HashMap<String, Fed>,
+    tags: HashMap<FederationTag, String>,
+    done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
+    routes: HashMap<(String, FederateHandle), Sender<Delivery>>,
+    join_routes: HashMap<(String, Ticket), Sender<Delivery>>,
+}
+
+struct Shared {
+    transport: Transport,
+    cfg: TransportConfig,
+    epoch: Instant,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+/// The Local RTI Component of this process. Cheap to clone; all clones share one transport.
+#[derive(Clone)]
+pub struct Lrc {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Lrc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lrc")
+            .field("node", &self.shared.transport.node_id())
+            .finish()
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> RtiError {
+    RtiError::RtiInternalError(e.to_string())
+}
+
+impl Lrc {
+    /// Starts an LRC on a transport with this configuration.
+    pub fn start(cfg: TransportConfig) -> RtiResult<Lrc> {
+        let transport = Transport::start(cfg.clone())
+            .map_err(|e| RtiError::ConnectionFailed(format!("transport: {e}")))?;
+        let shared = Arc::new(Shared {
+            transport,
+            cfg,
+            epoch: Instant::now(),
+            state: Mutex::new(State::default()),
+            cv: Condvar::new(),
+        });
+        let weak = Arc::downgrade(&shared);
+        std::thread::Builder::new()
+            .name("hlamesh-lrc".into())
+            .spawn(move || pump(weak))
+            .map_err(internal)?;
+        Ok(Lrc { shared })
+    }
+
+    /// The process-wide LRC with the default configuration plus `HLAMESH_*` environment
+    /// overrides (loopback, no configuration needed on one machine).
+    pub fn shared() -> RtiResult<Lrc> {
+        static LRC: OnceLock<Lrc> = OnceLock::new();
+        if let Some(l) = LRC.get() {
+            return Ok(l.clone());
+        }
+        let mut cfg = TransportConfig::default();
+        cfg.apply_env()
+            .map_err(|e| RtiError::ConnectionFailed(e.to_string()))?;
+        let l = Lrc::start(cfg)?;
+        Ok(LRC.get_or_init(|| l).clone())
+    }
+
+    /// This LRC's node id.
+    pub fn node_id(&self) -> NodeId {
+        self.shared.transport.node_id()
+    }
+
+    fn now(&self) -> u64 {
+        now_us(&self.shared)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on a federation's core and executes the actions it queued.
+    pub(crate) fn with_core<T>(
+        &self,
+        federation: &str,
+        f: impl FnOnce(&mut FederationCore) -> RtiResult<T>,
+    ) -> RtiResult<T> {
+        let mut st = self.lock();
+        let fed = st.feds.get_mut(federation).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federation {federation} is not open on this LRC"
+            ))
+        })?;
+        let r = f(&mut fed.core);
+        run_actions(&self.shared, &mut st, federation);
+        r
+    }
+
+    /// Names of the federation executions seen on the network or open here.
+    pub fn federation_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .shared
+            .transport
+            .discovered()
+            .into_iter()
+            .flat_map(|p| p.beacon.federations)
+            .collect();
+        v.extend(self.lock().feds.keys().cloned());
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    fn members_of(&self, name: &str) -> Vec<u64> {
+        self.shared
+            .transport
+            .discovered()
+            .into_iter()
+            .filter(|p| p.beacon.federations.iter().any(|f| f == name))
+            .map(|p| p.beacon.node.0)
+            .collect()
+    }
+
+    /// Creates a federation execution from FOM modules given as (designator, XML text).
+    pub fn create(&self, name: &str, modules: Vec<(String, String)>) -> RtiResult<()> {
+        let exists = || {
+            RtiError::FederationExecutionAlreadyExists(format!("federation {name} already exists"))
+        };
+        // Check the FOM first: a bad FOM is the caller's error whatever the network says.
+        let probe = FederationCore::create(name, 0, 0, modules.clone())?;
+        drop(probe);
+        if self.lock().feds.contains_key(name) || !self.members_of(name).is_empty() {
+            return Err(exists());
+        }
+        let claim_time_us = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        let me = self.node_id();
+        self.shared.transport.set_claims(vec![Claim {
+            name: name.to_string(),
+            claim_time_us,
+        }]);
+        self.shared.transport.announce_now();
+        // Settle: three beacon periods, so every concurrent claimant has seen every other.
+        std::thread::sleep(self.shared.cfg.beacon_interval * 3 + Duration::from_millis(50));
+        let beaten = self.shared.transport.discovered().into_iter().any(|p| {
+            p.beacon.federations.iter().any(|f| f == name)
+                || p.beacon.claims.iter().any(|c| {
+                    c.name == name && (c.claim_time_us, p.beacon.node) < (claim_time_us, me)
+                })
+        });
+        if beaten || self.lock().feds.contains_key(name) {
+            self.shared.transport.set_claims(Vec::new());
+            return Err(exists());
+        }
+        let channel = self
+            .shared
+            .transport
+            .open_federation(name, KeySource::Create)
+            .map_err(internal)?;
+        let core = FederationCore::create(name, me.0, self.now(), modules)?;
+        let mut st = self.lock();
+        st.tags.insert(channel.tag(), name.to_string());
+        st.feds.insert(
+            name.to_string(),
+            Fed {
+                core,
+                channel,
+                unreachable_since: HashMap::new(),
+            },
+        );
+        drop(st);
+        self.shared.transport.set_claims(Vec::new());
+        Ok(())
+    }
+
+    /// Opens `name` as a joining member if it is not open here yet.
+    fn ensure_open(&self, name: &str) -> RtiResult<()> {
+        if self.lock().feds.contains_key(name) {
+            return Ok(());
+        }
+        let deadline = Instant::now() + Duration::from_millis(1500);
+        let members = loop {
+            let m = self.members_of(name);
+            let peers = self.shared.transport.peers();
+            if !m.is_empty() && m.iter().any(|n| peers.contains(&NodeId(*n))) {
+                break m;
+            }
+            if Instant::now() > deadline {
+                return Err(RtiError::FederationExecutionDoesNotExist(format!(
+                    "no LRC announces federation {name}"
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let channel = self
+            .shared
+            .transport
+            .open_federation(name, KeySource::FromPeers(Duration::from_secs(3)))
+            .map_err(|e| {
+                RtiError::FederationExecutionDoesNotExist(format!("federation {name}: {e}"))
+            })?;
+        let core = FederationCore::joining(name, self.node_id().0, self.now(), members);
+        let mut st = self.lock();
+        st.tags.insert(channel.tag(), name.to_string());
+        let ch_members = channel.members();
+        let fed = st.feds.entry(name.to_string()).or_insert(Fed {
+            core,
+            channel,
+            unreachable_since: HashMap::new(),
+        });
+        // Peers whose data channel opened before the core existed.
+        for n in ch_members {
+            fed.core
+                .handle(now_us(&self.shared), Event::ChannelPeer(n.0));
+        }
+        run_actions(&self.shared, &mut st, name);
+        Ok(())
+    }
+
+    fn wait(&self, federation: &str, t: Ticket) -> RtiResult<Completion> {
+        let deadline = Instant::now() + CALL_TIMEOUT;
+        let mut st = self.lock();
+        loop {
+            if let Some(r) = st.done.remove(&(federation.to_string(), t)) {
+                return r;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(RtiError::RtiInternalError(format!(
+                    "federation {federation}: no answer from the coordinator within {CALL_TIMEOUT:?}"
+                )));
+            }
+            st = self
+                .shared
+                .cv
+                .wait_timeout(st, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// Joins a federate; its callbacks go to `queue`.
+    pub fn join(
+        &self,
+        federation: &str,
+        name: Option<&str>,
+        federate_type: &str,
+        queue: Sender<Delivery>,
+    ) -> RtiResult<FederateHandle> {
+        self.ensure_open(federation)?;
+        let t = {
+            let mut st = self.lock();
+            let fed = st
+                .feds
+                .get_mut(federation)
+                .ok_or_else(|| RtiError::FederationExecutionDoesNotExist(federation.to_string()))?;
+            let t = fed.core.join(name.map(str::to_string), federate_type);
+            st.join_routes.insert((federation.to_string(), t), queue);
+            run_actions(&self.shared, &mut st, federation);
+            t
+        };
+        let r = self.wait(federation, t);
+        let mut st = self.lock();
+        st.join_routes.remove(&(federation.to_string(), t));
+        match r? {
+            Completion::Joined(h) => Ok(h),
+            Completion::Done => Err(internal("join completed without a handle")),
+        }
+    }
+
+    /// Resigns a federate.
+    pub fn resign(
+        &self,
+        federation: &str,
+        federate: FederateHandle,
+        action: crate::core::wire::ResignAction,
+    ) -> RtiResult<()> {
+        let t = self.with_core(federation, |c| c.resign(federate, action))?;
+        self.wait(federation, t)?;
+        self.lock()
+            .routes
+            .remove(&(federation.to_string(), federate));
+        Ok(())
+    }
+
+    /// Destroys a federation execution (from a member or from any LRC that sees it).
+    pub fn destroy(&self, federation: &str) -> RtiResult<()> {
+        let was_open = self.lock().feds.contains_key(federation);
+        self.ensure_open(federation)?;
+        let t = self.with_core(federation, |c| Ok(c.destroy()))?;
+        let r = self.wait(federation, t);
+        if r.is_ok() || !was_open {
+            self.close(federation);
+        }
+        r.map(|_| ())
+    }
+
+    fn close(&self, federation: &str) {
+        let mut st = self.lock();
+        if let Some(f) = st.feds.remove(federation) {
+            st.tags.remove(&f.channel.tag());
+            self.shared.transport.close_federation(f.channel.tag());
+        }
+    }
+}
+
+fn now_us(s: &Shared) -> u64 {
+    s.epoch.elapsed().as_micros() as u64
+}
+
+/// Executes every action the federation's core queued.
+fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
+    let mut destroyed = false;
+    loop {
+        let Some(fed) = st.feds.get_mut(federation) else {
+            return;
+        };
+        let Some(a) = fed.core.poll_action() else {
+            break;
+        };
+        match a {
+            Action::SendData { reliable, bytes } => {
+                let r = if reliable {
+                    Reliability::Reliable
+                } else {
+                    Reliability::BestEffort
+                };
+                if let Err(e) = fed.channel.send(r, &bytes) {
+                    tracing::warn!(federation, "data send failed: {e}");
+                }
+            }
+            Action::SendControl { to, causal, bytes } => {
+                let tag = causal.then(|| fed.channel.tag());
+                if let Err(e) = shared.transport.send_control(NodeId(to), tag, &bytes) {
+                    tracing::debug!(federation, "control to {to:x} failed: {e}");
+                }
+            }
+            Action::Callback { federate, callback } => {
+                if let Some(q) = st.routes.get(&(federation.to_string(), federate)) {
+                    let _ = q.send(Delivery::Core(callback));
+                }
+            }
+            Action::Complete { ticket, result } => {
+                let key = (federation.to_string(), ticket);
+                if let (Ok(Completion::Joined(h)), Some(q)) =
+                    (&result, st.join_routes.get(&key).cloned())
+                {
+                    st.routes.insert((federation.to_string(), *h), q);
+                }
+                st.done.insert(key, result);
+                shared.cv.notify_all();
+            }
+            Action::FederateLost { federate, name } => {
+                tracing::warn!(
+                    federation,
+                    "federate {name} (handle {federate}) lost with its LRC: resigned with its automatic resign action"
+                );
+            }
+            Action::Destroyed => destroyed = true,
+        }
+    }
+    if destroyed {
+        if let Some(f) = st.feds.remove(federation) {
+            st.tags.remove(&f.channel.tag());
+            shared.transport.close_federation(f.channel.tag());
+        }
+        shared.cv.notify_all();
+    }
+}
+
+fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
+    let now = now_us(shared);
+    if let Some(f) = st.feds.get_mut(federation) {
+        f.core.handle(now, ev);
+        run_actions(shared, st, federation);
+    }
+}
+
+fn pump(weak: std::sync::Weak<Shared>) {
+    let mut last_tick = Instant::now();
+    loop {
+        let Some(shared) = weak.upgrade() else { return };
+        let ev = shared.transport.events().recv_timeout(TICK);
+        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        match ev {
+            Ok(TransportEvent::FellBehind {
+                tag,
+                from,
+                first,
+                last,
+            }) => {
+                if let Some(name) = st.tags.get(&tag).cloned() {
+                    tracing::warn!(
+                        federation = %name,
+                        "fell behind {from:?}: {first}..={last} lost; resynchronising by state transfer"
+                    );
+                    feed(
+                        &shared,
+                        &mut st,
+                        &name,
+                        Event::FellBehind { from: from.0, last },
+                    );
+                }
+            }
+            Ok(TransportEvent::Data {
+                tag,
+                from,
+                seq,
+                payload,
+            }) => {
+                if let Some(name) = st.tags.get(&tag).cloned() {
+                    feed(
+                        &shared,
+                        &mut st,
+                        &name,
+                        Event::Data {
+                            from: from.0,
+                            seq,
+                            payload: &payload,
+                        },
+                    );
+                }
+            }
+            Ok(TransportEvent::Control { from, payload, .. }) => match Envelope::decode(&payload) {
+                Ok(env) => {
+                    let name = env.federation.clone();
+                    feed(
+                        &shared,
+                        &mut st,
+                        &name,
+                        Event::Control {
+                            from: from.0,
+                            msg: env.msg,
+                        },
+                    )
+                }
+                Err(e) => tracing::debug!("bad control message from {from:?}: {e}"),
+            },
+            Ok(TransportEvent::FederationPeer { tag, node, joined }) => {
+                if let Some(name) = st.tags.get(&tag).cloned() {
+                    let ev = if joined {
+                        Event::ChannelPeer(node.0)
+                    } else {
+                        Event::PeerGone(node.0)
+                    };
+                    feed(&shared, &mut st, &name, ev);
+                }
+            }
+            Ok(TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node }) => {
+                let names: Vec<String> = st.feds.keys().cloned().collect();
+                for n in names {
+                    feed(&shared, &mut st, &n, Event::PeerGone(node.0));
+                }
+            }
+            Ok(_) => {}
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+        }
+        if last_tick.elapsed() >= TICK {
+            last_tick = Instant::now();
+            let peers = shared.transport.peers();
+            let me = shared.transport.node_id().0;
+            let names: Vec<String> = st.feds.keys().cloned().collect();
+            for n in names {
+                let mut gone = Vec::new();
+                let mut open = Vec::new();
+                if let Some(f) = st.feds.get_mut(&n) {
+                    // FederationPeer events that raced with opening the channel.
+                    open = f.channel.members();
+                    let view: Vec<u64> = f.core.view().nodes.clone();
+                    f.unreachable_since.retain(|k, _| view.contains(k));
+                    for m in view {
+                        if m == me || peers.contains(&NodeId(m)) {
+                            f.unreachable_since.remove(&m);
+                        } else {
+                            let since = *f.unreachable_since.entry(m).or_insert_with(Instant::now);
+                            if since.elapsed() > UNREACHABLE {
+                                gone.push(m);
+                            }
+                        }
+                    }
+                }
+                for m in gone {
+                    feed(&shared, &mut st, &n, Event::PeerGone(m));
+                }
+                for m in open {
+                    let known = st
+                        .feds
+                        .get(&n)
+                        .is_some_and(|f| f.core.has_channel_peer(m.0));
+                    if !known {
+                        feed(&shared, &mut st, &n, Event::ChannelPeer(m.0));
+                    }
+                }
+                feed(&shared, &mut st, &n, Event::Tick);
+            }
+        }
+    }
+}
