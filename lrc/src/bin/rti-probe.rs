@@ -209,6 +209,13 @@ fn parse_spec(spec: &str) -> (String, Vec<String>) {
 }
 
 fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     if let Err(e) = run() {
         out(serde_json::json!({"event":"error","error":e.to_string()}));
         std::process::exit(1);
