@@ -69,6 +69,7 @@ pub mod names {
     /// Datagrams dropped (labels `federation`, `reason`).
     pub const DATAGRAMS_DROPPED: &str = "hlamesh_data_datagrams_dropped_total";
     /// NACKs this node sent (label `federation`).
+    pub const GAPS: &str = "hlamesh_data_gaps_total";
     pub const NACKS_SENT: &str = "hlamesh_data_nacks_sent_total";
     /// NACKs this node answered (label `federation`).
     pub const NACKS_RECEIVED: &str = "hlamesh_data_nacks_received_total";
@@ -113,6 +114,7 @@ pub const FAMILIES: &[&str] = &[
     names::BEST_EFFORT_LOST,
     names::DUPLICATES,
     names::DATAGRAMS_DROPPED,
+    names::GAPS,
     names::NACKS_SENT,
     names::NACKS_RECEIVED,
     names::REPAIRED_DATAGRAMS_SENT,
@@ -191,6 +193,12 @@ pub fn describe() {
             Unit::Count,
             "Data datagrams dropped, by reason (malformed, bad_version, wrong_federation, bad_auth, \
              not_member, own, sender_mismatch).",
+        );
+        c(
+            GAPS,
+            Unit::Count,
+            "Gaps detected in senders' reliable streams (each is NACKed and repaired, or reported \
+             as fell-behind).",
         );
         c(
             NACKS_SENT,
@@ -692,6 +700,7 @@ fn export_federation(f: &FederationSample, o: &FederationSample) {
     ] {
         inc(DATAGRAMS_DROPPED, &with("reason", reason), now, before);
     }
+    inc(GAPS, &one, r.gaps, or.gaps);
     inc(NACKS_SENT, &one, r.nacks, or.nacks);
     inc(NACKS_RECEIVED, &one, s.nacks, os.nacks);
     inc(

@@ -128,6 +128,7 @@ fn gap_is_nacked_after_delay_retried_and_repaired() {
         }
     }
     assert_eq!(r.delivered_payloads(), vec![msg(0), msg(1)]);
+    assert_eq!(r.rx.stats().gaps, 2, "3-4 and 7 are two gaps");
     // Not before nack_delay (reordering slack).
     assert_eq!(r.rx.poll_timeout(), Some(r.at(0) + r.cfg.nack_delay));
     assert!(r.nacks_at(0).is_empty());

@@ -107,6 +107,8 @@ pub struct RecvStats {
     /// Reliable fragments skipped because the start of their message was skipped
     /// (fell behind or started mid-message).
     pub orphan_fragments: u64,
+    /// Gaps detected: a reliable frame or heartbeat revealed numbers not yet received.
+    pub gaps: u64,
     /// NACKs asked for.
     pub nacks: u64,
     /// Repairs handed in.
@@ -445,6 +447,9 @@ impl DataReceiver {
         };
         match h.kind {
             DatagramKind::Heartbeat => {
+                if h.seq > peer.known_high && h.seq >= peer.next {
+                    sink.stats.gaps += 1;
+                }
                 peer.known_high = peer.known_high.max(h.seq);
                 let lost = peer
                     .best_effort
@@ -552,6 +557,9 @@ fn missing_ranges(peer: &Peer, from: u64, max: usize) -> Vec<(u64, u64)> {
 }
 
 fn accept_reliable(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
+    if seq > peer.known_high + 1 && seq > peer.next {
+        sink.stats.gaps += 1;
+    }
     peer.known_high = peer.known_high.max(seq);
     if seq < peer.next || peer.ahead.contains_key(&seq) {
         sink.stats.duplicate_frames += 1;
