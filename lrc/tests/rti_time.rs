@@ -1,0 +1,392 @@
+//! Time management through the RtiAmbassador API over the real transport (loopback): one LRC per
+//! federate in this process, callbacks evoked by one driving thread. Lockstep TAR with
+//! timestamped updates, HLA-REFERENCE §2.7's TAR(1) and NER examples, and the send-time check.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hlamesh_lrc::ambassador::{
+    CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
+};
+use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::fom::OrderType;
+use hlamesh_lrc::handles::*;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_timesync::LogicalTime;
+use hlamesh_transport::TransportConfig;
+
+const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+
+fn t(v: f64) -> Time {
+    Time::new(v).unwrap()
+}
+
+fn la(v: f64) -> LogicalTimeInterval {
+    LogicalTimeInterval::new(v).unwrap()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Discover(ObjectInstanceHandle),
+    Reflect {
+        producer: FederateHandle,
+        value: Vec<u8>,
+        time: Option<Time>,
+        sent: OrderType,
+        received: OrderType,
+    },
+    RegulationEnabled(Time),
+    ConstrainedEnabled(Time),
+    Grant(Time),
+}
+
+#[derive(Clone, Default)]
+struct Rec(Arc<Mutex<Vec<Ev>>>);
+
+impl Rec {
+    fn take(&self) -> Vec<Ev> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+    fn push(&self, e: Ev) {
+        self.0.lock().unwrap().push(e);
+    }
+}
+
+impl FederateAmbassador for Rec {
+    fn discover_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        _c: ObjectClassHandle,
+        _name: &str,
+        _p: FederateHandle,
+    ) {
+        self.push(Ev::Discover(o));
+    }
+    fn reflect_attribute_values(
+        &mut self,
+        _o: ObjectInstanceHandle,
+        v: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+        self.push(Ev::Reflect {
+            producer: info.producer,
+            value: v[0].1.clone(),
+            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            sent: info.sent_order,
+            received: info.received_order,
+        });
+    }
+    fn time_regulation_enabled(&mut self, time: Time) {
+        self.push(Ev::RegulationEnabled(time));
+    }
+    fn time_constrained_enabled(&mut self, time: Time) {
+        self.push(Ev::ConstrainedEnabled(time));
+    }
+    fn time_advance_grant(&mut self, time: Time) {
+        self.push(Ev::Grant(time));
+    }
+}
+
+struct Fed {
+    amb: RtiAmbassador,
+    rec: Rec,
+    handle: FederateHandle,
+    object: ObjectInstanceHandle,
+    pos: AttributeHandle,
+    seen: Vec<Ev>,
+    _lrc: Lrc,
+}
+
+impl Fed {
+    fn evoke(&mut self) {
+        self.amb
+            .evoke_multiple_callbacks(Duration::ZERO, Duration::from_millis(2))
+            .unwrap();
+        self.seen.extend(self.rec.take());
+    }
+}
+
+/// Evokes every federate's callbacks until `pred` holds for all of them (10 s at most).
+fn drive(feds: &mut [Fed], pred: impl Fn(usize, &[Ev]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut all = true;
+        for (i, f) in feds.iter_mut().enumerate() {
+            if !pred(i, &f.seen) {
+                f.evoke();
+                all &= pred(i, &f.seen);
+            }
+        }
+        if all {
+            return;
+        }
+        let state: Vec<_> = feds.iter().map(|f| &f.seen).collect();
+        assert!(Instant::now() < deadline, "timed out; seen {state:?}");
+    }
+}
+
+/// `n` federates on `n` LRCs; Vehicle.Position is TimeStamp-ordered. Each registers one
+/// vehicle and has discovered everyone else's.
+fn federation(n: usize) -> Vec<Fed> {
+    let name = format!("time-{}-{:?}", std::process::id(), Instant::now());
+    let fom = FOM.replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
+    let mut feds: Vec<Fed> = Vec::new();
+    for i in 0..n {
+        let lrc = Lrc::start(TransportConfig::default()).unwrap();
+        let rec = Rec::default();
+        let mut amb = RtiAmbassador::with_lrc(lrc.clone());
+        amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
+            .unwrap();
+        if i == 0 {
+            amb.create_federation_execution_from_text(
+                &name,
+                vec![("MovingObject.xml".into(), fom.clone())],
+            )
+            .unwrap();
+        }
+        let handle = amb
+            .join_federation_execution(Some(&format!("f{i}")), "test", &name)
+            .unwrap();
+        let vehicle = amb.get_object_class_handle("Vehicle").unwrap();
+        let pos = amb.get_attribute_handle(vehicle, "Position").unwrap();
+        amb.publish_object_class_attributes(vehicle, &[pos])
+            .unwrap();
+        amb.subscribe_object_class_attributes(vehicle, &[pos], true)
+            .unwrap();
+        feds.push(Fed {
+            amb,
+            rec,
+            handle,
+            object: ObjectInstanceHandle(0),
+            pos,
+            seen: Vec::new(),
+            _lrc: lrc,
+        });
+    }
+    let vehicle = feds[0].amb.get_object_class_handle("Vehicle").unwrap();
+    for f in feds.iter_mut() {
+        f.object = f.amb.register_object_instance(vehicle).unwrap();
+    }
+    drive(&mut feds, |_, s| {
+        s.iter().filter(|e| matches!(e, Ev::Discover(_))).count() == n - 1
+    });
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+    feds
+}
+
+/// Every federate regulating with `lookahead` and constrained, both confirmed at time 0.
+fn regulate_and_constrain(feds: &mut [Fed], lookahead: f64) {
+    for f in feds.iter() {
+        f.amb.enable_time_regulation(la(lookahead)).unwrap();
+    }
+    drive(feds, |_, s| s.contains(&Ev::RegulationEnabled(t(0.0))));
+    for f in feds.iter() {
+        f.amb.enable_time_constrained().unwrap();
+    }
+    drive(feds, |_, s| s.contains(&Ev::ConstrainedEnabled(t(0.0))));
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+}
+
+fn lockstep(n: usize, steps: usize) {
+    let mut feds = federation(n);
+    regulate_and_constrain(&mut feds, 1.0);
+    let started = Instant::now();
+    for step in 1..=steps {
+        let now = t(step as f64);
+        for f in feds.iter() {
+            // At time step-1 with lookahead 1 the earliest admissible timestamp is `step`.
+            f.amb
+                .update_attribute_values_with_time(
+                    f.object,
+                    vec![(f.pos, format!("{}@{step}", f.handle).into_bytes())],
+                    b"",
+                    now,
+                )
+                .unwrap();
+            f.amb.time_advance_request(now).unwrap();
+        }
+        drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(now)));
+        let handles: Vec<FederateHandle> = feds.iter().map(|f| f.handle).collect();
+        for f in feds.iter_mut() {
+            // Exactly one reflection from every other federate, stamped `step`, delivered TSO,
+            // all before the grant (the grant is the last callback).
+            let seen = std::mem::take(&mut f.seen);
+            let (grant, reflects) = seen.split_last().unwrap();
+            assert_eq!(grant, &Ev::Grant(now));
+            let mut producers: Vec<FederateHandle> = reflects
+                .iter()
+                .map(|e| match e {
+                    Ev::Reflect {
+                        producer,
+                        value,
+                        time,
+                        sent,
+                        received,
+                    } => {
+                        assert_eq!(*time, Some(now), "federate {}: {e:?}", f.handle);
+                        assert_eq!(value, &format!("{producer}@{step}").into_bytes());
+                        assert_eq!(
+                            (*sent, *received),
+                            (OrderType::TimeStamp, OrderType::TimeStamp)
+                        );
+                        *producer
+                    }
+                    other => panic!("federate {}: unexpected {other:?}", f.handle),
+                })
+                .collect();
+            producers.sort();
+            let others: Vec<FederateHandle> =
+                handles.iter().copied().filter(|h| *h != f.handle).collect();
+            assert_eq!(producers, others, "step {step}, federate {}", f.handle);
+            assert_eq!(f.amb.query_logical_time().unwrap(), now);
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "lockstep TAR, {n} federates on {n} LRCs, lookahead 1: {steps} grants each in {secs:.3} s = {:.0} grants/s per federate",
+        steps as f64 / secs
+    );
+}
+
+#[test]
+fn lockstep_tar_two_federates_receive_every_update_in_order_before_the_grant() {
+    lockstep(2, 100);
+}
+
+#[test]
+fn lockstep_tar_three_federates() {
+    lockstep(3, 100);
+}
+
+#[test]
+fn tar_one_with_zero_lookahead_grants_both() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 0.0);
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(1.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(1.0))]);
+    // With TAR (strict) and L = 0, time 1 itself is no longer admissible; just above is.
+    let f = &feds[0];
+    assert!(matches!(
+        f.amb.update_attribute_values_with_time(
+            f.object,
+            vec![(f.pos, b"x".to_vec())],
+            b"",
+            t(1.0)
+        ),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    assert_eq!(f.amb.query_lookahead().unwrap(), la(0.0));
+}
+
+#[test]
+fn ner_with_sparse_events_is_granted_at_the_event_then_at_the_request() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 0.0);
+    // B sends one event at 3, then both ask NER(10).
+    let (a, b) = (0, 1);
+    let fb = &feds[b];
+    fb.amb
+        .update_attribute_values_with_time(fb.object, vec![(fb.pos, b"e3".to_vec())], b"", t(3.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.next_message_request(t(10.0)).unwrap();
+    }
+    drive(&mut feds, |i, s| {
+        i != a || s.last() == Some(&Ev::Grant(t(3.0)))
+    });
+    assert!(
+        matches!(
+            &feds[a].seen[..],
+            [Ev::Reflect { time: Some(x), received: OrderType::TimeStamp, .. }, Ev::Grant(g)]
+                if *x == t(3.0) && *g == t(3.0)
+        ),
+        "{:?}",
+        feds[a].seen
+    );
+    // B is not granted 3 (A may still send it something in (3, 10]): it stays pending until A
+    // asks again; then both are granted 10.
+    for _ in 0..20 {
+        feds[b].evoke();
+    }
+    assert!(feds[b].seen.is_empty(), "{:?}", feds[b].seen);
+    feds[a].seen.clear();
+    feds[a].amb.next_message_request(t(10.0)).unwrap();
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(10.0))]);
+    assert_eq!(feds[b].amb.query_logical_time().unwrap(), t(10.0));
+}
+
+#[test]
+fn time_services_report_the_standards_errors() {
+    let mut feds = federation(2);
+    let f = &feds[0];
+    assert!(matches!(
+        f.amb.disable_time_regulation(),
+        Err(RtiError::TimeRegulationIsNotEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.modify_lookahead(la(1.0)),
+        Err(RtiError::TimeRegulationIsNotEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.enable_time_regulation(la(-1.0)),
+        Err(RtiError::InvalidLookahead(_))
+    ));
+    // Not regulating: a timestamped update goes out receive order, whatever its time.
+    f.amb
+        .update_attribute_values_with_time(f.object, vec![(f.pos, b"ro".to_vec())], b"", t(0.5))
+        .unwrap();
+    drive(&mut feds, |i, s| i == 0 || !s.is_empty());
+    assert!(
+        matches!(
+            &feds[1].seen[..],
+            [Ev::Reflect { time: Some(x), sent: OrderType::Receive, received: OrderType::Receive, .. }]
+                if *x == t(0.5)
+        ),
+        "{:?}",
+        feds[1].seen
+    );
+    regulate_and_constrain(&mut feds, 2.0);
+    let f = &feds[0];
+    assert_eq!(f.amb.query_lookahead().unwrap(), la(2.0));
+    assert!(matches!(
+        f.amb.enable_time_regulation(la(1.0)),
+        Err(RtiError::TimeRegulationAlreadyEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.enable_time_constrained(),
+        Err(RtiError::TimeConstrainedAlreadyEnabled(_))
+    ));
+    // Below time + lookahead is refused.
+    assert!(matches!(
+        f.amb.update_attribute_values_with_time(
+            f.object,
+            vec![(f.pos, b"x".to_vec())],
+            b"",
+            t(1.5)
+        ),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    // The other federate regulates with lookahead 2 at time 0: GALT is 2.
+    assert_eq!(f.amb.query_galt().unwrap(), Some(t(2.0)));
+    // Beyond GALT: pending until the other federate advances too.
+    f.amb.time_advance_request(t(3.0)).unwrap();
+    assert!(matches!(
+        f.amb.time_advance_request(t(4.0)),
+        Err(RtiError::InTimeAdvancingState(_))
+    ));
+    feds[1].amb.time_advance_request(t(3.0)).unwrap();
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(3.0))]);
+    assert!(matches!(
+        feds[0].amb.time_advance_request(t(2.5)),
+        Err(RtiError::LogicalTimeAlreadyPassed(_))
+    ));
+}
