@@ -131,11 +131,19 @@ fn drive(feds: &mut [Fed], pred: impl Fn(usize, &[Ev]) -> bool) {
 /// `n` federates on `n` LRCs; Vehicle.Position is TimeStamp-ordered. Each registers one
 /// vehicle and has discovered everyone else's.
 fn federation(n: usize) -> Vec<Fed> {
+    federation_on(n, n)
+}
+
+/// `n` federates on `lrcs` LRCs (federate i on LRC i mod `lrcs`).
+fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
+    let nodes: Vec<Lrc> = (0..lrcs)
+        .map(|_| Lrc::start(TransportConfig::default()).unwrap())
+        .collect();
     let name = format!("time-{}-{:?}", std::process::id(), Instant::now());
     let fom = FOM.replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
     let mut feds: Vec<Fed> = Vec::new();
     for i in 0..n {
-        let lrc = Lrc::start(TransportConfig::default()).unwrap();
+        let lrc = nodes[i % lrcs].clone();
         let rec = Rec::default();
         let mut amb = RtiAmbassador::with_lrc(lrc.clone());
         amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
@@ -194,11 +202,10 @@ fn regulate_and_constrain(feds: &mut [Fed], lookahead: f64) {
     }
 }
 
-fn lockstep(n: usize, steps: usize) {
-    let mut feds = federation(n);
-    regulate_and_constrain(&mut feds, 1.0);
-    let started = Instant::now();
-    for step in 1..=steps {
+/// `steps` lockstep TAR steps from the federates' current time `from`, each federate sending
+/// one timestamped update per step; checks every federate's reflections and grant per step.
+fn run_steps(feds: &mut [Fed], from: usize, steps: usize) {
+    for step in from + 1..=from + steps {
         let now = t(step as f64);
         for f in feds.iter() {
             // At time step-1 with lookahead 1 the earliest admissible timestamp is `step`.
@@ -212,7 +219,7 @@ fn lockstep(n: usize, steps: usize) {
                 .unwrap();
             f.amb.time_advance_request(now).unwrap();
         }
-        drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(now)));
+        drive(feds, |_, s| s.last() == Some(&Ev::Grant(now)));
         let handles: Vec<FederateHandle> = feds.iter().map(|f| f.handle).collect();
         for f in feds.iter_mut() {
             // Exactly one reflection from every other federate, stamped `step`, delivered TSO,
@@ -248,6 +255,13 @@ fn lockstep(n: usize, steps: usize) {
             assert_eq!(f.amb.query_logical_time().unwrap(), now);
         }
     }
+}
+
+fn lockstep(n: usize, steps: usize) {
+    let mut feds = federation(n);
+    regulate_and_constrain(&mut feds, 1.0);
+    let started = Instant::now();
+    run_steps(&mut feds, 0, steps);
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "lockstep TAR, {n} federates on {n} LRCs, lookahead 1: {steps} grants each in {secs:.3} s = {:.0} grants/s per federate",
@@ -263,6 +277,20 @@ fn lockstep_tar_two_federates_receive_every_update_in_order_before_the_grant() {
 #[test]
 fn lockstep_tar_three_federates() {
     lockstep(3, 100);
+}
+
+#[test]
+fn lockstep_with_two_federates_sharing_an_lrc_and_a_regulator_resigning() {
+    // Federates 0 and 2 share an LRC: their time managers talk inside the core.
+    let mut feds = federation_on(3, 2);
+    regulate_and_constrain(&mut feds, 1.0);
+    run_steps(&mut feds, 0, 20);
+    // A regulator resigns: the others keep advancing without it.
+    let mut gone = feds.remove(1);
+    gone.amb
+        .resign_federation_execution(hlamesh_lrc::core::wire::ResignAction::NoAction)
+        .unwrap();
+    run_steps(&mut feds, 20, 20);
 }
 
 #[test]
