@@ -37,6 +37,11 @@ enum Ev {
         sent: OrderType,
         received: OrderType,
     },
+    Interaction {
+        value: Vec<u8>,
+        time: Option<Time>,
+        received: OrderType,
+    },
     RegulationEnabled(Time),
     ConstrainedEnabled(Time),
     Grant(Time),
@@ -76,6 +81,19 @@ impl FederateAmbassador for Rec {
             value: v[0].1.clone(),
             time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
             sent: info.sent_order,
+            received: info.received_order,
+        });
+    }
+    fn receive_interaction(
+        &mut self,
+        _c: InteractionClassHandle,
+        p: &[(ParameterHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+        self.push(Ev::Interaction {
+            value: p.first().map(|x| x.1.clone()).unwrap_or_default(),
+            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
             received: info.received_order,
         });
     }
@@ -128,7 +146,7 @@ fn drive(feds: &mut [Fed], pred: impl Fn(usize, &[Ev]) -> bool) {
     }
 }
 
-/// `n` federates on `n` LRCs; Vehicle.Position is TimeStamp-ordered. Each registers one
+/// `n` federates on `n` LRCs; the FOM is all TimeStamp-ordered. Each registers one
 /// vehicle and has discovered everyone else's.
 fn federation(n: usize) -> Vec<Fed> {
     federation_on(n, n)
@@ -161,7 +179,9 @@ fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
 /// subscribing Vehicle.Position; no object yet.
 fn join(lrc: &Lrc, name: &str, i: usize) -> Fed {
     {
-        let fom = FOM.replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
+        // Every attribute and interaction class in time-stamp order (best-effort Heading still
+        // goes receive order).
+        let fom = FOM.replace("<order>Receive</order>", "<order>TimeStamp</order>");
         let rec = Rec::default();
         let mut amb = RtiAmbassador::with_lrc(lrc.clone());
         amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
@@ -458,4 +478,62 @@ fn time_services_report_the_standards_errors() {
         feds[0].amb.time_advance_request(t(2.5)),
         Err(RtiError::LogicalTimeAlreadyPassed(_))
     ));
+}
+
+#[test]
+fn updates_and_interactions_sent_out_of_order_are_delivered_in_timestamp_order() {
+    let mut feds = federation(2);
+    let command = feds[0].amb.get_interaction_class_handle("Command").unwrap();
+    let text = feds[0].amb.get_parameter_handle(command, "Text").unwrap();
+    feds[0].amb.publish_interaction_class(command).unwrap();
+    feds[1]
+        .amb
+        .subscribe_interaction_class(command, true)
+        .unwrap();
+    regulate_and_constrain(&mut feds, 0.5);
+    let a = &feds[0];
+    // Sent 7, 3, 5 (interaction), 4: delivered 3, 4, 5, 7 before the grant at 10.
+    for (v, at) in [(b"u7", 7.0), (b"u3", 3.0)] {
+        a.amb
+            .update_attribute_values_with_time(a.object, vec![(a.pos, v.to_vec())], b"", t(at))
+            .unwrap();
+    }
+    a.amb
+        .send_interaction_with_time(command, vec![(text, b"i5".to_vec())], b"", t(5.0))
+        .unwrap();
+    a.amb
+        .update_attribute_values_with_time(a.object, vec![(a.pos, b"u4".to_vec())], b"", t(4.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(10.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(10.0))));
+    let got: Vec<(Vec<u8>, Option<Time>, OrderType)> = feds[1]
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Reflect {
+                value,
+                time,
+                received,
+                ..
+            }
+            | Ev::Interaction {
+                value,
+                time,
+                received,
+            } => Some((value.clone(), *time, *received)),
+            _ => None,
+        })
+        .collect();
+    let ts = OrderType::TimeStamp;
+    assert_eq!(
+        got,
+        vec![
+            (b"u3".to_vec(), Some(t(3.0)), ts),
+            (b"u4".to_vec(), Some(t(4.0)), ts),
+            (b"i5".to_vec(), Some(t(5.0)), ts),
+            (b"u7".to_vec(), Some(t(7.0)), ts),
+        ]
+    );
 }
