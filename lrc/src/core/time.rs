@@ -9,8 +9,12 @@
 //! sender's data itself. Time messages that arrive before the decision admitting their sender or
 //! addressee is applied here are kept in a bounded backlog and replayed when it is.
 //!
-//! The logical time is `HLAfloat64Time` for every federation (the time implementation name is
-//! not negotiated yet).
+//! Not yet: the logical time is `HLAfloat64Time` for every federation (the time implementation
+//! name is not negotiated, so `HLAinteger64Time` federations are not offered); deletions
+//! (`removeObjectInstance` with a time) are delivered at once, not through the managers; best-effort
+//! data is never TSO (it is delivered receive order with its time); the manager leaves the Time
+//! Advancing state when it queues the grant, not when the federate receives it; retraction and
+//! the MOM time reports do not exist.
 
 use std::collections::VecDeque;
 
@@ -158,7 +162,11 @@ impl FederationCore {
         tso: bool,
         cb: Callback,
     ) {
-        if !self.time_knows(producer) || producer == f {
+        // A producer that resigned (its data can trail the decision) is still known to the
+        // managers until its final promise's data arrived, which TSO data is part of; its
+        // receive-order data may come after that and goes straight to the federate.
+        let departed = !self.view.federates.contains_key(&producer);
+        if !self.time_knows(producer) || producer == f || (departed && !(tso && time.is_some())) {
             self.callback(f, cb);
             return;
         }
