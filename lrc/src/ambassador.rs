@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
+use crate::core::time::{Interval, Manager};
+pub use crate::core::time::{Interval as LogicalTimeInterval, Time};
 use crate::core::wire::ResignAction;
 use crate::core::{Callback, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
@@ -24,6 +26,7 @@ use crate::handles::{
     ObjectInstanceHandle, ParameterHandle,
 };
 use crate::node::{Delivery, Lrc};
+use hlamesh_timesync::{LogicalTime, TimeError};
 
 /// How callbacks are delivered (chosen at `connect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +103,12 @@ pub trait FederateAmbassador: Send {
         tag: &[u8],
     ) {
     }
+    /// 8.3: regulation is on at this logical time.
+    fn time_regulation_enabled(&mut self, time: Time) {}
+    /// 8.6: constraint is on at this logical time.
+    fn time_constrained_enabled(&mut self, time: Time) {}
+    /// 8.13: the pending advance request is granted at this time.
+    fn time_advance_grant(&mut self, time: Time) {}
 }
 
 thread_local! {
@@ -160,6 +169,9 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::StopRegistrationForObjectClass(c) => a.stop_registration_for_object_class(c),
             Callback::TurnInteractionsOn(c) => a.turn_interactions_on(c),
             Callback::TurnInteractionsOff(c) => a.turn_interactions_off(c),
+            Callback::TimeRegulationEnabled(t) => a.time_regulation_enabled(t),
+            Callback::TimeConstrainedEnabled(t) => a.time_constrained_enabled(t),
+            Callback::TimeAdvanceGrant(t) => a.time_advance_grant(t),
         },
     }
     drop(a);
@@ -583,16 +595,18 @@ impl RtiAmbassador {
         })
     }
 
-    /// 6.10 with an encoded logical time (carried on the wire; ordering comes with time
-    /// management).
+    /// 6.10 with a logical time: time-stamp order for attributes whose FOM order is TimeStamp
+    /// when this federate is regulating (`InvalidLogicalTime` below its send bound), receive
+    /// order otherwise.
     pub fn update_attribute_values_with_time(
         &self,
         object: ObjectInstanceHandle,
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: &[u8],
-        time: Vec<u8>,
+        time: Time,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
+        let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
         })
@@ -611,15 +625,17 @@ impl RtiAmbassador {
         })
     }
 
-    /// 6.12 with an encoded logical time.
+    /// 6.12 with a logical time (ordered like
+    /// [`RtiAmbassador::update_attribute_values_with_time`]).
     pub fn send_interaction_with_time(
         &self,
         ic: InteractionClassHandle,
         params: Vec<(ParameterHandle, Vec<u8>)>,
         tag: &[u8],
-        time: Vec<u8>,
+        time: Time,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
+        let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
         })
@@ -793,6 +809,94 @@ impl RtiAmbassador {
     /// The merged FDD of the joined federation (for encoding helpers).
     pub fn fdd_of_federation(&self) -> RtiResult<Arc<Fdd>> {
         self.fdd()
+    }
+
+    fn time_service<R>(
+        &self,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.time_service(h, op))
+    }
+
+    /// 8.2.
+    pub fn enable_time_regulation(&self, lookahead: Interval) -> RtiResult<()> {
+        self.time_service(|t| t.enable_time_regulation(lookahead))
+    }
+
+    /// 8.4.
+    pub fn disable_time_regulation(&self) -> RtiResult<()> {
+        self.time_service(|t| t.disable_time_regulation())
+    }
+
+    /// 8.5.
+    pub fn enable_time_constrained(&self) -> RtiResult<()> {
+        self.time_service(|t| t.enable_time_constrained())
+    }
+
+    /// 8.7.
+    pub fn disable_time_constrained(&self) -> RtiResult<()> {
+        self.time_service(|t| t.disable_time_constrained())
+    }
+
+    /// 8.8.
+    pub fn time_advance_request(&self, time: Time) -> RtiResult<()> {
+        self.time_service(|t| t.time_advance_request(time))
+    }
+
+    /// 8.9.
+    pub fn time_advance_request_available(&self, time: Time) -> RtiResult<()> {
+        self.time_service(|t| t.time_advance_request_available(time))
+    }
+
+    /// 8.10.
+    pub fn next_message_request(&self, time: Time) -> RtiResult<()> {
+        self.time_service(|t| t.next_message_request(time))
+    }
+
+    /// 8.11.
+    pub fn next_message_request_available(&self, time: Time) -> RtiResult<()> {
+        self.time_service(|t| t.next_message_request_available(time))
+    }
+
+    /// 8.12.
+    pub fn flush_queue_request(&self, time: Time) -> RtiResult<()> {
+        self.time_service(|t| t.flush_queue_request(time))
+    }
+
+    /// 8.14.
+    pub fn enable_asynchronous_delivery(&self) -> RtiResult<()> {
+        self.time_service(|t| t.enable_asynchronous_delivery())
+    }
+
+    /// 8.15.
+    pub fn disable_asynchronous_delivery(&self) -> RtiResult<()> {
+        self.time_service(|t| t.disable_asynchronous_delivery())
+    }
+
+    /// 8.16: `None` when no other federate regulates.
+    pub fn query_galt(&self) -> RtiResult<Option<Time>> {
+        self.time_service(|t| Ok(t.galt()))
+    }
+
+    /// 8.17.
+    pub fn query_logical_time(&self) -> RtiResult<Time> {
+        self.time_service(|t| Ok(t.logical_time()))
+    }
+
+    /// 8.18: `None` when nothing can arrive.
+    pub fn query_lits(&self) -> RtiResult<Option<Time>> {
+        self.time_service(|t| Ok(t.lits()))
+    }
+
+    /// 8.19 modifyLookahead.
+    pub fn modify_lookahead(&self, lookahead: Interval) -> RtiResult<()> {
+        self.time_service(|t| t.modify_lookahead(lookahead))
+    }
+
+    /// 8.20.
+    pub fn query_lookahead(&self) -> RtiResult<Interval> {
+        self.time_service(|t| t.query_lookahead())
     }
 
     /// 10.41: delivers at most one callback, waiting up to `approx_min_wait`. Returns whether

@@ -80,6 +80,30 @@ pub enum RtiError {
     InconsistentFdd(String),
     #[error("CallNotAllowedFromWithinCallback: {0}")]
     CallNotAllowedFromWithinCallback(String),
+    #[error("InTimeAdvancingState: {0}")]
+    InTimeAdvancingState(String),
+    #[error("RequestForTimeRegulationPending: {0}")]
+    RequestForTimeRegulationPending(String),
+    #[error("RequestForTimeConstrainedPending: {0}")]
+    RequestForTimeConstrainedPending(String),
+    #[error("TimeRegulationAlreadyEnabled: {0}")]
+    TimeRegulationAlreadyEnabled(String),
+    #[error("TimeConstrainedAlreadyEnabled: {0}")]
+    TimeConstrainedAlreadyEnabled(String),
+    #[error("TimeRegulationIsNotEnabled: {0}")]
+    TimeRegulationIsNotEnabled(String),
+    #[error("TimeConstrainedIsNotEnabled: {0}")]
+    TimeConstrainedIsNotEnabled(String),
+    #[error("LogicalTimeAlreadyPassed: {0}")]
+    LogicalTimeAlreadyPassed(String),
+    #[error("InvalidLookahead: {0}")]
+    InvalidLookahead(String),
+    #[error("InvalidLogicalTime: {0}")]
+    InvalidLogicalTime(String),
+    #[error("AsynchronousDeliveryAlreadyEnabled: {0}")]
+    AsynchronousDeliveryAlreadyEnabled(String),
+    #[error("AsynchronousDeliveryAlreadyDisabled: {0}")]
+    AsynchronousDeliveryAlreadyDisabled(String),
     #[error("RTIinternalError: {0}")]
     RtiInternalError(String),
 }
@@ -92,6 +116,39 @@ impl RtiError {
             FomError::CouldNotOpenFdd { .. } => RtiError::CouldNotOpenFdd(e.to_string()),
             FomError::InconsistentFdd { .. } => RtiError::InconsistentFdd(e.to_string()),
             _ => RtiError::ErrorReadingFdd(e.to_string()),
+        }
+    }
+}
+
+impl RtiError {
+    /// Maps a time-management error to the exception of the same name; `context` names the
+    /// federation and federate.
+    pub fn from_time(e: hlamesh_timesync::TimeError, context: &str) -> RtiError {
+        use hlamesh_timesync::TimeError;
+        let msg = format!("{context}: {e}");
+        match e {
+            TimeError::InTimeAdvancingState => RtiError::InTimeAdvancingState(msg),
+            TimeError::RequestForTimeRegulationPending => {
+                RtiError::RequestForTimeRegulationPending(msg)
+            }
+            TimeError::RequestForTimeConstrainedPending => {
+                RtiError::RequestForTimeConstrainedPending(msg)
+            }
+            TimeError::TimeRegulationAlreadyEnabled => RtiError::TimeRegulationAlreadyEnabled(msg),
+            TimeError::TimeConstrainedAlreadyEnabled => {
+                RtiError::TimeConstrainedAlreadyEnabled(msg)
+            }
+            TimeError::TimeRegulationIsNotEnabled => RtiError::TimeRegulationIsNotEnabled(msg),
+            TimeError::TimeConstrainedIsNotEnabled => RtiError::TimeConstrainedIsNotEnabled(msg),
+            TimeError::LogicalTimeAlreadyPassed => RtiError::LogicalTimeAlreadyPassed(msg),
+            TimeError::InvalidLookahead => RtiError::InvalidLookahead(msg),
+            TimeError::InvalidLogicalTime => RtiError::InvalidLogicalTime(msg),
+            TimeError::AsynchronousDeliveryAlreadyEnabled => {
+                RtiError::AsynchronousDeliveryAlreadyEnabled(msg)
+            }
+            TimeError::AsynchronousDeliveryAlreadyDisabled => {
+                RtiError::AsynchronousDeliveryAlreadyDisabled(msg)
+            }
         }
     }
 }

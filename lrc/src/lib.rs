@@ -17,9 +17,10 @@
 //! executes their actions; the create race over beacon claims); [`ambassador`] is the IEEE
 //! 1516-2010 API ([`ambassador::RtiAmbassador`], [`ambassador::FederateAmbassador`], evoked or
 //! immediate callbacks, several federates per process); [`error::RtiError`] mirrors the
-//! standard's exceptions. Time management is not integrated yet: timestamps are carried on the
-//! wire as encoded bytes and the sent order is recorded in [`core::ReceiveInfo`], ready for
-//! `hlamesh-timesync` to order them.
+//! standard's exceptions. Time management ([`core::time`]): each joined federate has an
+//! `hlamesh-timesync` time manager (HLAfloat64Time) fed with its LRC's data stream and membership;
+//! regulation, constraint, TAR/TARA/NER/NERA/FQR and TSO delivery work across LRCs, the managers'
+//! promises travelling as control messages.
 #![forbid(unsafe_code)]
 
 pub mod ambassador;

@@ -1,7 +1,8 @@
 //! The RTI across processes (and, when run as root, across network namespaces on a bridge via
 //! deploy/lab/lab.sh): create race, publish/subscribe with class promotion on the Restaurant FOM,
 //! interactions with parameter filtering, delete → remove, late joiner, kill -9 of a member and
-//! of the coordinator, and 5 % datagram loss. Each scenario runs scripted `rti-probe` federates.
+//! of the coordinator, 5 % datagram loss, and lockstep time advance with timestamp-ordered
+//! updates across four processes. Each scenario runs scripted `rti-probe` federates.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -344,4 +345,69 @@ fn reliable_updates_survive_five_percent_loss() {
         (1..=300).collect::<Vec<_>>(),
         "all reliable updates, in order, once"
     );
+}
+
+#[test]
+fn lockstep_tar_across_four_processes() {
+    let _g = serial();
+    const N: usize = 4;
+    let steps: u32 = std::env::var("HLAMESH_LOCKSTEP_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
+    let lab = Lab::new(N);
+    let ports = Ports::unique();
+    let fed = fed_name("lockstep");
+    // MovingObject with Vehicle.Position in time-stamp order.
+    let fom_text = std::fs::read_to_string(
+        common::lab::repo_root().join("fed-examples/foms/MovingObject.xml"),
+    )
+    .unwrap()
+    .replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
+    let fom_path = std::env::temp_dir().join(format!("{fed}-MovingObject.xml"));
+    std::fs::write(&fom_path, fom_text).unwrap();
+    let fom_arg = fom_path.display().to_string();
+    let steps_arg = steps.to_string();
+    let n_arg = N.to_string();
+    let mut probes = Vec::new();
+    for i in 1..=N {
+        let mut extra = vec![
+            "--publish",
+            "Vehicle:Position",
+            "--subscribe",
+            "Vehicle:Position",
+            "--lockstep",
+            &steps_arg,
+            "--federates",
+            &n_arg,
+            "--lookahead",
+            "1.0",
+            "--join-retry-ms",
+            "15000",
+        ];
+        if i == 1 {
+            extra.extend(["--create", "--fom", &fom_arg]);
+        }
+        let p = probe(&lab, i, &ports, &fed, &extra, &format!("f{i}"));
+        // Join one after the other (the first creates).
+        p.wait_event("joined", Duration::from_secs(30));
+        probes.push(p);
+    }
+    for p in &probes {
+        let r = p.wait_event("lockstep", Duration::from_secs(120));
+        eprintln!("[{}] {r}", p.name);
+        assert_eq!(r["violations"], serde_json::json!([]), "[{}] {r}", p.name);
+        assert_eq!(r["grants"], u64::from(steps), "[{}] {r}", p.name);
+        assert_eq!(
+            r["reflects"],
+            u64::from(steps) * (N as u64 - 1),
+            "[{}] {r}",
+            p.name
+        );
+        assert_eq!(r["logical_time"], f64::from(steps));
+    }
+    for p in &probes {
+        p.wait_event("done", Duration::from_secs(20));
+    }
+    let _ = std::fs::remove_file(&fom_path);
 }

@@ -9,12 +9,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use hlamesh_lrc::ambassador::{CallbackModel, FederateAmbassador, RtiAmbassador};
+use hlamesh_lrc::ambassador::{
+    CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
+};
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
+use hlamesh_timesync::LogicalTime;
 use hlamesh_transport::TransportConfig;
 
 #[derive(Parser, Debug)]
@@ -78,6 +82,33 @@ struct Args {
     /// Payload bytes of ping updates.
     #[arg(long, default_value_t = 100)]
     ping_size: usize,
+    /// Time-stepped run: regulating and constrained, this many TAR steps with one timestamped
+    /// update of our (first) object per step; checks every reflection and reports grants/s.
+    #[arg(long, default_value_t = 0)]
+    lockstep: u32,
+    /// Lockstep: federates taking part (we start once every other one is ready).
+    #[arg(long, default_value_t = 2)]
+    federates: u32,
+    /// Retry joining for this long while the federation is not announced yet.
+    #[arg(long, default_value_t = 0)]
+    join_retry_ms: u64,
+    /// Lockstep: lookahead.
+    #[arg(long, default_value_t = 1.0)]
+    lookahead: f64,
+}
+
+/// What the lockstep driver hears from the callbacks, in callback order.
+#[derive(Debug)]
+enum Step {
+    Discovered,
+    Reflect {
+        producer: FederateHandle,
+        value: Vec<u8>,
+        time: Option<Time>,
+        received: OrderType,
+    },
+    Enabled,
+    Grant(Time),
 }
 
 fn out(v: serde_json::Value) {
@@ -106,6 +137,8 @@ struct Amb {
     seen: Arc<Mutex<Seen>>,
     start: Instant,
     quiet: bool,
+    /// Lockstep mode: callbacks go here instead of stdout.
+    steps: Option<crossbeam_channel::Sender<Step>>,
 }
 
 fn key<T: std::fmt::Debug>(t: T) -> String {
@@ -120,6 +153,10 @@ impl FederateAmbassador for Amb {
         name: &str,
         p: FederateHandle,
     ) {
+        if let Some(tx) = &self.steps {
+            let _ = tx.send(Step::Discovered);
+            return;
+        }
         let cname = self
             .names
             .lock()
@@ -137,6 +174,15 @@ impl FederateAmbassador for Amb {
         _tag: &[u8],
         info: &ReceiveInfo,
     ) {
+        if let Some(tx) = &self.steps {
+            let _ = tx.send(Step::Reflect {
+                producer: info.producer,
+                value: v.first().map(|x| x.1.clone()).unwrap_or_default(),
+                time: info.time.as_deref().and_then(|b| Time::decode(b).ok()),
+                received: info.received_order,
+            });
+            return;
+        }
         let names = self.names.lock().unwrap_or_else(|e| e.into_inner());
         let attrs: Vec<String> = v
             .iter()
@@ -184,6 +230,21 @@ impl FederateAmbassador for Amb {
             .map(|(x, _)| names.get(&key(x)).cloned().unwrap_or_default())
             .collect();
         out(serde_json::json!({"event":"interaction","class":names.get(&key(c)),"params":params}));
+    }
+    fn time_regulation_enabled(&mut self, _t: Time) {
+        if let Some(tx) = &self.steps {
+            let _ = tx.send(Step::Enabled);
+        }
+    }
+    fn time_constrained_enabled(&mut self, _t: Time) {
+        if let Some(tx) = &self.steps {
+            let _ = tx.send(Step::Enabled);
+        }
+    }
+    fn time_advance_grant(&mut self, t: Time) {
+        if let Some(tx) = &self.steps {
+            let _ = tx.send(Step::Grant(t));
+        }
     }
     fn remove_object_instance(
         &mut self,
@@ -251,6 +312,7 @@ fn run() -> Result<(), RtiError> {
     let seen = Arc::new(Mutex::new(Seen::default()));
     let echo: Echo = Arc::new(std::sync::OnceLock::new());
     let (ping_tx, ping_rx) = crossbeam_channel::unbounded();
+    let (step_tx, step_rx) = crossbeam_channel::unbounded();
     let mut rti = RtiAmbassador::with_lrc(lrc);
     rti.connect(
         Box::new(Amb {
@@ -260,6 +322,7 @@ fn run() -> Result<(), RtiError> {
             seen: seen.clone(),
             start,
             quiet: a.ping > 0 || a.echo,
+            steps: (a.lockstep > 0).then_some(step_tx),
         }),
         CallbackModel::Immediate,
     )?;
@@ -277,7 +340,15 @@ fn run() -> Result<(), RtiError> {
         return Ok(());
     }
     let t = Instant::now();
-    let me = rti.join_federation_execution(Some(&a.name), "probe", &a.federation)?;
+    // Retry while the federation's announcement has not reached us (a loaded machine).
+    let join_deadline = Instant::now() + Duration::from_millis(a.join_retry_ms);
+    let me = loop {
+        match rti.join_federation_execution(Some(&a.name), "probe", &a.federation) {
+            Err(RtiError::FederationExecutionDoesNotExist(_)) if Instant::now() < join_deadline => {
+            }
+            r => break r?,
+        }
+    };
     out(
         serde_json::json!({"event":"joined","handle":me.0,"join_ms":t.elapsed().as_secs_f64()*1e3,"since_start_ms":start.elapsed().as_secs_f64()*1e3}),
     );
@@ -330,7 +401,10 @@ fn run() -> Result<(), RtiError> {
 
     let mut objs = Vec::new();
     if let Some(c) = pub_class {
-        for _ in 0..a.objects.max(u32::from(a.echo || a.ping > 0)) {
+        for _ in 0..a
+            .objects
+            .max(u32::from(a.echo || a.ping > 0 || a.lockstep > 0))
+        {
             objs.push(rti.register_object_instance(c)?);
         }
         out(
@@ -342,6 +416,17 @@ fn run() -> Result<(), RtiError> {
         v.resize(a.ping_size.max(8), 0);
         v
     };
+    if a.lockstep > 0 {
+        let Some(obj) = objs.first().copied() else {
+            return Err(RtiError::ObjectClassNotPublished(
+                "--lockstep needs --publish".into(),
+            ));
+        };
+        lockstep(&rti, &a, obj, &pub_attrs, &step_rx)?;
+        rti.resign_federation_execution(ResignAction::DeleteObjects)?;
+        out(serde_json::json!({"event":"done"}));
+        return Ok(());
+    }
     if a.echo {
         // Every reflected value is echoed from within the callback; nothing else to do.
         let rti = Arc::new(rti);
@@ -407,5 +492,129 @@ fn run() -> Result<(), RtiError> {
     std::thread::sleep(Duration::from_millis(a.hold_ms));
     rti.resign_federation_execution(ResignAction::DeleteObjects)?;
     out(serde_json::json!({"event":"done"}));
+    Ok(())
+}
+
+fn next_step(rx: &crossbeam_channel::Receiver<Step>, waiting: &str) -> Result<Step, RtiError> {
+    rx.recv_timeout(Duration::from_secs(20)).map_err(|_| {
+        RtiError::RtiInternalError(format!(
+            "lockstep: no callback within 20 s waiting for {waiting}"
+        ))
+    })
+}
+
+fn time(v: f64) -> Result<Time, RtiError> {
+    Time::new(v).ok_or_else(|| RtiError::InvalidLogicalTime(format!("{v}")))
+}
+
+/// The lockstep run (see `--lockstep`). Prints one `lockstep` line: grants, reflections and the
+/// first violations found (a reflection with the wrong time, order or step, or a missing one).
+fn lockstep(
+    rti: &RtiAmbassador,
+    a: &Args,
+    obj: ObjectInstanceHandle,
+    attrs: &[AttributeHandle],
+    rx: &crossbeam_channel::Receiver<Step>,
+) -> Result<(), RtiError> {
+    let others = a.federates.saturating_sub(1) as usize;
+    let me = rti.federate().map(|(_, h)| h);
+    let mut discovered = 0;
+    while discovered < others {
+        if let Step::Discovered = next_step(rx, "discoveries")? {
+            discovered += 1;
+        }
+    }
+    // RO messages reach a constrained federate outside advances only with async delivery.
+    rti.enable_asynchronous_delivery()?;
+    let lookahead = LogicalTimeInterval::new(a.lookahead)
+        .ok_or_else(|| RtiError::InvalidLookahead(format!("{}", a.lookahead)))?;
+    // Others' ready messages may come while we still wait for our own enables: keep them.
+    let mut ready = std::collections::BTreeSet::new();
+    let mut wait_enabled = |what: &str| -> Result<(), RtiError> {
+        loop {
+            match next_step(rx, what)? {
+                Step::Enabled => return Ok(()),
+                Step::Reflect {
+                    producer, value, ..
+                } if value == b"ready" => {
+                    ready.insert(producer);
+                }
+                _ => {}
+            }
+        }
+    };
+    rti.enable_time_regulation(lookahead)?;
+    wait_enabled("regulation")?;
+    rti.enable_time_constrained()?;
+    wait_enabled("constraint")?;
+    // Ready barrier: a receive-order update once regulating and constrained; everyone answered
+    // our regulation query before it, so their managers already bound their advances by ours.
+    let vals = |v: &[u8]| attrs.iter().map(|h| (*h, v.to_vec())).collect::<Vec<_>>();
+    rti.update_attribute_values(obj, vals(b"ready"), b"")?;
+    while ready.len() < others {
+        if let Step::Reflect {
+            producer, value, ..
+        } = next_step(rx, &format!("ready from others, have {ready:?}"))?
+            && value == b"ready"
+        {
+            ready.insert(producer);
+        }
+    }
+    out(serde_json::json!({"event":"ready"}));
+    let mut violations: Vec<String> = Vec::new();
+    let mut reflects = 0u64;
+    let mut grants = 0u64;
+    let started = Instant::now();
+    for step in 1..=a.lockstep {
+        let now = time(f64::from(step))?;
+        rti.update_attribute_values_with_time(obj, vals(&step.to_be_bytes()), b"", now)?;
+        rti.time_advance_request(now)?;
+        let mut from = std::collections::BTreeSet::new();
+        loop {
+            match next_step(rx, &format!("step {step}, reflections from {from:?}"))? {
+                Step::Grant(g) => {
+                    grants += 1;
+                    if g != now {
+                        violations.push(format!("step {step}: granted {g:?}"));
+                    }
+                    break;
+                }
+                Step::Reflect {
+                    producer,
+                    value,
+                    time,
+                    received,
+                } => {
+                    reflects += 1;
+                    let ok = time == Some(now)
+                        && received == OrderType::TimeStamp
+                        && value == step.to_be_bytes()
+                        && Some(producer) != me
+                        && from.insert(producer);
+                    if !ok {
+                        violations.push(format!(
+                            "step {step}: reflect from {producer} at {time:?} ({received:?}) value {value:?}"
+                        ));
+                    }
+                }
+                other => violations.push(format!("step {step}: unexpected {other:?}")),
+            }
+        }
+        if from.len() != others {
+            violations.push(format!("step {step}: reflections from {from:?} only"));
+        }
+        violations.truncate(10);
+    }
+    let secs = started.elapsed().as_secs_f64();
+    out(serde_json::json!({
+        "event": "lockstep",
+        "steps": a.lockstep,
+        "grants": grants,
+        "reflects": reflects,
+        "violations": violations,
+        "secs": secs,
+        "grants_per_s": f64::from(a.lockstep) / secs,
+        "logical_time": rti.query_logical_time()?.value(),
+    }));
     Ok(())
 }

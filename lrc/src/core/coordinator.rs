@@ -347,6 +347,9 @@ impl FederationCore {
                         );
                     }
                 }
+                if let Decision::FederateJoined { node, .. } = &d {
+                    self.time_on_joined(h, *node);
+                }
             }
             Applied::Resigned(list) => {
                 let lost = matches!(d, Decision::NodeRemoved(_));
@@ -361,6 +364,7 @@ impl FederationCore {
                             .push_back(Action::FederateLost { federate: h, name });
                     }
                     self.apply_resign(h, action);
+                    self.time_on_left(h, lost);
                 }
                 self.advise();
             }
@@ -449,6 +453,7 @@ impl FederationCore {
                 }
             }
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
+            ControlMsg::Time { from: f, to, msg } => self.on_time_message(from, f, to, msg),
             ControlMsg::Snapshot {
                 high_water,
                 instances,

@@ -345,6 +345,6 @@ impl FederationCore {
             bytes: msg.encode(),
         });
         let me = self.me;
-        self.apply_data(me, msg);
+        self.apply_data(me, None, reliable, msg);
     }
 }

@@ -10,13 +10,15 @@
 //! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
 //! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
-//! [`state_transfer`] (snapshots for late joiners), [`wire`] (messages).
+//! [`state_transfer`] (snapshots for late joiners), [`time`] (a time manager per local federate),
+//! [`wire`] (messages).
 
 pub mod coordinator;
 pub mod declarations;
 pub mod membership;
 pub mod objects;
 pub mod state_transfer;
+pub mod time;
 pub mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -87,7 +89,7 @@ pub struct ReceiveInfo {
     pub producer: FederateHandle,
     /// Order the sender used.
     pub sent_order: OrderType,
-    /// Order of delivery (receive order until time management is integrated).
+    /// Order of delivery (time-stamp order when a constrained federate's time manager ordered it).
     pub received_order: OrderType,
     /// Transportation it came by.
     pub transportation: TransportationTypeHandle,
@@ -136,6 +138,12 @@ pub enum Callback {
     StopRegistrationForObjectClass(ObjectClassHandle),
     TurnInteractionsOn(InteractionClassHandle),
     TurnInteractionsOff(InteractionClassHandle),
+    /// 8.3.
+    TimeRegulationEnabled(time::Time),
+    /// 8.6.
+    TimeConstrainedEnabled(time::Time),
+    /// 8.13.
+    TimeAdvanceGrant(time::Time),
 }
 
 /// What a completed blocking call returns.
@@ -253,6 +261,7 @@ pub struct FederationCore {
     pub(crate) streams: BTreeMap<Node, Stream>,
     pub(crate) channel_peers: BTreeSet<Node>,
     pub(crate) data_hw: u64,
+    pub(crate) time: time::TimeState,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -297,6 +306,7 @@ impl FederationCore {
             streams: BTreeMap::new(),
             channel_peers: BTreeSet::new(),
             data_hw: 0,
+            time: time::TimeState::default(),
             actions: VecDeque::new(),
         }
     }
@@ -496,6 +506,7 @@ impl FederationCore {
         action: ResignAction,
     ) -> Result<Ticket, RtiError> {
         self.local(federate)?;
+        self.time_before_resign(federate);
         let t = self.new_ticket();
         self.request(Request::Resign(federate, action), Some(t), false);
         Ok(t)

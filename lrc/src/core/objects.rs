@@ -200,10 +200,28 @@ impl FederationCore {
                 )));
             }
         }
+        // One message per (transportation, order): reliable TSO, reliable RO, best effort
+        // (never TSO: the time manager orders only the reliable stream).
         let (rel, be): (Vec<_>, Vec<_>) = values
             .into_iter()
             .partition(|(a, _)| self.is_reliable_attr(class, *a));
-        for (reliable, vals) in [(true, rel), (false, be)] {
+        let (rel_ts, rel_ro): (Vec<_>, Vec<_>) = rel.into_iter().partition(|(a, _)| {
+            fdd.attribute(class, *a)
+                .is_ok_and(|x| x.order == OrderType::TimeStamp)
+        });
+        let ts_tso = if rel_ts.is_empty() {
+            false
+        } else {
+            self.time_send_order(f, &time, OrderType::TimeStamp)?
+        };
+        if !rel_ro.is_empty() || !be.is_empty() {
+            self.time_send_order(f, &time, OrderType::Receive)?;
+        }
+        for (reliable, tso, vals) in [
+            (true, ts_tso, rel_ts),
+            (true, false, rel_ro),
+            (false, false, be),
+        ] {
             if !vals.is_empty() {
                 self.send_data(
                     reliable,
@@ -213,10 +231,15 @@ impl FederationCore {
                         values: vals,
                         tag: tag.clone(),
                         time: time.clone(),
+                        tso,
                     },
                 );
+                if reliable {
+                    self.time_data_sent(f, self.data_hw, tso);
+                }
             }
         }
+        self.pump_time();
         Ok(())
     }
 
@@ -246,6 +269,12 @@ impl FederationCore {
             })?;
         }
         let reliable = ic.transportation.0 != 2;
+        let preferred = if reliable {
+            ic.order
+        } else {
+            OrderType::Receive
+        };
+        let tso = self.time_send_order(f, &time, preferred)?;
         self.send_data(
             reliable,
             DataMsg::Interaction {
@@ -254,8 +283,13 @@ impl FederationCore {
                 params,
                 tag,
                 time,
+                tso,
             },
         );
+        if reliable {
+            self.time_data_sent(f, self.data_hw, tso);
+        }
+        self.pump_time();
         Ok(())
     }
 
@@ -499,7 +533,35 @@ impl FederationCore {
     }
 
     /// Applies one data message (from another LRC or from this one).
-    pub(crate) fn apply_data(&mut self, from: Node, msg: DataMsg) {
+    /// `seq` is the reliable sequence number (`None` for best effort); this LRC's own messages
+    /// come with `reliable` saying which they were.
+    pub(crate) fn apply_data(
+        &mut self,
+        from: Node,
+        seq: Option<u64>,
+        reliable: bool,
+        msg: DataMsg,
+    ) {
+        let reliable = reliable && (seq.is_some() || from == self.me);
+        let seq = self.time_seq(from, seq);
+        // Every reliable message advances the producer's stream in every local time manager.
+        let producer = match &msg {
+            DataMsg::Register { object, .. } => Some(object.registrant()),
+            DataMsg::Update { producer, .. }
+            | DataMsg::Interaction { producer, .. }
+            | DataMsg::Delete { producer, .. } => Some(*producer),
+            DataMsg::Declare { federate, .. } => Some(*federate),
+            DataMsg::RequestUpdate { .. } => None,
+        };
+        let mut served: Vec<FederateHandle> = Vec::new();
+        self.apply_msg(from, seq, msg, &mut served);
+        if let (true, Some(p)) = (reliable, producer) {
+            self.time_other(p, seq, &served);
+        }
+        self.pump_time();
+    }
+
+    fn apply_msg(&mut self, from: Node, seq: u64, msg: DataMsg, served: &mut Vec<FederateHandle>) {
         let Some(fdd) = self.fdd.clone() else { return };
         match msg {
             DataMsg::Register {
@@ -537,6 +599,7 @@ impl FederationCore {
                 values,
                 tag,
                 time,
+                tso,
             } => {
                 let Some(inst) = self.objects.get_mut(&object) else {
                     return;
@@ -579,15 +642,19 @@ impl FederationCore {
                         transportation: transportation(reliable),
                         time: time.clone(),
                     };
-                    self.callback(
-                        f,
-                        Callback::ReflectAttributeValues {
-                            object,
-                            values: vals,
-                            tag: tag.clone(),
-                            info,
-                        },
-                    );
+                    let cb = Callback::ReflectAttributeValues {
+                        object,
+                        values: vals,
+                        tag: tag.clone(),
+                        info,
+                    };
+                    let t = super::time::decode_time(&time);
+                    if reliable {
+                        served.push(f);
+                        self.time_deliver(f, producer, seq, t, tso, cb);
+                    } else {
+                        self.time_deliver(f, producer, seq, t, false, cb);
+                    }
                 }
             }
             DataMsg::Interaction {
@@ -596,6 +663,7 @@ impl FederationCore {
                 params,
                 tag,
                 time,
+                tso,
             } => {
                 let Ok(ic) = fdd.interaction_class(class) else {
                     return;
@@ -629,15 +697,19 @@ impl FederationCore {
                         transportation: transportation(reliable),
                         time: time.clone(),
                     };
-                    self.callback(
-                        f,
-                        Callback::ReceiveInteraction {
-                            class: k,
-                            params: ps,
-                            tag: tag.clone(),
-                            info,
-                        },
-                    );
+                    let cb = Callback::ReceiveInteraction {
+                        class: k,
+                        params: ps,
+                        tag: tag.clone(),
+                        info,
+                    };
+                    let t = super::time::decode_time(&time);
+                    if reliable {
+                        served.push(f);
+                        self.time_deliver(f, producer, seq, t, tso, cb);
+                    } else {
+                        self.time_deliver(f, producer, seq, t, false, cb);
+                    }
                 }
             }
             DataMsg::Delete {

@@ -53,7 +53,7 @@ impl FederationCore {
         if seq.is_some_and(|s| s <= st.skip_upto) {
             return;
         }
-        self.apply_data(from, msg);
+        self.apply_data(from, seq, true, msg);
     }
 
     /// A node was admitted by a decision.
@@ -68,8 +68,8 @@ impl FederationCore {
         if !st.needs_snapshot && !st.live {
             st.live = true;
             let held = std::mem::take(&mut st.held);
-            for (_, m) in held {
-                self.apply_data(n, m);
+            for (seq, m) in held {
+                self.apply_data(n, seq, true, m);
             }
         }
     }
@@ -184,6 +184,7 @@ impl FederationCore {
         st.live = true;
         st.skip_upto = high_water;
         let held = std::mem::take(&mut st.held);
+        self.time_skip(from, high_water);
         // The snapshot is the truth about the sender's federates' instances: what we hold of
         // theirs and it lacks was deleted in data we never got (resynchronisation).
         let in_snapshot: std::collections::BTreeSet<_> =
@@ -251,7 +252,7 @@ impl FederationCore {
             match seq {
                 Some(s) if s <= high_water => {}
                 None => {} // best effort sent before the snapshot: at most once allows dropping
-                Some(_) => self.apply_data(from, m),
+                Some(_) => self.apply_data(from, seq, true, m),
             }
         }
         self.advise();

@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 1;
+pub const WIRE_VERSION: u8 = 2;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,6 +113,9 @@ pub enum DataMsg {
         tag: Vec<u8>,
         /// Logical time, if timestamped.
         time: Option<Timestamp>,
+        /// Sent in time-stamp order (a regulating sender, TSO in the FOM): the receiver's time
+        /// manager orders it.
+        tso: bool,
     },
     /// An interaction.
     Interaction {
@@ -126,6 +129,8 @@ pub enum DataMsg {
         tag: Vec<u8>,
         /// Logical time, if timestamped.
         time: Option<Timestamp>,
+        /// Sent in time-stamp order.
+        tso: bool,
     },
     /// Instance deleted.
     Delete {
@@ -298,6 +303,16 @@ pub enum ControlMsg {
     Fetch {
         /// Last decision the coordinator has.
         after: u64,
+    },
+    /// A time-management message of federate `from` (hosted by the sending LRC) for `to`, or
+    /// for every federate of the receiving LRC but `from`.
+    Time {
+        /// Sending federate.
+        from: FederateHandle,
+        /// Addressee; `None` for a broadcast.
+        to: Option<FederateHandle>,
+        /// The time manager's message.
+        msg: hlamesh_timesync::TimeMessage<hlamesh_timesync::HLAfloat64Time>,
     },
     /// A member that joined later asks for this LRC's instances.
     SnapshotRequest,

@@ -1,0 +1,418 @@
+//! Time management: one `hlamesh_timesync::TimeManager` per local federate, driven by the core.
+//!
+//! Member ids are federate handles. The data stream is per LRC, so a federate's "stream" is its
+//! LRC's reliable stream: sequence numbers are the LRC's (monotone, with gaps where the LRC sent
+//! for other federates), which the time manager accepts because it only compares them. Each
+//! reliable data message is reported to every local manager in stream order — as TSO or RO when
+//! it is delivered to that federate, as `Other` otherwise. Time messages travel as
+//! [`ControlMsg::Time`] on the ordered control stream; the manager gates them behind the
+//! sender's data itself. Time messages that arrive before the decision admitting their sender or
+//! addressee is applied here are kept in a bounded backlog and replayed when it is.
+//!
+//! Not yet: the logical time is `HLAfloat64Time` for every federation (the time implementation
+//! name is not negotiated, so `HLAinteger64Time` federations are not offered); deletions
+//! (`removeObjectInstance` with a time) are delivered at once, not through the managers; best-effort
+//! data is never TSO (it is delivered receive order with its time); the manager leaves the Time
+//! Advancing state when it queues the grant, not when the federate receives it; retraction and
+//! the MOM time reports do not exist.
+
+use std::collections::VecDeque;
+
+use hlamesh_timesync::{
+    Action as TimeAction, Callback as TimeCallback, Delivery, HLAfloat64Time, Incoming,
+    LogicalTime, MemberId, OrderType as TimeOrder, Seq, TimeError, TimeManager, TimeMessage,
+    ViewNumber,
+};
+
+use crate::error::RtiError;
+use crate::fom::OrderType;
+use crate::handles::FederateHandle;
+
+use super::wire::{ControlMsg, Request, Timestamp};
+use super::{Callback, FederationCore, Node};
+
+/// The logical time of every federation (see the module docs).
+pub type Time = HLAfloat64Time;
+/// Its interval (lookahead).
+pub type Interval = hlamesh_timesync::HLAfloat64Interval;
+/// A local federate's time manager; payloads are the callbacks it releases.
+pub type Manager = TimeManager<Time, Callback>;
+
+/// Largest number of early time messages kept for federates not admitted here yet.
+pub const MAX_BACKLOG: usize = 1 << 16;
+
+pub(crate) fn member(h: FederateHandle) -> MemberId {
+    MemberId(u64::from(h.0))
+}
+
+fn handle(m: MemberId) -> Option<FederateHandle> {
+    u32::try_from(m.0).ok().map(FederateHandle)
+}
+
+fn fom_order(o: TimeOrder) -> OrderType {
+    match o {
+        TimeOrder::Receive => OrderType::Receive,
+        TimeOrder::TimeStamp => OrderType::TimeStamp,
+    }
+}
+
+/// Decodes a wire timestamp (`None` if absent or malformed: delivered without a time).
+pub(crate) fn decode_time(t: &Option<Timestamp>) -> Option<Time> {
+    t.as_deref().and_then(|b| Time::decode(b).ok())
+}
+
+/// Time-management state of one federation core.
+#[derive(Debug, Default)]
+pub struct TimeState {
+    pub(crate) managers: std::collections::BTreeMap<FederateHandle, Manager>,
+    /// Early time messages: (from, to, message).
+    pub(crate) backlog: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
+    /// Last reliable sequence number applied per sending LRC.
+    pub(crate) last_seq: std::collections::BTreeMap<Node, u64>,
+}
+
+impl FederationCore {
+    fn time_context(&self, f: FederateHandle) -> String {
+        format!("federation {}, federate {f}", self.name)
+    }
+
+    /// Runs a time service on a local federate's manager and executes what it queued.
+    pub fn time_service<R>(
+        &mut self,
+        f: FederateHandle,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> Result<R, RtiError> {
+        let ctx = self.time_context(f);
+        let tm = self.time.managers.get_mut(&f).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!("{ctx}: not joined on this LRC"))
+        })?;
+        let r = op(tm).map_err(|e| RtiError::from_time(e, &ctx));
+        self.pump_time();
+        r
+    }
+
+    /// Read-only access to a local federate's manager.
+    pub fn time_manager(&self, f: FederateHandle) -> Option<&Manager> {
+        self.time.managers.get(&f)
+    }
+
+    /// The order a timestamped send by `f` goes out with (§2.4 check), given the FOM order.
+    pub(crate) fn time_send_order(
+        &self,
+        f: FederateHandle,
+        time: &Option<Timestamp>,
+        preferred: OrderType,
+    ) -> Result<bool, RtiError> {
+        let Some(bytes) = time else { return Ok(false) };
+        let t = Time::decode(bytes)
+            .map_err(|e| RtiError::InvalidLogicalTime(format!("{}: {e}", self.time_context(f))))?;
+        let Some(tm) = self.time.managers.get(&f) else {
+            return Ok(false);
+        };
+        let pref = match preferred {
+            OrderType::TimeStamp => TimeOrder::TimeStamp,
+            OrderType::Receive => TimeOrder::Receive,
+        };
+        tm.validate_send(Some(t), pref)
+            .map(|o| o == TimeOrder::TimeStamp)
+            .map_err(|e| RtiError::from_time(e, &self.time_context(f)))
+    }
+
+    /// `f` sent a reliable data message with this LRC's sequence number `seq`.
+    pub(crate) fn time_data_sent(&mut self, f: FederateHandle, seq: u64, tso: bool) {
+        if let Some(tm) = self.time.managers.get_mut(&f) {
+            let order = if tso {
+                TimeOrder::TimeStamp
+            } else {
+                TimeOrder::Receive
+            };
+            tm.on_data_sent(Seq(seq), order);
+        }
+    }
+
+    /// The sequence number a data message from `from` counts under (best effort: the last
+    /// reliable one, which leaves the manager's received count unchanged).
+    pub(crate) fn time_seq(&mut self, from: Node, seq: Option<u64>) -> u64 {
+        if from == self.me {
+            return self.data_hw;
+        }
+        match seq {
+            Some(s) => {
+                let e = self.time.last_seq.entry(from).or_default();
+                *e = (*e).max(s);
+                s
+            }
+            None => self.time.last_seq.get(&from).copied().unwrap_or(0),
+        }
+    }
+
+    /// Whether local managers know `producer` (it joined in the view they were built from).
+    pub(crate) fn time_knows(&self, producer: FederateHandle) -> bool {
+        self.view.federates.contains_key(&producer) || producer.0 < self.view.next_handle
+    }
+
+    /// Hands a data message for local federate `f` to its manager (or straight to the federate
+    /// when time management cannot order it).
+    pub(crate) fn time_deliver(
+        &mut self,
+        f: FederateHandle,
+        producer: FederateHandle,
+        seq: u64,
+        time: Option<Time>,
+        tso: bool,
+        cb: Callback,
+    ) {
+        // A producer that resigned (its data can trail the decision) is still known to the
+        // managers until its final promise's data arrived, which TSO data is part of; its
+        // receive-order data may come after that and goes straight to the federate.
+        let departed = !self.view.federates.contains_key(&producer);
+        if !self.time_knows(producer) || producer == f || (departed && !(tso && time.is_some())) {
+            self.callback(f, cb);
+            return;
+        }
+        let Some(tm) = self.time.managers.get_mut(&f) else {
+            self.callback(f, cb);
+            return;
+        };
+        let incoming = match time {
+            Some(time) if tso => Incoming::Tso { time, payload: cb },
+            time => Incoming::Ro { time, payload: cb },
+        };
+        tm.on_data(member(producer), Seq(seq), incoming);
+    }
+
+    /// Reports a reliable data message of `producer` to every local manager not in `served`.
+    pub(crate) fn time_other(
+        &mut self,
+        producer: FederateHandle,
+        seq: u64,
+        served: &[FederateHandle],
+    ) {
+        if !self.time_knows(producer) {
+            return;
+        }
+        for (h, tm) in self.time.managers.iter_mut() {
+            if *h != producer && !served.contains(h) {
+                tm.on_data(member(producer), Seq(seq), Incoming::Other);
+            }
+        }
+    }
+
+    /// A snapshot from `from` covers its stream up to `high_water`: local managers count it as
+    /// received, so promises referring to that data do not wait for it.
+    pub(crate) fn time_skip(&mut self, from: Node, high_water: u64) {
+        let e = self.time.last_seq.entry(from).or_default();
+        *e = (*e).max(high_water);
+        let theirs: Vec<FederateHandle> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == from)
+            .map(|(h, _)| *h)
+            .collect();
+        for p in theirs {
+            for tm in self.time.managers.values_mut() {
+                tm.on_data(member(p), Seq(high_water), Incoming::Other);
+            }
+        }
+    }
+
+    /// Federate `h` on `node` joined (decision applied): a manager for it if it is local, and
+    /// every other local manager learns of it.
+    pub(crate) fn time_on_joined(&mut self, h: FederateHandle, node: Node) {
+        let view = ViewNumber(self.view.last());
+        for tm in self.time.managers.values_mut() {
+            tm.on_member_joined(member(h), view);
+        }
+        if node == self.me {
+            let existing: Vec<(MemberId, Seq)> = self
+                .view
+                .federates
+                .iter()
+                .filter(|(g, _)| **g != h)
+                .map(|(g, r)| {
+                    let start = if r.node == self.me {
+                        self.data_hw
+                    } else {
+                        self.time.last_seq.get(&r.node).copied().unwrap_or(0)
+                    };
+                    (member(*g), Seq(start))
+                })
+                .collect();
+            self.time
+                .managers
+                .insert(h, Manager::new(member(h), view, existing));
+            // Replay what arrived for it before it existed, in arrival order.
+            let backlog: Vec<_> = self.time.backlog.iter().cloned().collect();
+            if let Some(tm) = self.time.managers.get_mut(&h) {
+                for (from, to, msg) in backlog {
+                    if from != h && to.is_none_or(|t| t == h) {
+                        tm.on_message(member(from), msg);
+                    }
+                }
+            }
+            self.time.backlog.retain(|(_, to, _)| *to != Some(h));
+        }
+        self.trim_backlog();
+        self.pump_time();
+    }
+
+    /// Federate `h` left (`lost`: with its LRC).
+    pub(crate) fn time_on_left(&mut self, h: FederateHandle, lost: bool) {
+        let view = ViewNumber(self.view.last());
+        self.time.managers.remove(&h);
+        for tm in self.time.managers.values_mut() {
+            if lost {
+                tm.on_member_lost(member(h), view);
+            } else {
+                tm.on_member_left(member(h), view);
+            }
+        }
+        self.pump_time();
+    }
+
+    /// A local federate is about to resign: a regulator sends its final status first.
+    pub(crate) fn time_before_resign(&mut self, f: FederateHandle) {
+        if let Some(tm) = self.time.managers.get_mut(&f) {
+            let _ = tm.disable_time_regulation();
+        }
+        self.pump_time();
+    }
+
+    fn join_pending(&self) -> bool {
+        self.pending
+            .values()
+            .any(|p| matches!(p.body, Request::Join { .. }))
+    }
+
+    fn trim_backlog(&mut self) {
+        if !self.join_pending() {
+            let next = self.view.next_handle;
+            self.time
+                .backlog
+                .retain(|(from, to, _)| from.0 >= next || to.is_some_and(|t| t.0 >= next));
+        }
+    }
+
+    /// A time message from federate `from` on LRC `node`.
+    pub(crate) fn on_time_message(
+        &mut self,
+        node: Node,
+        from: FederateHandle,
+        to: Option<FederateHandle>,
+        msg: TimeMessage<Time>,
+    ) {
+        let known_from = self.view.federates.get(&from).map(|r| r.node);
+        let early = known_from.is_none() && from.0 >= self.view.next_handle
+            || to.is_some_and(|t| t.0 >= self.view.next_handle)
+            || (to.is_none() && self.join_pending());
+        if early && self.time.backlog.len() < MAX_BACKLOG {
+            self.time.backlog.push_back((from, to, msg.clone()));
+        }
+        if known_from != Some(node) {
+            return;
+        }
+        match to {
+            Some(t) => {
+                if let Some(tm) = self.time.managers.get_mut(&t) {
+                    tm.on_message(member(from), msg);
+                }
+            }
+            None => {
+                for (h, tm) in self.time.managers.iter_mut() {
+                    if *h != from {
+                        tm.on_message(member(from), msg.clone());
+                    }
+                }
+            }
+        }
+        self.pump_time();
+    }
+
+    /// Executes every local manager's actions until none has any (local managers talk to each
+    /// other directly).
+    pub(crate) fn pump_time(&mut self) {
+        loop {
+            let mut moved = false;
+            let hs: Vec<FederateHandle> = self.time.managers.keys().copied().collect();
+            for h in hs {
+                while let Some(a) = self.time.managers.get_mut(&h).and_then(|t| t.poll_action()) {
+                    moved = true;
+                    self.exec_time_action(h, a);
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    fn exec_time_action(&mut self, h: FederateHandle, a: TimeAction<Time, Callback>) {
+        match a {
+            TimeAction::Broadcast(msg) => {
+                for (g, tm) in self.time.managers.iter_mut() {
+                    if *g != h {
+                        tm.on_message(member(h), msg.clone());
+                    }
+                }
+                let nodes: Vec<Node> = self
+                    .view
+                    .nodes
+                    .iter()
+                    .copied()
+                    .filter(|n| *n != self.me && !self.suspected.contains(n))
+                    .collect();
+                for n in nodes {
+                    self.send_control(
+                        n,
+                        false,
+                        ControlMsg::Time {
+                            from: h,
+                            to: None,
+                            msg: msg.clone(),
+                        },
+                    );
+                }
+            }
+            TimeAction::SendTo(to, msg) => {
+                let Some(to) = handle(to) else { return };
+                if let Some(tm) = self.time.managers.get_mut(&to) {
+                    tm.on_message(member(h), msg);
+                } else if let Some(r) = self.view.federates.get(&to) {
+                    let n = r.node;
+                    self.send_control(
+                        n,
+                        false,
+                        ControlMsg::Time {
+                            from: h,
+                            to: Some(to),
+                            msg,
+                        },
+                    );
+                }
+            }
+            TimeAction::Deliver(d) => self.time_delivered(h, d),
+            TimeAction::Callback(c) => {
+                let cb = match c {
+                    TimeCallback::TimeRegulationEnabled(t) => Callback::TimeRegulationEnabled(t),
+                    TimeCallback::TimeConstrainedEnabled(t) => Callback::TimeConstrainedEnabled(t),
+                    TimeCallback::TimeAdvanceGrant(t) => Callback::TimeAdvanceGrant(t),
+                };
+                self.callback(h, cb);
+            }
+        }
+    }
+
+    fn time_delivered(&mut self, h: FederateHandle, d: Delivery<Time, Callback>) {
+        let mut cb = d.payload;
+        match &mut cb {
+            Callback::ReflectAttributeValues { info, .. }
+            | Callback::ReceiveInteraction { info, .. } => {
+                info.sent_order = fom_order(d.sent_order);
+                info.received_order = fom_order(d.received_order);
+            }
+            _ => {}
+        }
+        self.callback(h, cb);
+    }
+}

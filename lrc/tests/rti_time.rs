@@ -1,0 +1,539 @@
+//! Time management through the RtiAmbassador API over the real transport (loopback): one LRC per
+//! federate in this process, callbacks evoked by one driving thread. Lockstep TAR with
+//! timestamped updates, HLA-REFERENCE §2.7's TAR(1) and NER examples, and the send-time check.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hlamesh_lrc::ambassador::{
+    CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
+};
+use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::fom::OrderType;
+use hlamesh_lrc::handles::*;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_timesync::LogicalTime;
+use hlamesh_transport::TransportConfig;
+
+const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+
+fn t(v: f64) -> Time {
+    Time::new(v).unwrap()
+}
+
+fn la(v: f64) -> LogicalTimeInterval {
+    LogicalTimeInterval::new(v).unwrap()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Discover(ObjectInstanceHandle),
+    Reflect {
+        producer: FederateHandle,
+        value: Vec<u8>,
+        time: Option<Time>,
+        sent: OrderType,
+        received: OrderType,
+    },
+    Interaction {
+        value: Vec<u8>,
+        time: Option<Time>,
+        received: OrderType,
+    },
+    RegulationEnabled(Time),
+    ConstrainedEnabled(Time),
+    Grant(Time),
+}
+
+#[derive(Clone, Default)]
+struct Rec(Arc<Mutex<Vec<Ev>>>);
+
+impl Rec {
+    fn take(&self) -> Vec<Ev> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+    fn push(&self, e: Ev) {
+        self.0.lock().unwrap().push(e);
+    }
+}
+
+impl FederateAmbassador for Rec {
+    fn discover_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        _c: ObjectClassHandle,
+        _name: &str,
+        _p: FederateHandle,
+    ) {
+        self.push(Ev::Discover(o));
+    }
+    fn reflect_attribute_values(
+        &mut self,
+        _o: ObjectInstanceHandle,
+        v: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+        self.push(Ev::Reflect {
+            producer: info.producer,
+            value: v[0].1.clone(),
+            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            sent: info.sent_order,
+            received: info.received_order,
+        });
+    }
+    fn receive_interaction(
+        &mut self,
+        _c: InteractionClassHandle,
+        p: &[(ParameterHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &ReceiveInfo,
+    ) {
+        self.push(Ev::Interaction {
+            value: p.first().map(|x| x.1.clone()).unwrap_or_default(),
+            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            received: info.received_order,
+        });
+    }
+    fn time_regulation_enabled(&mut self, time: Time) {
+        self.push(Ev::RegulationEnabled(time));
+    }
+    fn time_constrained_enabled(&mut self, time: Time) {
+        self.push(Ev::ConstrainedEnabled(time));
+    }
+    fn time_advance_grant(&mut self, time: Time) {
+        self.push(Ev::Grant(time));
+    }
+}
+
+struct Fed {
+    amb: RtiAmbassador,
+    rec: Rec,
+    handle: FederateHandle,
+    object: ObjectInstanceHandle,
+    pos: AttributeHandle,
+    seen: Vec<Ev>,
+    _lrc: Lrc,
+}
+
+impl Fed {
+    fn evoke(&mut self) {
+        self.amb
+            .evoke_multiple_callbacks(Duration::ZERO, Duration::from_millis(2))
+            .unwrap();
+        self.seen.extend(self.rec.take());
+    }
+}
+
+/// Evokes every federate's callbacks until `pred` holds for all of them (10 s at most).
+fn drive(feds: &mut [Fed], pred: impl Fn(usize, &[Ev]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut all = true;
+        for (i, f) in feds.iter_mut().enumerate() {
+            if !pred(i, &f.seen) {
+                f.evoke();
+                all &= pred(i, &f.seen);
+            }
+        }
+        if all {
+            return;
+        }
+        let state: Vec<_> = feds.iter().map(|f| &f.seen).collect();
+        assert!(Instant::now() < deadline, "timed out; seen {state:?}");
+    }
+}
+
+/// `n` federates on `n` LRCs; the FOM is all TimeStamp-ordered. Each registers one
+/// vehicle and has discovered everyone else's.
+fn federation(n: usize) -> Vec<Fed> {
+    federation_on(n, n)
+}
+
+/// `n` federates on `lrcs` LRCs (federate i on LRC i mod `lrcs`).
+fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
+    let nodes: Vec<Lrc> = (0..lrcs)
+        .map(|_| Lrc::start(TransportConfig::default()).unwrap())
+        .collect();
+    let name = format!("time-{}-{:?}", std::process::id(), Instant::now());
+    let mut feds: Vec<Fed> = Vec::new();
+    for i in 0..n {
+        feds.push(join(&nodes[i % lrcs], &name, i));
+    }
+    let vehicle = feds[0].amb.get_object_class_handle("Vehicle").unwrap();
+    for f in feds.iter_mut() {
+        f.object = f.amb.register_object_instance(vehicle).unwrap();
+    }
+    drive(&mut feds, |_, s| {
+        s.iter().filter(|e| matches!(e, Ev::Discover(_))).count() == n - 1
+    });
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+    feds
+}
+
+/// Federate `i` joins federation `name` on `lrc` (federate 0 creates it), publishing and
+/// subscribing Vehicle.Position; no object yet.
+fn join(lrc: &Lrc, name: &str, i: usize) -> Fed {
+    {
+        // Every attribute and interaction class in time-stamp order (best-effort Heading still
+        // goes receive order).
+        let fom = FOM.replace("<order>Receive</order>", "<order>TimeStamp</order>");
+        let rec = Rec::default();
+        let mut amb = RtiAmbassador::with_lrc(lrc.clone());
+        amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
+            .unwrap();
+        if i == 0 {
+            amb.create_federation_execution_from_text(
+                name,
+                vec![("MovingObject.xml".into(), fom.clone())],
+            )
+            .unwrap();
+        }
+        let handle = amb
+            .join_federation_execution(Some(&format!("f{i}")), "test", name)
+            .unwrap();
+        let vehicle = amb.get_object_class_handle("Vehicle").unwrap();
+        let pos = amb.get_attribute_handle(vehicle, "Position").unwrap();
+        amb.publish_object_class_attributes(vehicle, &[pos])
+            .unwrap();
+        amb.subscribe_object_class_attributes(vehicle, &[pos], true)
+            .unwrap();
+        Fed {
+            amb,
+            rec,
+            handle,
+            object: ObjectInstanceHandle(0),
+            pos,
+            seen: Vec::new(),
+            _lrc: lrc.clone(),
+        }
+    }
+}
+
+/// Every federate regulating with `lookahead` and constrained, both confirmed at time 0.
+fn regulate_and_constrain(feds: &mut [Fed], lookahead: f64) {
+    for f in feds.iter() {
+        f.amb.enable_time_regulation(la(lookahead)).unwrap();
+    }
+    drive(feds, |_, s| s.contains(&Ev::RegulationEnabled(t(0.0))));
+    for f in feds.iter() {
+        f.amb.enable_time_constrained().unwrap();
+    }
+    drive(feds, |_, s| s.contains(&Ev::ConstrainedEnabled(t(0.0))));
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+}
+
+/// `steps` lockstep TAR steps from the federates' current time `from`, each federate sending
+/// one timestamped update per step; checks every federate's reflections and grant per step.
+fn run_steps(feds: &mut [Fed], from: usize, steps: usize) {
+    for step in from + 1..=from + steps {
+        let now = t(step as f64);
+        for f in feds.iter() {
+            // At time step-1 with lookahead 1 the earliest admissible timestamp is `step`.
+            f.amb
+                .update_attribute_values_with_time(
+                    f.object,
+                    vec![(f.pos, format!("{}@{step}", f.handle).into_bytes())],
+                    b"",
+                    now,
+                )
+                .unwrap();
+            f.amb.time_advance_request(now).unwrap();
+        }
+        drive(feds, |_, s| s.last() == Some(&Ev::Grant(now)));
+        let handles: Vec<FederateHandle> = feds.iter().map(|f| f.handle).collect();
+        for f in feds.iter_mut() {
+            // Exactly one reflection from every other federate, stamped `step`, delivered TSO,
+            // all before the grant (the grant is the last callback).
+            let seen = std::mem::take(&mut f.seen);
+            let (grant, reflects) = seen.split_last().unwrap();
+            assert_eq!(grant, &Ev::Grant(now));
+            let mut producers: Vec<FederateHandle> = reflects
+                .iter()
+                .map(|e| match e {
+                    Ev::Reflect {
+                        producer,
+                        value,
+                        time,
+                        sent,
+                        received,
+                    } => {
+                        assert_eq!(*time, Some(now), "federate {}: {e:?}", f.handle);
+                        assert_eq!(value, &format!("{producer}@{step}").into_bytes());
+                        assert_eq!(
+                            (*sent, *received),
+                            (OrderType::TimeStamp, OrderType::TimeStamp)
+                        );
+                        *producer
+                    }
+                    other => panic!("federate {}: unexpected {other:?}", f.handle),
+                })
+                .collect();
+            producers.sort();
+            let others: Vec<FederateHandle> =
+                handles.iter().copied().filter(|h| *h != f.handle).collect();
+            assert_eq!(producers, others, "step {step}, federate {}", f.handle);
+            assert_eq!(f.amb.query_logical_time().unwrap(), now);
+        }
+    }
+}
+
+fn lockstep(n: usize, steps: usize) {
+    let mut feds = federation(n);
+    regulate_and_constrain(&mut feds, 1.0);
+    let started = Instant::now();
+    run_steps(&mut feds, 0, steps);
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "lockstep TAR, {n} federates on {n} LRCs, lookahead 1: {steps} grants each in {secs:.3} s = {:.0} grants/s per federate",
+        steps as f64 / secs
+    );
+}
+
+#[test]
+fn lockstep_tar_two_federates_receive_every_update_in_order_before_the_grant() {
+    lockstep(2, 100);
+}
+
+#[test]
+fn lockstep_tar_three_federates() {
+    lockstep(3, 100);
+}
+
+#[test]
+fn lockstep_with_two_federates_sharing_an_lrc_and_a_regulator_resigning() {
+    // Federates 0 and 2 share an LRC: their time managers talk inside the core.
+    let mut feds = federation_on(3, 2);
+    regulate_and_constrain(&mut feds, 1.0);
+    run_steps(&mut feds, 0, 20);
+    // A regulator resigns: the others keep advancing without it.
+    let mut gone = feds.remove(1);
+    gone.amb
+        .resign_federation_execution(hlamesh_lrc::core::wire::ResignAction::NoAction)
+        .unwrap();
+    run_steps(&mut feds, 20, 20);
+}
+
+#[test]
+fn late_joiner_enables_regulation_at_the_federation_time_and_joins_the_lockstep() {
+    // The late joiner's LRC starts with the others: a control message sent to an LRC before the
+    // QUIC connection to it is up is dropped today (see the report), which this test is not about.
+    let late_lrc = Lrc::start(TransportConfig::default()).unwrap();
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    run_steps(&mut feds, 0, 10);
+    let name = feds[0].amb.federate().unwrap().0.to_string();
+    let mut late = join(&late_lrc, &name, 2);
+    let vehicle = late.amb.get_object_class_handle("Vehicle").unwrap();
+    late.object = late.amb.register_object_instance(vehicle).unwrap();
+    feds.push(late);
+    // Everyone discovers everyone (registration is not time-managed).
+    drive(&mut feds, |i, s| {
+        let want = if i == 2 { 2 } else { 1 };
+        s.iter().filter(|e| matches!(e, Ev::Discover(_))).count() == want
+    });
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+    // Its regulation starts no earlier than the others' time: it cannot send into their past.
+    feds[2].amb.enable_time_regulation(la(1.0)).unwrap();
+    drive(&mut feds, |i, s| i != 2 || !s.is_empty());
+    assert_eq!(feds[2].seen, vec![Ev::RegulationEnabled(t(10.0))]);
+    feds[2].amb.enable_time_constrained().unwrap();
+    drive(&mut feds, |i, s| i != 2 || s.len() == 2);
+    assert_eq!(feds[2].seen[1], Ev::ConstrainedEnabled(t(10.0)));
+    for f in feds.iter_mut() {
+        f.seen.clear();
+    }
+    run_steps(&mut feds, 10, 10);
+}
+
+#[test]
+fn tar_one_with_zero_lookahead_grants_both() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 0.0);
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(1.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(1.0))]);
+    // With TAR (strict) and L = 0, time 1 itself is no longer admissible; just above is.
+    let f = &feds[0];
+    assert!(matches!(
+        f.amb.update_attribute_values_with_time(
+            f.object,
+            vec![(f.pos, b"x".to_vec())],
+            b"",
+            t(1.0)
+        ),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    assert_eq!(f.amb.query_lookahead().unwrap(), la(0.0));
+}
+
+#[test]
+fn ner_with_sparse_events_is_granted_at_the_event_then_at_the_request() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 0.0);
+    // B sends one event at 3, then both ask NER(10).
+    let (a, b) = (0, 1);
+    let fb = &feds[b];
+    fb.amb
+        .update_attribute_values_with_time(fb.object, vec![(fb.pos, b"e3".to_vec())], b"", t(3.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.next_message_request(t(10.0)).unwrap();
+    }
+    drive(&mut feds, |i, s| {
+        i != a || s.last() == Some(&Ev::Grant(t(3.0)))
+    });
+    assert!(
+        matches!(
+            &feds[a].seen[..],
+            [Ev::Reflect { time: Some(x), received: OrderType::TimeStamp, .. }, Ev::Grant(g)]
+                if *x == t(3.0) && *g == t(3.0)
+        ),
+        "{:?}",
+        feds[a].seen
+    );
+    // B is not granted 3 (A may still send it something in (3, 10]): it stays pending until A
+    // asks again; then both are granted 10.
+    for _ in 0..20 {
+        feds[b].evoke();
+    }
+    assert!(feds[b].seen.is_empty(), "{:?}", feds[b].seen);
+    feds[a].seen.clear();
+    feds[a].amb.next_message_request(t(10.0)).unwrap();
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(10.0))]);
+    assert_eq!(feds[b].amb.query_logical_time().unwrap(), t(10.0));
+}
+
+#[test]
+fn time_services_report_the_standards_errors() {
+    let mut feds = federation(2);
+    let f = &feds[0];
+    assert!(matches!(
+        f.amb.disable_time_regulation(),
+        Err(RtiError::TimeRegulationIsNotEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.modify_lookahead(la(1.0)),
+        Err(RtiError::TimeRegulationIsNotEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.enable_time_regulation(la(-1.0)),
+        Err(RtiError::InvalidLookahead(_))
+    ));
+    // Not regulating: a timestamped update goes out receive order, whatever its time.
+    f.amb
+        .update_attribute_values_with_time(f.object, vec![(f.pos, b"ro".to_vec())], b"", t(0.5))
+        .unwrap();
+    drive(&mut feds, |i, s| i == 0 || !s.is_empty());
+    assert!(
+        matches!(
+            &feds[1].seen[..],
+            [Ev::Reflect { time: Some(x), sent: OrderType::Receive, received: OrderType::Receive, .. }]
+                if *x == t(0.5)
+        ),
+        "{:?}",
+        feds[1].seen
+    );
+    regulate_and_constrain(&mut feds, 2.0);
+    let f = &feds[0];
+    assert_eq!(f.amb.query_lookahead().unwrap(), la(2.0));
+    assert!(matches!(
+        f.amb.enable_time_regulation(la(1.0)),
+        Err(RtiError::TimeRegulationAlreadyEnabled(_))
+    ));
+    assert!(matches!(
+        f.amb.enable_time_constrained(),
+        Err(RtiError::TimeConstrainedAlreadyEnabled(_))
+    ));
+    // Below time + lookahead is refused.
+    assert!(matches!(
+        f.amb.update_attribute_values_with_time(
+            f.object,
+            vec![(f.pos, b"x".to_vec())],
+            b"",
+            t(1.5)
+        ),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    // The other federate regulates with lookahead 2 at time 0: GALT is 2.
+    assert_eq!(f.amb.query_galt().unwrap(), Some(t(2.0)));
+    // Beyond GALT: pending until the other federate advances too.
+    f.amb.time_advance_request(t(3.0)).unwrap();
+    assert!(matches!(
+        f.amb.time_advance_request(t(4.0)),
+        Err(RtiError::InTimeAdvancingState(_))
+    ));
+    feds[1].amb.time_advance_request(t(3.0)).unwrap();
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(3.0))]);
+    assert!(matches!(
+        feds[0].amb.time_advance_request(t(2.5)),
+        Err(RtiError::LogicalTimeAlreadyPassed(_))
+    ));
+}
+
+#[test]
+fn updates_and_interactions_sent_out_of_order_are_delivered_in_timestamp_order() {
+    let mut feds = federation(2);
+    let command = feds[0].amb.get_interaction_class_handle("Command").unwrap();
+    let text = feds[0].amb.get_parameter_handle(command, "Text").unwrap();
+    feds[0].amb.publish_interaction_class(command).unwrap();
+    feds[1]
+        .amb
+        .subscribe_interaction_class(command, true)
+        .unwrap();
+    regulate_and_constrain(&mut feds, 0.5);
+    let a = &feds[0];
+    // Sent 7, 3, 5 (interaction), 4: delivered 3, 4, 5, 7 before the grant at 10.
+    for (v, at) in [(b"u7", 7.0), (b"u3", 3.0)] {
+        a.amb
+            .update_attribute_values_with_time(a.object, vec![(a.pos, v.to_vec())], b"", t(at))
+            .unwrap();
+    }
+    a.amb
+        .send_interaction_with_time(command, vec![(text, b"i5".to_vec())], b"", t(5.0))
+        .unwrap();
+    a.amb
+        .update_attribute_values_with_time(a.object, vec![(a.pos, b"u4".to_vec())], b"", t(4.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(10.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(10.0))));
+    let got: Vec<(Vec<u8>, Option<Time>, OrderType)> = feds[1]
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Reflect {
+                value,
+                time,
+                received,
+                ..
+            }
+            | Ev::Interaction {
+                value,
+                time,
+                received,
+            } => Some((value.clone(), *time, *received)),
+            _ => None,
+        })
+        .collect();
+    let ts = OrderType::TimeStamp;
+    assert_eq!(
+        got,
+        vec![
+            (b"u3".to_vec(), Some(t(3.0)), ts),
+            (b"u4".to_vec(), Some(t(4.0)), ts),
+            (b"i5".to_vec(), Some(t(5.0)), ts),
+            (b"u7".to_vec(), Some(t(7.0)), ts),
+        ]
+    );
+}
