@@ -233,9 +233,15 @@ struct Shared {
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
     hook: RwLock<Option<EventHook>>,
+    /// Frames waiting for a peer's connection.
+    held_frames: Mutex<HashMap<NodeId, HeldFrames>>,
     /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
     data_wake_by_ns: AtomicU64,
 }
+
+/// Encoded frames for one not-yet-connected peer: when the first was held (ms since the
+/// transport's epoch) and the frames, in order.
+type HeldFrames = (u64, Vec<Vec<u8>>);
 
 /// A function that sees every event on the thread that produced it, before the event channel.
 /// See [`Transport::set_event_hook`].
@@ -320,13 +326,33 @@ impl Shared {
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
         self.metrics.frame_out(frame, 1);
         let bytes = frame.encode();
+        let known = lock(&self.discovery).get(node).is_some();
         let peers = lock(&self.peers);
-        let link = peers
-            .get(&node)
-            .ok_or(TransportError::PeerNotConnected(node))?;
-        link.tx
-            .send(bytes)
-            .map_err(|_| TransportError::PeerNotConnected(node))
+        match peers.get(&node) {
+            Some(link) => link
+                .tx
+                .send(bytes)
+                .map_err(|_| TransportError::PeerNotConnected(node)),
+            // Held under the peers lock, as `register` flushes under it: nothing slips between.
+            None if known => self.hold_for_connection(node, bytes),
+            None => Err(TransportError::PeerNotConnected(node)),
+        }
+    }
+
+    /// A frame for a peer discovery knows but whose connection is not up yet (it is being
+    /// dialled, or it dials us) waits here and goes out, in order, once the peer is registered —
+    /// instead of being lost, which stalled late joins and time promises. Bounded in count and
+    /// age; a peer that never connects is forgotten with a warning.
+    fn hold_for_connection(&self, node: NodeId, bytes: Vec<u8>) -> Result<(), TransportError> {
+        let mut held = lock(&self.held_frames);
+        let entry = held
+            .entry(node)
+            .or_insert_with(|| (self.now_ms(), Vec::new()));
+        if entry.1.len() >= MAX_HELD_FRAMES {
+            return Err(TransportError::PeerNotConnected(node));
+        }
+        entry.1.push(bytes);
+        Ok(())
     }
 
     fn federation(&self, tag: FederationTag) -> Option<Arc<FedChannel>> {
@@ -406,6 +432,11 @@ impl Shared {
             side.rx.add_sender(node);
             side.rx.start_sender_at(node, Seq(next_seq));
             self.drain(fed, &mut side);
+            // Control messages that arrived before the peer's stream position was known wait in
+            // the gate; what lies before that position can no longer arrive.
+            let upto = side.rx.delivered(node);
+            side.gate.advance(node, upto);
+            self.release_gated(fed, &mut side);
             drop(side);
             self.emit(TransportEvent::FederationPeer {
                 tag: fed.tag,
@@ -814,6 +845,7 @@ impl Transport {
             control: control_tx,
             claims: Mutex::new(Vec::new()),
             hook: RwLock::new(None),
+            held_frames: Mutex::new(HashMap::new()),
             data_wake_by_ns: AtomicU64::new(u64::MAX),
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
@@ -1395,6 +1427,12 @@ fn register(
                 federations: HashSet::new(),
             },
         );
+        // Under the peers lock, so no new frame can overtake the held ones.
+        if let Some((_, frames)) = lock(&shared.held_frames).remove(&node) {
+            for f in frames {
+                let _ = tx.send(f);
+            }
+        }
     }
     // Writer: frames from the channel, heartbeats when idle.
     let hb = shared.cfg.heartbeat_interval;
@@ -1469,6 +1507,8 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
 }
 
 const DIAL_BACKOFF: Duration = Duration::from_secs(2);
+/// Most control frames held for one peer whose connection is not up yet.
+const MAX_HELD_FRAMES: usize = 65_536;
 
 fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     if node <= shared.node || shared.shutdown.load(Ordering::Relaxed) {
@@ -1530,6 +1570,15 @@ async fn liveness_loop(shared: Arc<Shared>) {
             return;
         }
         let now = shared.now_ms();
+        let max_age = (timeout * 5).max(5_000);
+        lock(&shared.held_frames).retain(|node, (since, frames)| {
+            let keep = now.saturating_sub(*since) <= max_age;
+            if !keep {
+                tracing::warn!(peer = %node, frames = frames.len(),
+                    "dropping control frames held for a peer that never connected");
+            }
+            keep
+        });
         let silent: Vec<NodeId> = lock(&shared.peers)
             .iter()
             .filter(|(_, l)| now.saturating_sub(l.last_heard.load(Ordering::Relaxed)) > timeout)
