@@ -326,7 +326,6 @@ impl Shared {
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
         self.metrics.frame_out(frame, 1);
         let bytes = frame.encode();
-        let known = lock(&self.discovery).get(node).is_some();
         let peers = lock(&self.peers);
         match peers.get(&node) {
             Some(link) => link
@@ -334,13 +333,14 @@ impl Shared {
                 .send(bytes)
                 .map_err(|_| TransportError::PeerNotConnected(node)),
             // Held under the peers lock, as `register` flushes under it: nothing slips between.
-            None if known => self.hold_for_connection(node, bytes),
-            None => Err(TransportError::PeerNotConnected(node)),
+            // Held even before discovery heard the peer: the layer above only addresses nodes it
+            // learned of from the federation (a decision may outrun the peer's first beacon).
+            None => self.hold_for_connection(node, bytes),
         }
     }
 
-    /// A frame for a peer discovery knows but whose connection is not up yet (it is being
-    /// dialled, or it dials us) waits here and goes out, in order, once the peer is registered —
+    /// A frame for a peer whose connection is not up yet (it is being dialled, it dials us, or
+    /// its beacon has not been heard yet) waits here and goes out, in order, once the peer is registered —
     /// instead of being lost, which stalled late joins and time promises. Bounded in count and
     /// age; a peer that never connects is forgotten with a warning.
     fn hold_for_connection(&self, node: NodeId, bytes: Vec<u8>) -> Result<(), TransportError> {
