@@ -76,7 +76,55 @@ impl FederationCore {
         }
     }
 
+    /// A held reply waits for every member's acknowledgement. If a member's copy of a decision
+    /// (or the probe asking where it stands) never arrived and no later decision reveals the gap,
+    /// nothing would ever move it: so the coordinator re-sends, at most once per `RETRY_US`, the
+    /// decisions a lagging member has not acknowledged (members apply them idempotently) and
+    /// re-probes members it has not heard from.
+    fn catch_up_laggards(&mut self) {
+        if self.held.is_empty()
+            || !self.is_active_coordinator()
+            || self.now.saturating_sub(self.last_catch_up) < RETRY_US
+        {
+            return;
+        }
+        self.last_catch_up = self.now;
+        let need = self.held.iter().map(|h| h.upto).max().unwrap_or(0);
+        let members: Vec<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|m| {
+                *m != self.me && !self.suspected.contains(m) && !self.unadmitted.contains(m)
+            })
+            .collect();
+        for m in members {
+            match self.reports.get(&m).copied() {
+                Some(last) if last >= need => {}
+                Some(last) => {
+                    let list = self.log_after(last);
+                    if !list.is_empty() {
+                        self.send_control(
+                            m,
+                            false,
+                            ControlMsg::Decisions {
+                                first: last + 1,
+                                list,
+                            },
+                        );
+                    }
+                }
+                None => {
+                    let after = self.view.last();
+                    self.send_control(m, false, ControlMsg::Fetch { after });
+                }
+            }
+        }
+    }
+
     pub(crate) fn retry_requests(&mut self) {
+        self.catch_up_laggards();
         let due: Vec<(u64, Request)> = self
             .pending
             .iter()

@@ -249,6 +249,8 @@ pub struct FederationCore {
     pub(crate) unadmitted: BTreeSet<Node>,
     pub(crate) gone: BTreeSet<Node>,
     pub(crate) probed: BTreeSet<Node>,
+    /// When the coordinator last re-sent decisions to members holding up a reply.
+    pub(crate) last_catch_up: u64,
     pub(crate) welcomed: BTreeSet<Node>,
     pub(crate) auto_resign: BTreeMap<FederateHandle, ResignAction>,
     pub(crate) resigned_with: BTreeMap<FederateHandle, ResignAction>,
@@ -294,6 +296,7 @@ impl FederationCore {
             unadmitted: BTreeSet::new(),
             gone: BTreeSet::new(),
             probed: BTreeSet::new(),
+            last_catch_up: 0,
             welcomed: BTreeSet::new(),
             auto_resign: BTreeMap::new(),
             resigned_with: BTreeMap::new(),
