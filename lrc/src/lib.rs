@@ -21,6 +21,13 @@
 //! `hlamesh-timesync` time manager (HLAfloat64Time) fed with its LRC's data stream and membership;
 //! regulation, constraint, TAR/TARA/NER/NERA/FQR and TSO delivery work across LRCs, the managers'
 //! promises travelling as control messages.
+//!
+//! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
+//! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
+//! data at a third LRC. A federate that resigns right after sending can have its last messages
+//! dropped there (and a regulator's last TSO update missed before a grant). The fix is to carry
+//! the resigner's data high-water in the resign decision and apply it only once that data was
+//! delivered (or the node is lost).
 #![forbid(unsafe_code)]
 
 pub mod ambassador;
