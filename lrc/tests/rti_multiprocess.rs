@@ -28,7 +28,7 @@ fn probe(lab: &Lab, host: usize, ports: &Ports, fed: &str, extra: &[&str], name:
     let mut a = base_args(lab, host, ports, fed);
     a.extend(args(&["--name", name]));
     a.extend(args(extra));
-    Probe::spawn(lab, host, &a, name)
+    Probe::spawn(lab, host, env!("CARGO_BIN_EXE_rti-probe"), &a, name)
 }
 
 /// All lines until `event` (inclusive).

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use common::{Lab, Ports, Probe, args, base_args};
 
+const PROBE: &str = env!("CARGO_BIN_EXE_hlamesh-transport-probe");
+
 /// Every process sends 20,000 reliable messages (sizes log-uniform over 1 B – 64 KiB) and 2,000
 /// best-effort ones while nftables drops 5 % of the data datagrams entering every host and the
 /// fault layer delays, reorders and duplicates others. Each process must receive every other
@@ -59,7 +61,7 @@ fn reliable_stream_survives_loss_reorder_and_duplication() {
         if i == 1 {
             a.push("--create".into());
         }
-        probes.push(Probe::spawn(&lab, i, &a, &format!("node{i}")));
+        probes.push(Probe::spawn(&lab, i, PROBE, &a, &format!("node{i}")));
     }
     for p in &probes {
         let r = p.wait_event("result", Duration::from_secs(250));
@@ -122,7 +124,7 @@ fn wrong_secret_is_refused_and_its_datagrams_dropped() {
         if i == 1 {
             a.push("--create".into());
         }
-        probes.push(Probe::spawn(&lab, i, &a, &format!("node{i}")));
+        probes.push(Probe::spawn(&lab, i, PROBE, &a, &format!("node{i}")));
     }
     check_intruder_refused(&probes);
 }
@@ -163,7 +165,7 @@ fn certificate_from_another_ca_is_refused() {
         if i == 1 {
             a.push("--create".into());
         }
-        probes.push(Probe::spawn(&lab, i, &a, &format!("node{i}")));
+        probes.push(Probe::spawn(&lab, i, PROBE, &a, &format!("node{i}")));
     }
     check_intruder_refused(&probes);
     let _ = std::fs::remove_dir_all(&dir);
@@ -232,7 +234,7 @@ fn killed_peer_is_reported_lost_within_two_seconds() {
         if i == 1 {
             a.push("--create".into());
         }
-        probes.push(Probe::spawn(&lab, i, &a, &format!("node{i}")));
+        probes.push(Probe::spawn(&lab, i, PROBE, &a, &format!("node{i}")));
     }
     let mut victim_id = String::new();
     for (i, p) in probes.iter().enumerate() {
@@ -295,8 +297,8 @@ fn clean_shutdown_is_reported_as_left_not_lost() {
         "--leave-after-ms",
         "500",
     ]));
-    let stay = Probe::spawn(&lab, 1, &a1, "stay");
-    let mut leave = Probe::spawn(&lab, 2, &a2, "leave");
+    let stay = Probe::spawn(&lab, 1, PROBE, &a1, "stay");
+    let mut leave = Probe::spawn(&lab, 2, PROBE, &a2, "leave");
     stay.wait_event("ready", Duration::from_secs(15));
     let leaving = leave.wait_event("leaving", Duration::from_secs(15));
     let left = stay.wait_event("left", Duration::from_secs(5));

@@ -32,7 +32,8 @@ pub const RESTAURANT: [&str; 4] = [
 
 pub mod types;
 
-/// Multi-process lab harness (only the rti_* tests use it).
+/// Multi-process lab harness (only the rti_* tests use it): the transport's, not a copy.
+#[path = "../../../transport/tests/common/mod.rs"]
 pub mod lab;
 
 pub const RPR: [&str; 3] = [

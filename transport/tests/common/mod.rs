@@ -1,4 +1,5 @@
-//! Helpers for multi-process tests: a lab of network namespaces (deploy/lab/lab.sh) when running
+//! Helpers for multi-process tests (shared by the transport's and the RTI's: `lrc/tests` includes
+//! this file): a lab of network namespaces (deploy/lab/lab.sh) when running
 //! as root with iproute2 and nftables, loopback multicast otherwise (said clearly on stderr), and
 //! probe processes whose JSON lines are collected by a reader thread. Everything is torn down on
 //! drop, also when a test fails.
@@ -201,8 +202,9 @@ pub struct Probe {
 }
 
 impl Probe {
-    pub fn spawn(lab: &Lab, host: usize, args: &[String], name: &str) -> Probe {
-        let mut cmd = lab.command(host, env!("CARGO_BIN_EXE_hlamesh-transport-probe"));
+    /// Starts `program` (a test binary, e.g. `env!("CARGO_BIN_EXE_…")`) on host `host`.
+    pub fn spawn(lab: &Lab, host: usize, program: &str, args: &[String], name: &str) -> Probe {
+        let mut cmd = lab.command(host, program);
         cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -287,8 +289,6 @@ pub fn base_args(lab: &Lab, i: usize, ports: &Ports, federation: &str) -> Vec<St
         ports.data.to_string(),
         "--discovery-group".into(),
         ports.group.to_string(),
-        "--raw-port".into(),
-        ports.raw.to_string(),
         "--federation".into(),
         federation.into(),
     ]
