@@ -49,3 +49,4 @@ pub mod error;
 pub mod fom;
 pub mod handles;
 pub mod node;
+pub mod save_file;
