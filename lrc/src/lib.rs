@@ -37,4 +37,6 @@ pub mod encoding;
 pub mod error;
 pub mod fom;
 pub mod handles;
+pub mod metrics;
 pub mod node;
+pub mod ops;
