@@ -117,22 +117,18 @@ fn parse(text: &str) -> Result<Scrape, String> {
         }
         if let Some(c) = line.strip_prefix('#') {
             let mut w = c.trim_start().splitn(3, ' ');
-            match (w.next(), w.next(), w.next()) {
-                (Some("HELP"), Some(name), _) => {
-                    if !is_name(name) || !s.helps.insert(name.to_string()) {
-                        return Err(ctx("bad or repeated HELP".into()));
-                    }
-                }
+            let ok = match (w.next(), w.next(), w.next()) {
+                (Some("HELP"), Some(name), _) => is_name(name) && s.helps.insert(name.to_string()),
                 (Some("TYPE"), Some(name), Some(t)) => {
                     let t = t.trim();
-                    if !is_name(name)
-                        || !matches!(t, "counter" | "gauge" | "histogram" | "summary" | "untyped")
-                        || s.types.insert(name.to_string(), t.to_string()).is_some()
-                    {
-                        return Err(ctx("bad or repeated TYPE".into()));
-                    }
+                    is_name(name)
+                        && matches!(t, "counter" | "gauge" | "histogram" | "summary" | "untyped")
+                        && s.types.insert(name.to_string(), t.to_string()).is_none()
                 }
-                _ => {} // Other comments are allowed.
+                _ => true, // Other comments are allowed.
+            };
+            if !ok {
+                return Err(ctx("bad or repeated HELP or TYPE".into()));
             }
             continue;
         }
@@ -162,7 +158,7 @@ fn parse(text: &str) -> Result<Scrape, String> {
         let Some(t) = s.types.get(&family) else {
             return Err(ctx(format!("sample of {family} before its TYPE")));
         };
-        if t == "counter" && !(value >= 0.0) {
+        if t == "counter" && (value.is_nan() || value < 0.0) {
             return Err(ctx("negative counter".into()));
         }
         s.samples.push(Sample {

@@ -112,8 +112,8 @@ fn status_main(a: StatusArgs) -> Result<(), StatusError> {
             report.to_text()
         };
         let mut o = std::io::stdout().lock();
-        if a.watch && !a.json {
-            // Clear the terminal and home the cursor: a live view.
+        if a.watch && !a.json && std::io::IsTerminal::is_terminal(&o) {
+            // Clear the terminal and home the cursor: a live view (not in a log or a pipe).
             let _ = write!(o, "\x1b[2J\x1b[H");
         }
         if writeln!(o, "{text}").and_then(|()| o.flush()).is_err() {

@@ -203,7 +203,7 @@ fn run() -> Result<(), RtiError> {
     while Instant::now() < end {
         step += 1;
         rti.update_attribute_values(obj, vec![(attr, step.to_be_bytes().to_vec())], b"")?;
-        if step % 10 == 0 {
+        if step.is_multiple_of(10) {
             rti.send_interaction(ic, Vec::new(), b"")?;
         }
         if a.time {
@@ -217,7 +217,7 @@ fn run() -> Result<(), RtiError> {
                 reflected += 1;
             }
         }
-        if step % 200 == 0 {
+        if step.is_multiple_of(200) {
             out(serde_json::json!({"event":"progress","step":step,"reflected":reflected}));
         }
         std::thread::sleep(Duration::from_millis(a.interval_ms));

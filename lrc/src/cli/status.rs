@@ -339,8 +339,8 @@ impl Report {
             );
             let _ = writeln!(
                 s,
-                "  {:<20} {:<16} {:<17} {:<22} {:>12} {:>12} {}",
-                "FEDERATE", "TYPE", "NODE", "ADDRESS", "TIME", "GALT", "R C A"
+                "  {:<20} {:<16} {:<17} {:<22} {:>12} {:>12} R C A",
+                "FEDERATE", "TYPE", "NODE", "ADDRESS", "TIME", "GALT"
             );
             for m in &f.members {
                 let _ = writeln!(
