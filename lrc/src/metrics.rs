@@ -706,8 +706,134 @@ impl FedMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ReceiveInfo;
     use crate::core::wire::DataMsg;
-    use crate::handles::{InteractionClassHandle, ObjectInstanceHandle};
+    use crate::handles::{InteractionClassHandle, ObjectInstanceHandle, TransportationTypeHandle};
+    use metrics_exporter_prometheus::PrometheusBuilder;
+
+    const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+
+    fn interaction(class: InteractionClassHandle, order: OrderType) -> Callback {
+        Callback::ReceiveInteraction {
+            class,
+            params: vec![(crate::handles::ParameterHandle(1), vec![0; 10])],
+            tag: vec![],
+            info: ReceiveInfo {
+                producer: FederateHandle(2),
+                sent_order: order,
+                received_order: order,
+                transportation: TransportationTypeHandle(1),
+                time: None,
+            },
+        }
+    }
+
+    /// The sampled latency is delivery time minus the sender's time moved onto our clock; only
+    /// receive-order deliveries of the marked message count; counters reach the exporter.
+    #[test]
+    fn marks_give_offset_corrected_latency_and_counts_are_collected() {
+        let core =
+            FederationCore::create("F", 1, 0, vec![("MO.xml".into(), FOM.into())]).expect("core");
+        let class = core
+            .fdd()
+            .expect("fdd")
+            .interaction_class_handle("Command")
+            .expect("class");
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Suffix("_seconds".into()),
+                &[0.001, 0.01, 0.1, 1.0],
+            )
+            .expect("buckets")
+            .build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            let mut m = FedMetrics::new("F", true);
+            let me = FederateHandle(1);
+            // Message 7 from node 9: reflected in receive order. Message 8: time-stamp order.
+            for (seq, order) in [(7, OrderType::Receive), (8, OrderType::TimeStamp)] {
+                m.data_in(9, Some(seq));
+                m.callback(&core, me, &interaction(class, order));
+                m.data_done();
+            }
+            // Not inside a data message (e.g. released later by a time manager): no sample.
+            m.callback(&core, me, &interaction(class, OrderType::Receive));
+            let delivered = m.recent[&9].back().expect("remembered").at_ns;
+            // Node 9's clock is 1 s ahead of ours; the message left 50 ms (our time) before.
+            let offset = 1_000_000_000i64;
+            let sent_remote = delivered - 50_000_000 + offset as u64;
+            for seq in [7, 8] {
+                let mark = Mark {
+                    seq,
+                    sent_wall_ns: sent_remote,
+                };
+                m.mark(&core, 9, mark, Some(offset));
+            }
+            m.collect(&core, 3);
+            let text = handle.render();
+            let value = |series: &str| {
+                text.lines().find_map(|l| {
+                    l.strip_prefix(series)?
+                        .strip_prefix(' ')?
+                        .parse::<f64>()
+                        .ok()
+                })
+            };
+            let cls = "federation=\"F\",class=\"HLAinteractionRoot.Command\"";
+            let lat = names::REFLECTION_LATENCY;
+            assert_eq!(value(&format!("{lat}_count{{{cls}}}")), Some(1.0), "{text}");
+            assert_eq!(
+                value(&format!("{lat}_bucket{{{cls},le=\"0.01\"}}")),
+                Some(0.0),
+                "{text}"
+            );
+            assert_eq!(
+                value(&format!("{lat}_bucket{{{cls},le=\"0.1\"}}")),
+                Some(1.0),
+                "{text}"
+            );
+            let sum = value(&format!("{lat}_sum{{{cls}}}")).expect("sum");
+            assert!((sum - 0.05).abs() < 1e-6, "{sum}");
+            let rec = names::INTERACTIONS_RECEIVED;
+            assert_eq!(value(&format!("{rec}{{{cls}}}")), Some(3.0), "{text}");
+            let bytes = names::INTERACTION_BYTES_RECEIVED;
+            assert_eq!(value(&format!("{bytes}{{{cls}}}")), Some(30.0), "{text}");
+            let depth = names::CALLBACK_QUEUE_DEPTH;
+            assert_eq!(
+                value(&format!("{depth}{{federation=\"F\"}}")),
+                Some(3.0),
+                "{text}"
+            );
+            // Collected again without news: counters stay (differences only).
+            m.collect(&core, 0);
+            let text = handle.render();
+            let again = text.lines().find_map(|l| {
+                l.strip_prefix(&format!("{rec}{{{cls}}} "))?
+                    .parse::<f64>()
+                    .ok()
+            });
+            assert_eq!(again, Some(3.0));
+        });
+    }
+
+    #[test]
+    fn an_lrc_without_metrics_records_nothing() {
+        let core =
+            FederationCore::create("F", 1, 0, vec![("MO.xml".into(), FOM.into())]).expect("core");
+        let class = core
+            .fdd()
+            .expect("fdd")
+            .interaction_class_handle("Command")
+            .expect("class");
+        let mut m = FedMetrics::new("F", false);
+        m.data_in(9, Some(1));
+        m.callback(
+            &core,
+            FederateHandle(1),
+            &interaction(class, OrderType::Receive),
+        );
+        assert!(m.recent.is_empty() && m.interactions.is_empty());
+    }
 
     #[test]
     fn peek_reads_the_class_key_of_updates_and_interactions() {
