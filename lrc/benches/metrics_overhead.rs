@@ -8,6 +8,9 @@
 //! other in the same run, is the comparison. The transport's own counters are on in both (they are one
 //! relaxed add each; see the transport's `metrics_overhead` bench).
 //!
+//! Also the recording alone (`metrics_record_send_and_receive`): the calls the shell makes for
+//! one message sent and one received, with metrics on and off.
+//!
 //! Run: `cargo bench -p hlamesh-lrc --bench metrics_overhead`
 
 use std::sync::Arc;
@@ -75,7 +78,7 @@ fn pair(metrics: bool) -> Pair {
     p.publish_object_class_attributes(car, &[attr])
         .expect("publish");
     let object = p.register_object_instance(car).expect("register");
-    let mut pair = Pair {
+    let pair = Pair {
         publisher: p,
         _subscriber: s,
         object,
@@ -87,9 +90,13 @@ fn pair(metrics: bool) -> Pair {
     let end = Instant::now() + Duration::from_secs(10);
     while pair.reflected.load(Ordering::Acquire) == 0 {
         assert!(Instant::now() < end, "no reflection within 10 s");
-        pair.burst(1);
+        pair.publisher
+            .update_attribute_values(object, vec![(attr, vec![0; 8])], b"")
+            .expect("update");
         std::thread::sleep(Duration::from_millis(10));
     }
+    // Let the warm-up's stragglers land before bursts count reflections.
+    std::thread::sleep(Duration::from_millis(200));
     pair
 }
 
@@ -117,6 +124,13 @@ impl Pair {
 }
 
 fn update_reflect(c: &mut Criterion) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
     let mut off = pair(false);
     let mut on = pair(true);
     let mut g = c.benchmark_group("update_reflect_burst_of_100");
@@ -130,5 +144,59 @@ fn update_reflect(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, update_reflect);
+/// The recording alone: one interaction sent and one received (the calls the shell makes per
+/// message), on a federation with metrics on and one with them off.
+fn recording_alone(c: &mut Criterion) {
+    use hlamesh_lrc::core::wire::DataMsg;
+    use hlamesh_lrc::core::{Callback, FederationCore};
+    use hlamesh_lrc::fom::OrderType;
+    use hlamesh_lrc::handles::{FederateHandle, ParameterHandle, TransportationTypeHandle};
+    use hlamesh_lrc::metrics::FedMetrics;
+
+    let core =
+        FederationCore::create("F", 1, 0, vec![("MO.xml".into(), FOM.into())]).expect("core");
+    let class = core
+        .fdd()
+        .expect("fdd")
+        .interaction_class_handle("Command")
+        .expect("class");
+    let bytes = DataMsg::Interaction {
+        class,
+        producer: FederateHandle(1),
+        params: vec![(ParameterHandle(1), vec![0; 100])],
+        tag: vec![],
+        time: None,
+        tso: false,
+    }
+    .encode();
+    let cb = Callback::ReceiveInteraction {
+        class,
+        params: vec![(ParameterHandle(1), vec![0; 100])],
+        tag: vec![],
+        info: ReceiveInfo {
+            producer: FederateHandle(2),
+            sent_order: OrderType::Receive,
+            received_order: OrderType::Receive,
+            transportation: TransportationTypeHandle(1),
+            time: None,
+        },
+    };
+    let mut g = c.benchmark_group("metrics_record_send_and_receive");
+    for (label, on) in [("off", false), ("on", true)] {
+        let mut m = FedMetrics::new("F", on);
+        let mut seq = 0u64;
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                seq += 1;
+                std::hint::black_box(m.data_sent(&core, &bytes, None));
+                m.data_in(2, Some(seq));
+                m.callback(&core, FederateHandle(1), std::hint::black_box(&cb));
+                m.data_done();
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, recording_alone, update_reflect);
 criterion_main!(benches);

@@ -113,29 +113,54 @@ pub const MARK_INTERVAL: Duration = Duration::from_millis(10);
 /// Recent deliveries remembered per sending LRC, waiting for their mark.
 const RECENT: usize = 4096;
 
-/// Registers help text and units (idempotent).
+/// Registers help text and units with the installed recorder (idempotent).
 pub fn describe() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
+    // Not once-only: a description given before the recorder is installed is lost, and this runs
+    // once per federation opened, which is rare.
+    {
         use names::*;
         let c = |n: &'static str, u: Unit, h: &'static str| describe_counter!(n, u, h);
         let g = |n: &'static str, u: Unit, h: &'static str| describe_gauge!(n, u, h);
-        c(UPDATES_SENT, Unit::Count, "Attribute updates sent, by registered object class.");
-        c(UPDATE_BYTES_SENT, Unit::Bytes, "Encoded bytes of attribute updates sent.");
-        c(INTERACTIONS_SENT, Unit::Count, "Interactions sent, by interaction class as sent.");
-        c(INTERACTION_BYTES_SENT, Unit::Bytes, "Encoded bytes of interactions sent.");
+        c(
+            UPDATES_SENT,
+            Unit::Count,
+            "Attribute updates sent, by registered object class.",
+        );
+        c(
+            UPDATE_BYTES_SENT,
+            Unit::Bytes,
+            "Encoded bytes of attribute updates sent.",
+        );
+        c(
+            INTERACTIONS_SENT,
+            Unit::Count,
+            "Interactions sent, by interaction class as sent.",
+        );
+        c(
+            INTERACTION_BYTES_SENT,
+            Unit::Bytes,
+            "Encoded bytes of interactions sent.",
+        );
         c(
             REFLECTIONS,
             Unit::Count,
             "Reflections queued for local federates, by registered object class (one per federate).",
         );
-        c(REFLECTION_BYTES, Unit::Bytes, "Attribute value bytes of reflections queued.");
+        c(
+            REFLECTION_BYTES,
+            Unit::Bytes,
+            "Attribute value bytes of reflections queued.",
+        );
         c(
             INTERACTIONS_RECEIVED,
             Unit::Count,
             "Interactions queued for local federates, by interaction class as received.",
         );
-        c(INTERACTION_BYTES_RECEIVED, Unit::Bytes, "Parameter value bytes of interactions queued.");
+        c(
+            INTERACTION_BYTES_RECEIVED,
+            Unit::Bytes,
+            "Parameter value bytes of interactions queued.",
+        );
         describe_histogram!(
             REFLECTION_LATENCY,
             Unit::Seconds,
@@ -148,14 +173,22 @@ pub fn describe() {
             Unit::Seconds,
             "Time from a time-advance request (TAR, TARA, NER, NERA, FQR) to its grant."
         );
-        c(TIME_ADVANCE_GRANTS, Unit::Count, "Time-advance grants to local federates.");
+        c(
+            TIME_ADVANCE_GRANTS,
+            Unit::Count,
+            "Time-advance grants to local federates.",
+        );
         g(
             GALT_LAG,
             Unit::Count,
             "Logical time minus GALT (logical time units), largest over local federates with a \
              defined GALT; positive when GALT lags behind logical time.",
         );
-        g(LOGICAL_TIME, Unit::Count, "Smallest logical time of the local federates.");
+        g(
+            LOGICAL_TIME,
+            Unit::Count,
+            "Smallest logical time of the local federates.",
+        );
         c(
             NULL_MESSAGES_SENT,
             Unit::Count,
@@ -171,20 +204,32 @@ pub fn describe() {
             Unit::Count,
             "Callbacks waiting in the queues of local federates.",
         );
-        c(FEDERATES_JOINED, Unit::Count, "Federates that joined the federation.");
-        c(FEDERATES_RESIGNED, Unit::Count, "Federates that resigned (including lost ones).");
+        c(
+            FEDERATES_JOINED,
+            Unit::Count,
+            "Federates that joined the federation.",
+        );
+        c(
+            FEDERATES_RESIGNED,
+            Unit::Count,
+            "Federates that resigned (including lost ones).",
+        );
         c(
             FEDERATES_LOST,
             Unit::Count,
             "Federates resigned by the RTI because their LRC was lost.",
         );
-        g(FEDERATES, Unit::Count, "Federates joined now, as this LRC's view has them.");
+        g(
+            FEDERATES,
+            Unit::Count,
+            "Federates joined now, as this LRC's view has them.",
+        );
         c(
             COORDINATOR_CHANGES,
             Unit::Count,
             "Times the coordinator this LRC believes in changed (takeovers).",
         );
-    });
+    }
 }
 
 /// Wall-clock nanoseconds since the UNIX epoch (what marks and clock probes carry).
