@@ -14,13 +14,15 @@ use crate::BenchError;
 use crate::peer::Role;
 use crate::placement::Placement;
 use crate::report::{self, LatencySummary, Machine};
-use crate::session::Session;
+use crate::session::{Level, Session};
 use crate::sut::{Handler, Sut};
 use crate::wire::{self, Header, Kind};
 
 /// What to measure.
 #[derive(Clone, Debug, Serialize)]
 pub struct LatencyOptions {
+    /// The hlamesh level measured (RTI update→reflect or transport).
+    pub level: Level,
     /// Payload sizes in bytes.
     pub sizes: Vec<usize>,
     /// Reliabilities to measure hlamesh with (raw UDP has only one).
@@ -205,7 +207,14 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let session = Session::start(placement, Role::Echo, 1, timeout, timeout + timeout)?;
+    let session = Session::start(
+        placement,
+        Role::Echo,
+        opts.level,
+        1,
+        timeout,
+        timeout + timeout,
+    )?;
     let state: Shared = Arc::new(Mutex::new(PingState {
         active: false,
         path: 0,
@@ -218,7 +227,7 @@ pub fn run(
         samples: Vec::new(),
         done: None,
     }));
-    let hl: Arc<dyn Sut> = session.hl.clone();
+    let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
     hl.set_batching(opts.batching);
     for (i, sut) in [&hl, &raw].into_iter().enumerate() {
@@ -277,7 +286,7 @@ pub fn run(
             results.push(LatencyResult {
                 payload_bytes: size,
                 reliability: rel.clone(),
-                delivery: "immediate (transport event hook on the data thread)".into(),
+                delivery: opts.level.delivery().into(),
                 ratio_p50: h.p50_us / b.p50_us.max(f64::MIN_POSITIVE),
                 ratio_p99: h.p99_us / b.p99_us.max(f64::MIN_POSITIVE),
                 hlamesh: h,
@@ -303,8 +312,11 @@ pub fn run(
 /// The table printed on stdout.
 pub fn table(r: &LatencyReport) -> String {
     let mut s = format!(
-        "latency (round trip, µs) — {} — {} cores, {}\n",
-        r.placement, r.machine.cores, r.machine.cpu_model
+        "latency (round trip, µs), level {} — {} — {} cores, {}\n",
+        r.options.level.arg(),
+        r.placement,
+        r.machine.cores,
+        r.machine.cpu_model
     );
     s.push_str(&format!(
         "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}\n",

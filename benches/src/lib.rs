@@ -14,6 +14,7 @@ pub mod net;
 pub mod peer;
 pub mod placement;
 pub mod report;
+pub mod rti;
 pub mod session;
 pub mod sut;
 pub mod svg;

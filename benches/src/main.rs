@@ -12,6 +12,7 @@ use hlamesh_benches::net::NetParams;
 use hlamesh_benches::peer::{self, Role};
 use hlamesh_benches::placement::{LabGuard, Placement, default_lab_script};
 use hlamesh_benches::report;
+use hlamesh_benches::session::Level;
 use hlamesh_benches::throughput::{self, ThroughputOptions};
 
 #[derive(Parser, Debug)]
@@ -27,6 +28,9 @@ enum Cmd {
     Latency {
         #[command(flatten)]
         place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         /// Payload sizes in bytes.
         #[arg(long, value_delimiter = ',', default_value = "100,1024,8192")]
         sizes: Vec<usize>,
@@ -50,10 +54,14 @@ enum Cmd {
     Throughput {
         #[command(flatten)]
         place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         /// Receiver counts.
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         fanout: Vec<usize>,
-        /// hlamesh batching settings: on, off.
+        /// hlamesh batching settings: on, off (transport level only; the RTI level always runs
+        /// with the LRC's automatic batching).
         #[arg(long, value_delimiter = ',', default_value = "on,off")]
         batching: Vec<String>,
         /// hlamesh reliabilities: reliable, best-effort.
@@ -74,6 +82,8 @@ enum Cmd {
     Peer {
         #[arg(long, value_enum)]
         role: Role,
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         #[arg(long)]
         interface: Ipv4Addr,
         #[arg(long)]
@@ -194,6 +204,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
     match cli.cmd {
         Cmd::Peer {
             role,
+            level,
             interface,
             ttl,
             discovery_port,
@@ -213,11 +224,18 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 raw_port,
                 raw_group,
             };
-            peer::run(role, &net, &federation, Duration::from_secs(timeout_s))?;
+            peer::run(
+                role,
+                level,
+                &net,
+                &federation,
+                Duration::from_secs(timeout_s),
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Latency {
             place,
+            level,
             sizes,
             reliability,
             samples,
@@ -231,6 +249,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 return run_in_lab(&place, hosts);
             }
             let opts = LatencyOptions {
+                level,
                 sizes,
                 reliabilities: reliability,
                 samples,
@@ -252,6 +271,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         }
         Cmd::Throughput {
             place,
+            level,
             fanout,
             batching,
             reliability,
@@ -260,11 +280,16 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             blocks,
         } => {
             check_rel(&reliability)?;
-            let batching = on_off(&batching)?;
+            let mut batching = on_off(&batching)?;
+            if level == Level::Rti {
+                // The RTI API has no batching switch: the LRC batches automatically under load.
+                batching = vec![true];
+            }
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
             }
             let opts = ThroughputOptions {
+                level,
                 fanouts: fanout,
                 batching,
                 reliabilities: reliability,

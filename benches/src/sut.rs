@@ -42,7 +42,7 @@ pub struct Counters {
 }
 
 /// A message path being measured.
-pub trait Sut: Send + Sync {
+pub trait Sut: Send + Sync + std::fmt::Debug {
     /// Short name used in tables and JSON ("hlamesh", "raw-udp").
     fn name(&self) -> &'static str;
     /// Sends one message to every peer.

@@ -79,6 +79,7 @@ fn latency_tiny_local_run_reports_every_figure() {
         "latency",
     );
     assert_eq!(j["subcommand"], "latency");
+    assert_eq!(j["options"]["level"], "rti", "the RTI level is the default");
     machine_is_described(&j);
     let results = j["results"].as_array().expect("results");
     // 2 sizes × (reliable, best-effort).
@@ -112,6 +113,8 @@ fn throughput_tiny_local_run_reports_every_figure() {
     let (j, svg) = run(
         &[
             "throughput",
+            "--level",
+            "transport",
             "--messages",
             "4000",
             "--blocks",
@@ -122,6 +125,7 @@ fn throughput_tiny_local_run_reports_every_figure() {
         "throughput",
     );
     assert_eq!(j["subcommand"], "throughput");
+    assert_eq!(j["options"]["level"], "transport");
     machine_is_described(&j);
     let results = j["results"].as_array().expect("results");
     // fanouts 1, 2 × batching on, off.
@@ -156,4 +160,70 @@ fn throughput_tiny_local_run_reports_every_figure() {
     }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.matches("<rect").count() >= 8, "bars missing");
+}
+
+#[test]
+fn latency_transport_level_tiny_local_run() {
+    let (j, _svg) = run(
+        &[
+            "latency",
+            "--level",
+            "transport",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+            "--sizes",
+            "100",
+            "--reliability",
+            "reliable",
+        ],
+        "latency-transport",
+    );
+    assert_eq!(j["options"]["level"], "transport");
+    let r = &j["results"][0];
+    latency_is_plausible(&r["hlamesh"], 200.0);
+    latency_is_plausible(&r["baseline"], 200.0);
+    assert!(
+        r["delivery"]
+            .as_str()
+            .expect("delivery")
+            .contains("transport")
+    );
+}
+
+#[test]
+fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
+    let (j, svg) = run(
+        &[
+            "throughput",
+            "--messages",
+            "3000",
+            "--blocks",
+            "2",
+            "--fanout",
+            "1",
+            "--reliability",
+            "reliable,best-effort",
+        ],
+        "throughput-rti",
+    );
+    assert_eq!(j["options"]["level"], "rti");
+    let results = j["results"].as_array().expect("results");
+    // The RTI level has no batching switch: one configuration per reliability.
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let (h, b) = (&r["hlamesh"], &r["baseline"]);
+        assert!(num(h, "msgs_per_s") > 0.0 && num(b, "msgs_per_s") > 0.0);
+        let expect = num(h, "msgs_per_s") / num(b, "msgs_per_s");
+        assert!((num(r, "ratio") - expect).abs() < 1e-9 * expect.max(1.0));
+        // Counters come from the process's metrics: datagrams were counted.
+        assert!(num(h, "datagrams_out") > 0.0, "no datagram count: {h}");
+        if r["reliability"] == "reliable" {
+            assert_eq!(num(h, "lost_messages"), 0.0, "reliable updates lost: {h}");
+        }
+    }
+    assert!(svg.matches("<rect").count() >= 4, "bars missing");
 }
