@@ -19,6 +19,7 @@ pub mod session;
 pub mod sut;
 pub mod svg;
 pub mod throughput;
+pub mod time;
 pub mod wire;
 
 pub use error::BenchError;

@@ -14,6 +14,7 @@ use hlamesh_benches::placement::{LabGuard, Placement, default_lab_script};
 use hlamesh_benches::report;
 use hlamesh_benches::session::Level;
 use hlamesh_benches::throughput::{self, ThroughputOptions};
+use hlamesh_benches::time::{self, TimeOptions};
 
 #[derive(Parser, Debug)]
 #[command(about = "hlamesh latency and throughput, each next to raw UDP multicast in the same run")]
@@ -77,6 +78,27 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         blocks: usize,
     },
+    /// Lockstep TAR (with and without one timestamped update per step) and all-NER runs of N
+    /// federate processes: grants/s and control messages per grant, vs raw UDP barrier rounds.
+    Time {
+        #[command(flatten)]
+        place: Place,
+        /// Federate counts.
+        #[arg(long, value_delimiter = ',', default_value = "2,4")]
+        federates: Vec<usize>,
+        /// Steps per TAR phase (and rounds per raw barrier phase).
+        #[arg(long, default_value_t = 2000)]
+        steps: u64,
+        /// Events per federate in the NER phase.
+        #[arg(long, default_value_t = 300)]
+        ner_events: u64,
+        /// Logical time between consecutive events of the NER phase (lookahead is 1).
+        #[arg(long, default_value_t = 10.0)]
+        ner_gap: f64,
+        /// Blocks (each runs raw, TAR, TAR + update, NER once).
+        #[arg(long, default_value_t = 3)]
+        blocks: usize,
+    },
     /// Internal: a peer process started by the driver.
     #[command(hide = true)]
     Peer {
@@ -102,6 +124,12 @@ enum Cmd {
         federation: String,
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
+        /// Time role: this federate's index (0 creates the federation).
+        #[arg(long, default_value_t = 0)]
+        index: u32,
+        /// Time role: federates in the run.
+        #[arg(long, default_value_t = 2)]
+        federates: usize,
     },
 }
 
@@ -214,6 +242,8 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             raw_group,
             federation,
             timeout_s,
+            index,
+            federates,
         } => {
             let net = NetParams {
                 interface,
@@ -224,13 +254,12 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 raw_port,
                 raw_group,
             };
-            peer::run(
-                role,
-                level,
-                &net,
-                &federation,
-                Duration::from_secs(timeout_s),
-            )?;
+            let timeout = Duration::from_secs(timeout_s);
+            if role == Role::Time {
+                time::federate(&net, &federation, index, federates, timeout)?;
+            } else {
+                peer::run(role, level, &net, &federation, timeout)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Latency {
@@ -266,6 +295,36 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             print!("{}", latency::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("latency"));
             let svg = report::write_outputs(&out, &r, &latency::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Time {
+            place,
+            federates,
+            steps,
+            ner_events,
+            ner_gap,
+            blocks,
+        } => {
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let opts = TimeOptions {
+                federates,
+                steps,
+                ner_events,
+                ner_gap,
+                blocks,
+            };
+            let r = time::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", time::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("time"));
+            let svg = report::write_outputs(&out, &r, &time::plot(&r))?;
             println!("wrote {} and {}", out.display(), svg.display());
             Ok(ExitCode::SUCCESS)
         }

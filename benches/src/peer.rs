@@ -29,6 +29,17 @@ pub enum Role {
     Time,
 }
 
+impl Role {
+    /// Its command-line spelling.
+    pub fn arg(self) -> &'static str {
+        match self {
+            Role::Echo => "echo",
+            Role::Sink => "sink",
+            Role::Time => "time",
+        }
+    }
+}
+
 #[derive(Default)]
 struct BlockCount {
     received: u64,

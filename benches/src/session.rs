@@ -92,11 +92,7 @@ impl Session {
         }
         let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
         let federation = format!("bench-{}", std::process::id());
-        let role_arg = match role {
-            Role::Echo => "echo",
-            Role::Sink => "sink",
-            Role::Time => "time",
-        };
+        let role_arg = role.arg();
         let mut procs = Vec::new();
         for k in 0..peers {
             let mut args = net.on(placement.addr(k + 2)?).to_args();

@@ -227,3 +227,75 @@ fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
     }
     assert!(svg.matches("<rect").count() >= 4, "bars missing");
 }
+
+#[test]
+fn time_tiny_local_run_reports_grants_and_control_messages() {
+    let (j, svg) = run(
+        &[
+            "time",
+            "--federates",
+            "2,3",
+            "--steps",
+            "100",
+            "--ner-events",
+            "15",
+            "--blocks",
+            "2",
+        ],
+        "time",
+    );
+    assert_eq!(j["subcommand"], "time");
+    machine_is_described(&j);
+    assert!(!j["null_message_note"].as_str().expect("note").is_empty());
+    let results = j["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for (r, n) in results.iter().zip([2.0, 3.0]) {
+        assert_eq!(num(r, "federates"), n);
+        assert_eq!(r["join_ms"].as_array().expect("join_ms").len(), n as usize);
+        let phases = r["phases"].as_array().expect("phases");
+        let names: Vec<&str> = phases
+            .iter()
+            .map(|p| p["phase"].as_str().expect("phase"))
+            .collect();
+        assert_eq!(names, ["raw-barrier", "tar", "tar-update", "ner"]);
+        let raw = num(&phases[0], "grants_per_s");
+        assert!(raw > 0.0, "raw baseline not measured");
+        for p in phases {
+            let per_fed = p["grants_per_s_per_federate"]
+                .as_array()
+                .expect("per federate");
+            assert_eq!(per_fed.len(), n as usize);
+            let med = num(p, "grants_per_s");
+            assert!(med > 0.0 && num(p, "grants_per_s_min") <= med, "{p}");
+            let expect = if p["phase"] == "raw-barrier" {
+                1.0
+            } else {
+                med / raw
+            };
+            assert!((num(p, "ratio_to_raw") - expect).abs() < 1e-9 * expect.max(1.0));
+            assert!(
+                p["violations"].as_array().expect("violations").is_empty(),
+                "{p}"
+            );
+            assert_eq!(
+                p["control_msgs_per_grant_per_block"]
+                    .as_array()
+                    .expect("per block")
+                    .len(),
+                2
+            );
+        }
+        // Lockstep needs at least one time message per grant to every other federate's LRC…
+        assert!(
+            num(&phases[1], "control_msgs_per_grant") >= n - 1.0,
+            "{}",
+            phases[1]
+        );
+        // …and with one update per step each federate reflects every other's.
+        assert_eq!(num(&phases[2], "reflects_per_grant"), n - 1.0);
+        // NER: every event is a grant for everyone; the others' events are reflections.
+        let ner_reflects = num(&phases[3], "reflects_per_grant");
+        assert!((ner_reflects - (n - 1.0) / n).abs() < 0.05, "{}", phases[3]);
+    }
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
+}
