@@ -13,6 +13,7 @@ pub mod latency;
 pub mod net;
 pub mod peer;
 pub mod placement;
+pub mod procstat;
 pub mod report;
 pub mod rti;
 pub mod session;

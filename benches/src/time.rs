@@ -32,6 +32,7 @@ use crate::BenchError;
 use crate::net::NetParams;
 use crate::peer::Role;
 use crate::placement::{PeerProc, Placement};
+use crate::procstat::ProcSample;
 use crate::report::{self, Machine, median};
 use crate::rti::{CLASS, ProcessCounters, join_federation};
 use crate::session::Level;
@@ -65,6 +66,9 @@ pub struct PhaseReport {
     pub reflects: u64,
     /// Broken expectations (wrong grant time, missing reflection), at most 10.
     pub violations: Vec<String>,
+    /// CPU time and context switches of the whole federate process during the phase.
+    #[serde(default)]
+    pub process: ProcSample,
 }
 
 /// One phase's figures in one run.
@@ -86,6 +90,10 @@ pub struct PhaseFigures {
     pub control_msgs_per_grant_per_block: Vec<f64>,
     /// Timestamped reflections per grant per federate (N − 1 for tar-update).
     pub reflects_per_grant: f64,
+    /// CPU time of a federate process (all its threads) per grant, µs.
+    pub cpu_us_per_grant: f64,
+    /// Context switches of a federate process (all its threads) per grant.
+    pub ctx_switches_per_grant: f64,
     /// Violations reported by federates.
     pub violations: Vec<String>,
 }
@@ -277,6 +285,8 @@ fn figures(phase: &str, blocks: &[Vec<PhaseReport>], n: usize, raw_rate: f64) ->
             .map(|b| per_grant(&b.iter().collect::<Vec<_>>(), |r| r.control_msgs))
             .collect(),
         reflects_per_grant: per_grant(&all, |r| r.reflects),
+        cpu_us_per_grant: per_grant(&all, |r| r.process.cpu_ns) / 1e3,
+        ctx_switches_per_grant: per_grant(&all, |r| r.process.ctx_switches),
         violations: all
             .iter()
             .flat_map(|r| r.violations.iter().cloned())
@@ -292,13 +302,22 @@ pub fn table(r: &TimeReport) -> String {
         r.placement, r.machine.cores, r.machine.cpu_model
     );
     s.push_str(&format!(
-        "{:>4} {:<12} {:>11} {:>11} {:>8} {:>10} {:>10} {:>6}\n",
-        "N", "phase", "grants/s", "slowest", "ratio", "ctl/grant", "refl/grant", "viol"
+        "{:>4} {:<12} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>6}\n",
+        "N",
+        "phase",
+        "grants/s",
+        "slowest",
+        "ratio",
+        "ctl/grant",
+        "refl/grant",
+        "cpuµs/gr",
+        "ctxsw/gr",
+        "viol"
     ));
     for x in &r.results {
         for p in &x.phases {
             s.push_str(&format!(
-                "{:>4} {:<12} {:>11.0} {:>11.0} {:>8.3} {:>10.2} {:>10.2} {:>6}\n",
+                "{:>4} {:<12} {:>11.0} {:>11.0} {:>8.3} {:>10.2} {:>10.2} {:>10.1} {:>10.1} {:>6}\n",
                 x.federates,
                 p.phase,
                 p.grants_per_s,
@@ -306,6 +325,8 @@ pub fn table(r: &TimeReport) -> String {
                 p.ratio_to_raw,
                 p.control_msgs_per_grant,
                 p.reflects_per_grant,
+                p.cpu_us_per_grant,
+                p.ctx_switches_per_grant,
                 p.violations.len()
             ));
         }
@@ -483,6 +504,7 @@ impl Fed {
             control_msgs: control_sent() - c0,
             reflects,
             violations,
+            process: ProcSample::default(),
         })
     }
 
@@ -528,6 +550,7 @@ impl Fed {
             control_msgs: control_sent() - c0,
             reflects,
             violations,
+            process: ProcSample::default(),
         })
     }
 
@@ -582,6 +605,7 @@ impl Fed {
             control_msgs: 0,
             reflects: 0,
             violations: Vec::new(),
+            process: ProcSample::default(),
         })
     }
 }
@@ -683,6 +707,7 @@ pub fn federate(
             );
             continue;
         };
+        let p0 = ProcSample::now();
         let r = match *phase {
             "raw-barrier" => fed.raw_rounds(count),
             "tar" => fed.tar(count, false),
@@ -690,7 +715,10 @@ pub fn federate(
             "ner" => fed.ner(count, gap.max(1.0)),
             other => Err(BenchError::Protocol(format!("unknown phase {other:?}"))),
         };
-        match r {
+        match r.map(|r| PhaseReport {
+            process: ProcSample::now().since(p0),
+            ..r
+        }) {
             Ok(r) => println!("{}", json!({"event": "phase", "report": r})),
             Err(e) => {
                 println!("{}", json!({"event": "error", "message": e.to_string()}));
