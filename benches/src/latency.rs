@@ -90,6 +90,9 @@ struct PingState {
     size: usize,
     next: u64,
     end: u64,
+    /// Echoes a ping needs (one per peer) before the next is sent.
+    echoes: usize,
+    heard: usize,
     t0: Instant,
     samples: Vec<u64>,
     done: Option<Sender<Vec<u64>>>,
@@ -117,6 +120,11 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
         if !s.active || s.path != path || h.block != s.block || h.index != s.next {
             return;
         }
+        s.heard += 1;
+        if s.heard < s.echoes {
+            return;
+        }
+        s.heard = 0;
         let rtt = now.duration_since(s.t0).as_nanos() as u64;
         s.samples.push(rtt);
         s.next += 1;
@@ -147,15 +155,53 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
     })
 }
 
-struct Driver {
+/// Ping-pong on two paths (0 = hlamesh, 1 = raw UDP): a ping goes to every peer and the next is
+/// sent once `echoes` peers have echoed it (the round trip to the slowest peer).
+pub(crate) struct Driver {
     paths: [Arc<dyn Sut>; 2],
     state: Shared,
     next_block: u32,
 }
 
 impl Driver {
+    /// Installs the ping handlers on both paths.
+    pub(crate) fn new(
+        hl: Arc<dyn Sut>,
+        raw: Arc<dyn Sut>,
+        echoes: usize,
+    ) -> Result<Driver, BenchError> {
+        let state: Shared = Arc::new(Mutex::new(PingState {
+            active: false,
+            path: 0,
+            block: 0,
+            best_effort: false,
+            size: 0,
+            next: 0,
+            end: 0,
+            echoes: echoes.max(1),
+            heard: 0,
+            t0: Instant::now(),
+            samples: Vec::new(),
+            done: None,
+        }));
+        for (i, sut) in [&hl, &raw].into_iter().enumerate() {
+            sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
+        }
+        Ok(Driver {
+            paths: [hl, raw],
+            state,
+            next_block: 1,
+        })
+    }
+
     /// One block of `n` round trips on `path`; None if it did not complete (loss).
-    fn block(&mut self, path: u8, n: usize, best_effort: bool, size: usize) -> Option<Vec<u64>> {
+    pub(crate) fn block(
+        &mut self,
+        path: u8,
+        n: usize,
+        best_effort: bool,
+        size: usize,
+    ) -> Option<Vec<u64>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let block = self.next_block;
         self.next_block += 1;
@@ -171,7 +217,10 @@ impl Driver {
         );
         {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let echoes = s.echoes;
             *s = PingState {
+                echoes,
+                heard: 0,
                 active: true,
                 path,
                 block,
@@ -215,29 +264,10 @@ pub fn run(
         timeout,
         timeout + timeout,
     )?;
-    let state: Shared = Arc::new(Mutex::new(PingState {
-        active: false,
-        path: 0,
-        block: 0,
-        best_effort: false,
-        size: 0,
-        next: 0,
-        end: 0,
-        t0: Instant::now(),
-        samples: Vec::new(),
-        done: None,
-    }));
     let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
     hl.set_batching(opts.batching);
-    for (i, sut) in [&hl, &raw].into_iter().enumerate() {
-        sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
-    }
-    let mut d = Driver {
-        paths: [hl, raw],
-        state,
-        next_block: 1,
-    };
+    let mut d = Driver::new(hl, raw, 1)?;
     let deadline = started + timeout;
     let mut results = Vec::new();
     for rel in &opts.reliabilities {

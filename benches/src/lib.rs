@@ -16,6 +16,7 @@ pub mod placement;
 pub mod procstat;
 pub mod report;
 pub mod rti;
+pub mod scale;
 pub mod session;
 pub mod sut;
 pub mod svg;

@@ -12,6 +12,7 @@ use hlamesh_benches::net::NetParams;
 use hlamesh_benches::peer::{self, Role};
 use hlamesh_benches::placement::{LabGuard, Placement, default_lab_script};
 use hlamesh_benches::report;
+use hlamesh_benches::scale::{self, ScaleOptions};
 use hlamesh_benches::session::Level;
 use hlamesh_benches::throughput::{self, ThroughputOptions};
 use hlamesh_benches::time::{self, TimeOptions};
@@ -98,6 +99,30 @@ enum Cmd {
         /// Blocks (each runs raw, TAR, TAR + update, NER once).
         #[arg(long, default_value_t = 3)]
         blocks: usize,
+    },
+    /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,
+    /// hlamesh vs raw UDP multicast with the same fan-out.
+    Scale {
+        #[command(flatten)]
+        place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
+        /// Node counts (driver included); default 2, 3, 4 on loopback, 2..=N in a lab of N.
+        #[arg(long, value_delimiter = ',')]
+        nodes: Vec<usize>,
+        /// Recorded round trips per path and node count.
+        #[arg(long, default_value_t = 2000)]
+        samples: usize,
+        /// Round trips per block (the paths alternate every block).
+        #[arg(long, default_value_t = 250)]
+        block: usize,
+        /// Unrecorded warm-up round trips per path and node count.
+        #[arg(long, default_value_t = 200)]
+        warmup: usize,
+        /// Payload bytes (reliable updates).
+        #[arg(long, default_value_t = 100)]
+        size: usize,
     },
     /// Internal: a peer process started by the driver.
     #[command(hide = true)]
@@ -295,6 +320,46 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             print!("{}", latency::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("latency"));
             let svg = report::write_outputs(&out, &r, &latency::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Scale {
+            place,
+            level,
+            nodes,
+            samples,
+            block,
+            warmup,
+            size,
+        } => {
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let nodes = if nodes.is_empty() {
+                match place.lab {
+                    Some(hosts) => (2..=hosts.max(2)).collect(),
+                    None => vec![2, 3, 4],
+                }
+            } else {
+                nodes
+            };
+            let opts = ScaleOptions {
+                level,
+                nodes,
+                samples,
+                block,
+                warmup,
+                size,
+            };
+            let r = scale::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", scale::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("scale"));
+            let svg = report::write_outputs(&out, &r, &scale::plot(&r))?;
             println!("wrote {} and {}", out.display(), svg.display());
             Ok(ExitCode::SUCCESS)
         }

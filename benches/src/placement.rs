@@ -146,6 +146,11 @@ pub struct PeerProc {
 }
 
 impl PeerProc {
+    /// The process id (in a lab too: `ip netns exec` execs the bench in place).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends one command line.
     pub fn command(&mut self, line: &str) -> Result<(), BenchError> {
         let stdin = self

@@ -299,3 +299,43 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
     }
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
 }
+
+#[test]
+fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
+    let (j, svg) = run(
+        &[
+            "scale",
+            "--nodes",
+            "2,3",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+        ],
+        "scale",
+    );
+    assert_eq!(j["subcommand"], "scale");
+    assert_eq!(j["options"]["level"], "rti");
+    machine_is_described(&j);
+    let results = j["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for (r, n) in results.iter().zip([2.0, 3.0]) {
+        assert_eq!(num(r, "nodes"), n);
+        latency_is_plausible(&r["hlamesh"], 200.0);
+        latency_is_plausible(&r["baseline"], 200.0);
+        let expect = num(&r["hlamesh"], "p50_us") / num(&r["baseline"], "p50_us");
+        assert!((num(r, "ratio_p50") - expect).abs() < 1e-9 * expect.max(1.0));
+        for c in [&r["hlamesh_cpu"], &r["baseline_cpu"]] {
+            // Every node does work for every round trip: nonzero CPU, at most a few ms.
+            for k in ["driver_us_per_roundtrip", "peer_us_per_roundtrip"] {
+                let v = num(c, k);
+                assert!(v > 0.0 && v < 5_000.0, "{k} = {v}: {c}");
+            }
+            assert!(num(c, "peer_us_per_roundtrip_max") >= num(c, "peer_us_per_roundtrip"));
+            assert!(num(c, "ctx_switches_per_roundtrip") > 0.0);
+        }
+    }
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
+}
