@@ -124,6 +124,18 @@ enum Cmd {
         #[arg(long, default_value_t = 100)]
         size: usize,
     },
+    /// The other machine's side of `--peer`: starts a peer process for every driver connection.
+    Serve {
+        /// TCP address to accept drivers on.
+        #[arg(long, default_value = "0.0.0.0:7400")]
+        listen: std::net::SocketAddr,
+        /// This machine's interface address on the network shared with the driver.
+        #[arg(long)]
+        interface: Ipv4Addr,
+        /// At most this many peer processes at a time.
+        #[arg(long, default_value_t = 16)]
+        max_peers: usize,
+    },
     /// Internal: a peer process started by the driver.
     #[command(hide = true)]
     Peer {
@@ -169,6 +181,13 @@ struct Place {
     /// Path of lab.sh.
     #[arg(long)]
     lab_script: Option<PathBuf>,
+    /// Real machines: peer processes run where `hlamesh-bench serve` listens at ADDR (ip:port;
+    /// several, comma-separated: peer k goes to the k-th modulo their number); needs --interface.
+    #[arg(long, value_name = "ADDR", value_delimiter = ',', conflicts_with_all = ["lab", "local"], requires = "interface")]
+    peer: Vec<std::net::SocketAddr>,
+    /// With --peer: this machine's interface address on the network shared with the peer.
+    #[arg(long)]
+    interface: Option<Ipv4Addr>,
     /// Output JSON file (the SVG goes next to it); default bench-out/<subcommand>.json.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -225,6 +244,12 @@ fn run_in_lab(place: &Place, hosts: usize) -> Result<ExitCode, BenchError> {
 }
 
 fn placement(place: &Place) -> Placement {
+    if let (false, Some(interface)) = (place.peer.is_empty(), place.interface) {
+        return Placement::Peer {
+            controls: place.peer.clone(),
+            interface,
+        };
+    }
     match (&place.in_lab, place.lab) {
         (Some(prefix), Some(hosts)) => Placement::Lab {
             prefix: prefix.clone(),
@@ -321,6 +346,14 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             let out = place.out.unwrap_or_else(|| report::default_out("latency"));
             let svg = report::write_outputs(&out, &r, &latency::plot(&r))?;
             println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Serve {
+            listen,
+            interface,
+            max_peers,
+        } => {
+            hlamesh_benches::placement::serve(listen, interface, max_peers)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Scale {

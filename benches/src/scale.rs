@@ -69,6 +69,8 @@ pub struct ScaleResult {
     pub baseline_cpu: NodeCpu,
     /// Blocks abandoned (a lost echo or a timeout).
     pub lost_blocks: u64,
+    /// False when the peers run on another machine (`--peer`): peer CPU figures are then 0.
+    pub peer_cpu_measured: bool,
 }
 
 /// The whole report.
@@ -147,7 +149,9 @@ pub fn run(
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(60).min(left);
         let session = Session::start(placement, Role::Echo, opts.level, peers, step, left + step)?;
-        let pids: Vec<u32> = session.peers.iter().map(|p| p.pid()).collect();
+        // Peers on another machine (--peer) have no local /proc entry: their CPU is not measured.
+        let pids: Vec<u32> = session.peers.iter().filter_map(|p| p.pid()).collect();
+        let peer_cpu_measured = pids.len() == peers;
         let raw: Arc<dyn Sut> = session.raw.clone();
         let mut d = Driver::new(session.hl.clone(), raw, peers)?;
         for path in 0..2u8 {
@@ -206,6 +210,7 @@ pub fn run(
             hlamesh_cpu: cpu[0].figures(),
             baseline_cpu: cpu[1].figures(),
             lost_blocks,
+            peer_cpu_measured,
         });
         drop(d);
         drop(session);

@@ -339,3 +339,70 @@ fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
     }
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
 }
+
+/// `--peer` mode end to end, with the "other machine" being a `serve` process on loopback.
+#[test]
+fn peer_mode_runs_latency_through_a_serve_process() {
+    use std::io::BufRead;
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let port = 20_000 + (std::process::id() % 20_000) as u16;
+    let listen = format!("127.0.0.1:{port}");
+    let mut serve = Kill(
+        Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+            .args(["serve", "--listen", &listen, "--interface", "127.0.0.1"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start serve"),
+    );
+    let mut err = std::io::BufReader::new(serve.0.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("serve says it listens");
+    assert!(line.contains("listening"), "{line}");
+    // Keep draining serve's stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in err.lines() {});
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
+    let out = dir.join("peer-latency.json");
+    let status = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+        .args([
+            "latency",
+            "--peer",
+            &listen,
+            "--interface",
+            "127.0.0.1",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+            "--sizes",
+            "100",
+            "--reliability",
+            "reliable",
+            "--timeout-s",
+            "60",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("run the driver");
+    assert!(status.success());
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+    assert!(
+        j["placement"]
+            .as_str()
+            .expect("placement")
+            .contains("serve")
+    );
+    latency_is_plausible(&j["results"][0]["hlamesh"], 200.0);
+    latency_is_plausible(&j["results"][0]["baseline"], 200.0);
+}
