@@ -99,6 +99,9 @@ enum Cmd {
         /// Blocks (each runs raw, TAR, TAR + update, NER once).
         #[arg(long, default_value_t = 3)]
         blocks: usize,
+        /// Federates' callback model: immediate or evoked.
+        #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
+        callbacks: String,
     },
     /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,
     /// hlamesh vs raw UDP multicast with the same fan-out.
@@ -167,6 +170,9 @@ enum Cmd {
         /// Time role: federates in the run.
         #[arg(long, default_value_t = 2)]
         federates: usize,
+        /// Time role: callback model.
+        #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
+        callbacks: String,
     },
 }
 
@@ -294,6 +300,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             timeout_s,
             index,
             federates,
+            callbacks,
         } => {
             let net = NetParams {
                 interface,
@@ -306,7 +313,14 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             };
             let timeout = Duration::from_secs(timeout_s);
             if role == Role::Time {
-                time::federate(&net, &federation, index, federates, timeout)?;
+                time::federate(
+                    &net,
+                    &federation,
+                    index,
+                    federates,
+                    callbacks == "evoked",
+                    timeout,
+                )?;
             } else {
                 peer::run(role, level, &net, &federation, timeout)?;
             }
@@ -403,6 +417,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             ner_events,
             ner_gap,
             blocks,
+            callbacks,
         } => {
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
@@ -413,6 +428,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 ner_events,
                 ner_gap,
                 blocks,
+                callbacks,
             };
             let r = time::run(
                 &placement(&place),

@@ -439,7 +439,7 @@ fn serve_one(conn: TcpStream, interface: Ipv4Addr) -> Result<(), BenchError> {
 }
 
 /// Options `hlamesh-bench peer` takes (what `serve` lets a driver pass).
-const PEER_OPTIONS: [&str; 13] = [
+const PEER_OPTIONS: [&str; 14] = [
     "--role",
     "--level",
     "--interface",
@@ -453,4 +453,5 @@ const PEER_OPTIONS: [&str; 13] = [
     "--timeout-s",
     "--index",
     "--federates",
+    "--callbacks",
 ];

@@ -3,6 +3,8 @@
 //! involuntary context switches). Threads that already exited are not counted; the bench's
 //! processes keep theirs for the whole run.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// One reading.
@@ -17,16 +19,30 @@ pub struct ProcSample {
 impl ProcSample {
     /// Reads process `pid` (this process when `None`); zeros where /proc is unreadable.
     pub fn of(pid: Option<u32>) -> ProcSample {
+        let mut s = ProcSample::default();
+        for t in ProcSample::threads(pid).values() {
+            s.cpu_ns += t.cpu_ns;
+            s.ctx_switches += t.ctx_switches;
+        }
+        s
+    }
+
+    /// Per thread name (threads of one name summed), for process `pid` (this one when `None`).
+    pub fn threads(pid: Option<u32>) -> BTreeMap<String, ProcSample> {
         let dir = match pid {
             Some(p) => format!("/proc/{p}/task"),
             None => "/proc/self/task".to_string(),
         };
-        let mut s = ProcSample::default();
+        let mut out = BTreeMap::new();
         let Ok(tasks) = std::fs::read_dir(&dir) else {
-            return s;
+            return out;
         };
         for t in tasks.flatten() {
             let p = t.path();
+            let name = std::fs::read_to_string(p.join("comm"))
+                .map(|c| c.trim().to_string())
+                .unwrap_or_default();
+            let s: &mut ProcSample = out.entry(name).or_default();
             if let Ok(text) = std::fs::read_to_string(p.join("schedstat")) {
                 s.cpu_ns += text
                     .split_whitespace()
@@ -42,7 +58,22 @@ impl ProcSample {
                     .sum::<u64>();
             }
         }
-        s
+        out
+    }
+
+    /// Per-thread differences since `earlier` (threads that appeared count from zero).
+    pub fn threads_since(
+        now: &BTreeMap<String, ProcSample>,
+        earlier: &BTreeMap<String, ProcSample>,
+    ) -> BTreeMap<String, ProcSample> {
+        now.iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.since(earlier.get(k).copied().unwrap_or_default()),
+                )
+            })
+            .collect()
     }
 
     /// This process now.

@@ -9,7 +9,7 @@
 //! for them, so the figure is every LRC control message (`hlamesh_control_frames_sent_total
 //! {kind="app"}`) — in a lockstep run nothing else is sent, so it is the null-message count.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -51,6 +51,9 @@ pub struct TimeOptions {
     pub ner_gap: f64,
     /// Blocks (each: raw, TAR, TAR + update, NER).
     pub blocks: usize,
+    /// Callback model of the federates: "immediate" (an LRC thread calls the ambassador) or
+    /// "evoked" (the federate's own thread, in `evoke_callback`).
+    pub callbacks: String,
 }
 
 /// What one federate reports for one phase.
@@ -69,6 +72,9 @@ pub struct PhaseReport {
     /// CPU time and context switches of the whole federate process during the phase.
     #[serde(default)]
     pub process: ProcSample,
+    /// The same per thread name.
+    #[serde(default)]
+    pub threads: BTreeMap<String, ProcSample>,
 }
 
 /// One phase's figures in one run.
@@ -94,6 +100,9 @@ pub struct PhaseFigures {
     pub cpu_us_per_grant: f64,
     /// Context switches of a federate process (all its threads) per grant.
     pub ctx_switches_per_grant: f64,
+    /// Per thread name of a federate process: (CPU µs, context switches) per grant, averaged
+    /// over federates — where the time of a grant goes.
+    pub per_thread_per_grant: BTreeMap<String, (f64, f64)>,
     /// Violations reported by federates.
     pub violations: Vec<String>,
 }
@@ -173,6 +182,8 @@ pub fn run(
                     &k.to_string(),
                     "--federates",
                     &n.to_string(),
+                    "--callbacks",
+                    &opts.callbacks,
                     "--timeout-s",
                     &left.as_secs().max(1).to_string(),
                 ]
@@ -287,6 +298,7 @@ fn figures(phase: &str, blocks: &[Vec<PhaseReport>], n: usize, raw_rate: f64) ->
         reflects_per_grant: per_grant(&all, |r| r.reflects),
         cpu_us_per_grant: per_grant(&all, |r| r.process.cpu_ns) / 1e3,
         ctx_switches_per_grant: per_grant(&all, |r| r.process.ctx_switches),
+        per_thread_per_grant: per_thread(&all),
         violations: all
             .iter()
             .flat_map(|r| r.violations.iter().cloned())
@@ -295,11 +307,28 @@ fn figures(phase: &str, blocks: &[Vec<PhaseReport>], n: usize, raw_rate: f64) ->
     }
 }
 
+fn per_thread(all: &[&PhaseReport]) -> BTreeMap<String, (f64, f64)> {
+    let grants: u64 = all.iter().map(|r| r.grants).sum();
+    let mut m: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for r in all {
+        for (name, s) in &r.threads {
+            let e = m.entry(name.clone()).or_default();
+            e.0 += s.cpu_ns as f64 / 1e3;
+            e.1 += s.ctx_switches as f64;
+        }
+    }
+    for v in m.values_mut() {
+        v.0 /= grants.max(1) as f64;
+        v.1 /= grants.max(1) as f64;
+    }
+    m
+}
+
 /// The table printed on stdout.
 pub fn table(r: &TimeReport) -> String {
     let mut s = format!(
-        "time advance (grants/s per federate) — {} — {} cores, {}\n",
-        r.placement, r.machine.cores, r.machine.cpu_model
+        "time advance (grants/s per federate), {} callbacks — {} — {} cores, {}\n",
+        r.options.callbacks, r.placement, r.machine.cores, r.machine.cpu_model
     );
     s.push_str(&format!(
         "{:>4} {:<12} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>6}\n",
@@ -415,6 +444,7 @@ struct Barrier {
 
 struct Fed {
     rti: RtiAmbassador,
+    evoked: bool,
     object: ObjectInstanceHandle,
     stamped: AttributeHandle,
     rx: Receiver<Ev>,
@@ -434,9 +464,22 @@ fn t(v: f64) -> Result<Time, BenchError> {
 
 impl Fed {
     fn next(&self, what: &str) -> Result<Ev, BenchError> {
-        self.rx.recv_timeout(WAIT).map_err(|_| {
-            BenchError::Protocol(format!("federate {}: no callback for {what}", self.index))
-        })
+        let lost =
+            || BenchError::Protocol(format!("federate {}: no callback for {what}", self.index));
+        if !self.evoked {
+            return self.rx.recv_timeout(WAIT).map_err(|_| lost());
+        }
+        // Evoked: the ambassador runs on this thread inside evoke_callback and queues to `rx`.
+        let end = Instant::now() + WAIT;
+        loop {
+            if let Ok(ev) = self.rx.try_recv() {
+                return Ok(ev);
+            }
+            if Instant::now() > end {
+                return Err(lost());
+            }
+            self.rti.evoke_callback(Duration::from_millis(50))?;
+        }
     }
 
     /// Waits for the grant of the pending request; counts reflections before it and checks
@@ -505,6 +548,7 @@ impl Fed {
             reflects,
             violations,
             process: ProcSample::default(),
+            threads: BTreeMap::new(),
         })
     }
 
@@ -551,6 +595,7 @@ impl Fed {
             reflects,
             violations,
             process: ProcSample::default(),
+            threads: BTreeMap::new(),
         })
     }
 
@@ -606,6 +651,7 @@ impl Fed {
             reflects: 0,
             violations: Vec::new(),
             process: ProcSample::default(),
+            threads: BTreeMap::new(),
         })
     }
 }
@@ -625,6 +671,7 @@ pub fn federate(
     federation: &str,
     index: u32,
     federates: usize,
+    evoked: bool,
     timeout: Duration,
 ) -> Result<(), BenchError> {
     let process_start = Instant::now();
@@ -633,7 +680,12 @@ pub fn federate(
     let lrc = Lrc::start(net.transport_config())?;
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut rti = RtiAmbassador::with_lrc(lrc);
-    rti.connect(Box::new(TimeAmb { tx }), CallbackModel::Immediate)?;
+    let model = if evoked {
+        CallbackModel::Evoked
+    } else {
+        CallbackModel::Immediate
+    };
+    rti.connect(Box::new(TimeAmb { tx }), model)?;
     join_federation(
         &mut rti,
         federation,
@@ -667,6 +719,7 @@ pub fn federate(
     }))?;
     let mut fed = Fed {
         rti,
+        evoked,
         object,
         stamped,
         rx,
@@ -707,7 +760,7 @@ pub fn federate(
             );
             continue;
         };
-        let p0 = ProcSample::now();
+        let t0 = ProcSample::threads(None);
         let r = match *phase {
             "raw-barrier" => fed.raw_rounds(count),
             "tar" => fed.tar(count, false),
@@ -715,8 +768,16 @@ pub fn federate(
             "ner" => fed.ner(count, gap.max(1.0)),
             other => Err(BenchError::Protocol(format!("unknown phase {other:?}"))),
         };
+        let threads = ProcSample::threads_since(&ProcSample::threads(None), &t0);
+        let process = threads
+            .values()
+            .fold(ProcSample::default(), |a, s| ProcSample {
+                cpu_ns: a.cpu_ns + s.cpu_ns,
+                ctx_switches: a.ctx_switches + s.ctx_switches,
+            });
         match r.map(|r| PhaseReport {
-            process: ProcSample::now().since(p0),
+            process,
+            threads,
             ..r
         }) {
             Ok(r) => println!("{}", json!({"event": "phase", "report": r})),

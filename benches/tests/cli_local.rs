@@ -244,6 +244,7 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
         ],
         "time",
     );
+    assert_eq!(j["options"]["callbacks"], "immediate");
     assert_eq!(j["subcommand"], "time");
     machine_is_described(&j);
     assert!(!j["null_message_note"].as_str().expect("note").is_empty());
@@ -285,6 +286,11 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
                 2
             );
         }
+        // Where a grant's time goes: the LRC's threads show up per thread name.
+        let threads = phases[1]["per_thread_per_grant"].as_object().expect("per thread");
+        assert!(threads.contains_key("hlamesh-lrc"), "{threads:?}");
+        assert!(num(&phases[1], "cpu_us_per_grant") > 0.0);
+        assert!(num(&phases[1], "ctx_switches_per_grant") > 0.0);
         // Lockstep needs at least one time message per grant to every other federate's LRC…
         assert!(
             num(&phases[1], "control_msgs_per_grant") >= n - 1.0,
