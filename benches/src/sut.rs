@@ -1,7 +1,6 @@
 //! The system under test: what a benchmark sends through and receives from. The transport
-//! ([`TransportSut`]) and the raw UDP multicast baseline ([`RawUdpSut`]) implement it now; the HLA
-//! update→reflect path (an RTI ambassador) will implement it when the RTI API lands, and the
-//! drivers will not change.
+//! ([`TransportSut`]), the HLA update→reflect path ([`crate::rti::RtiSut`]) and the raw UDP
+//! multicast baseline ([`RawUdpSut`]) implement it; the drivers see only this trait.
 
 use std::net::{SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

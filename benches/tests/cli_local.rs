@@ -287,7 +287,9 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
             );
         }
         // Where a grant's time goes: the LRC's threads show up per thread name.
-        let threads = phases[1]["per_thread_per_grant"].as_object().expect("per thread");
+        let threads = phases[1]["per_thread_per_grant"]
+            .as_object()
+            .expect("per thread");
         assert!(threads.contains_key("hlamesh-lrc"), "{threads:?}");
         assert!(num(&phases[1], "cpu_us_per_grant") > 0.0);
         assert!(num(&phases[1], "ctx_switches_per_grant") > 0.0);
