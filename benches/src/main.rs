@@ -170,6 +170,9 @@ enum Cmd {
         /// Time role: federates in the run.
         #[arg(long, default_value_t = 2)]
         federates: usize,
+        /// Time role: only join (and resign), printing the join time.
+        #[arg(long)]
+        join_only: bool,
         /// Time role: callback model.
         #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
         callbacks: String,
@@ -301,6 +304,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             index,
             federates,
             callbacks,
+            join_only,
         } => {
             let net = NetParams {
                 interface,
@@ -319,6 +323,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                     index,
                     federates,
                     callbacks == "evoked",
+                    join_only,
                     timeout,
                 )?;
             } else {

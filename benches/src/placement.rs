@@ -439,7 +439,7 @@ fn serve_one(conn: TcpStream, interface: Ipv4Addr) -> Result<(), BenchError> {
 }
 
 /// Options `hlamesh-bench peer` takes (what `serve` lets a driver pass).
-const PEER_OPTIONS: [&str; 14] = [
+const PEER_OPTIONS: [&str; 15] = [
     "--role",
     "--level",
     "--interface",
@@ -454,4 +454,5 @@ const PEER_OPTIONS: [&str; 14] = [
     "--index",
     "--federates",
     "--callbacks",
+    "--join-only",
 ];

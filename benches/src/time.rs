@@ -19,6 +19,7 @@ use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
 };
 use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::handles::{
     AttributeHandle, FederateHandle, ObjectClassHandle, ObjectInstanceHandle,
 };
@@ -114,8 +115,13 @@ pub struct TimeResult {
     pub federates: usize,
     /// Raw UDP barrier rounds, TAR, TAR + update, NER.
     pub phases: Vec<PhaseFigures>,
-    /// Process start to joined, per federate (ms).
+    /// Process start to joined, per federate (ms); they all start together, so this includes
+    /// creating the federation.
     pub join_ms: Vec<f64>,
+    /// A federate process started once the federation runs: from its `main` to joined (ms).
+    pub late_join_ms: f64,
+    /// The same seen by the driver: from spawning the process to reading "joined" (ms).
+    pub late_join_spawn_to_joined_ms: f64,
 }
 
 /// The whole report.
@@ -226,6 +232,32 @@ pub fn run(
                 reports[i].push(block);
             }
         }
+        // A late joiner: a fresh process joins the running federation and leaves.
+        let mut args = net.on(placement.addr(2)?).to_args();
+        args.extend(
+            [
+                "--role",
+                Role::Time.arg(),
+                "--level",
+                Level::Rti.arg(),
+                "--federation",
+                &federation,
+                "--index",
+                &n.to_string(),
+                "--federates",
+                "1",
+                "--join-only",
+                "--timeout-s",
+                "30",
+            ]
+            .map(str::to_string),
+        );
+        let spawned = Instant::now();
+        let late = placement.spawn_peer(0, &args)?;
+        let v = late.wait_event("joined", step)?;
+        let late_join_spawn_to_joined_ms = spawned.elapsed().as_secs_f64() * 1e3;
+        let late_join_ms = v["join_ms"].as_f64().unwrap_or(0.0);
+        drop(late);
         drop(procs);
         let mut phases = Vec::new();
         let mut raw_rate = 0.0;
@@ -240,6 +272,8 @@ pub fn run(
             federates: n,
             phases,
             join_ms,
+            late_join_ms,
+            late_join_spawn_to_joined_ms,
         });
     }
     Ok(TimeReport {
@@ -359,6 +393,10 @@ pub fn table(r: &TimeReport) -> String {
                 p.violations.len()
             ));
         }
+        s.push_str(&format!(
+            "{:>4} late joiner: {:.1} ms from main to joined ({:.1} ms from spawn)\n",
+            x.federates, x.late_join_ms, x.late_join_spawn_to_joined_ms
+        ));
     }
     s
 }
@@ -672,6 +710,7 @@ pub fn federate(
     index: u32,
     federates: usize,
     evoked: bool,
+    join_only: bool,
     timeout: Duration,
 ) -> Result<(), BenchError> {
     let process_start = Instant::now();
@@ -694,6 +733,11 @@ pub fn federate(
         process_start + Duration::from_secs(30),
     )?;
     let join_ms = process_start.elapsed().as_secs_f64() * 1e3;
+    if join_only {
+        println!("{}", json!({"event": "joined", "join_ms": join_ms}));
+        rti.resign_federation_execution(ResignAction::DeleteObjects)?;
+        return Ok(());
+    }
     let class = rti.get_object_class_handle(CLASS)?;
     let stamped = rti.get_attribute_handle(class, "Stamped")?;
     rti.publish_object_class_attributes(class, &[stamped])?;

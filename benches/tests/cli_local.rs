@@ -253,6 +253,11 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
     for (r, n) in results.iter().zip([2.0, 3.0]) {
         assert_eq!(num(r, "federates"), n);
         assert_eq!(r["join_ms"].as_array().expect("join_ms").len(), n as usize);
+        let late = num(r, "late_join_ms");
+        assert!(
+            late > 0.0 && late <= num(r, "late_join_spawn_to_joined_ms"),
+            "late join {late} ms: {r}"
+        );
         let phases = r["phases"].as_array().expect("phases");
         let names: Vec<&str> = phases
             .iter()
