@@ -1,8 +1,10 @@
 //! `time`: N federate processes (all regulating with lookahead 1 and constrained) advance in
 //! phases the driver orders, each next to a raw UDP multicast "barrier round" among the same
 //! processes (send my round number, wait until every other process has sent it; the floor any
-//! lockstep protocol pays). Per block the phases run in order raw, TAR, TAR + one timestamped
-//! update per step, all-NER with sparse events (A B A B over blocks).
+//! lockstep protocol pays). Per block the phases run in order: raw barrier, the same barrier over
+//! hlamesh's own data channel (reliable multicast, delivered in the transport's event hook — what
+//! time messages would cost on the data plane), TAR, TAR + one timestamped update per step, and
+//! all-NER with sparse events (A B A B over blocks).
 //!
 //! Figures per federate: grants/s and LRC control messages sent per grant. Time messages (null
 //! messages, i.e. promises) travel as LRC control messages; the LRC exposes no separate counter
@@ -81,7 +83,7 @@ pub struct PhaseReport {
 /// One phase's figures in one run.
 #[derive(Clone, Debug, Serialize)]
 pub struct PhaseFigures {
-    /// "raw-barrier", "tar", "tar-update" or "ner".
+    /// "raw-barrier", "transport-barrier", "tar", "tar-update" or "ner".
     pub phase: String,
     /// Per federate: median over blocks of grants/s (rounds/s for raw).
     pub grants_per_s_per_federate: Vec<f64>,
@@ -147,7 +149,13 @@ pub struct TimeReport {
     pub results: Vec<TimeResult>,
 }
 
-const PHASES: [&str; 4] = ["raw-barrier", "tar", "tar-update", "ner"];
+const PHASES: [&str; 5] = [
+    "raw-barrier",
+    "transport-barrier",
+    "tar",
+    "tar-update",
+    "ner",
+];
 
 /// Runs the `time` benchmark.
 pub fn run(
@@ -365,7 +373,7 @@ pub fn table(r: &TimeReport) -> String {
         r.options.callbacks, r.placement, r.machine.cores, r.machine.cpu_model
     );
     s.push_str(&format!(
-        "{:>4} {:<12} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>6}\n",
+        "{:>4} {:<17} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>6}\n",
         "N",
         "phase",
         "grants/s",
@@ -380,7 +388,7 @@ pub fn table(r: &TimeReport) -> String {
     for x in &r.results {
         for p in &x.phases {
             s.push_str(&format!(
-                "{:>4} {:<12} {:>11.0} {:>11.0} {:>8.3} {:>10.2} {:>10.2} {:>10.1} {:>10.1} {:>6}\n",
+                "{:>4} {:<17} {:>11.0} {:>11.0} {:>8.3} {:>10.2} {:>10.2} {:>10.1} {:>10.1} {:>6}\n",
                 x.federates,
                 p.phase,
                 p.grants_per_s,
@@ -417,7 +425,7 @@ pub fn plot(r: &TimeReport) -> String {
         })
         .collect();
     crate::svg::bars(
-        "hlamesh-bench time: grants/s per federate (raw-barrier: UDP rounds/s)",
+        "hlamesh-bench time: grants/s per federate (barriers: rounds/s)",
         "grants/s",
         &groups,
     )
@@ -473,11 +481,48 @@ impl FederateAmbassador for TimeAmb {
     }
 }
 
-/// Raw UDP barrier: the highest round heard from every other process.
+/// A barrier over one path: the highest round heard from every other process.
 #[derive(Default)]
 struct Barrier {
     rounds: Mutex<HashMap<u32, u64>>,
     cv: Condvar,
+}
+
+/// One path barrier rounds run over, with its own round counter.
+struct BarrierPath {
+    sut: Arc<dyn Sut>,
+    rel: Reliability,
+    barrier: Arc<Barrier>,
+    round: u64,
+}
+
+impl BarrierPath {
+    /// Installs the handler that records rounds heard from the other processes.
+    fn new(sut: Arc<dyn Sut>, rel: Reliability, me: u32) -> Result<BarrierPath, BenchError> {
+        let barrier = Arc::new(Barrier::default());
+        let b = barrier.clone();
+        sut.set_handler(Arc::new(move |m: &[u8]| {
+            if m.len() >= 16 && m[0] == b'R' {
+                let mut from = [0u8; 4];
+                from.copy_from_slice(&m[4..8]);
+                let mut round = [0u8; 8];
+                round.copy_from_slice(&m[8..16]);
+                let (from, round) = (u32::from_be_bytes(from), u64::from_be_bytes(round));
+                if from != me {
+                    let mut g = b.rounds.lock().unwrap_or_else(|e| e.into_inner());
+                    let r = g.entry(from).or_insert(0);
+                    *r = (*r).max(round);
+                    b.cv.notify_all();
+                }
+            }
+        }))?;
+        Ok(BarrierPath {
+            sut,
+            rel,
+            barrier,
+            round: 0,
+        })
+    }
 }
 
 struct Fed {
@@ -489,9 +534,8 @@ struct Fed {
     now: f64,
     index: u32,
     others: usize,
-    raw: RawUdpSut,
-    barrier: Arc<Barrier>,
-    round: u64,
+    raw: BarrierPath,
+    transport: BarrierPath,
 }
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -637,47 +681,48 @@ impl Fed {
         })
     }
 
-    /// `rounds` raw UDP barrier rounds; a round's message is re-sent every 20 ms until the round
-    /// completes (loopback multicast rarely drops, but a barrier must not hang on one loss).
-    fn raw_rounds(&mut self, rounds: u64) -> Result<PhaseReport, BenchError> {
+    /// `rounds` barrier rounds on the raw path or the transport; a round's message is re-sent
+    /// every 20 ms until the round completes (loopback multicast rarely drops, but a best-effort
+    /// barrier must not hang on one loss).
+    fn barrier_rounds(&mut self, rounds: u64, transport: bool) -> Result<PhaseReport, BenchError> {
+        let (index, others) = (self.index, self.others);
+        let p = if transport {
+            &mut self.transport
+        } else {
+            &mut self.raw
+        };
         let t0 = Instant::now();
         for _ in 0..rounds {
-            self.round += 1;
+            p.round += 1;
             let mut m = vec![0u8; 16];
             m[0] = b'R';
-            m[4..8].copy_from_slice(&self.index.to_be_bytes());
-            m[8..16].copy_from_slice(&self.round.to_be_bytes());
+            m[4..8].copy_from_slice(&index.to_be_bytes());
+            m[8..16].copy_from_slice(&p.round.to_be_bytes());
             let end = Instant::now() + WAIT;
-            let mut g = self
-                .barrier
-                .rounds
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut g = p.barrier.rounds.lock().unwrap_or_else(|e| e.into_inner());
             loop {
                 drop(g);
-                self.raw.send(Reliability::BestEffort, &m)?;
-                g = self
-                    .barrier
-                    .rounds
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                p.sut.send(p.rel, &m)?;
+                g = p.barrier.rounds.lock().unwrap_or_else(|e| e.into_inner());
                 let resend = Instant::now() + Duration::from_millis(20);
-                while !complete(&g, self.others, self.round) && Instant::now() < resend {
+                while !complete(&g, others, p.round) && Instant::now() < resend {
                     let left = resend.saturating_duration_since(Instant::now());
-                    g = self
+                    g = p
                         .barrier
                         .cv
                         .wait_timeout(g, left)
                         .unwrap_or_else(|e| e.into_inner())
                         .0;
                 }
-                if complete(&g, self.others, self.round) {
+                if complete(&g, others, p.round) {
                     break;
                 }
                 if Instant::now() > end {
                     return Err(BenchError::Protocol(format!(
-                        "raw barrier round {} incomplete: {:?}",
-                        self.round, *g
+                        "{} barrier round {} incomplete: {:?}",
+                        p.sut.name(),
+                        p.round,
+                        *g
                     )));
                 }
             }
@@ -743,24 +788,24 @@ pub fn federate(
     rti.publish_object_class_attributes(class, &[stamped])?;
     rti.subscribe_object_class_attributes(class, &[stamped], true)?;
     let object = rti.register_object_instance(class)?;
-    let barrier = Arc::new(Barrier::default());
-    let raw = RawUdpSut::new(net)?;
-    let b = barrier.clone();
-    raw.set_handler(Arc::new(move |m: &[u8]| {
-        if m.len() >= 16 && m[0] == b'R' {
-            let mut from = [0u8; 4];
-            from.copy_from_slice(&m[4..8]);
-            let mut round = [0u8; 8];
-            round.copy_from_slice(&m[8..16]);
-            let (from, round) = (u32::from_be_bytes(from), u64::from_be_bytes(round));
-            if from != index {
-                let mut g = b.rounds.lock().unwrap_or_else(|e| e.into_inner());
-                let r = g.entry(from).or_insert(0);
-                *r = (*r).max(round);
-                b.cv.notify_all();
-            }
-        }
-    }))?;
+    let others = federates.saturating_sub(1);
+    let raw = BarrierPath::new(
+        Arc::new(RawUdpSut::new(net)?),
+        Reliability::BestEffort,
+        index,
+    )?;
+    // A second transport, on its own ports, for the transport barrier.
+    let transport = BarrierPath::new(
+        Level::Transport.join(
+            &net.alt(),
+            &format!("{federation}-barrier"),
+            index == 0,
+            others,
+            deadline.saturating_duration_since(Instant::now()),
+        )?,
+        Reliability::Reliable,
+        index,
+    )?;
     let mut fed = Fed {
         rti,
         evoked,
@@ -769,10 +814,9 @@ pub fn federate(
         rx,
         now: 0.0,
         index,
-        others: federates.saturating_sub(1),
+        others,
         raw,
-        barrier,
-        round: 0,
+        transport,
     };
     let mut discovered = 0;
     while discovered < fed.others {
@@ -806,7 +850,8 @@ pub fn federate(
         };
         let t0 = ProcSample::threads(None);
         let r = match *phase {
-            "raw-barrier" => fed.raw_rounds(count),
+            "raw-barrier" => fed.barrier_rounds(count, false),
+            "transport-barrier" => fed.barrier_rounds(count, true),
             "tar" => fed.tar(count, false),
             "tar-update" => fed.tar(count, true),
             "ner" => fed.ner(count, gap.max(1.0)),

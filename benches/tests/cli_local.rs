@@ -263,7 +263,16 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
             .iter()
             .map(|p| p["phase"].as_str().expect("phase"))
             .collect();
-        assert_eq!(names, ["raw-barrier", "tar", "tar-update", "ner"]);
+        assert_eq!(
+            names,
+            [
+                "raw-barrier",
+                "transport-barrier",
+                "tar",
+                "tar-update",
+                "ner"
+            ]
+        );
         let raw = num(&phases[0], "grants_per_s");
         assert!(raw > 0.0, "raw baseline not measured");
         for p in phases {
@@ -292,25 +301,25 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
             );
         }
         // Where a grant's time goes: the LRC's threads show up per thread name.
-        let threads = phases[1]["per_thread_per_grant"]
+        let threads = phases[2]["per_thread_per_grant"]
             .as_object()
             .expect("per thread");
         assert!(threads.contains_key("hlamesh-lrc"), "{threads:?}");
-        assert!(num(&phases[1], "cpu_us_per_grant") > 0.0);
-        assert!(num(&phases[1], "ctx_switches_per_grant") > 0.0);
+        assert!(num(&phases[2], "cpu_us_per_grant") > 0.0);
+        assert!(num(&phases[2], "ctx_switches_per_grant") > 0.0);
         // Lockstep needs at least one time message per grant to every other federate's LRC…
         assert!(
-            num(&phases[1], "control_msgs_per_grant") >= n - 1.0,
+            num(&phases[2], "control_msgs_per_grant") >= n - 1.0,
             "{}",
-            phases[1]
+            phases[2]
         );
         // …and with one update per step each federate reflects every other's.
-        assert_eq!(num(&phases[2], "reflects_per_grant"), n - 1.0);
+        assert_eq!(num(&phases[3], "reflects_per_grant"), n - 1.0);
         // NER: every event is a grant for everyone; the others' events are reflections.
-        let ner_reflects = num(&phases[3], "reflects_per_grant");
-        assert!((ner_reflects - (n - 1.0) / n).abs() < 0.05, "{}", phases[3]);
+        let ner_reflects = num(&phases[4], "reflects_per_grant");
+        assert!((ner_reflects - (n - 1.0) / n).abs() < 0.05, "{}", phases[4]);
     }
-    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 10);
 }
 
 #[test]
