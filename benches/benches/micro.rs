@@ -1,5 +1,6 @@
 //! Criterion micro-benchmarks of the hot pieces under an update and a grant: the wire form of an
-//! attribute update, datagram authentication, GALT with 64 regulating peers, the TSO queue, and
+//! attribute update, datagram authentication, one message through the sans-I/O data plane
+//! (fragmentation and reassembly at 8 KiB), GALT with 64 regulating peers, the TSO queue, and
 //! loading the RPR FOM set. `cargo bench -p hlamesh-benches --bench micro` (not built by
 //! `cargo test`). FOMs come from `$HLAMESH_FOM_DIR` or `<repo>/../shared/foms`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -13,8 +14,9 @@ use hlamesh_lrc::fom::{Fdd, FomModule};
 use hlamesh_lrc::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
 use hlamesh_timesync::tso_queue::TsoQueue;
 use hlamesh_timesync::*;
-use hlamesh_transport::FederationKey;
 use hlamesh_transport::data::auth::DatagramAuth;
+use hlamesh_transport::data::{DataConfig, DataReceiver, DataSender, RecvEvent, Reliability};
+use hlamesh_transport::{FederationKey, FederationTag, NodeId};
 
 fn update(payload: usize, time: bool) -> DataMsg {
     DataMsg::Update {
@@ -57,6 +59,43 @@ fn bench_auth(c: &mut Criterion) {
         });
         g.bench_function(format!("verify_{len}B"), |b| {
             b.iter(|| assert!(auth.verify(black_box(&dgram))))
+        });
+    }
+    g.finish();
+}
+
+/// One reliable message through the sans-I/O data plane: the sender fragments and signs it, the
+/// receiver verifies, orders and (for 8 KiB: six fragments) reassembles it.
+fn bench_data_plane(c: &mut Criterion) {
+    let key = FederationKey([9; 32]);
+    let tag = FederationTag::from_name("bench");
+    let mut tx = DataSender::new(NodeId(1), tag, &key, DataConfig::default()).expect("sender");
+    let mut rx = DataReceiver::new(NodeId(2), tag, &key, DataConfig::default()).expect("receiver");
+    rx.add_sender(NodeId(1));
+    let mut g = c.benchmark_group("data_plane");
+    for size in [100usize, 8192] {
+        let payload = vec![0x3cu8; size];
+        let mut dgrams: Vec<bytes::Bytes> = Vec::new();
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_function(format!("send_receive_reliable_{size}B"), |b| {
+            b.iter(|| {
+                let now = std::time::Instant::now();
+                dgrams.clear();
+                tx.send(now, Reliability::Reliable, &payload, &mut |d: &[u8]| {
+                    dgrams.push(bytes::Bytes::copy_from_slice(d))
+                })
+                .expect("send");
+                for d in dgrams.drain(..) {
+                    rx.on_datagram(now, d);
+                }
+                let mut delivered = 0;
+                while let Some(ev) = rx.poll_event() {
+                    if let RecvEvent::Deliver { payload, .. } = ev {
+                        delivered += payload.len();
+                    }
+                }
+                assert_eq!(delivered, size, "one whole message delivered");
+            })
         });
     }
     g.finish();
@@ -189,6 +228,12 @@ fn bench_fom(c: &mut Criterion) {
 }
 
 criterion_group!(
-    micro, bench_wire, bench_auth, bench_galt, bench_tso, bench_fom
+    micro,
+    bench_wire,
+    bench_auth,
+    bench_data_plane,
+    bench_galt,
+    bench_tso,
+    bench_fom
 );
 criterion_main!(micro);
