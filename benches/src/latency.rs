@@ -17,6 +17,7 @@ use crate::report::{self, LatencySummary, Machine};
 use crate::session::{Level, Session};
 use crate::sut::{Handler, Sut};
 use crate::wire::{self, Header, Kind};
+use hlamesh_timesync::clock_offset::{ClockOffsetEstimator, Probe};
 
 /// What to measure.
 #[derive(Clone, Debug, Serialize)]
@@ -56,6 +57,11 @@ pub struct LatencyResult {
     pub ratio_p99: f64,
     /// Blocks abandoned because a message was lost (best-effort) or timed out.
     pub lost_blocks: u64,
+    /// hlamesh one-way latencies from the clock-offset estimate (`None` below 32-byte payloads,
+    /// which have no room for the echo's stamps).
+    pub one_way: Option<OneWay>,
+    /// The same for raw UDP.
+    pub baseline_one_way: Option<OneWay>,
     /// Driver's hlamesh datagrams per ping sent (1 unless fragmented; below 1 would mean the
     /// ping-pong was batched, which automatic batching must never do).
     pub hlamesh_datagrams_per_message: f64,
@@ -82,6 +88,55 @@ pub struct LatencyReport {
     pub results: Vec<LatencyResult>,
 }
 
+/// One-way latencies of one path: the peer stamps its wall clock when the ping reaches its
+/// handler (t2) and when it sends the echo (t3); with the driver's send (t1) and receive (t4) times,
+/// a minimum-round-trip clock-offset estimate (`timesync::clock_offset`) over the probes of both
+/// paths (the same two processes and clocks, so the raw path's quicker probes tighten the bound)
+/// turns them into driver→peer (t2 − t1 − offset) and peer→driver (t4 − t3 + offset) latencies.
+/// Each is right within ± `error_bound_us`, the half round trip of the best probe.
+#[derive(Clone, Debug, Serialize)]
+pub struct OneWay {
+    /// Peer clock minus driver clock (µs).
+    pub offset_us: f64,
+    /// The true offset, and so every one-way figure, is within this many µs.
+    pub error_bound_us: f64,
+    /// Probes used.
+    pub probes: usize,
+    /// Driver → peer.
+    pub forward: LatencySummary,
+    /// Peer → driver.
+    pub reverse: LatencySummary,
+}
+
+impl OneWay {
+    fn of(probes: &[Probe], all: &[&[Probe]]) -> Result<Option<OneWay>, BenchError> {
+        let n: usize = all.iter().map(|p| p.len()).sum();
+        let mut est = ClockOffsetEstimator::new(n.max(1), 100);
+        let mut last = 0;
+        for p in all.iter().flat_map(|p| p.iter()) {
+            let _ = est.add_probe(*p);
+            last = last.max(p.t4);
+        }
+        let Some(e) = est.estimate(last).filter(|_| !probes.is_empty()) else {
+            return Ok(None);
+        };
+        let (mut fwd, mut rev) = (report::new_histogram()?, report::new_histogram()?);
+        for p in probes {
+            let f = p.t2 as i128 - p.t1 as i128 - i128::from(e.offset_ns);
+            let r = p.t4 as i128 - p.t3 as i128 + i128::from(e.offset_ns);
+            let _ = fwd.record(u64::try_from(f.max(1)).unwrap_or(1));
+            let _ = rev.record(u64::try_from(r.max(1)).unwrap_or(1));
+        }
+        Ok(Some(OneWay {
+            offset_us: e.offset_ns as f64 / 1e3,
+            error_bound_us: e.error_bound_ns as f64 / 1e3,
+            probes: probes.len(),
+            forward: LatencySummary::of(&fwd),
+            reverse: LatencySummary::of(&rev),
+        }))
+    }
+}
+
 struct PingState {
     active: bool,
     path: u8,
@@ -94,7 +149,11 @@ struct PingState {
     echoes: usize,
     heard: usize,
     t0: Instant,
+    /// Wall clock when the current ping was sent.
+    t1_wall: u64,
     samples: Vec<u64>,
+    /// Four-timestamp probes from stamped echoes (one-way estimate).
+    probes: Vec<Probe>,
     done: Option<Sender<Vec<u64>>>,
 }
 
@@ -116,6 +175,7 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
             return;
         }
         let now = Instant::now();
+        let t4 = wire::wall_ns();
         let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
         if !s.active || s.path != path || h.block != s.block || h.index != s.next {
             return;
@@ -127,6 +187,12 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
         s.heard = 0;
         let rtt = now.duration_since(s.t0).as_nanos() as u64;
         s.samples.push(rtt);
+        if s.echoes == 1
+            && let Some((t2, t3)) = wire::stamps(m)
+        {
+            let t1 = s.t1_wall;
+            s.probes.push(Probe { t1, t2, t3, t4 });
+        }
         s.next += 1;
         if s.next == s.end {
             s.active = false;
@@ -147,6 +213,7 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
             s.size,
         );
         let rel = rel_of(s.best_effort);
+        s.t1_wall = wire::wall_ns();
         s.t0 = Instant::now();
         drop(s);
         if let Some(sut) = sut.upgrade() {
@@ -181,7 +248,9 @@ impl Driver {
             echoes: echoes.max(1),
             heard: 0,
             t0: Instant::now(),
+            t1_wall: 0,
             samples: Vec::new(),
+            probes: Vec::new(),
             done: None,
         }));
         for (i, sut) in [&hl, &raw].into_iter().enumerate() {
@@ -192,6 +261,11 @@ impl Driver {
             state,
             next_block: 1,
         })
+    }
+
+    /// The probes collected since the last call (all paths; take them after each block).
+    pub(crate) fn take_probes(&self) -> Vec<Probe> {
+        std::mem::take(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()).probes)
     }
 
     /// One block of `n` round trips on `path`; None if it did not complete (loss).
@@ -228,6 +302,8 @@ impl Driver {
                 size,
                 next: 0,
                 end: n as u64,
+                t1_wall: wire::wall_ns(),
+                probes: Vec::new(),
                 t0: Instant::now(),
                 samples: Vec::with_capacity(n),
                 done: Some(tx),
@@ -280,6 +356,8 @@ pub fn run(
             for path in 0..2u8 {
                 let _ = d.block(path, opts.warmup.max(1), best_effort, size);
             }
+            let _ = d.take_probes();
+            let mut probes: [Vec<Probe>; 2] = [Vec::new(), Vec::new()];
             let block = opts.block.max(1);
             while hists.iter().any(|h| (h.len() as usize) < opts.samples) {
                 if Instant::now() > deadline {
@@ -299,8 +377,12 @@ pub fn run(
                             for s in samples {
                                 let _ = hists[usize::from(path)].record(s.max(1));
                             }
+                            probes[usize::from(path)].extend(d.take_probes());
                         }
-                        None => lost_blocks += 1,
+                        None => {
+                            lost_blocks += 1;
+                            let _ = d.take_probes();
+                        }
                     }
                 }
                 if lost_blocks > 50 {
@@ -313,7 +395,10 @@ pub fn run(
             let dpm = (c1.datagrams_out - c0.datagrams_out) as f64
                 / (c1.messages_out - c0.messages_out).max(1) as f64;
             let (h, b) = (LatencySummary::of(&hists[0]), LatencySummary::of(&hists[1]));
+            let [hp, rp] = probes;
             results.push(LatencyResult {
+                one_way: OneWay::of(&hp, &[&hp, &rp])?,
+                baseline_one_way: OneWay::of(&rp, &[&hp, &rp])?,
                 payload_bytes: size,
                 reliability: rel.clone(),
                 delivery: opts.level.delivery().into(),
@@ -349,7 +434,7 @@ pub fn table(r: &LatencyReport) -> String {
         r.machine.cpu_model
     );
     s.push_str(&format!(
-        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}\n",
+        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>6}\n",
         "bytes",
         "reliability",
         "path",
@@ -360,12 +445,26 @@ pub fn table(r: &LatencyReport) -> String {
         "max",
         "samples",
         "ratio50",
-        "dgm/msg"
+        "dgm/msg",
+        "fwd p50",
+        "rev p50",
+        "±"
     ));
     for x in &r.results {
-        for (name, l) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
+        for (name, l, ow) in [
+            ("hlamesh", &x.hlamesh, &x.one_way),
+            ("raw-udp", &x.baseline, &x.baseline_one_way),
+        ] {
+            let (fwd, rev, bound) = match ow {
+                Some(o) => (
+                    format!("{:.1}", o.forward.p50_us),
+                    format!("{:.1}", o.reverse.p50_us),
+                    format!("{:.1}", o.error_bound_us),
+                ),
+                None => (String::new(), String::new(), String::new()),
+            };
             s.push_str(&format!(
-                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7}\n",
+                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7} {:>8} {:>8} {:>6}\n",
                 x.payload_bytes,
                 x.reliability,
                 name,
@@ -384,7 +483,10 @@ pub fn table(r: &LatencyReport) -> String {
                     format!("{:.2}", x.hlamesh_datagrams_per_message)
                 } else {
                     String::new()
-                }
+                },
+                fwd,
+                rev,
+                bound
             ));
         }
     }

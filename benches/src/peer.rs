@@ -71,6 +71,7 @@ pub fn run(
             Role::Echo => {
                 let weak = Arc::downgrade(sut);
                 Arc::new(move |m: &[u8]| {
+                    let t2 = wire::wall_ns();
                     if let Some(mut h) = wire::parse(m)
                         && h.kind == Kind::Ping
                         && let Some(sut) = weak.upgrade()
@@ -83,6 +84,7 @@ pub fn run(
                         } else {
                             Reliability::Reliable
                         };
+                        wire::stamp(&mut echo, t2, wire::wall_ns());
                         let _ = sut.send(rel, &echo);
                     }
                 })

@@ -100,6 +100,21 @@ fn latency_tiny_local_run_reports_every_figure() {
             "ping-pong was batched: {r}"
         );
         assert!(r["reliability"] == "reliable" || r["reliability"] == "best-effort");
+        // One-way latencies from the clock-offset estimate: each direction is shorter than the
+        // round trip (within the estimate's error bound), and the bound is a real number.
+        for (ow, rtt) in [
+            (&r["one_way"], &r["hlamesh"]),
+            (&r["baseline_one_way"], &r["baseline"]),
+        ] {
+            let bound = num(ow, "error_bound_us");
+            assert!((0.0..1e6).contains(&bound), "{ow}");
+            assert!(num(ow, "offset_us").is_finite());
+            assert_eq!(num(ow, "probes"), 300.0);
+            for dir in ["forward", "reverse"] {
+                let p50 = num(&ow[dir], "p50_us");
+                assert!(p50 > 0.0 && p50 <= num(rtt, "p50_us") + bound, "{dir}: {ow}");
+            }
+        }
     }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(
