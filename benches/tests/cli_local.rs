@@ -112,7 +112,10 @@ fn latency_tiny_local_run_reports_every_figure() {
             assert_eq!(num(ow, "probes"), 300.0);
             for dir in ["forward", "reverse"] {
                 let p50 = num(&ow[dir], "p50_us");
-                assert!(p50 > 0.0 && p50 <= num(rtt, "p50_us") + bound, "{dir}: {ow}");
+                assert!(
+                    p50 > 0.0 && p50 <= num(rtt, "p50_us") + bound,
+                    "{dir}: {ow}"
+                );
             }
         }
     }
