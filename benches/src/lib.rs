@@ -19,6 +19,7 @@ pub mod procstat;
 pub mod report;
 pub mod rti;
 pub mod scale;
+pub mod serve;
 pub mod session;
 pub mod sut;
 pub mod svg;

@@ -372,7 +372,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             interface,
             max_peers,
         } => {
-            hlamesh_benches::placement::serve(listen, interface, max_peers)?;
+            hlamesh_benches::serve::serve(listen, interface, max_peers)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Scale {
