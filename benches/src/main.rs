@@ -203,6 +203,10 @@ struct Place {
     /// Bound on the whole run, seconds.
     #[arg(long, default_value_t = 600)]
     timeout_s: u64,
+    /// With --lab: drop this percent of the datagrams entering the peer hosts on the hlamesh
+    /// data port and the raw UDP port (latency, throughput, scale; QUIC and discovery unaffected).
+    #[arg(long, default_value_t = 0, requires = "lab", value_parser = clap::value_parser!(u8).range(0..=100))]
+    loss: u8,
     /// Internal: already inside lab PREFIX (set by the outer process).
     #[arg(long, hide = true)]
     in_lab: Option<String>,
@@ -261,6 +265,7 @@ fn placement(place: &Place) -> Placement {
     }
     match (&place.in_lab, place.lab) {
         (Some(prefix), Some(hosts)) => Placement::Lab {
+            loss: place.loss,
             prefix: prefix.clone(),
             hosts,
             script: place.lab_script.clone().unwrap_or_else(default_lab_script),

@@ -39,6 +39,8 @@ pub enum Placement {
         hosts: usize,
         /// Path of lab.sh.
         script: PathBuf,
+        /// Percent of inbound datagrams dropped on the peer hosts' hlamesh data and raw UDP ports.
+        loss: u8,
     },
     /// Peer hosts: other machines (or this one) running `hlamesh-bench serve`; peer k goes to
     /// `controls[k % len]`.
@@ -102,8 +104,13 @@ impl Placement {
     pub fn describe(&self) -> String {
         match self {
             Placement::Local => "local (processes on loopback multicast)".into(),
-            Placement::Lab { hosts, .. } => {
-                format!("lab ({hosts} network namespaces on a bridge, deploy/lab/lab.sh)")
+            Placement::Lab { hosts, loss, .. } => {
+                let loss = if *loss > 0 {
+                    format!(", {loss} % inbound data loss on the peers")
+                } else {
+                    String::new()
+                };
+                format!("lab ({hosts} network namespaces on a bridge, deploy/lab/lab.sh{loss})")
             }
             Placement::Peer {
                 controls,
@@ -112,6 +119,40 @@ impl Placement {
                 format!("machines (driver on {interface}, peers via serve at {controls:?})")
             }
         }
+    }
+
+    /// In a lab with `loss`: drops that percent of the datagrams entering peer hosts 2..=`last`
+    /// on `ports` (`lab.sh loss`; nftables rules that vanish with the lab). Elsewhere nothing.
+    pub fn inject_loss(&self, last: usize, ports: &[u16]) -> Result<(), BenchError> {
+        let Placement::Lab {
+            prefix,
+            script,
+            loss,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        if *loss == 0 {
+            return Ok(());
+        }
+        for host in 2..=last {
+            for port in ports {
+                lab_output(
+                    script,
+                    &[
+                        "loss",
+                        &host.to_string(),
+                        &loss.to_string(),
+                        "--port",
+                        &port.to_string(),
+                        "--prefix",
+                        prefix,
+                    ],
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// How many peer hosts are available (None: as many as wanted).

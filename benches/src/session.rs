@@ -108,6 +108,7 @@ impl Session {
             ]);
             procs.push(placement.spawn_peer(k, &args)?);
         }
+        placement.inject_loss(peers + 1, &[net.data_port, net.raw_port])?;
         let hl = level.join(&net, &federation, true, peers, timeout)?;
         let raw = Arc::new(RawUdpSut::new(&net)?);
         for p in &procs {
