@@ -133,8 +133,10 @@ fn throughput_tiny_local_run_reports_every_figure() {
             "throughput",
             "--level",
             "transport",
+            // Large enough that the partly filled datagrams at a block's end and the flushes of
+            // a descheduled sender on a loaded machine do not dominate messages/datagram.
             "--messages",
-            "4000",
+            "20000",
             "--blocks",
             "2",
             "--fanout",
