@@ -393,8 +393,25 @@ fn lockstep_tar_across_four_processes() {
         p.wait_event("joined", Duration::from_secs(30));
         probes.push(p);
     }
-    for p in &probes {
-        let r = p.wait_event("lockstep", Duration::from_secs(120));
+    // Every federate's outcome first, so a failure shows which federate got stuck where.
+    let results: Vec<Result<serde_json::Value, String>> = probes
+        .iter()
+        .map(|p| {
+            let end = Instant::now() + Duration::from_secs(120);
+            loop {
+                match p.lines.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                    Ok(v) if v["event"] == "lockstep" => return Ok(v),
+                    Ok(v) if v["event"] == "error" => return Err(format!("[{}] {v}", p.name)),
+                    Ok(_) => {}
+                    Err(_) => return Err(format!("[{}] no lockstep line", p.name)),
+                }
+            }
+        })
+        .collect();
+    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    for (p, r) in probes.iter().zip(results) {
+        let r = r.unwrap();
         eprintln!("[{}] {r}", p.name);
         assert_eq!(r["violations"], serde_json::json!([]), "[{}] {r}", p.name);
         assert_eq!(r["grants"], u64::from(steps), "[{}] {r}", p.name);
