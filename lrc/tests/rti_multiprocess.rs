@@ -399,7 +399,10 @@ fn lockstep_tar_across_four_processes() {
         .map(|p| {
             let end = Instant::now() + Duration::from_secs(120);
             loop {
-                match p.lines.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                match p
+                    .lines
+                    .recv_timeout(end.saturating_duration_since(Instant::now()))
+                {
                     Ok(v) if v["event"] == "lockstep" => return Ok(v),
                     Ok(v) if v["event"] == "error" => return Err(format!("[{}] {v}", p.name)),
                     Ok(_) => {}
@@ -425,6 +428,77 @@ fn lockstep_tar_across_four_processes() {
     }
     for p in &probes {
         p.wait_event("done", Duration::from_secs(20));
+    }
+    let _ = std::fs::remove_file(&fom_path);
+}
+
+#[test]
+fn lockstep_survives_a_federate_killed_mid_run() {
+    // Three regulating and constrained federates in lockstep; one is killed with SIGKILL part way.
+    // The survivors must not stall: once its LRC is detected lost, it no longer holds their
+    // GALT back and no longer is awaited, and they reach the end with every grant.
+    let _g = serial();
+    const N: usize = 3;
+    let steps: u32 = 400;
+    let lab = Lab::new(N);
+    let ports = Ports::unique();
+    let fed = fed_name("lockkill");
+    let fom_text = std::fs::read_to_string(
+        common::lab::repo_root().join("fed-examples/foms/MovingObject.xml"),
+    )
+    .unwrap()
+    .replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
+    let fom_path = std::env::temp_dir().join(format!("{fed}-MovingObject.xml"));
+    std::fs::write(&fom_path, fom_text).unwrap();
+    let fom_arg = fom_path.display().to_string();
+    let steps_arg = steps.to_string();
+    let n_arg = N.to_string();
+    let mut probes = Vec::new();
+    for i in 1..=N {
+        let mut extra = vec![
+            "--publish",
+            "Vehicle:Position",
+            "--subscribe",
+            "Vehicle:Position",
+            "--lockstep",
+            &steps_arg,
+            "--federates",
+            &n_arg,
+            "--lookahead",
+            "1.0",
+            "--join-retry-ms",
+            "15000",
+        ];
+        if i == 1 {
+            extra.extend(["--create", "--fom", &fom_arg]);
+        }
+        let p = probe(&lab, i, &ports, &fed, &extra, &format!("k{i}"));
+        p.wait_event("joined", Duration::from_secs(30));
+        probes.push(p);
+    }
+    // Kill the last one once the federation is 100 steps in.
+    let end = Instant::now() + Duration::from_secs(60);
+    loop {
+        let l = probes[0]
+            .lines
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("k1 reached step 100");
+        assert_ne!(l["event"], "error", "{l}");
+        if l["event"] == "step" && l["step"].as_u64() >= Some(100) {
+            break;
+        }
+    }
+    probes[N - 1].kill9();
+    for p in &probes[..N - 1] {
+        let r = p.wait_event("lockstep", Duration::from_secs(120));
+        eprintln!("[{}] {r}", p.name);
+        assert_eq!(r["violations"], serde_json::json!([]), "[{}] {r}", p.name);
+        assert_eq!(r["grants"], u64::from(steps), "[{}] {r}", p.name);
+        assert_eq!(r["logical_time"], f64::from(steps));
+        // Every step was reflected from the survivor, and from the victim until it died.
+        let reflects = r["reflects"].as_u64().unwrap();
+        assert!(reflects >= u64::from(steps) + 100, "[{}] {r}", p.name);
+        assert!(reflects < u64::from(steps) * 2, "[{}] {r}", p.name);
     }
     let _ = std::fs::remove_file(&fom_path);
 }
