@@ -89,6 +89,7 @@ impl FederateAmbassador for HlaSide {
             tag: tag.to_vec(),
             time,
             producer: info.producer,
+            received: std::time::Instant::now(),
         });
     }
 

@@ -232,9 +232,19 @@ pub struct Ctx<'a> {
     stats: &'a mut EngineStats,
     end_time: &'a mut Option<f64>,
     stop: &'a mut bool,
+    pending: &'a mut VecDeque<Management>,
 }
 
 impl Ctx<'_> {
+    /// Queues a management command, executed at the end of this frame (e.g.
+    /// [`Management::LocalSave`], [`Management::RequestFederationSave`]).
+    pub fn management(&mut self, m: Management) {
+        if m == Management::Stop {
+            *self.stop = true;
+        } else {
+            self.pending.push_back(m);
+        }
+    }
     /// The RTI (for declarations, handles, registration).
     pub fn rti(&self) -> &RtiAmbassador {
         self.rti
@@ -430,6 +440,7 @@ pub struct Engine<S: Simulation> {
     time: f64,
     frame: u64,
     end_time: Option<f64>,
+    rewound: bool,
 }
 
 impl<S: Simulation> std::fmt::Debug for Engine<S> {
@@ -464,6 +475,7 @@ impl<S: Simulation> Engine<S> {
             time: 0.0,
             frame: 0,
             end_time: None,
+            rewound: false,
         }
     }
 
@@ -644,6 +656,7 @@ impl<S: Simulation> Engine<S> {
             stats: &mut self.stats,
             end_time: &mut self.end_time,
             stop: &mut self.news.stop,
+            pending: &mut self.news.pending,
         };
         f(&mut self.sim, &mut ctx)
     }
@@ -788,6 +801,8 @@ impl<S: Simulation> Engine<S> {
         let now_ns = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let scheme = self.cfg.scheme;
         let start_time = self.time;
+        // Event-driven pacing origin: (wall, logical) — moved by a restore.
+        let mut origin = (Duration::ZERO, start_time);
         let mut pacer = match scheme {
             TimeScheme::Periodic { hz, pace } => Some(
                 FramePacer::with_rate(now_ns(), hz, pace)
@@ -810,6 +825,16 @@ impl<S: Simulation> Engine<S> {
             // End of frame: management commands.
             self.drain_management();
             self.execute_management(rti)?;
+            if std::mem::take(&mut self.rewound) {
+                // A federation restore moved logical time back: re-anchor the schedule there.
+                if let TimeScheme::Periodic { hz, .. } = scheme {
+                    k = ((self.time - start_time) * f64::from(hz)).round().max(0.0) as u64;
+                }
+                if let Some(p) = &mut pacer {
+                    p.resync(now_ns());
+                }
+                origin = (epoch.elapsed(), self.time);
+            }
             if let Some(r) = &self.news.lost {
                 return Err(EngineError::ConnectionLost(r.clone()));
             }
@@ -854,7 +879,8 @@ impl<S: Simulation> Engine<S> {
                     self.stats.worst_overrun_ns = p.worst_overrun_ns();
                 }
                 (None, Pace::RealTime { scale }) => {
-                    let due = Duration::from_secs_f64(((self.time - start_time) / scale).max(0.0));
+                    let due = origin.0
+                        + Duration::from_secs_f64(((self.time - origin.1) / scale).max(0.0));
                     let el = epoch.elapsed();
                     if due > el {
                         std::thread::sleep(due - el);
@@ -934,9 +960,17 @@ impl<S: Simulation> Engine<S> {
         if rewind {
             self.time = header.time;
             self.frame = header.frame;
+            self.rewound = true;
         }
         self.stats.restores.push(header.label);
         Ok(())
+    }
+
+    /// Applies everything the HLA thread delivered so far, so a save includes it.
+    fn absorb_delivered(&mut self, rti: &RtiAmbassador) -> Result<(), EngineError> {
+        self.apply_inputs(rti)?;
+        self.queue.swap(&mut self.engine_queue);
+        self.apply_inputs(rti)
     }
 
     fn local_path(&self, label: &str) -> PathBuf {
@@ -951,6 +985,7 @@ impl<S: Simulation> Engine<S> {
             self.sim.on_management(&m);
             match m {
                 Management::LocalSave(label) => {
+                    self.absorb_delivered(rti)?;
                     let p = self.local_path(&label);
                     self.save_to(&p, &label)?;
                 }
@@ -960,6 +995,7 @@ impl<S: Simulation> Engine<S> {
                     self.restore_from(&p, false)?;
                 }
                 Management::InitiateSave(label, _time) => {
+                    self.absorb_delivered(rti)?;
                     rti.federate_save_begun()
                         .map_err(rti_err("federate save begun"))?;
                     let dir = rti
@@ -975,6 +1011,10 @@ impl<S: Simulation> Engine<S> {
                     .map_err(rti_err("federate save complete"))?;
                 }
                 Management::InitiateRestore(_label) => {
+                    // Data queued before the restore belongs to the abandoned future.
+                    self.engine_queue.clear();
+                    let mut stale = VecDeque::new();
+                    self.queue.swap(&mut stale);
                     let dir = rti
                         .federate_state_dir()
                         .map_err(rti_err("federate state dir"))?;
@@ -987,14 +1027,24 @@ impl<S: Simulation> Engine<S> {
                     }
                     .map_err(rti_err("federate restore complete"))?;
                 }
-                Management::RequestFederationSave(label, time) => match time {
-                    Some(t) => rti.request_federation_save_with_time(&label, t),
-                    None => rti.request_federation_save(&label),
+                // A refused request is news for the application, not a reason to stop the
+                // engine (the federation goes on without the save).
+                Management::RequestFederationSave(label, time) => {
+                    let r = match time {
+                        Some(t) => rti.request_federation_save_with_time(&label, t),
+                        None => rti.request_federation_save(&label),
+                    };
+                    if let Err(e) = r {
+                        self.sim
+                            .on_management(&Management::FederationSaved(Err(e.to_string())));
+                    }
                 }
-                .map_err(rti_err("request federation save"))?,
-                Management::RequestFederationRestore(label) => rti
-                    .request_federation_restore(&label)
-                    .map_err(rti_err("request federation restore"))?,
+                Management::RequestFederationRestore(label) => {
+                    if let Err(e) = rti.request_federation_restore(&label) {
+                        self.sim
+                            .on_management(&Management::FederationRestored(Err(e.to_string())));
+                    }
+                }
                 _ => {}
             }
         }

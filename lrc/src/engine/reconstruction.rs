@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,8 @@ pub enum HlaEvent {
         time: Option<Time>,
         /// The producing federate.
         producer: FederateHandle,
+        /// When the HLA thread received it (for latency measurements).
+        received: Instant,
     },
     /// An instance was deleted (or is out of scope).
     Removed {
@@ -130,6 +133,7 @@ impl HlaQueue {
             tag,
             time,
             producer,
+            received,
         } = ev
         {
             // Merge into the newest pending reflection of the same object, unless a removal of
@@ -147,6 +151,7 @@ impl HlaQueue {
                         tag: pt,
                         time: ptime,
                         producer: pp,
+                        received: pr,
                     } if *o == object => {
                         for (a, v) in values {
                             match pv.iter_mut().find(|(pa, _)| *pa == a) {
@@ -157,6 +162,7 @@ impl HlaQueue {
                         *pt = tag;
                         *ptime = time;
                         *pp = producer;
+                        *pr = received;
                         g.stats.merged += 1;
                         return;
                     }
@@ -231,6 +237,8 @@ pub enum Change<'a> {
         tag: &'a [u8],
         /// The logical time, if time-stamped.
         time: Option<Time>,
+        /// When the HLA thread received it.
+        received: Instant,
     },
     /// A mirrored object is gone (its last state).
     Removed {
@@ -318,6 +326,7 @@ impl Mirror {
                     values,
                     tag,
                     time,
+                    received,
                     ..
                 } => {
                     let Some(st) = self.objects.get_mut(&object) else {
@@ -333,6 +342,7 @@ impl Mirror {
                         changed: &values,
                         tag: &tag,
                         time,
+                        received,
                     });
                     n += 1;
                 }
@@ -387,6 +397,7 @@ mod tests {
             tag: vec![v],
             time: None,
             producer: FederateHandle(1),
+            received: Instant::now(),
         }
     }
 

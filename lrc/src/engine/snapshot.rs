@@ -109,6 +109,7 @@ mod tests {
                     tag: vec![],
                     time: None,
                     producer: FederateHandle(3),
+                    received: std::time::Instant::now(),
                 },
             ],
             |_| {},
