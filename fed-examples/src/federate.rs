@@ -91,7 +91,11 @@ pub fn init_logging() {
 }
 
 /// The summary of one engine's run as JSON.
-pub fn summary_json(name: &str, report: &EngineReport, extra: serde_json::Value) -> serde_json::Value {
+pub fn summary_json(
+    name: &str,
+    report: &EngineReport,
+    extra: serde_json::Value,
+) -> serde_json::Value {
     let s = &report.stats;
     serde_json::json!({
         "name": name,
@@ -154,12 +158,14 @@ impl StatusObject {
 
     /// Registers the object (call in `on_load`).
     pub fn register(&mut self, ctx: &mut Ctx<'_>, h: &Handles) -> Result<(), EngineError> {
-        self.object = Some(ctx.rti().register_object_instance(h.status).map_err(|source| {
-            EngineError::Rti {
-                context: "register EngineStatus".into(),
-                source,
-            }
-        })?);
+        self.object = Some(
+            ctx.rti()
+                .register_object_instance(h.status)
+                .map_err(|source| EngineError::Rti {
+                    context: "register EngineStatus".into(),
+                    source,
+                })?,
+        );
         Ok(())
     }
 

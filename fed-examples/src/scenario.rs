@@ -100,7 +100,6 @@ pub struct Scenario {
     pub events: Vec<EventSpec>,
 }
 
-
 impl Scenario {
     /// Parses and checks a scenario.
     pub fn parse(text: &str) -> Result<Scenario, String> {
