@@ -18,6 +18,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::core::time::{Interval, Manager};
 pub use crate::core::time::{Interval as LogicalTimeInterval, Time};
 use crate::core::wire::ResignAction;
+pub use crate::core::wire::SynchronizationPointFailureReason;
 use crate::core::{Callback, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
 use crate::fom::{Fdd, LookupError};
@@ -109,6 +110,21 @@ pub trait FederateAmbassador: Send {
     fn time_constrained_enabled(&mut self, time: Time) {}
     /// 8.13: the pending advance request is granted at this time.
     fn time_advance_grant(&mut self, time: Time) {}
+    /// 4.12: this federate's synchronization point registration was accepted.
+    fn synchronization_point_registration_succeeded(&mut self, label: &str) {}
+    /// 4.12: this federate's synchronization point registration was refused.
+    fn synchronization_point_registration_failed(
+        &mut self,
+        label: &str,
+        reason: SynchronizationPointFailureReason,
+    ) {
+    }
+    /// 4.13: a point this federate is in the set of was registered (or it joined while a
+    /// federation-wide point was pending).
+    fn announce_synchronization_point(&mut self, label: &str, tag: &[u8]) {}
+    /// 4.15: every member achieved the point; `failed` lists members that achieved
+    /// unsuccessfully, resigned or were lost while it was pending.
+    fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {}
 }
 
 thread_local! {
@@ -172,6 +188,18 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::TimeRegulationEnabled(t) => a.time_regulation_enabled(t),
             Callback::TimeConstrainedEnabled(t) => a.time_constrained_enabled(t),
             Callback::TimeAdvanceGrant(t) => a.time_advance_grant(t),
+            Callback::SynchronizationPointRegistrationSucceeded(l) => {
+                a.synchronization_point_registration_succeeded(&l)
+            }
+            Callback::SynchronizationPointRegistrationFailed(l, r) => {
+                a.synchronization_point_registration_failed(&l, r)
+            }
+            Callback::AnnounceSynchronizationPoint { label, tag } => {
+                a.announce_synchronization_point(&label, &tag)
+            }
+            Callback::FederationSynchronized { label, failed } => {
+                a.federation_synchronized(&label, &failed)
+            }
         },
     }
     drop(a);
@@ -425,6 +453,43 @@ impl RtiAmbassador {
         lrc.resign(&fed, h, action)?;
         self.joined = None;
         Ok(())
+    }
+
+    /// 4.11: registers a federation-wide synchronization point (every joined federate, and
+    /// federates that join before it synchronizes). The outcome arrives as
+    /// `synchronization_point_registration_succeeded` / `_failed`.
+    pub fn register_federation_synchronization_point(
+        &self,
+        label: &str,
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.register_federation_synchronization_point(h, label, tag, None)
+        })
+    }
+
+    /// 4.11: registers a point for an explicit set of federates (an empty set means
+    /// federation-wide). A set naming a federate that is not joined fails with
+    /// `SynchronizationSetMemberNotJoined` in the failed callback.
+    pub fn register_federation_synchronization_point_with_set(
+        &self,
+        label: &str,
+        tag: &[u8],
+        set: &[FederateHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.register_federation_synchronization_point(h, label, tag, Some(set.to_vec()))
+        })
+    }
+
+    /// 4.14: this federate reached the point (`successfully = false` puts it in the failed set).
+    pub fn synchronization_point_achieved(&self, label: &str, successfully: bool) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.synchronization_point_achieved(h, label, successfully)
+        })
     }
 
     /// 10.2.

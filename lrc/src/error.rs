@@ -104,6 +104,24 @@ pub enum RtiError {
     AsynchronousDeliveryAlreadyEnabled(String),
     #[error("AsynchronousDeliveryAlreadyDisabled: {0}")]
     AsynchronousDeliveryAlreadyDisabled(String),
+    #[error("SynchronizationPointLabelNotAnnounced: {0}")]
+    SynchronizationPointLabelNotAnnounced(String),
+    #[error("SaveInProgress: {0}")]
+    SaveInProgress(String),
+    #[error("RestoreInProgress: {0}")]
+    RestoreInProgress(String),
+    #[error("SaveNotInitiated: {0}")]
+    SaveNotInitiated(String),
+    #[error("FederateHasNotBegunSave: {0}")]
+    FederateHasNotBegunSave(String),
+    #[error("SaveNotInProgress: {0}")]
+    SaveNotInProgress(String),
+    #[error("RestoreNotRequested: {0}")]
+    RestoreNotRequested(String),
+    #[error("RestoreNotInProgress: {0}")]
+    RestoreNotInProgress(String),
+    #[error("FederateUnableToUseTime: {0}")]
+    FederateUnableToUseTime(String),
     #[error("RTIinternalError: {0}")]
     RtiInternalError(String),
 }

@@ -55,7 +55,14 @@ struct State {
     done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
     routes: HashMap<(String, FederateHandle), Sender<Delivery>>,
     join_routes: HashMap<(String, Ticket), Sender<Delivery>>,
+    /// Callbacks for a federate whose join is decided but not yet completed here (e.g. the
+    /// announcement of a pending federation-wide synchronization point): handed over in order
+    /// when the join completes. Bounded by [`EARLY_CALLBACKS_MAX`].
+    early: HashMap<(String, FederateHandle), Vec<Callback>>,
 }
+
+/// Bound on callbacks held for federates whose join has not completed yet.
+const EARLY_CALLBACKS_MAX: usize = 4096;
 
 struct Shared {
     transport: Transport,
@@ -329,9 +336,9 @@ impl Lrc {
     ) -> RtiResult<()> {
         let t = self.with_core(federation, |c| c.resign(federate, action))?;
         self.wait(federation, t)?;
-        self.lock()
-            .routes
-            .remove(&(federation.to_string(), federate));
+        let mut st = self.lock();
+        st.routes.remove(&(federation.to_string(), federate));
+        st.early.remove(&(federation.to_string(), federate));
         Ok(())
     }
 
@@ -388,8 +395,16 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 }
             }
             Action::Callback { federate, callback } => {
-                if let Some(q) = st.routes.get(&(federation.to_string(), federate)) {
+                let key = (federation.to_string(), federate);
+                if let Some(q) = st.routes.get(&key) {
                     let _ = q.send(Delivery::Core(callback));
+                } else if st.early.values().map(Vec::len).sum::<usize>() < EARLY_CALLBACKS_MAX {
+                    st.early.entry(key).or_default().push(callback);
+                } else {
+                    tracing::warn!(
+                        federation,
+                        "dropped a callback for federate {federate}: it has no route"
+                    );
                 }
             }
             Action::Complete { ticket, result } => {
@@ -397,6 +412,13 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 if let (Ok(Completion::Joined(h)), Some(q)) =
                     (&result, st.join_routes.get(&key).cloned())
                 {
+                    for cb in st
+                        .early
+                        .remove(&(federation.to_string(), *h))
+                        .unwrap_or_default()
+                    {
+                        let _ = q.send(Delivery::Core(cb));
+                    }
                     st.routes.insert((federation.to_string(), *h), q);
                 }
                 st.done.insert(key, result);

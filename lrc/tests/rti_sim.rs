@@ -8,7 +8,8 @@
 //! (so handles are unique and nobody disagrees about a decision), at most one live active
 //! coordinator; on every callback: no discovery twice, no reflection/removal of an unknown
 //! instance, reliable values reflected exactly once and in order, only subscribed attributes,
-//! class promotion. At quiescence: one coordinator, identical views, every subscriber knows
+//! class promotion; synchronization points announced once, synchronized only after the federate
+//! achieved, its failed-set membership matching how it achieved. At quiescence: one coordinator, identical views, every subscriber knows
 //! exactly the live instances and has their last values.
 //!
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 40, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
@@ -53,6 +54,12 @@ struct FedModel {
     subscribes: Option<ObjectClassHandle>,
     owned: BTreeMap<ObjectInstanceHandle, u64>,
     resigning: bool,
+    /// Synchronization points announced and not yet synchronized.
+    announced: BTreeSet<String>,
+    /// Of those, achieved (label → successfully).
+    achieved: BTreeMap<String, bool>,
+    /// Registrations awaiting their succeeded/failed callback.
+    registering: Vec<String>,
 }
 
 struct Sim {
@@ -86,6 +93,10 @@ struct Sim {
     resyncs: u64,
     orphans: BTreeSet<ObjectInstanceHandle>,
     maybe_orphans: BTreeSet<ObjectInstanceHandle>,
+    /// Callbacks for federates whose join has not completed yet (the shell holds them too).
+    /// Keyed by (LRC, federate): a crash loses them with the process.
+    early: BTreeMap<(u64, FederateHandle), Vec<Callback>>,
+    synchronized: u64,
 }
 
 impl Sim {
@@ -125,6 +136,8 @@ impl Sim {
             resyncs: 0,
             orphans: BTreeSet::new(),
             maybe_orphans: BTreeSet::new(),
+            early: BTreeMap::new(),
+            synchronized: 0,
         }
     }
 
@@ -258,6 +271,7 @@ impl Sim {
                 .push_back(Msg::Gone);
         }
         self.links.retain(|(a, b)| *a != node && *b != node);
+        self.early.retain(|(n, _), _| *n != node);
         for f in self.feds.values_mut() {
             if f.node == node {
                 f.resigning = true;
@@ -318,7 +332,13 @@ impl Sim {
                     };
                     q.entry((id, to)).or_default().push_back(Msg::Ctl(env.msg));
                 }
-                Action::Callback { federate, callback } => self.on_callback(federate, callback),
+                Action::Callback { federate, callback } => {
+                    if self.feds.contains_key(&federate) {
+                        self.on_callback(federate, callback)
+                    } else {
+                        self.early.entry((id, federate)).or_default().push(callback);
+                    }
+                }
                 Action::Complete { ticket, result } => {
                     let name = node.joins.remove(&ticket);
                     match (name, result) {
@@ -341,6 +361,9 @@ impl Sim {
                                     ..Default::default()
                                 },
                             );
+                            for cb in self.early.remove(&(id, h)).unwrap_or_default() {
+                                self.on_callback(h, cb);
+                            }
                             self.declare(id, h);
                         }
                         (
@@ -401,6 +424,9 @@ impl Sim {
             }
             _ => false,
         };
+        if std::env::var("SIM_TRACE").is_ok() {
+            eprintln!("cb {f}: {cb:?}");
+        }
         let Some(m) = self.feds.get_mut(&f) else {
             panic!("callback for unknown federate {f}: {cb:?}")
         };
@@ -453,6 +479,39 @@ impl Sim {
                     "{f} removes unknown {object}"
                 );
                 m.last.remove(&object);
+            }
+            Callback::SynchronizationPointRegistrationSucceeded(label)
+            | Callback::SynchronizationPointRegistrationFailed(label, _) => {
+                let i = m
+                    .registering
+                    .iter()
+                    .position(|l| *l == label)
+                    .unwrap_or_else(|| {
+                        panic!("{f}: registration outcome for {label} it did not ask")
+                    });
+                m.registering.remove(i);
+            }
+            Callback::AnnounceSynchronizationPoint { label, .. } => {
+                assert!(
+                    m.announced.insert(label.clone()),
+                    "{f}: {label} announced twice"
+                );
+            }
+            Callback::FederationSynchronized { label, failed } => {
+                assert!(
+                    m.announced.remove(&label),
+                    "{f}: {label} synchronized unannounced"
+                );
+                let ok = m
+                    .achieved
+                    .remove(&label)
+                    .unwrap_or_else(|| panic!("{f}: {label} synchronized before it achieved"));
+                assert_eq!(
+                    failed.contains(&f),
+                    !ok,
+                    "{f}: failed set {failed:?} of {label}, achieved successfully: {ok}"
+                );
+                self.synchronized += 1;
             }
             Callback::ReceiveInteraction { class, params, .. } => {
                 assert_eq!(class, self.command, "promoted to the subscribed class");
@@ -698,12 +757,141 @@ impl Sim {
                 }
             }
             60 => self.fall_behind(),
+            65..=67 => self.register_sync(),
+            68..=71 => self.achieve_sync(),
             61..=64 => self.tick(),
             _ => {
                 for _ in 0..3 {
                     self.deliver_one();
                 }
             }
+        }
+    }
+
+    fn register_sync(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let label = format!("L{}", self.rng.below(3));
+        let set = match self.rng.below(3) {
+            0 => None,
+            1 => {
+                // A random subset of live federates, sometimes with a federate that is gone.
+                let live: Vec<FederateHandle> = self
+                    .feds
+                    .iter()
+                    .filter(|(_, m)| !m.resigning)
+                    .map(|(h, _)| *h)
+                    .collect();
+                let mut set: Vec<FederateHandle> = live
+                    .into_iter()
+                    .filter(|_| self.rng.below(2) == 0)
+                    .collect();
+                if self.rng.below(6) == 0 {
+                    set.push(FederateHandle(9_999));
+                }
+                Some(set)
+            }
+            _ => Some(vec![h]),
+        };
+        self.feds
+            .get_mut(&h)
+            .unwrap()
+            .registering
+            .push(label.clone());
+        self.nodes
+            .get_mut(&node)
+            .unwrap()
+            .core
+            .register_federation_synchronization_point(h, &label, b"tag", set)
+            .unwrap();
+        self.drain(node);
+    }
+
+    fn achieve_sync(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let m = &self.feds[&h];
+        let todo: Vec<String> = m
+            .announced
+            .iter()
+            .filter(|l| !m.achieved.contains_key(*l))
+            .cloned()
+            .collect();
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        if todo.is_empty() {
+            // Achieving a point never announced is an error and changes nothing.
+            let e = core.synchronization_point_achieved(h, "never-registered", true);
+            assert!(matches!(
+                e,
+                Err(hlamesh_lrc::error::RtiError::SynchronizationPointLabelNotAnnounced(_))
+            ));
+            return;
+        }
+        let label = todo[self.rng.below(todo.len())].clone();
+        let ok = self.rng.below(4) != 0;
+        if let Err(e) = core.synchronization_point_achieved(h, &label, ok) {
+            panic!(
+                "{h} on {node}: log {:?}\n{e}; model announced {:?} achieved {:?}; core points {:?}",
+                core.view().log,
+                self.feds[&h].announced,
+                self.feds[&h].achieved,
+                core.sync_points()
+            );
+        }
+        // A second achievement of the same point is refused.
+        assert!(core.synchronization_point_achieved(h, &label, ok).is_err());
+        self.feds.get_mut(&h).unwrap().achieved.insert(label, ok);
+        self.drain(node);
+    }
+
+    /// Every live federate achieves what it was announced until nothing is pending: every point
+    /// must then have synchronized everywhere and every registration have had its answer.
+    fn finish_sync_points(&mut self) {
+        for _ in 0..20 {
+            let todo: Vec<(FederateHandle, u64, String)> = self
+                .feds
+                .iter()
+                .filter(|(_, m)| !m.resigning)
+                .flat_map(|(h, m)| {
+                    m.announced
+                        .iter()
+                        .filter(|l| !m.achieved.contains_key(*l))
+                        .map(|l| (*h, m.node, l.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if todo.is_empty() {
+                break;
+            }
+            for (h, node, label) in todo {
+                self.nodes
+                    .get_mut(&node)
+                    .unwrap()
+                    .core
+                    .synchronization_point_achieved(h, &label, true)
+                    .unwrap();
+                self.feds.get_mut(&h).unwrap().achieved.insert(label, true);
+                self.drain(node);
+            }
+            self.quiesce();
+        }
+        for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
+            assert!(
+                m.announced.is_empty(),
+                "{h} still waits on {:?}",
+                m.announced
+            );
+            assert!(
+                m.registering.is_empty(),
+                "{h} never heard about {:?}",
+                m.registering
+            );
+        }
+        for id in self.alive_members() {
+            let pending = self.nodes[&id].core.sync_points();
+            assert!(pending.is_empty(), "node {id} still has points {pending:?}");
         }
     }
 
@@ -918,6 +1106,7 @@ fn run(seed: u64, steps: u64) -> Sim {
     }
     sim.quiesce();
     sim.check_step();
+    sim.finish_sync_points();
     sim.check_final();
     sim
 }
@@ -927,6 +1116,7 @@ fn random_federations_converge() {
     let seeds = env("HLAMESH_SIM_SEEDS", 40);
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
+    let mut synced = 0;
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     for seed in first..first + seeds {
         let sim = std::panic::catch_unwind(|| run(seed, steps))
@@ -936,10 +1126,12 @@ fn random_federations_converge() {
         inter += sim.interactions;
         lost += sim.lost_reported;
         resyncs += sim.resyncs;
+        synced += sim.synchronized;
     }
     eprintln!(
-        "{refl} reflections, {disc} discoveries, {inter} interactions, {lost} lost federates, {resyncs} resynchronisations"
+        "{refl} reflections, {disc} discoveries, {inter} interactions, {lost} lost federates, {resyncs} resynchronisations, {synced} synchronizations"
     );
+    assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
     // The runs must have exercised what they claim to check.
     assert!(
         seeds < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0 && resyncs > 0,

@@ -179,6 +179,9 @@ impl FederationCore {
                 Decision::NamesReserved { names, .. } => {
                     self.reply_when_acked(from, id, Reply::Reserved(names), false)
                 }
+                Decision::SyncRegistered { .. } | Decision::SyncAchieved { .. } => {
+                    self.reply(from, id, Reply::Done)
+                }
                 _ => {}
             }
             return;
@@ -238,6 +241,11 @@ impl FederationCore {
             Request::Release(f, names) => {
                 self.decide(Decision::NamesReleased { federate: f, names });
                 self.reply_when_acked(from, id, Reply::Done, false);
+            }
+            sync @ (Request::RegisterSync { .. } | Request::AchieveSync { .. }) => {
+                if let Some(r) = self.decide_sync(from, id, sync) {
+                    self.reply(from, id, r);
+                }
             }
             Request::Destroy => {
                 if self.view.federates.is_empty() {
@@ -373,6 +381,7 @@ impl FederationCore {
                 .map_or(default, |(_, a)| *a)
         };
         let is_destroy = d == Decision::Destroyed;
+        self.apply_sync(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -398,6 +407,7 @@ impl FederationCore {
                 if let Decision::FederateJoined { node, .. } = &d {
                     self.time_on_joined(h, *node);
                 }
+                self.sync_on_joined(h);
             }
             Applied::Resigned(list) => {
                 let lost = matches!(d, Decision::NodeRemoved(_));
@@ -413,6 +423,7 @@ impl FederationCore {
                     }
                     self.apply_resign(h, action);
                     self.time_on_left(h, lost);
+                    self.sync_on_left(h);
                 }
                 self.advise();
             }
@@ -444,6 +455,18 @@ impl FederationCore {
         let result = match (&p.body, reply) {
             (_, Reply::Failed(e)) => Err(e),
             (_, Reply::Joined(h)) => Ok(Completion::Joined(h)),
+            (
+                Request::RegisterSync {
+                    federate, label, ..
+                },
+                Reply::SyncFailed(reason),
+            ) => {
+                self.callback(
+                    *federate,
+                    Callback::SynchronizationPointRegistrationFailed(label.clone(), reason),
+                );
+                Ok(Completion::Done)
+            }
             (Request::Reserve(f, _), Reply::Reserved(names)) => {
                 let cb = if p.multiple {
                     Callback::MultipleObjectInstanceNameReservationSucceeded(names)

@@ -127,6 +127,8 @@ impl View {
                 self.destroyed = true;
                 Applied::Nothing
             }
+            // Synchronization points are replicated by `super::sync_point`.
+            Decision::SyncRegistered { .. } | Decision::SyncAchieved { .. } => Applied::Nothing,
         };
         self.next_handle = self.next_handle.max(1);
         self.log.push(d);
@@ -144,9 +146,10 @@ impl View {
     /// The earlier decision answering request `req`, if any (requests are retried).
     pub fn answered(&self, req: (u64, u64)) -> Option<&Decision> {
         self.log.iter().rev().find(|d| match d {
-            Decision::FederateJoined { req: r, .. } | Decision::NamesReserved { req: r, .. } => {
-                *r == req
-            }
+            Decision::FederateJoined { req: r, .. }
+            | Decision::NamesReserved { req: r, .. }
+            | Decision::SyncRegistered { req: r, .. }
+            | Decision::SyncAchieved { req: r, .. } => *r == req,
             _ => false,
         })
     }

@@ -10,7 +10,8 @@
 //! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
 //! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
-//! [`state_transfer`] (snapshots for late joiners), [`time`] (a time manager per local federate),
+//! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
+//! [`time`] (a time manager per local federate),
 //! [`wire`] (messages).
 
 pub mod coordinator;
@@ -18,6 +19,7 @@ pub mod declarations;
 pub mod membership;
 pub mod objects;
 pub mod state_transfer;
+pub mod sync_point;
 pub mod time;
 pub mod wire;
 
@@ -144,6 +146,20 @@ pub enum Callback {
     TimeConstrainedEnabled(time::Time),
     /// 8.13.
     TimeAdvanceGrant(time::Time),
+    /// 4.12.
+    SynchronizationPointRegistrationSucceeded(String),
+    /// 4.12.
+    SynchronizationPointRegistrationFailed(String, wire::SynchronizationPointFailureReason),
+    /// 4.13.
+    AnnounceSynchronizationPoint {
+        label: String,
+        tag: Vec<u8>,
+    },
+    /// 4.15.
+    FederationSynchronized {
+        label: String,
+        failed: Vec<FederateHandle>,
+    },
 }
 
 /// What a completed blocking call returns.
@@ -264,6 +280,7 @@ pub struct FederationCore {
     pub(crate) channel_peers: BTreeSet<Node>,
     pub(crate) data_hw: u64,
     pub(crate) time: time::TimeState,
+    pub(crate) sync: sync_point::SyncPoints,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -310,6 +327,7 @@ impl FederationCore {
             channel_peers: BTreeSet::new(),
             data_hw: 0,
             time: time::TimeState::default(),
+            sync: Default::default(),
             actions: VecDeque::new(),
         }
     }

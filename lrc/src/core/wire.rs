@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 2;
+pub const WIRE_VERSION: u8 = 3;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -208,6 +208,39 @@ pub enum Decision {
     },
     /// The federation execution was destroyed.
     Destroyed,
+    /// A synchronization point was registered (4.11).
+    SyncRegistered {
+        /// Label.
+        label: String,
+        /// User tag.
+        tag: Vec<u8>,
+        /// Explicit set, or `None` for a federation-wide point (grows with joiners).
+        set: Option<Vec<FederateHandle>>,
+        /// Registering federate.
+        registrant: FederateHandle,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// A federate achieved a synchronization point (4.14).
+    SyncAchieved {
+        /// Label.
+        label: String,
+        /// Federate.
+        federate: FederateHandle,
+        /// Successfully or not.
+        success: bool,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+}
+
+/// Why a synchronization point registration failed (4.12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SynchronizationPointFailureReason {
+    /// A point with this label has not synchronized yet.
+    SynchronizationPointLabelNotUnique,
+    /// The explicit set names a federate that is not joined.
+    SynchronizationSetMemberNotJoined,
 }
 
 /// A request to the coordinator.
@@ -228,6 +261,26 @@ pub enum Request {
     Release(FederateHandle, Vec<String>),
     /// Destroy the federation execution.
     Destroy,
+    /// Register a synchronization point.
+    RegisterSync {
+        /// Registering federate.
+        federate: FederateHandle,
+        /// Label.
+        label: String,
+        /// Tag.
+        tag: Vec<u8>,
+        /// Explicit set (`None`: federation-wide).
+        set: Option<Vec<FederateHandle>>,
+    },
+    /// Achieve a synchronization point.
+    AchieveSync {
+        /// Federate.
+        federate: FederateHandle,
+        /// Label.
+        label: String,
+        /// Successfully or not.
+        success: bool,
+    },
 }
 
 /// The coordinator's answer to a request.
@@ -243,6 +296,8 @@ pub enum Reply {
     NotReserved(Vec<String>),
     /// Refused.
     Failed(RtiError),
+    /// A synchronization point registration failed.
+    SyncFailed(SynchronizationPointFailureReason),
 }
 
 /// One instance in a state-transfer snapshot.

@@ -197,6 +197,8 @@ impl Ports {
 /// A running probe process; killed on drop.
 pub struct Probe {
     pub child: Child,
+    /// Piped stdin of a probe started with [`Probe::spawn_interactive`].
+    pub stdin: Option<std::process::ChildStdin>,
     pub lines: Receiver<serde_json::Value>,
     pub name: String,
 }
@@ -204,13 +206,50 @@ pub struct Probe {
 impl Probe {
     /// Starts `program` (a test binary, e.g. `env!("CARGO_BIN_EXE_…")`) on host `host`.
     pub fn spawn(lab: &Lab, host: usize, program: &str, args: &[String], name: &str) -> Probe {
+        Self::start(lab, host, program, args, name, false)
+    }
+
+    /// Like [`Probe::spawn`], with stdin piped for [`Probe::send`].
+    #[allow(dead_code)]
+    pub fn spawn_interactive(
+        lab: &Lab,
+        host: usize,
+        program: &str,
+        args: &[String],
+        name: &str,
+    ) -> Probe {
+        Self::start(lab, host, program, args, name, true)
+    }
+
+    /// Writes one command line to an interactive probe.
+    #[allow(dead_code)]
+    pub fn send(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("spawned with spawn_interactive");
+        writeln!(stdin, "{line}").expect("write to probe");
+        stdin.flush().expect("flush probe stdin");
+    }
+
+    fn start(
+        lab: &Lab,
+        host: usize,
+        program: &str,
+        args: &[String],
+        name: &str,
+        interactive: bool,
+    ) -> Probe {
         let mut cmd = lab.command(host, program);
         cmd.args(args)
-            .stdin(Stdio::null())
+            .stdin(if interactive {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("spawn probe");
         let stdout = child.stdout.take().expect("stdout");
+        let stdin = child.stdin.take();
         let (tx, rx) = crossbeam_channel::unbounded();
         let n = name.to_string();
         std::thread::spawn(move || {
@@ -228,6 +267,7 @@ impl Probe {
         });
         Probe {
             child,
+            stdin,
             lines: rx,
             name: name.to_string(),
         }

@@ -1,0 +1,160 @@
+//! Test-only interactive federate for the multi-process tests: joins a federation, then reads one
+//! command per line on stdin and prints one JSON line per callback or command result on stdout,
+//! so a test can drive several processes step by step and await each outcome instead of
+//! sleeping.
+//!
+//! Commands:
+//! - `register LABEL [NAME,NAME…]` — register a synchronization point (federation-wide without
+//!   names; otherwise the named federates, resolved with `get_federate_handle`; an unknown name
+//!   becomes a handle that is not joined).
+//! - `achieve LABEL [false]` — achieve a point (unsuccessfully with `false`).
+//! - `resign` — resign (DeleteObjects) and exit.
+//! - `exit` — exit without resigning (like a crash, but clean for the OS).
+//!
+//! Every command answers `{"event":"ok","cmd":…}` or `{"event":"failed","cmd":…,"error":…}`.
+
+use std::io::BufRead;
+use std::net::Ipv4Addr;
+
+use clap::Parser;
+use hlamesh_lrc::ambassador::{
+    CallbackModel, FederateAmbassador, RtiAmbassador, SynchronizationPointFailureReason,
+};
+use hlamesh_lrc::core::wire::ResignAction;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::handles::FederateHandle;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_transport::TransportConfig;
+use serde_json::json;
+
+#[derive(Parser, Debug)]
+struct Args {
+    #[arg(long, default_value = "127.0.0.1")]
+    interface: Ipv4Addr,
+    #[arg(long, default_value_t = 0)]
+    ttl: u32,
+    #[arg(long)]
+    discovery_port: Option<u16>,
+    #[arg(long)]
+    data_port: Option<u16>,
+    #[arg(long)]
+    discovery_group: Option<Ipv4Addr>,
+    #[arg(long)]
+    federation: String,
+    /// FOM module files (for --create).
+    #[arg(long)]
+    fom: Vec<String>,
+    #[arg(long, default_value = "shell")]
+    name: String,
+    /// Create the federation first if it does not exist.
+    #[arg(long)]
+    create: bool,
+}
+
+fn out(v: serde_json::Value) {
+    println!("{v}");
+}
+
+struct Amb;
+
+impl FederateAmbassador for Amb {
+    fn synchronization_point_registration_succeeded(&mut self, label: &str) {
+        out(json!({"event":"registered","label":label}));
+    }
+    fn synchronization_point_registration_failed(
+        &mut self,
+        label: &str,
+        reason: SynchronizationPointFailureReason,
+    ) {
+        out(json!({"event":"register_failed","label":label,"reason":format!("{reason:?}")}));
+    }
+    fn announce_synchronization_point(&mut self, label: &str, tag: &[u8]) {
+        out(json!({"event":"announce","label":label,"tag":String::from_utf8_lossy(tag)}));
+    }
+    fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {
+        let failed: Vec<u32> = failed.iter().map(|h| h.0).collect();
+        out(json!({"event":"synchronized","label":label,"failed":failed}));
+    }
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if let Err(e) = run() {
+        out(json!({"event":"error","error":e.to_string()}));
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), RtiError> {
+    let a = Args::parse();
+    let mut cfg = TransportConfig {
+        interface: a.interface,
+        multicast_ttl: a.ttl,
+        ..TransportConfig::default()
+    };
+    if let hlamesh_transport::SecurityConfig::Development {
+        allow_non_loopback, ..
+    } = &mut cfg.security
+    {
+        *allow_non_loopback = !a.interface.is_loopback();
+    }
+    if let Some(p) = a.discovery_port {
+        cfg.discovery_port = p;
+    }
+    if let Some(p) = a.data_port {
+        cfg.data_port = p;
+    }
+    if let Some(g) = a.discovery_group {
+        cfg.discovery_group = g;
+    }
+    let lrc = Lrc::start(cfg)?;
+    let mut rti = RtiAmbassador::with_lrc(lrc);
+    rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
+    if a.create {
+        match rti.create_federation_execution(&a.federation, &a.fom) {
+            Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
+    out(json!({"event":"joined","handle":h.0}));
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let r = match words.as_slice() {
+            ["register", label] => rti.register_federation_synchronization_point(label, b"tag"),
+            ["register", label, names] => {
+                let set: Vec<FederateHandle> = names
+                    .split(',')
+                    .map(|n| {
+                        rti.get_federate_handle(n)
+                            .unwrap_or(FederateHandle(u32::MAX - 1))
+                    })
+                    .collect();
+                rti.register_federation_synchronization_point_with_set(label, b"tag", &set)
+            }
+            ["achieve", label] => rti.synchronization_point_achieved(label, true),
+            ["achieve", label, "false"] => rti.synchronization_point_achieved(label, false),
+            ["resign"] => {
+                let r = rti.resign_federation_execution(ResignAction::DeleteObjects);
+                out(json!({"event":"resigned","ok":r.is_ok()}));
+                return r;
+            }
+            ["exit"] => return Ok(()),
+            _ => Err(RtiError::RtiInternalError(format!(
+                "unknown command {line:?}"
+            ))),
+        };
+        match r {
+            Ok(()) => out(json!({"event":"ok","cmd":line})),
+            Err(e) => out(json!({"event":"failed","cmd":line,"error":e.to_string()})),
+        }
+    }
+    Ok(())
+}
