@@ -115,6 +115,8 @@ pub fn summary_json(
         "restores": s.restores,
         "missing": s.missing,
         "final_time": s.final_time,
+        "run_start_time": s.run_start_time,
+        "entered_unix_ms": s.entered_unix_ms,
         "queue_merged": report.queue.merged,
         "queue_dropped": report.queue.dropped,
         "queue_high_water": report.queue.high_water,

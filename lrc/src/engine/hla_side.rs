@@ -12,6 +12,7 @@ use super::management::Management;
 use super::reconstruction::{HlaEvent, HlaQueue};
 use crate::ambassador::{FederateAmbassador, Time};
 use crate::core::ReceiveInfo;
+use crate::core::wire::SynchronizationPointFailureReason;
 use crate::handles::{
     AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
@@ -130,5 +131,31 @@ impl FederateAmbassador for HlaSide {
 
     fn time_advance_grant(&mut self, time: Time) {
         self.command(Management::TimeGrant(time));
+    }
+
+    fn synchronization_point_registration_succeeded(&mut self, label: &str) {
+        self.command(Management::SyncRegistered(label.to_string()));
+    }
+
+    fn synchronization_point_registration_failed(
+        &mut self,
+        label: &str,
+        reason: SynchronizationPointFailureReason,
+    ) {
+        self.command(Management::SyncRegistrationFailed(
+            label.to_string(),
+            format!("{reason:?}"),
+        ));
+    }
+
+    fn announce_synchronization_point(&mut self, label: &str, tag: &[u8]) {
+        self.command(Management::SyncAnnounced(label.to_string(), tag.to_vec()));
+    }
+
+    fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {
+        self.command(Management::FederationSynchronized(
+            label.to_string(),
+            failed.to_vec(),
+        ));
     }
 }

@@ -205,6 +205,11 @@ pub struct EngineStats {
     pub missing: Vec<String>,
     /// Logical time at the end.
     pub final_time: f64,
+    /// Logical time at which Run started (regulation/constraint may start above 0).
+    pub run_start_time: f64,
+    /// Wall clock (ms since the Unix epoch) at which each state after Begin was entered
+    /// (`history[i + 1]`).
+    pub entered_unix_ms: Vec<f64>,
 }
 
 /// What [`Engine::run`] returns.
@@ -494,7 +499,14 @@ impl<S: Simulation> Engine<S> {
     }
 
     fn go(&mut self, s: EngineState) {
+        let before = self.fsm.history().len();
         let entered = self.fsm.go(s).clone();
+        if self.fsm.history().len() > before {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+            self.stats.entered_unix_ms.push(now);
+        }
         tracing::info!(federate = %self.cfg.federate_name, state = %entered, "engine state");
         *self.shared_state.lock().unwrap_or_else(|e| e.into_inner()) = entered;
     }
@@ -801,6 +813,7 @@ impl<S: Simulation> Engine<S> {
         let now_ns = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let scheme = self.cfg.scheme;
         let start_time = self.time;
+        self.stats.run_start_time = start_time;
         // Event-driven pacing origin: (wall, logical) — moved by a restore.
         let mut origin = (Duration::ZERO, start_time);
         let mut pacer = match scheme {
@@ -903,6 +916,22 @@ impl<S: Simulation> Engine<S> {
         self.apply_inputs(rti)?;
         self.queue.swap(&mut self.engine_queue);
         self.apply_inputs(rti)?;
+        if let Role::Commander { expected, .. } = self.cfg.role.clone() {
+            // The commander resigns last, so destroying the federation never races the others'
+            // resignations.
+            let mut left: Vec<String> = expected
+                .into_iter()
+                .filter(|n| !self.stats.missing.contains(n))
+                .collect();
+            let deadline = Instant::now() + self.cfg.sync_timeout;
+            while !left.is_empty() && Instant::now() < deadline {
+                left.retain(|n| rti.get_federate_handle(n).is_ok());
+                if !left.is_empty() {
+                    // Polling the membership view; bounded by sync_timeout.
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
         rti.resign_federation_execution(ResignAction::CancelThenDeleteThenDivest)
             .map_err(rti_err("resign"))?;
         if matches!(self.cfg.role, Role::Commander { .. }) {

@@ -1,5 +1,5 @@
 //! Stand-ins for RTI services the engine is written against but this LRC does not offer yet
-//! (synchronization points, federation save/restore). Each returns `RtiInternalError`, so an
+//! (federation save/restore). Each returns `RtiInternalError`, so an
 //! engine that reaches one fails with a clear cause. The real `RtiAmbassador` methods, once they
 //! exist, take precedence over these (inherent methods shadow trait methods); then this module
 //! goes.
@@ -16,12 +16,6 @@ fn missing(what: &str) -> RtiError {
 /// The services still to come.
 #[allow(dead_code)]
 pub(crate) trait PendingApi {
-    fn register_federation_synchronization_point(&self, _l: &str, _t: &[u8]) -> RtiResult<()> {
-        Err(missing("synchronization points"))
-    }
-    fn synchronization_point_achieved(&self, _l: &str, _ok: bool) -> RtiResult<()> {
-        Err(missing("synchronization points"))
-    }
     fn request_federation_save_with_time(&self, _l: &str, _t: Time) -> RtiResult<()> {
         Err(missing("federation save"))
     }
