@@ -1,5 +1,6 @@
 //! What every example federate shares: command-line options, the engine configuration built
-//! from them, the engine-status object, and the `SUMMARY {json}` line printed at the end.
+//! from them, the engine-status object, and the summary printed at the end (one JSON line with
+//! `"event": "summary"`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,6 +10,8 @@ use hlamesh_lrc::engine::{
     Ctx, Engine, EngineConfig, EngineError, EngineReport, Pace, Role, Simulation, TimeScheme,
 };
 use hlamesh_lrc::handles::ObjectInstanceHandle;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_transport::TransportConfig;
 
 use crate::fom::Handles;
 
@@ -36,6 +39,21 @@ pub struct CommonArgs {
     /// Where local saves go.
     #[arg(long)]
     pub state_dir: Option<PathBuf>,
+    /// Network interface address (default: HLAMESH_INTERFACE, else loopback).
+    #[arg(long)]
+    pub interface: Option<std::net::Ipv4Addr>,
+    /// Multicast TTL (0 = this machine, 1 = the LAN).
+    #[arg(long)]
+    pub ttl: Option<u32>,
+    /// Discovery port.
+    #[arg(long)]
+    pub discovery_port: Option<u16>,
+    /// Data port.
+    #[arg(long)]
+    pub data_port: Option<u16>,
+    /// Discovery multicast group.
+    #[arg(long)]
+    pub discovery_group: Option<std::net::Ipv4Addr>,
 }
 
 impl CommonArgs {
@@ -71,6 +89,44 @@ impl CommonArgs {
         }
         cfg
     }
+
+    /// The LRC these options describe: `None` when no network option was given (the engine
+    /// then uses the process-wide LRC configured from `HLAMESH_*`).
+    pub fn lrc(&self) -> Result<Option<Lrc>, String> {
+        if self.interface.is_none()
+            && self.ttl.is_none()
+            && self.discovery_port.is_none()
+            && self.data_port.is_none()
+            && self.discovery_group.is_none()
+        {
+            return Ok(None);
+        }
+        let mut cfg = TransportConfig::default();
+        cfg.apply_env().map_err(|e| e.to_string())?;
+        if let Some(i) = self.interface {
+            cfg.interface = i;
+            // Development security off loopback is for a trusted lab network only.
+            if let hlamesh_transport::SecurityConfig::Development {
+                allow_non_loopback, ..
+            } = &mut cfg.security
+            {
+                *allow_non_loopback = !i.is_loopback();
+            }
+        }
+        if let Some(t) = self.ttl {
+            cfg.multicast_ttl = t;
+        }
+        if let Some(p) = self.discovery_port {
+            cfg.discovery_port = p;
+        }
+        if let Some(p) = self.data_port {
+            cfg.data_port = p;
+        }
+        if let Some(g) = self.discovery_group {
+            cfg.discovery_group = g;
+        }
+        Lrc::start(cfg).map(Some).map_err(|e| e.to_string())
+    }
 }
 
 /// An example federate: a simulation that can describe its results.
@@ -98,6 +154,7 @@ pub fn summary_json(
 ) -> serde_json::Value {
     let s = &report.stats;
     serde_json::json!({
+        "event": "summary",
         "name": name,
         "state": report.state.name(),
         "final_state": report.state.to_string(),
@@ -124,13 +181,23 @@ pub fn summary_json(
     })
 }
 
-/// Runs an example to End or Fail, prints its `SUMMARY` line, returns the exit code.
-pub fn run<S: Example>(cfg: EngineConfig, sim: S) -> i32 {
+/// Runs an example to End or Fail, prints its summary line, returns the exit code. `args`
+/// supply the LRC (network options).
+pub fn run<S: Example>(args: &CommonArgs, mut cfg: EngineConfig, sim: S) -> i32 {
     let name = cfg.federate_name.clone();
+    match args.lrc() {
+        Ok(l) => cfg.lrc = l,
+        Err(e) => {
+            let json = serde_json::json!({"event": "summary", "name": name, "state": "Fail",
+                "final_state": format!("Fail(LRC: {e})")});
+            println!("{json}");
+            return 1;
+        }
+    }
     let mut engine = Engine::new(cfg, sim);
     let report = engine.run();
     let json = summary_json(&name, &report, engine.simulation().summary());
-    println!("SUMMARY {json}");
+    println!("{json}");
     if report.state.name() == "End" {
         0
     } else {

@@ -15,7 +15,7 @@
 //!   restore at its restore time.
 //!
 //! The FOM module is `foms/HlameshDemo.xml` ([`fom`]). Every federate prints one
-//! `SUMMARY {json}` line when it ends ([`federate`]); `demo` collects and prints them.
+//! JSON summary line (`"event": "summary"`) when it ends ([`federate`]); `demo` collects and prints them.
 #![forbid(unsafe_code)]
 
 pub mod car;

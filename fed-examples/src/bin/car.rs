@@ -38,5 +38,5 @@ fn main() {
             local_restore_at: a.local_restore_at,
         },
     );
-    std::process::exit(run(cfg, car));
+    std::process::exit(run(&a.common, cfg, car));
 }

@@ -68,5 +68,5 @@ fn main() {
         fom_modules: vec![(FOM_NAME.to_string(), FOM_XML.to_string())],
         expected: scenario.expected.clone(),
     };
-    std::process::exit(run(cfg, Commander::new(scenario)));
+    std::process::exit(run(&a.common, cfg, Commander::new(scenario)));
 }

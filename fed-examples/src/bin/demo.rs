@@ -166,13 +166,13 @@ fn launch(a: &Args) -> i32 {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left.min(Duration::from_millis(200))) {
             Ok((name, line)) => {
-                if let Some(json) = line.strip_prefix("SUMMARY ") {
-                    match serde_json::from_str::<Value>(json) {
-                        Ok(v) => {
-                            summaries.insert(name, v);
-                        }
-                        Err(e) => eprintln!("demo: bad summary from {name}: {e}"),
-                    }
+                let summary = line
+                    .starts_with('{')
+                    .then(|| serde_json::from_str::<Value>(&line).ok())
+                    .flatten()
+                    .filter(|v| v["event"] == "summary");
+                if let Some(v) = summary {
+                    summaries.insert(name, v);
                 } else if a.live {
                     println!("[{name}] {line}");
                 }

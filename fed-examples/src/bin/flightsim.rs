@@ -27,5 +27,5 @@ fn main() {
         true,
     );
     let sim = FlightSim::new(&cfg.federate_name);
-    std::process::exit(run(cfg, sim));
+    std::process::exit(run(&a.common, cfg, sim));
 }

@@ -20,5 +20,5 @@ fn main() {
     let cfg = a
         .common
         .config("operator", "OperatorStation", scheme, Some(LOOKAHEAD), true);
-    std::process::exit(run(cfg, Operator::new()));
+    std::process::exit(run(&a.common, cfg, Operator::new()));
 }

@@ -27,5 +27,5 @@ fn main() {
     // Constrained but not regulating: it sees everything in time and holds nobody back.
     let cfg = a.common.config("viewer", "Viewer", scheme, None, true);
     let tui = !a.plain && std::io::stdout().is_terminal();
-    std::process::exit(run(cfg, Viewer::new(tui)));
+    std::process::exit(run(&a.common, cfg, Viewer::new(tui)));
 }
