@@ -25,6 +25,7 @@ pub struct Commander {
     log: Vec<String>,
     saved: Option<bool>,
     restored: Option<bool>,
+    save_error: Option<String>,
 }
 
 impl Commander {
@@ -37,6 +38,7 @@ impl Commander {
             log: Vec::new(),
             saved: None,
             restored: None,
+            save_error: None,
         }
     }
 }
@@ -85,6 +87,7 @@ impl Simulation for Commander {
         match m {
             Management::FederationSaved(r) => {
                 self.saved = Some(r.is_ok());
+                self.save_error = r.as_ref().err().cloned();
                 self.log.push(format!("federation saved: {r:?}"));
             }
             Management::FederationRestored(r) => {
@@ -102,6 +105,7 @@ impl Example for Commander {
             "kind": "commander",
             "federation_saved": self.saved,
             "federation_restored": self.restored,
+            "save_error": self.save_error,
             "log": self.log,
         })
     }
