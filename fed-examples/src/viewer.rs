@@ -74,6 +74,26 @@ impl Viewer {
         }
     }
 
+    fn resolve_names(&mut self, ctx: &Ctx<'_>) {
+        let producers: Vec<FederateHandle> = self
+            .status
+            .keys()
+            .copied()
+            .chain(
+                self.tracks
+                    .values()
+                    .map(|t| FederateHandle(t.producer as _)),
+            )
+            .collect();
+        for f in producers {
+            if !self.names.contains_key(&f)
+                && let Ok(n) = ctx.rti().get_federate_name(f)
+            {
+                self.names.insert(f, n);
+            }
+        }
+    }
+
     fn percentile(&self, p: f64) -> Option<f64> {
         if self.latencies_us.is_empty() {
             return None;
@@ -302,23 +322,7 @@ impl Simulation for Viewer {
     }
 
     fn on_frame(&mut self, ctx: &mut Ctx<'_>) -> Result<(), EngineError> {
-        let producers: Vec<FederateHandle> = self
-            .status
-            .keys()
-            .copied()
-            .chain(
-                self.tracks
-                    .values()
-                    .map(|t| FederateHandle(t.producer as _)),
-            )
-            .collect();
-        for f in producers {
-            if !self.names.contains_key(&f)
-                && let Ok(n) = ctx.rti().get_federate_name(f)
-            {
-                self.names.insert(f, n);
-            }
-        }
+        self.resolve_names(ctx);
         if self.tui {
             if ctx.frame() % 4 == 0 {
                 self.draw(ctx.time());
@@ -327,6 +331,10 @@ impl Simulation for Viewer {
             println!("{}", self.line(ctx.time()));
         }
         Ok(())
+    }
+
+    fn on_end(&mut self, ctx: &mut Ctx<'_>) {
+        self.resolve_names(ctx);
     }
 
     fn on_save(&mut self, w: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -339,6 +339,9 @@ fn report(
                 }
             );
         }
+        if !in_order {
+            println!("viewer's vehicles: {}", v["vehicles"]);
+        }
         let l = &v["latency_ms"];
         println!(
             "latency send -> reflect at the viewer ({} samples): p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms, max {:.3} ms",

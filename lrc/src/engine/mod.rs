@@ -423,6 +423,8 @@ struct News {
     synchronized: HashSet<String>,
     lost: Option<String>,
     stop: bool,
+    saved: Option<Result<(), String>>,
+    restored: Option<Result<(), String>>,
     pending: VecDeque<Management>,
 }
 
@@ -567,6 +569,16 @@ impl<S: Simulation> Engine<S> {
             }
             Management::ConnectionLost(r) => self.news.lost = Some(r),
             Management::Stop => self.news.stop = true,
+            Management::FederationSaved(r) => {
+                self.news.saved = Some(r.clone());
+                self.news.pending.push_back(Management::FederationSaved(r));
+            }
+            Management::FederationRestored(r) => {
+                self.news.restored = Some(r.clone());
+                self.news
+                    .pending
+                    .push_back(Management::FederationRestored(r));
+            }
             other => self.news.pending.push_back(other),
         }
     }
@@ -875,10 +887,18 @@ impl<S: Simulation> Engine<S> {
                 TimeScheme::EventDriven { .. } => rti.next_message_request(target),
             }
             .map_err(rti_err("time advance"))?;
+            // A federation restore cancels the pending advance: stop waiting when one arrives.
             self.wait("time advance grant", self.cfg.grant_timeout, |n| {
-                Ok(n.granted.is_some())
+                Ok(n.granted.is_some()
+                    || n.pending
+                        .iter()
+                        .any(|m| matches!(m, Management::InitiateRestore(_))))
             })?;
-            self.time = self.news.granted.unwrap_or(next);
+            let Some(granted) = self.news.granted else {
+                self.execute_management(rti)?;
+                continue;
+            };
+            self.time = granted;
             self.stats.grants += 1;
             k += 1;
             // Pace: not earlier than the wall clock allows.
@@ -901,6 +921,9 @@ impl<S: Simulation> Engine<S> {
                 }
                 (None, Pace::AsFastAsPossible) => {}
             }
+            // A save timed at this grant happens now, before the frame at the new time runs.
+            self.drain_management();
+            self.execute_management(rti)?;
             self.end_frame_swap();
         }
         Ok(())
@@ -1047,6 +1070,7 @@ impl<S: Simulation> Engine<S> {
                     let dir = rti
                         .federate_state_dir()
                         .map_err(rti_err("federate state dir"))?;
+                    self.news.restored = None;
                     match self.restore_from(&dir.join("engine.snap"), true) {
                         Ok(()) => rti.federate_restore_complete(),
                         Err(e) => {
@@ -1055,6 +1079,11 @@ impl<S: Simulation> Engine<S> {
                         }
                     }
                     .map_err(rti_err("federate restore complete"))?;
+                    self.wait("federation restored", self.cfg.sync_timeout, |n| {
+                        Ok(n.restored.is_some())
+                    })?;
+                    // A grant of the abandoned future may still be queued: drop it.
+                    self.news.granted = None;
                 }
                 // A refused request is news for the application, not a reason to stop the
                 // engine (the federation goes on without the save).
