@@ -340,7 +340,8 @@ pub trait Simulation {
     fn on_load(&mut self, ctx: &mut Ctx<'_>, scenario: &[u8]) -> Result<(), EngineError> {
         Ok(())
     }
-    /// The observer: called once per applied change, at the start of a frame.
+    /// The observer: called once per applied change, at the start of a frame. Per-class
+    /// observers: dispatch to a [`reconstruction::ClassObservers`] from here.
     fn on_change(&mut self, change: &Change<'_>) {}
     /// An application command, applied after the HLA data at the start of a frame.
     fn on_command(&mut self, ctx: &mut Ctx<'_>, cmd: Self::Command) -> Result<(), EngineError> {

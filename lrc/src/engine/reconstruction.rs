@@ -374,6 +374,69 @@ impl Mirror {
     }
 }
 
+/// An observer of one object class: called with the application and the change.
+pub type ClassObserver<S> = Box<dyn FnMut(&mut S, &Change<'_>)>;
+
+/// Observers per object class, for applications that prefer registering them to matching on
+/// the class in `Simulation::on_change`: call [`ClassObservers::dispatch`] from there.
+/// Interactions go to the observers registered with [`ClassObservers::on_interaction`].
+pub struct ClassObservers<S> {
+    by_class: HashMap<ObjectClassHandle, Vec<ClassObserver<S>>>,
+    interactions: HashMap<InteractionClassHandle, Vec<ClassObserver<S>>>,
+}
+
+impl<S> std::fmt::Debug for ClassObservers<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClassObservers")
+            .field("classes", &self.by_class.len())
+            .field("interaction_classes", &self.interactions.len())
+            .finish()
+    }
+}
+
+impl<S> Default for ClassObservers<S> {
+    fn default() -> Self {
+        ClassObservers {
+            by_class: HashMap::new(),
+            interactions: HashMap::new(),
+        }
+    }
+}
+
+impl<S> ClassObservers<S> {
+    /// None registered.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Observes discoveries, updates and removals of instances of `class`.
+    pub fn on_class(&mut self, class: ObjectClassHandle, f: ClassObserver<S>) {
+        self.by_class.entry(class).or_default().push(f);
+    }
+
+    /// Observes interactions of `class`.
+    pub fn on_interaction(&mut self, class: InteractionClassHandle, f: ClassObserver<S>) {
+        self.interactions.entry(class).or_default().push(f);
+    }
+
+    /// Calls the observers of the change's class, in registration order. Returns how many.
+    pub fn dispatch(&mut self, app: &mut S, change: &Change<'_>) -> usize {
+        let list = match change {
+            Change::Discovered { state, .. }
+            | Change::Updated { state, .. }
+            | Change::Removed { state, .. } => self.by_class.get_mut(&state.class),
+            Change::Interaction { class, .. } => self.interactions.get_mut(class),
+        };
+        let Some(list) = list else {
+            return 0;
+        };
+        for f in list.iter_mut() {
+            f(app, change);
+        }
+        list.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -454,6 +517,31 @@ mod tests {
         assert_eq!(n, 5);
         assert_eq!(notes, ["d", "u1:[1]:1", "u2:[2]:2", "u3:[3]:2", "r3"]);
         assert!(mirror.is_empty());
+    }
+
+    #[test]
+    fn class_observers_see_only_their_class_once_per_change() {
+        let mut obs: ClassObservers<Vec<String>> = ClassObservers::new();
+        obs.on_class(
+            ObjectClassHandle(1),
+            Box::new(|log, c| log.push(format!("one:{c:?}").chars().take(12).collect())),
+        );
+        obs.on_class(
+            ObjectClassHandle(2),
+            Box::new(|log, _| log.push("two".into())),
+        );
+        let mut mirror = Mirror::new();
+        let mut log = Vec::new();
+        let mut other = disc(2);
+        if let HlaEvent::Discovered { class, .. } = &mut other {
+            *class = ObjectClassHandle(2);
+        }
+        mirror.apply(vec![disc(1), refl(1, 1, 1), other], |c| {
+            obs.dispatch(&mut log, &c);
+        });
+        assert_eq!(log.len(), 3);
+        assert_eq!(log.iter().filter(|l| l.starts_with("one")).count(), 2);
+        assert_eq!(log[2], "two");
     }
 
     #[test]
