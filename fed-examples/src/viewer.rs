@@ -33,6 +33,8 @@ struct Track {
     range: Option<f64>,
     updates: u64,
     out_of_order: u64,
+    /// Deleted (its producer resigned): kept for the summary, not drawn.
+    removed: bool,
 }
 
 /// The viewer federate.
@@ -112,7 +114,7 @@ impl Viewer {
     }
 
     fn line(&self, time: f64) -> String {
-        let mut tracks: Vec<&Track> = self.tracks.values().collect();
+        let mut tracks: Vec<&Track> = self.tracks.values().filter(|t| !t.removed).collect();
         tracks.sort_by(|a, b| a.name.cmp(&b.name));
         let mut s = format!("t={time:7.2}");
         for t in tracks {
@@ -130,7 +132,8 @@ impl Viewer {
 
     fn draw(&self, time: f64) {
         let mut grid = vec![vec![' '; MAP_W]; MAP_H];
-        let pts: Vec<(f64, f64)> = self.tracks.values().filter_map(|t| t.pos).collect();
+        let live: Vec<&Track> = self.tracks.values().filter(|t| !t.removed).collect();
+        let pts: Vec<(f64, f64)> = live.iter().filter_map(|t| t.pos).collect();
         let (mut x0, mut x1, mut y0, mut y1) = (-500.0f64, 500.0f64, -500.0f64, 500.0f64);
         for (x, y) in &pts {
             x0 = x0.min(*x);
@@ -138,7 +141,7 @@ impl Viewer {
             y0 = y0.min(*y);
             y1 = y1.max(*y);
         }
-        let mut tracks: Vec<&Track> = self.tracks.values().collect();
+        let mut tracks = live;
         tracks.sort_by(|a, b| a.name.cmp(&b.name));
         for (i, t) in tracks.iter().enumerate() {
             if let Some((x, y)) = t.pos {
@@ -314,7 +317,9 @@ impl Simulation for Viewer {
                 }
             }
             Change::Removed { object, .. } => {
-                self.tracks.remove(object);
+                if let Some(t) = self.tracks.get_mut(object) {
+                    t.removed = true;
+                }
             }
             Change::Interaction { .. } => self.interactions += 1,
             Change::Discovered { .. } => {}
@@ -362,6 +367,7 @@ impl Example for Viewer {
                     "updates": t.updates,
                     "last_seq": self.last_seq.get(&o.0),
                     "out_of_order": t.out_of_order,
+                    "removed": t.removed,
                 })
             })
             .collect();
