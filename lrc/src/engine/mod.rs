@@ -238,6 +238,7 @@ pub struct Ctx<'a> {
     end_time: &'a mut Option<f64>,
     stop: &'a mut bool,
     pending: &'a mut VecDeque<Management>,
+    queue: &'a HlaQueue,
 }
 
 impl Ctx<'_> {
@@ -273,6 +274,11 @@ impl Ctx<'_> {
     /// Counters so far.
     pub fn stats(&self) -> &EngineStats {
         self.stats
+    }
+    /// The HLA queue's counters now (what the HLA thread pushed, merged, dropped so far — it
+    /// keeps going while this frame runs).
+    pub fn queue_stats(&self) -> QueueStats {
+        self.queue.stats()
     }
     /// The run ends when logical time reaches `t`.
     pub fn set_end_time(&mut self, t: f64) {
@@ -682,6 +688,7 @@ impl<S: Simulation> Engine<S> {
             end_time: &mut self.end_time,
             stop: &mut self.news.stop,
             pending: &mut self.news.pending,
+            queue: &self.queue,
         };
         f(&mut self.sim, &mut ctx)
     }
