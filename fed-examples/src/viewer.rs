@@ -131,6 +131,15 @@ impl Viewer {
     }
 
     fn draw(&self, time: f64) {
+        let out = self.render(time);
+        let mut so = std::io::stdout().lock();
+        let _ = so.write_all(out.as_bytes());
+        let _ = so.flush();
+    }
+
+    /// The terminal screen: clear, a map of the live vehicles (scaled to fit), a line per
+    /// vehicle, the engines' states.
+    pub fn render(&self, time: f64) -> String {
         let mut grid = vec![vec![' '; MAP_W]; MAP_H];
         let live: Vec<&Track> = self.tracks.values().filter(|t| !t.removed).collect();
         let pts: Vec<(f64, f64)> = live.iter().filter_map(|t| t.pos).collect();
@@ -201,9 +210,7 @@ impl Viewer {
                 .join("  "),
         );
         out.push('\n');
-        let mut so = std::io::stdout().lock();
-        let _ = so.write_all(out.as_bytes());
-        let _ = so.flush();
+        out
     }
 }
 
@@ -350,6 +357,38 @@ impl Simulation for Viewer {
         self.last_seq = serde_json::from_reader(r).map_err(std::io::Error::other)?;
         self.restores += 1;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_places_every_live_vehicle_inside_its_frame() {
+        let mut v = Viewer::new(true);
+        for (i, (x, y)) in [(-1e6, 0.0), (0.0, 0.0), (1e6, 1e6), (f64::MAX, -f64::MAX)]
+            .into_iter()
+            .enumerate()
+        {
+            v.tracks.insert(
+                ObjectInstanceHandle(i as u64),
+                Track {
+                    name: format!("v{i}"),
+                    pos: Some((x, y)),
+                    ..Track::default()
+                },
+            );
+        }
+        let screen = v.render(1.5);
+        assert!(screen.contains("federation time 1.50 s"));
+        let rows: Vec<&str> = screen.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(rows.len(), MAP_H);
+        assert!(rows.iter().all(|r| r.chars().count() == MAP_W + 2));
+        assert_eq!(
+            screen.lines().filter(|l| l.contains(" updates ")).count(),
+            4
+        );
     }
 }
 
