@@ -360,38 +360,6 @@ impl Simulation for Viewer {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_map_places_every_live_vehicle_inside_its_frame() {
-        let mut v = Viewer::new(true);
-        for (i, (x, y)) in [(-1e6, 0.0), (0.0, 0.0), (1e6, 1e6), (f64::MAX, -f64::MAX)]
-            .into_iter()
-            .enumerate()
-        {
-            v.tracks.insert(
-                ObjectInstanceHandle(i as u64),
-                Track {
-                    name: format!("v{i}"),
-                    pos: Some((x, y)),
-                    ..Track::default()
-                },
-            );
-        }
-        let screen = v.render(1.5);
-        assert!(screen.contains("federation time 1.50 s"));
-        let rows: Vec<&str> = screen.lines().filter(|l| l.starts_with('|')).collect();
-        assert_eq!(rows.len(), MAP_H);
-        assert!(rows.iter().all(|r| r.chars().count() == MAP_W + 2));
-        assert_eq!(
-            screen.lines().filter(|l| l.contains(" updates ")).count(),
-            4
-        );
-    }
-}
-
 impl Example for Viewer {
     fn summary(&self) -> serde_json::Value {
         let mut vehicles: Vec<serde_json::Value> = self
@@ -423,5 +391,37 @@ impl Example for Viewer {
             "bad_input": self.bad_input,
             "restores": self.restores,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_places_every_live_vehicle_inside_its_frame() {
+        let mut v = Viewer::new(true);
+        for (i, (x, y)) in [(-1e6, 0.0), (0.0, 0.0), (1e6, 1e6), (f64::MAX, -f64::MAX)]
+            .into_iter()
+            .enumerate()
+        {
+            v.tracks.insert(
+                ObjectInstanceHandle(i as u64),
+                Track {
+                    name: format!("v{i}"),
+                    pos: Some((x, y)),
+                    ..Track::default()
+                },
+            );
+        }
+        let screen = v.render(1.5);
+        assert!(screen.contains("federation time 1.50 s"));
+        let rows: Vec<&str> = screen.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(rows.len(), MAP_H);
+        assert!(rows.iter().all(|r| r.chars().count() == MAP_W + 2));
+        assert_eq!(
+            screen.lines().filter(|l| l.contains(" updates ")).count(),
+            4
+        );
     }
 }
