@@ -21,7 +21,11 @@
 //! (`ReadyToLoad`; `ReadyToRun`, whose tag carries the scenario — the commander *shares* it in
 //! load frame 0, the others *read* it in frame 1, everyone *loads* it in frame 2;
 //! `ReadyToResign`); [`Role::Slave`] engines join, wait for the announcements and achieve them.
-//! Everyone enters Run when `ReadyToRun` is synchronized.
+//! Everyone enters Run when `ReadyToRun` is synchronized. A slave that cannot join, or fails
+//! while loading, ends in Fail and resigns; federation-wide points count it as failed, so the
+//! others go on. An engine joining after `ReadyToLoad` synchronized waits for an announcement
+//! that never comes and fails after `sync_timeout` (joining a running exercise is not part of
+//! this protocol).
 //!
 //! Save/restore: [`EngineHandle::save_local`] / [`EngineHandle::restore_local`] save the engine's
 //! own state (frame, time, mirror, application bytes from [`Simulation::on_save`]) with
