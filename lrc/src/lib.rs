@@ -28,6 +28,17 @@
 //! dropped there (and a regulator's last TSO update missed before a grant). The fix is to carry
 //! the resigner's data high-water in the resign decision and apply it only once that data was
 //! delivered (or the node is lost).
+//!
+//! Known gap (coordinator takeover): an LRC that the coordinator added to the view but had not
+//! welcomed yet when it died can be next in line; it never learns it coordinates and the
+//! federation's requests stall. The deterministic simulation reproduces it with
+//! `HLAMESH_SIM_PARTIAL_CANDIDATES=1` (and on rare seeds without). The fix — the survivors
+//! welcome such a member themselves and it takes over with a recovery — needs care not to hand it
+//! decisions the next coordinator never saw; a first attempt diverged logs in the simulation.
+//!
+//! Joining: a joiner sends its join to every LRC whose beacon announces the federation and keeps
+//! adding announcers it hears later; a member that does not coordinate redirects it to the one
+//! that does (a joiner that had not heard the coordinator's beacon yet used to wait forever).
 #![forbid(unsafe_code)]
 
 pub mod ambassador;

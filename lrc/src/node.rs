@@ -86,6 +86,17 @@ impl std::fmt::Debug for Lrc {
     }
 }
 
+/// LRCs whose discovery beacons announce federation `name`.
+fn members_of(shared: &Shared, name: &str) -> Vec<u64> {
+    shared
+        .transport
+        .discovered()
+        .into_iter()
+        .filter(|p| p.beacon.federations.iter().any(|f| f == name))
+        .map(|p| p.beacon.node.0)
+        .collect()
+}
+
 fn internal(e: impl std::fmt::Display) -> RtiError {
     RtiError::RtiInternalError(e.to_string())
 }
@@ -170,13 +181,7 @@ impl Lrc {
     }
 
     fn members_of(&self, name: &str) -> Vec<u64> {
-        self.shared
-            .transport
-            .discovered()
-            .into_iter()
-            .filter(|p| p.beacon.federations.iter().any(|f| f == name))
-            .map(|p| p.beacon.node.0)
-            .collect()
+        members_of(&self.shared, name)
     }
 
     /// Creates a federation execution from FOM modules given as (designator, XML text).
@@ -541,6 +546,10 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 if let Some(f) = st.feds.get_mut(&n) {
                     // FederationPeer events that raced with opening the channel.
                     open = f.channel.members();
+                    // A joiner keeps learning announcers (its first candidates may be gone).
+                    if !f.core.is_admitted() {
+                        f.core.add_candidates(members_of(&shared, &n));
+                    }
                     let view: Vec<u64> = f.core.view().nodes.clone();
                     f.unreachable_since.retain(|k, _| view.contains(k));
                     for m in view {

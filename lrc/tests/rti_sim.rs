@@ -13,7 +13,8 @@
 //! exactly the live instances and has their last values.
 //!
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 40, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
-//! `HLAMESH_SIM_STEPS` (default 300). `HLAMESH_SIM_ORPHANS=1` also resigns with NoAction; it
+//! `HLAMESH_SIM_STEPS` (default 300). `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start
+//! from a partial member list (see [`partial_candidates`]). `HLAMESH_SIM_ORPHANS=1` also resigns with NoAction; it
 //! exposes a known gap (orphaned instances whose registering LRC died are not handed to late
 //! joiners), so it is opt-in until that is fixed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -203,7 +204,17 @@ impl Sim {
             )
             .unwrap()
         } else {
-            FederationCore::joining("Sim", id, self.now, members)
+            // A joiner knows the members whose beacons it heard so far: maybe not the
+            // coordinator (a member then redirects it).
+            let mut heard: Vec<u64> = members
+                .iter()
+                .copied()
+                .filter(|_| !partial_candidates() || self.rng.below(2) == 0)
+                .collect();
+            if heard.is_empty() {
+                heard.push(members[self.rng.below(members.len())]);
+            }
+            FederationCore::joining("Sim", id, self.now, heard)
         };
         let t = core.join(Some(name.clone()), "sim");
         let mut joins = BTreeMap::new();
@@ -333,7 +344,12 @@ impl Sim {
                     q.entry((id, to)).or_default().push_back(Msg::Ctl(env.msg));
                 }
                 Action::Callback { federate, callback } => {
-                    if self.feds.contains_key(&federate) {
+                    if std::env::var("SIM_TRACE").is_ok() {
+                        eprintln!("action at {id}: {federate} {callback:?}");
+                    }
+                    // Routed per process, as the shell does: a handle the model knows on
+                    // another LRC is not this one's federate.
+                    if self.feds.get(&federate).is_some_and(|m| m.node == id) {
                         self.on_callback(federate, callback)
                     } else {
                         self.early.entry((id, federate)).or_default().push(callback);
@@ -556,6 +572,15 @@ impl Sim {
         if !node.alive {
             return true;
         }
+        if std::env::var("SIM_CTL").is_ok()
+            && let Msg::Ctl(m) = &msg
+            && !matches!(m, ControlMsg::Time { .. })
+        {
+            eprintln!("ctl {from}->{to}: {m:?}");
+        }
+        if std::env::var("SIM_CTL").is_ok() && matches!(msg, Msg::Gone) {
+            eprintln!("gone {from}->{to}");
+        }
         match msg {
             Msg::Data { seq, bytes } => node.core.handle(
                 now,
@@ -575,6 +600,21 @@ impl Sim {
     }
 
     fn tick(&mut self) {
+        // Joiners hear more beacons as time passes (the shell feeds them in as candidates).
+        let members = self.alive_members();
+        let joiners: Vec<u64> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.alive && !n.core.is_admitted())
+            .map(|(i, _)| *i)
+            .collect();
+        for j in joiners {
+            if self.rng.below(3) == 0 {
+                let heard = members[..].to_vec();
+                self.nodes.get_mut(&j).unwrap().core.add_candidates(heard);
+                self.drain(j);
+            }
+        }
         self.now += 50_000;
         let ids: Vec<u64> = self.nodes.keys().copied().collect();
         for id in ids {
@@ -1083,6 +1123,14 @@ impl Sim {
             }
         }
     }
+}
+
+/// `HLAMESH_SIM_PARTIAL_CANDIDATES=1`: a joiner first knows only some members (it learns the
+/// rest from redirects and later beacons). Opt-in: it exposes a known gap of coordinator takeover
+/// (a node added by a coordinator that dies before welcoming it can end up next in line and
+/// never learn it), see the crate docs.
+fn partial_candidates() -> bool {
+    std::env::var("HLAMESH_SIM_PARTIAL_CANDIDATES").is_ok()
 }
 
 fn env(name: &str, default: u64) -> u64 {

@@ -55,6 +55,28 @@ impl FederationCore {
         self.send_request(id, body);
     }
 
+    /// A joiner learnt of more LRCs that may coordinate (a redirect, or beacons the shell heard
+    /// since): pending requests go to them too. Ignored once admitted.
+    pub fn add_candidates(&mut self, nodes: impl IntoIterator<Item = Node>) {
+        if self.admitted {
+            return;
+        }
+        for n in nodes {
+            if n == self.me || self.candidates.contains(&n) || self.gone.contains(&n) {
+                continue;
+            }
+            self.candidates.push(n);
+            let ids: Vec<(u64, Request)> = self
+                .pending
+                .iter()
+                .map(|(i, p)| (*i, p.body.clone()))
+                .collect();
+            for (id, body) in ids {
+                self.send_control(n, false, ControlMsg::Request { id, body });
+            }
+        }
+    }
+
     fn send_request(&mut self, id: u64, body: Request) {
         if !self.admitted {
             for c in self.candidates.clone() {
@@ -151,7 +173,14 @@ impl FederationCore {
 
     pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request) {
         if !self.admitted || self.coordinator() != Some(self.me) {
-            return; // not ours; the requester retries to whoever coordinates
+            // Not ours. A member (it retries to whoever coordinates) needs nothing; a joiner may
+            // not know the coordinator at all, so tell it.
+            if let (true, Some(c)) = (self.admitted, self.coordinator())
+                && !self.view.nodes.contains(&from)
+            {
+                self.send_control(from, false, ControlMsg::Redirect { coordinator: c });
+            }
+            return;
         }
         if self.removed.contains(&from) || self.suspected.contains(&from) {
             return; // a request that outlived its sender
@@ -497,6 +526,9 @@ impl FederationCore {
     }
 
     pub(crate) fn on_control(&mut self, from: Node, msg: ControlMsg) {
+        if !matches!(msg, ControlMsg::Time { .. }) {
+            tracing::trace!(federation = %self.name, "control from {from:x}: {msg:?}");
+        }
         match msg {
             ControlMsg::Request { id, body } => self.on_request(from, id, body),
             ControlMsg::Reply { id, reply } => self.on_reply(id, reply),
@@ -523,6 +555,7 @@ impl FederationCore {
                     );
                 }
             }
+            ControlMsg::Redirect { coordinator } => self.add_candidates([coordinator]),
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Time { from: f, to, msg } => self.on_time_message(from, f, to, msg),
             ControlMsg::Snapshot {

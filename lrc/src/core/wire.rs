@@ -369,6 +369,13 @@ pub enum ControlMsg {
         /// The time manager's message.
         msg: hlamesh_timesync::TimeMessage<hlamesh_timesync::HLAfloat64Time>,
     },
+    /// From a member that does not coordinate to a requester that is not a member yet: ask
+    /// this LRC instead. A joiner picks its candidates from the discovery beacons it has heard so
+    /// far, which may not include the coordinator yet.
+    Redirect {
+        /// The coordinator the sender believes in.
+        coordinator: u64,
+    },
     /// A member that joined later asks for this LRC's instances.
     SnapshotRequest,
     /// This LRC's instances; the receiver skips this sender's reliable data up to `high_water`.
