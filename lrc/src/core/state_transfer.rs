@@ -4,8 +4,10 @@
 //! federates own (with current values) and of their declarations. The snapshot is taken
 //! atomically with the sender's reliable-data high-water sequence number and sent as a causal
 //! control message, so it is released only after the joiner has the data before it. Until that
-//! sender's snapshot is applied, its data is held; then data up to the high-water mark (already in
-//! the snapshot) is dropped and the rest applied: no gap and no duplicate. Data from an LRC not
+//! sender's snapshot is applied, its data is held; then the state carried by held data up to the
+//! high-water mark (registrations, deletions, declarations: already in the snapshot) is dropped,
+//! its updates and interactions are still delivered, and the rest applied: no gap and no
+//! duplicate. Data from an LRC not
 //! yet in the view is held until the decision that admits it arrives (its stream is then complete
 //! from its first message); data from removed LRCs is ignored.
 
@@ -184,7 +186,6 @@ impl FederationCore {
         st.live = true;
         st.skip_upto = high_water;
         let held = std::mem::take(&mut st.held);
-        self.time_skip(from, high_water);
         // The snapshot is the truth about the sender's federates' instances: what we hold of
         // theirs and it lacks was deleted in data we never got (resynchronisation).
         let in_snapshot: std::collections::BTreeSet<_> =
@@ -248,9 +249,24 @@ impl FederationCore {
         for (f, d) in declarations {
             self.apply_declaration(f, d);
         }
-        for (seq, m) in held {
+        // Held data the snapshot covers: its state (registrations, deletions, declarations) is in
+        // the snapshot, but updates and interactions sent since this LRC listened are events its
+        // federates are entitled to — reflect them, in order (the values end where the snapshot
+        // has them). Dropping them lost e.g. a timestamped update sent just as a federate joined.
+        let (covered, rest): (Vec<_>, Vec<_>) = held
+            .into_iter()
+            .partition(|(seq, _)| seq.is_some_and(|s| s <= high_water));
+        for (seq, m) in covered {
+            if matches!(
+                m,
+                DataMsg::Update { .. } | DataMsg::Interaction { .. } | DataMsg::RequestUpdate { .. }
+            ) {
+                self.apply_data(from, seq, true, m);
+            }
+        }
+        self.time_skip(from, high_water);
+        for (seq, m) in rest {
             match seq {
-                Some(s) if s <= high_water => {}
                 None => {} // best effort sent before the snapshot: at most once allows dropping
                 Some(_) => self.apply_data(from, seq, true, m),
             }
