@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
+use crate::core::save::SaveReport;
+pub use crate::core::save::{SaveFailureReason, SaveStatus};
 use crate::core::time::{Interval, Manager};
 pub use crate::core::time::{Interval as LogicalTimeInterval, Time};
 use crate::core::wire::ResignAction;
@@ -125,6 +127,16 @@ pub trait FederateAmbassador: Send {
     /// 4.15: every member achieved the point; `failed` lists members that achieved
     /// unsuccessfully, resigned or were lost while it was pending.
     fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {}
+    /// 4.17: save now; write the federate's own state into
+    /// [`RtiAmbassador::federate_state_dir`], then call `federate_save_begun` and
+    /// `federate_save_complete` (or `_not_complete`).
+    fn initiate_federate_save(&mut self, label: &str) {}
+    /// 4.20: every federate saved.
+    fn federation_saved(&mut self) {}
+    /// 4.20: the save failed.
+    fn federation_not_saved(&mut self, reason: SaveFailureReason) {}
+    /// 4.23: answer to `query_federation_save_status`.
+    fn federation_save_status_response(&mut self, status: &[(FederateHandle, SaveStatus)]) {}
 }
 
 thread_local! {
@@ -200,6 +212,10 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::FederationSynchronized { label, failed } => {
                 a.federation_synchronized(&label, &failed)
             }
+            Callback::InitiateFederateSave { label } => a.initiate_federate_save(&label),
+            Callback::FederationSaved => a.federation_saved(),
+            Callback::FederationNotSaved(r) => a.federation_not_saved(r),
+            Callback::FederationSaveStatusResponse(v) => a.federation_save_status_response(&v),
         },
     }
     drop(a);
@@ -463,6 +479,7 @@ impl RtiAmbassador {
         label: &str,
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("register_federation_synchronization_point")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.register_federation_synchronization_point(h, label, tag, None)
@@ -478,6 +495,7 @@ impl RtiAmbassador {
         tag: &[u8],
         set: &[FederateHandle],
     ) -> RtiResult<()> {
+        self.not_saving("register_federation_synchronization_point_with_set")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.register_federation_synchronization_point(h, label, tag, Some(set.to_vec()))
@@ -486,10 +504,106 @@ impl RtiAmbassador {
 
     /// 4.14: this federate reached the point (`successfully = false` puts it in the failed set).
     pub fn synchronization_point_achieved(&self, label: &str, successfully: bool) -> RtiResult<()> {
+        self.not_saving("synchronization_point_achieved")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.synchronization_point_achieved(h, label, successfully)
         })
+    }
+
+    /// 4.16: asks every joined federate to save under `label` (untimed). The federation answers
+    /// with `initiate_federate_save` to each federate, then `federation_saved` or
+    /// `federation_not_saved`. Timed saves are not implemented yet.
+    pub fn request_federation_save(&self, label: &str) -> RtiResult<()> {
+        self.not_saving("request_federation_save")?;
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.request_federation_save(h, label))
+    }
+
+    /// 4.18.
+    pub fn federate_save_begun(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::Begun))
+    }
+
+    /// 4.19: the federate's own state is written; the LRC now writes the RTI's state for it
+    /// (atomically, with a checksum — see [`crate::save_file`]) and reports complete, or reports
+    /// the RTI's failure (`federation_not_saved(RtiUnableToSave)`) if it cannot.
+    pub fn federate_save_complete(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        let state = lrc.with_core(fed, |c| {
+            c.save_report_allowed(h, SaveReport::Complete)?;
+            c.capture_saved_state(h)
+        })?;
+        let path = crate::save_file::rti_file(
+            &crate::save_file::save_root(),
+            fed,
+            &state.label,
+            &state.federate_name,
+        );
+        let report = match crate::save_file::write(&path, &state) {
+            Ok(()) => SaveReport::Complete,
+            Err(e) => {
+                tracing::error!(federation = fed, "{e}");
+                SaveReport::RtiUnableToSave
+            }
+        };
+        lrc.with_core(fed, |c| c.report_federate_save(h, report))
+    }
+
+    /// 4.19.
+    pub fn federate_save_not_complete(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::NotComplete))
+    }
+
+    /// 4.21.
+    pub fn abort_federation_save(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.abort_federation_save(h))
+    }
+
+    /// 4.22: answered by `federation_save_status_response`.
+    pub fn query_federation_save_status(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.query_federation_save_status(h))
+    }
+
+    /// The directory this federate writes its own state into for the save in progress (created
+    /// if missing): `<save root>/<federation>/<label>/<federate name>/`, next to the RTI's file
+    /// for it. `SaveNotInitiated` when no save is in progress.
+    pub fn federate_state_dir(&self) -> RtiResult<std::path::PathBuf> {
+        let (lrc, fed, h) = self.member()?;
+        let (label, name) = lrc.with_core(fed, |c| {
+            let s = c.save_in_progress().ok_or_else(|| {
+                RtiError::SaveNotInitiated(format!(
+                    "federation {fed}: federate {h}: no save in progress"
+                ))
+            })?;
+            let name = c
+                .local_federates()
+                .find(|(x, _)| **x == h)
+                .map(|(_, l)| l.name.clone())
+                .unwrap_or_default();
+            Ok((s.label.clone(), name))
+        })?;
+        let dir = crate::save_file::federate_state_dir(
+            &crate::save_file::save_root(),
+            fed,
+            &label,
+            &name,
+        );
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            RtiError::RtiInternalError(format!("cannot create {}: {e}", dir.display()))
+        })?;
+        Ok(dir)
+    }
+
+    /// `SaveInProgress` while this federate takes part in a save (the services the standard
+    /// lists as refused during a save).
+    fn not_saving(&self, service: &str) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.refuse_while_saving(h, service))
     }
 
     /// 10.2.
@@ -515,12 +629,14 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
+        self.not_saving("publish_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.publish_object_class_attributes(h, class, attrs))
     }
 
     /// 5.3 (whole class).
     pub fn unpublish_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
+        self.not_saving("unpublish_object_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unpublish_object_class_attributes(h, class, None))
     }
@@ -531,6 +647,7 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
+        self.not_saving("unpublish_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unpublish_object_class_attributes(h, class, Some(attrs))
@@ -539,12 +656,14 @@ impl RtiAmbassador {
 
     /// 5.4.
     pub fn publish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        self.not_saving("publish_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.publish_interaction_class(h, ic))
     }
 
     /// 5.5.
     pub fn unpublish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        self.not_saving("unpublish_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unpublish_interaction_class(h, ic))
     }
@@ -556,6 +675,7 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         active: bool,
     ) -> RtiResult<()> {
+        self.not_saving("subscribe_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.subscribe_object_class_attributes(h, class, attrs, active)
@@ -564,6 +684,7 @@ impl RtiAmbassador {
 
     /// 5.7 (whole class).
     pub fn unsubscribe_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
+        self.not_saving("unsubscribe_object_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unsubscribe_object_class_attributes(h, class, None)
@@ -576,6 +697,7 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
+        self.not_saving("unsubscribe_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unsubscribe_object_class_attributes(h, class, Some(attrs))
@@ -588,18 +710,21 @@ impl RtiAmbassador {
         ic: InteractionClassHandle,
         active: bool,
     ) -> RtiResult<()> {
+        self.not_saving("subscribe_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.subscribe_interaction_class(h, ic, active))
     }
 
     /// 5.9.
     pub fn unsubscribe_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
+        self.not_saving("unsubscribe_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unsubscribe_interaction_class(h, ic))
     }
 
     /// 6.2.
     pub fn reserve_object_instance_name(&self, name: &str) -> RtiResult<()> {
+        self.not_saving("reserve_object_instance_name")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.reserve_object_instance_names(h, vec![name.to_string()], false)
@@ -608,6 +733,7 @@ impl RtiAmbassador {
 
     /// 6.5.
     pub fn reserve_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
+        self.not_saving("reserve_multiple_object_instance_name")?;
         let (lrc, fed, h) = self.member()?;
         let v = names.iter().map(|s| s.to_string()).collect();
         lrc.with_core(fed, |c| c.reserve_object_instance_names(h, v, true))
@@ -633,6 +759,7 @@ impl RtiAmbassador {
         &self,
         class: ObjectClassHandle,
     ) -> RtiResult<ObjectInstanceHandle> {
+        self.not_saving("register_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.register_object_instance(h, class, None))
     }
@@ -643,6 +770,7 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         name: &str,
     ) -> RtiResult<ObjectInstanceHandle> {
+        self.not_saving("register_object_instance_with_name")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.register_object_instance(h, class, Some(name)))
     }
@@ -654,6 +782,7 @@ impl RtiAmbassador {
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("update_attribute_values")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
@@ -670,6 +799,7 @@ impl RtiAmbassador {
         tag: &[u8],
         time: Time,
     ) -> RtiResult<()> {
+        self.not_saving("update_attribute_values_with_time")?;
         let (lrc, fed, h) = self.member()?;
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
@@ -684,6 +814,7 @@ impl RtiAmbassador {
         params: Vec<(ParameterHandle, Vec<u8>)>,
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("send_interaction")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.send_interaction(h, ic, params, tag.to_vec(), None)
@@ -699,6 +830,7 @@ impl RtiAmbassador {
         tag: &[u8],
         time: Time,
     ) -> RtiResult<()> {
+        self.not_saving("send_interaction_with_time")?;
         let (lrc, fed, h) = self.member()?;
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
@@ -712,6 +844,7 @@ impl RtiAmbassador {
         object: ObjectInstanceHandle,
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("delete_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), None)
@@ -720,6 +853,7 @@ impl RtiAmbassador {
 
     /// 6.16.
     pub fn local_delete_object_instance(&self, object: ObjectInstanceHandle) -> RtiResult<()> {
+        self.not_saving("local_delete_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.local_delete_object_instance(h, object))
     }
@@ -731,6 +865,7 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("request_attribute_value_update")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.request_attribute_value_update(h, Some(object), None, attrs.to_vec(), tag.to_vec())
@@ -744,6 +879,7 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         tag: &[u8],
     ) -> RtiResult<()> {
+        self.not_saving("request_class_attribute_value_update")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.request_attribute_value_update(h, None, Some(class), attrs.to_vec(), tag.to_vec())
@@ -886,46 +1022,55 @@ impl RtiAmbassador {
 
     /// 8.2.
     pub fn enable_time_regulation(&self, lookahead: Interval) -> RtiResult<()> {
+        self.not_saving("enable_time_regulation")?;
         self.time_service(|t| t.enable_time_regulation(lookahead))
     }
 
     /// 8.4.
     pub fn disable_time_regulation(&self) -> RtiResult<()> {
+        self.not_saving("disable_time_regulation")?;
         self.time_service(|t| t.disable_time_regulation())
     }
 
     /// 8.5.
     pub fn enable_time_constrained(&self) -> RtiResult<()> {
+        self.not_saving("enable_time_constrained")?;
         self.time_service(|t| t.enable_time_constrained())
     }
 
     /// 8.7.
     pub fn disable_time_constrained(&self) -> RtiResult<()> {
+        self.not_saving("disable_time_constrained")?;
         self.time_service(|t| t.disable_time_constrained())
     }
 
     /// 8.8.
     pub fn time_advance_request(&self, time: Time) -> RtiResult<()> {
+        self.not_saving("time_advance_request")?;
         self.time_service(|t| t.time_advance_request(time))
     }
 
     /// 8.9.
     pub fn time_advance_request_available(&self, time: Time) -> RtiResult<()> {
+        self.not_saving("time_advance_request_available")?;
         self.time_service(|t| t.time_advance_request_available(time))
     }
 
     /// 8.10.
     pub fn next_message_request(&self, time: Time) -> RtiResult<()> {
+        self.not_saving("next_message_request")?;
         self.time_service(|t| t.next_message_request(time))
     }
 
     /// 8.11.
     pub fn next_message_request_available(&self, time: Time) -> RtiResult<()> {
+        self.not_saving("next_message_request_available")?;
         self.time_service(|t| t.next_message_request_available(time))
     }
 
     /// 8.12.
     pub fn flush_queue_request(&self, time: Time) -> RtiResult<()> {
+        self.not_saving("flush_queue_request")?;
         self.time_service(|t| t.flush_queue_request(time))
     }
 
@@ -956,6 +1101,7 @@ impl RtiAmbassador {
 
     /// 8.19 modifyLookahead.
     pub fn modify_lookahead(&self, lookahead: Interval) -> RtiResult<()> {
+        self.not_saving("modify_lookahead")?;
         self.time_service(|t| t.modify_lookahead(lookahead))
     }
 

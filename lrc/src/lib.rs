@@ -50,3 +50,4 @@ pub mod error;
 pub mod fom;
 pub mod handles;
 pub mod node;
+pub mod save_file;

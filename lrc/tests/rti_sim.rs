@@ -9,7 +9,8 @@
 //! coordinator; on every callback: no discovery twice, no reflection/removal of an unknown
 //! instance, reliable values reflected exactly once and in order, only subscribed attributes,
 //! class promotion; synchronization points announced once, synchronized only after the federate
-//! achieved, its failed-set membership matching how it achieved. At quiescence: one coordinator, identical views, every subscriber knows
+//! achieved, its failed-set membership matching how it achieved; a save initiated once per federate
+//! and ended (saved or not) only after it began. At quiescence: one coordinator, identical views, every subscriber knows
 //! exactly the live instances and has their last values.
 //!
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 40, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
@@ -61,6 +62,8 @@ struct FedModel {
     achieved: BTreeMap<String, bool>,
     /// Registrations awaiting their succeeded/failed callback.
     registering: Vec<String>,
+    /// Save initiated for it and not ended: (label, reports made: 0 none, 1 begun, 2 done).
+    saving: Option<(String, u8)>,
 }
 
 struct Sim {
@@ -98,6 +101,7 @@ struct Sim {
     /// Keyed by (LRC, federate): a crash loses them with the process.
     early: BTreeMap<(u64, FederateHandle), Vec<Callback>>,
     synchronized: u64,
+    saves_ended: u64,
 }
 
 impl Sim {
@@ -139,6 +143,7 @@ impl Sim {
             maybe_orphans: BTreeSet::new(),
             early: BTreeMap::new(),
             synchronized: 0,
+            saves_ended: 0,
         }
     }
 
@@ -529,6 +534,17 @@ impl Sim {
                 );
                 self.synchronized += 1;
             }
+            Callback::InitiateFederateSave { label } => {
+                assert!(m.saving.is_none(), "{f}: save {label} while {:?}", m.saving);
+                m.saving = Some((label, 0));
+            }
+            Callback::FederationSaved | Callback::FederationNotSaved(_) => {
+                assert!(
+                    m.saving.take().is_some(),
+                    "{f}: save ended that never began"
+                );
+                self.saves_ended += 1;
+            }
             Callback::ReceiveInteraction { class, params, .. } => {
                 assert_eq!(class, self.command, "promoted to the subscribed class");
                 assert!(
@@ -799,6 +815,15 @@ impl Sim {
             60 => self.fall_behind(),
             65..=67 => self.register_sync(),
             68..=71 => self.achieve_sync(),
+            72 => self.request_save(),
+            73..=75 => self.report_save(),
+            76 if self.rng.below(4) == 0 => {
+                if let Some((h, node)) = self.random_federate() {
+                    let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                    let _ = core.abort_federation_save(h);
+                    self.drain(node);
+                }
+            }
             61..=64 => self.tick(),
             _ => {
                 for _ in 0..3 {
@@ -884,6 +909,83 @@ impl Sim {
         assert!(core.synchronization_point_achieved(h, &label, ok).is_err());
         self.feds.get_mut(&h).unwrap().achieved.insert(label, ok);
         self.drain(node);
+    }
+
+    fn request_save(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let label = format!("S{}", self.rng.below(3));
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        match core.request_federation_save(h, &label) {
+            Ok(()) => {}
+            Err(hlamesh_lrc::error::RtiError::SaveInProgress(_)) => {
+                assert!(core.save_in_progress().is_some())
+            }
+            Err(e) => panic!("{h}: {e}"),
+        }
+        self.drain(node);
+    }
+
+    fn report_save(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let Some((_, step)) = self.feds[&h].saving.clone() else {
+            return;
+        };
+        use hlamesh_lrc::core::save::SaveReport;
+        let report = match (step, self.rng.below(5)) {
+            (0, _) => SaveReport::Begun,
+            (1, 0) => SaveReport::NotComplete,
+            (1, _) => SaveReport::Complete,
+            _ => return,
+        };
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        core.report_federate_save(h, report).unwrap();
+        // The same report twice is refused.
+        assert!(core.report_federate_save(h, report).is_err());
+        if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
+            *s += 1;
+        }
+        self.drain(node);
+    }
+
+    /// Every live federate finishes its part of a save in progress: every save must then have
+    /// ended everywhere (saved or not), with nobody left blocked.
+    fn finish_saves(&mut self) {
+        use hlamesh_lrc::core::save::SaveReport;
+        for _ in 0..10 {
+            let todo: Vec<(FederateHandle, u64, u8)> = self
+                .feds
+                .iter()
+                .filter(|(_, m)| !m.resigning)
+                .filter_map(|(h, m)| m.saving.as_ref().map(|(_, s)| (*h, m.node, *s)))
+                .filter(|(_, _, s)| *s < 2)
+                .collect();
+            if todo.is_empty() {
+                break;
+            }
+            for (h, node, step) in todo {
+                let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                if step == 0 {
+                    core.report_federate_save(h, SaveReport::Begun).unwrap();
+                }
+                core.report_federate_save(h, SaveReport::Complete).unwrap();
+                if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
+                    *s = 2;
+                }
+                self.drain(node);
+            }
+            self.quiesce();
+        }
+        for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
+            assert!(m.saving.is_none(), "{h} still saving {:?}", m.saving);
+        }
+        for id in self.alive_members() {
+            let s = self.nodes[&id].core.save_in_progress();
+            assert!(s.is_none(), "node {id} still has save {s:?}");
+        }
     }
 
     /// Every live federate achieves what it was announced until nothing is pending: every point
@@ -1154,6 +1256,7 @@ fn run(seed: u64, steps: u64) -> Sim {
     }
     sim.quiesce();
     sim.check_step();
+    sim.finish_saves();
     sim.finish_sync_points();
     sim.check_final();
     sim
@@ -1165,6 +1268,7 @@ fn random_federations_converge() {
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
+    let mut saves = 0;
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     for seed in first..first + seeds {
         let sim = std::panic::catch_unwind(|| run(seed, steps))
@@ -1175,11 +1279,14 @@ fn random_federations_converge() {
         lost += sim.lost_reported;
         resyncs += sim.resyncs;
         synced += sim.synchronized;
+        saves += sim.saves_ended;
     }
     eprintln!(
         "{refl} reflections, {disc} discoveries, {inter} interactions, {lost} lost federates, {resyncs} resynchronisations, {synced} synchronizations"
     );
+    eprintln!("{saves} save outcomes");
     assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
+    assert!(seeds < 10 || saves > 20, "{saves} save outcomes");
     // The runs must have exercised what they claim to check.
     assert!(
         seeds < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0 && resyncs > 0,

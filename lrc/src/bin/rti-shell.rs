@@ -8,6 +8,10 @@
 //!   names; otherwise the named federates, resolved with `get_federate_handle`; an unknown name
 //!   becomes a handle that is not joined).
 //! - `achieve LABEL [false]` — achieve a point (unsuccessfully with `false`).
+//! - `save LABEL`, `save-begun`, `save-complete`, `save-not-complete`, `abort-save`,
+//!   `save-status` — federation save services; `write-state TEXT` writes TEXT to
+//!   `state.txt` in the federate's state directory of the save in progress.
+//! - `reserve NAME` — reserve an object instance name (a service refused during a save).
 //! - `resign` — resign (DeleteObjects) and exit.
 //! - `exit` — exit without resigning (like a crash, but clean for the OS).
 //!
@@ -18,7 +22,8 @@ use std::net::Ipv4Addr;
 
 use clap::Parser;
 use hlamesh_lrc::ambassador::{
-    CallbackModel, FederateAmbassador, RtiAmbassador, SynchronizationPointFailureReason,
+    CallbackModel, FederateAmbassador, RtiAmbassador, SaveFailureReason, SaveStatus,
+    SynchronizationPointFailureReason,
 };
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
@@ -74,6 +79,22 @@ impl FederateAmbassador for Amb {
     fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {
         let failed: Vec<u32> = failed.iter().map(|h| h.0).collect();
         out(json!({"event":"synchronized","label":label,"failed":failed}));
+    }
+    fn initiate_federate_save(&mut self, label: &str) {
+        out(json!({"event":"initiate_save","label":label}));
+    }
+    fn federation_saved(&mut self) {
+        out(json!({"event":"saved"}));
+    }
+    fn federation_not_saved(&mut self, reason: SaveFailureReason) {
+        out(json!({"event":"not_saved","reason":format!("{reason:?}")}));
+    }
+    fn federation_save_status_response(&mut self, status: &[(FederateHandle, SaveStatus)]) {
+        let v: Vec<(u32, String)> = status
+            .iter()
+            .map(|(h, s)| (h.0, format!("{s:?}")))
+            .collect();
+        out(json!({"event":"save_status","status":v}));
     }
 }
 
@@ -141,6 +162,17 @@ fn run() -> Result<(), RtiError> {
             }
             ["achieve", label] => rti.synchronization_point_achieved(label, true),
             ["achieve", label, "false"] => rti.synchronization_point_achieved(label, false),
+            ["save", label] => rti.request_federation_save(label),
+            ["save-begun"] => rti.federate_save_begun(),
+            ["save-complete"] => rti.federate_save_complete(),
+            ["save-not-complete"] => rti.federate_save_not_complete(),
+            ["abort-save"] => rti.abort_federation_save(),
+            ["save-status"] => rti.query_federation_save_status(),
+            ["write-state", text] => rti.federate_state_dir().and_then(|d| {
+                std::fs::write(d.join("state.txt"), text)
+                    .map_err(|e| RtiError::RtiInternalError(e.to_string()))
+            }),
+            ["reserve", name] => rti.reserve_object_instance_name(name),
             ["resign"] => {
                 let r = rti.resign_federation_execution(ResignAction::DeleteObjects);
                 out(json!({"event":"resigned","ok":r.is_ok()}));

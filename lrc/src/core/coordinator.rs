@@ -208,9 +208,11 @@ impl FederationCore {
                 Decision::NamesReserved { names, .. } => {
                     self.reply_when_acked(from, id, Reply::Reserved(names), false)
                 }
-                Decision::SyncRegistered { .. } | Decision::SyncAchieved { .. } => {
-                    self.reply(from, id, Reply::Done)
-                }
+                Decision::SyncRegistered { .. }
+                | Decision::SyncAchieved { .. }
+                | Decision::SaveInitiated { .. }
+                | Decision::SaveReported { .. }
+                | Decision::SaveAborted { .. } => self.reply(from, id, Reply::Done),
                 _ => {}
             }
             return;
@@ -273,6 +275,11 @@ impl FederationCore {
             }
             sync @ (Request::RegisterSync { .. } | Request::AchieveSync { .. }) => {
                 if let Some(r) = self.decide_sync(from, id, sync) {
+                    self.reply(from, id, r);
+                }
+            }
+            save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave) => {
+                if let Some(r) = self.decide_save(from, id, save) {
                     self.reply(from, id, r);
                 }
             }
@@ -411,6 +418,7 @@ impl FederationCore {
         };
         let is_destroy = d == Decision::Destroyed;
         self.apply_sync(&d);
+        self.apply_save(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -453,6 +461,7 @@ impl FederationCore {
                     self.apply_resign(h, action);
                     self.time_on_left(h, lost);
                     self.sync_on_left(h);
+                    self.save_on_left(h, lost);
                 }
                 self.advise();
             }

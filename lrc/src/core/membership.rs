@@ -128,7 +128,13 @@ impl View {
                 Applied::Nothing
             }
             // Synchronization points are replicated by `super::sync_point`.
-            Decision::SyncRegistered { .. } | Decision::SyncAchieved { .. } => Applied::Nothing,
+            // Synchronization points and saves are replicated by `super::sync_point` and
+            // `super::save`.
+            Decision::SyncRegistered { .. }
+            | Decision::SyncAchieved { .. }
+            | Decision::SaveInitiated { .. }
+            | Decision::SaveReported { .. }
+            | Decision::SaveAborted { .. } => Applied::Nothing,
         };
         self.next_handle = self.next_handle.max(1);
         self.log.push(d);
@@ -149,7 +155,10 @@ impl View {
             Decision::FederateJoined { req: r, .. }
             | Decision::NamesReserved { req: r, .. }
             | Decision::SyncRegistered { req: r, .. }
-            | Decision::SyncAchieved { req: r, .. } => *r == req,
+            | Decision::SyncAchieved { req: r, .. }
+            | Decision::SaveInitiated { req: r, .. }
+            | Decision::SaveReported { req: r, .. }
+            | Decision::SaveAborted { req: r } => *r == req,
             _ => false,
         })
     }

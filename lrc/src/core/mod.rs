@@ -11,13 +11,14 @@
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
 //! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
-//! [`time`] (a time manager per local federate),
+//! [`save`] (federation save), [`time`] (a time manager per local federate),
 //! [`wire`] (messages).
 
 pub mod coordinator;
 pub mod declarations;
 pub mod membership;
 pub mod objects;
+pub mod save;
 pub mod state_transfer;
 pub mod sync_point;
 pub mod time;
@@ -160,6 +161,16 @@ pub enum Callback {
         label: String,
         failed: Vec<FederateHandle>,
     },
+    /// 4.17 (untimed).
+    InitiateFederateSave {
+        label: String,
+    },
+    /// 4.20.
+    FederationSaved,
+    /// 4.20.
+    FederationNotSaved(save::SaveFailureReason),
+    /// 4.23.
+    FederationSaveStatusResponse(Vec<(FederateHandle, save::SaveStatus)>),
 }
 
 /// What a completed blocking call returns.
@@ -281,6 +292,7 @@ pub struct FederationCore {
     pub(crate) data_hw: u64,
     pub(crate) time: time::TimeState,
     pub(crate) sync: sync_point::SyncPoints,
+    pub(crate) save: Option<save::SaveInProgress>,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -328,6 +340,7 @@ impl FederationCore {
             data_hw: 0,
             time: time::TimeState::default(),
             sync: Default::default(),
+            save: None,
             actions: VecDeque::new(),
         }
     }

@@ -259,7 +259,9 @@ impl FederationCore {
         for (seq, m) in covered {
             if matches!(
                 m,
-                DataMsg::Update { .. } | DataMsg::Interaction { .. } | DataMsg::RequestUpdate { .. }
+                DataMsg::Update { .. }
+                    | DataMsg::Interaction { .. }
+                    | DataMsg::RequestUpdate { .. }
             ) {
                 self.apply_data(from, seq, true, m);
             }

@@ -221,6 +221,29 @@ pub enum Decision {
         /// Request it answers.
         req: (u64, u64),
     },
+    /// A federation save began (4.16): every federate joined now takes part.
+    SaveInitiated {
+        /// Label.
+        label: String,
+        /// Federates taking part.
+        members: Vec<FederateHandle>,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// A federate reported on its save.
+    SaveReported {
+        /// Federate.
+        federate: FederateHandle,
+        /// Report.
+        report: super::save::SaveReport,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// The save in progress was aborted (4.21).
+    SaveAborted {
+        /// Request it answers.
+        req: (u64, u64),
+    },
     /// A federate achieved a synchronization point (4.14).
     SyncAchieved {
         /// Label.
@@ -272,6 +295,22 @@ pub enum Request {
         /// Explicit set (`None`: federation-wide).
         set: Option<Vec<FederateHandle>>,
     },
+    /// Request a federation save.
+    Save {
+        /// Requesting federate.
+        federate: FederateHandle,
+        /// Label.
+        label: String,
+    },
+    /// A federate's report on the save in progress.
+    SaveReport {
+        /// Federate.
+        federate: FederateHandle,
+        /// Report.
+        report: super::save::SaveReport,
+    },
+    /// Abort the save in progress.
+    AbortSave,
     /// Achieve a synchronization point.
     AchieveSync {
         /// Federate.

@@ -36,6 +36,8 @@ pub mod types;
 #[path = "../../../transport/tests/common/mod.rs"]
 pub mod lab;
 
+pub mod shell;
+
 pub const RPR: [&str; 3] = [
     "RPR-Foundation_v2.0.xml",
     "RPR-Enumerations_v2.0.xml",

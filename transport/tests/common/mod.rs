@@ -206,7 +206,7 @@ pub struct Probe {
 impl Probe {
     /// Starts `program` (a test binary, e.g. `env!("CARGO_BIN_EXE_…")`) on host `host`.
     pub fn spawn(lab: &Lab, host: usize, program: &str, args: &[String], name: &str) -> Probe {
-        Self::start(lab, host, program, args, name, false)
+        Self::start(lab, host, program, args, name, false, &[])
     }
 
     /// Like [`Probe::spawn`], with stdin piped for [`Probe::send`].
@@ -218,7 +218,20 @@ impl Probe {
         args: &[String],
         name: &str,
     ) -> Probe {
-        Self::start(lab, host, program, args, name, true)
+        Self::start(lab, host, program, args, name, true, &[])
+    }
+
+    /// Like [`Probe::spawn_interactive`], with extra environment variables.
+    #[allow(dead_code)]
+    pub fn spawn_interactive_env(
+        lab: &Lab,
+        host: usize,
+        program: &str,
+        args: &[String],
+        name: &str,
+        envs: &[(&str, &str)],
+    ) -> Probe {
+        Self::start(lab, host, program, args, name, true, envs)
     }
 
     /// Writes one command line to an interactive probe.
@@ -237,8 +250,10 @@ impl Probe {
         args: &[String],
         name: &str,
         interactive: bool,
+        envs: &[(&str, &str)],
     ) -> Probe {
         let mut cmd = lab.command(host, program);
+        cmd.envs(envs.iter().copied());
         cmd.args(args)
             .stdin(if interactive {
                 Stdio::piped()

@@ -1,0 +1,484 @@
+//! Federation save (IEEE 1516-2010 4.16–4.23), replicated through the coordinator's decision log.
+//!
+//! `request_federation_save` becomes a [`Decision::SaveInitiated`] naming every federate joined at
+//! that point of the log; each member LRC then tells its own federates
+//! (`initiate_federate_save`). Each federate's begun / complete / not-complete report is a
+//! decision too, and every LRC derives the outcome from the same log position: the save
+//! succeeds when every federate of the set reported complete, and fails with
+//! `FederateReportedFailureDuringSave` when one reported not complete,
+//! `FederateResignedDuringSave` when one resigned, `RtiDetectedFailureDuringSave` when one was
+//! lost with its LRC, `SaveAborted` after `abort_federation_save`. No extra message decides the
+//! outcome, so no LRC can disagree about it.
+//!
+//! What is saved: when a federate reports complete, its LRC captures [`SavedFederateState`] —
+//! the decision log (membership, handles, reservations, synchronization points), the FOM
+//! modules, every instance this LRC knows with its owner and values, the federate's
+//! declarations, instance counter and resign action, and its time state (logical time,
+//! lookahead, regulating/constrained) — and the shell writes it atomically with a checksum next
+//! to the directory the federate wrote its own state into (see `crate::save_file`).
+//!
+//! Not yet: timed saves (`request_federation_save` with a time), restore, and the
+//! time manager's queued undelivered messages in the saved state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RtiError;
+use crate::handles::ObjectInstanceHandle;
+use crate::handles::{AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle};
+
+use super::wire::{Decision, Reply, Request, ResignAction};
+use super::{Callback, FederationCore, Node};
+
+/// Why a federation save failed (4.20).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SaveFailureReason {
+    /// An LRC could not write its part.
+    RtiUnableToSave,
+    /// A federate called `federate_save_not_complete`.
+    FederateReportedFailureDuringSave,
+    /// A federate resigned while the save was in progress.
+    FederateResignedDuringSave,
+    /// A federate's LRC was lost while the save was in progress.
+    RtiDetectedFailureDuringSave,
+    /// The timed save's time could not be honoured.
+    SaveTimeCannotBeHonored,
+    /// `abort_federation_save` was called.
+    SaveAborted,
+}
+
+/// One federate's progress in a save (4.23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SaveStatus {
+    /// No save in progress for it.
+    NoSaveInProgress,
+    /// Told to save, has not begun.
+    FederateInstructedToSave,
+    /// Saving.
+    FederateSaving,
+    /// Finished its part; waits for the others.
+    FederateWaitingForFederationToSave,
+}
+
+/// A federate's report on its save.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveReport {
+    /// `federate_save_begun`.
+    Begun,
+    /// `federate_save_complete`.
+    Complete,
+    /// `federate_save_not_complete`.
+    NotComplete,
+    /// The federate completed but its LRC could not write the RTI's part.
+    RtiUnableToSave,
+}
+
+/// The save in progress, identical on every member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveInProgress {
+    /// Label.
+    pub label: String,
+    /// Every federate joined when it was initiated, and its status.
+    pub members: BTreeMap<FederateHandle, SaveStatus>,
+    /// Why it will fail, once a member reported a failure.
+    pub failed: Option<SaveFailureReason>,
+}
+
+/// One instance as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedInstance {
+    /// Handle.
+    pub object: ObjectInstanceHandle,
+    /// Registered class.
+    pub class: ObjectClassHandle,
+    /// The class the saved federate knows it as, if it knows it.
+    pub known_as: Option<ObjectClassHandle>,
+    /// Name.
+    pub name: String,
+    /// Owner of its attributes.
+    pub owner: Option<FederateHandle>,
+    /// Owned attributes.
+    pub owned: Vec<AttributeHandle>,
+    /// Last values.
+    pub values: Vec<(AttributeHandle, Vec<u8>)>,
+}
+
+/// The RTI's state for one federate at a save: see the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedFederateState {
+    /// Federation execution.
+    pub federation: String,
+    /// Save label.
+    pub label: String,
+    /// Federate handle.
+    pub federate: FederateHandle,
+    /// Federate name.
+    pub federate_name: String,
+    /// Federate type.
+    pub federate_type: String,
+    /// The replicated decision log up to the save.
+    pub log: Vec<Decision>,
+    /// FOM modules (designator, XML).
+    pub modules: Vec<(String, String)>,
+    /// Every instance this LRC knew.
+    pub instances: Vec<SavedInstance>,
+    /// Published attributes per class.
+    pub published_objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>)>,
+    /// Published interaction classes.
+    pub published_interactions: Vec<InteractionClassHandle>,
+    /// Subscribed attributes per class (with the active flag).
+    pub subscribed_objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>, bool)>,
+    /// Subscribed interaction classes (with the active flag).
+    pub subscribed_interactions: Vec<(InteractionClassHandle, bool)>,
+    /// Next instance counter (handle allocator).
+    pub next_counter: u32,
+    /// Automatic resign action.
+    pub auto_resign: ResignAction,
+    /// Logical time.
+    pub logical_time: f64,
+    /// Lookahead, if regulating.
+    pub lookahead: Option<f64>,
+    /// Regulating.
+    pub regulating: bool,
+    /// Constrained.
+    pub constrained: bool,
+}
+
+impl FederationCore {
+    /// The save in progress, if any (replicated).
+    pub fn save_in_progress(&self) -> Option<&SaveInProgress> {
+        self.save.as_ref()
+    }
+
+    /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress.
+    pub(crate) fn refuse_while_saving(
+        &self,
+        f: FederateHandle,
+        service: &str,
+    ) -> Result<(), RtiError> {
+        match &self.save {
+            Some(s) if s.members.contains_key(&f) => Err(RtiError::SaveInProgress(format!(
+                "federation {}: federate {f}: {service} while save \"{}\" is in progress",
+                self.name, s.label
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// 4.16 (untimed): asks the federation to save under `label`.
+    pub fn request_federation_save(
+        &mut self,
+        f: FederateHandle,
+        label: &str,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_while_saving(f, "requestFederationSave")?;
+        self.request(
+            Request::Save {
+                federate: f,
+                label: label.to_string(),
+            },
+            None,
+            false,
+        );
+        Ok(())
+    }
+
+    /// 4.18 / 4.19: `f` reports on its part of the save in progress.
+    pub fn report_federate_save(
+        &mut self,
+        f: FederateHandle,
+        report: SaveReport,
+    ) -> Result<(), RtiError> {
+        self.save_report_allowed(f, report)?;
+        if let Some(s) = self.save.as_mut()
+            && let Some(st) = s.members.get_mut(&f)
+        {
+            // Locally at once, so a second report in a row is refused before the decision.
+            *st = match report {
+                SaveReport::Begun => SaveStatus::FederateSaving,
+                _ => SaveStatus::FederateWaitingForFederationToSave,
+            };
+        }
+        self.request(
+            Request::SaveReport {
+                federate: f,
+                report,
+            },
+            None,
+            false,
+        );
+        Ok(())
+    }
+
+    /// Whether `f` may make `report` now (`SaveNotInitiated`, `FederateHasNotBegunSave`).
+    pub fn save_report_allowed(
+        &self,
+        f: FederateHandle,
+        report: SaveReport,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        let status = self.save.as_ref().and_then(|s| s.members.get(&f).copied());
+        let context = || format!("federation {}: federate {f}", self.name);
+        match (report, status) {
+            (_, None) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: no save was initiated for it",
+                    context()
+                )));
+            }
+            (SaveReport::Begun, Some(SaveStatus::FederateInstructedToSave)) => {}
+            (SaveReport::Begun, Some(_)) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: save already begun",
+                    context()
+                )));
+            }
+            (_, Some(SaveStatus::FederateSaving)) => {}
+            (_, Some(SaveStatus::FederateInstructedToSave)) => {
+                return Err(RtiError::FederateHasNotBegunSave(format!(
+                    "{}: call federate_save_begun first",
+                    context()
+                )));
+            }
+            (_, Some(_)) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: already reported",
+                    context()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// 4.21.
+    pub fn abort_federation_save(&mut self, f: FederateHandle) -> Result<(), RtiError> {
+        self.local(f)?;
+        if self.save.is_none() {
+            return Err(RtiError::SaveNotInProgress(format!(
+                "federation {}: federate {f}: no save in progress",
+                self.name
+            )));
+        }
+        self.request(Request::AbortSave, None, false);
+        Ok(())
+    }
+
+    /// 4.22: the status of every federate (answered as a callback).
+    pub fn query_federation_save_status(&mut self, f: FederateHandle) -> Result<(), RtiError> {
+        self.local(f)?;
+        let list: Vec<(FederateHandle, SaveStatus)> = match &self.save {
+            Some(s) => s.members.iter().map(|(h, st)| (*h, *st)).collect(),
+            None => self
+                .view
+                .federates
+                .keys()
+                .map(|h| (*h, SaveStatus::NoSaveInProgress))
+                .collect(),
+        };
+        self.callback(f, Callback::FederationSaveStatusResponse(list));
+        Ok(())
+    }
+
+    /// The RTI state of local federate `f` for the save in progress.
+    pub fn capture_saved_state(&self, f: FederateHandle) -> Result<SavedFederateState, RtiError> {
+        let lf = self.local(f)?;
+        let save = self.save.as_ref().ok_or_else(|| {
+            RtiError::SaveNotInitiated(format!(
+                "federation {}: federate {f}: no save in progress",
+                self.name
+            ))
+        })?;
+        let rec = self.view.federates.get(&f);
+        let tm = self.time_manager(f);
+        let instances = self
+            .objects
+            .iter()
+            .map(|(o, i)| SavedInstance {
+                object: *o,
+                class: i.class,
+                known_as: lf.known.get(o).copied(),
+                name: i.name.clone(),
+                owner: i.owner,
+                owned: i.owned.iter().copied().collect(),
+                values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
+            })
+            .collect();
+        Ok(SavedFederateState {
+            federation: self.name.clone(),
+            label: save.label.clone(),
+            federate: f,
+            federate_name: lf.name.clone(),
+            federate_type: rec.map(|r| r.federate_type.clone()).unwrap_or_default(),
+            log: self.view.log.clone(),
+            modules: self.modules.clone(),
+            instances,
+            published_objects: lf
+                .decl
+                .published_objects
+                .iter()
+                .map(|(c, a)| (*c, a.iter().copied().collect()))
+                .collect(),
+            published_interactions: lf.decl.published_interactions.iter().copied().collect(),
+            subscribed_objects: lf
+                .decl
+                .subscribed_objects
+                .iter()
+                .map(|(c, s)| (*c, s.attrs.iter().copied().collect(), s.active))
+                .collect(),
+            subscribed_interactions: lf
+                .decl
+                .subscribed_interactions
+                .iter()
+                .map(|(c, a)| (*c, *a))
+                .collect(),
+            next_counter: lf.next_counter,
+            auto_resign: lf.auto_resign,
+            logical_time: tm.map_or(0.0, |m| m.logical_time().value()),
+            lookahead: tm.and_then(|m| m.query_lookahead().ok()).map(|l| l.value()),
+            regulating: tm.is_some_and(|m| m.regulation() == hlamesh_timesync::RegulationState::On),
+            constrained: tm
+                .is_some_and(|m| m.constraint() == hlamesh_timesync::ConstraintState::On),
+        })
+    }
+
+    /// Coordinator side of the save requests.
+    pub(crate) fn decide_save(&mut self, from: Node, id: u64, body: Request) -> Option<Reply> {
+        let req = (from, id);
+        match body {
+            Request::Save { label, .. } => {
+                if let Some(s) = &self.save {
+                    return Some(Reply::Failed(RtiError::SaveInProgress(format!(
+                        "federation {}: save \"{}\" is in progress",
+                        self.name, s.label
+                    ))));
+                }
+                let members: Vec<FederateHandle> = self.view.federates.keys().copied().collect();
+                self.decide(Decision::SaveInitiated {
+                    label,
+                    members,
+                    req,
+                });
+                Some(Reply::Done)
+            }
+            Request::SaveReport { federate, report } => {
+                if self
+                    .save
+                    .as_ref()
+                    .is_some_and(|s| s.members.contains_key(&federate))
+                {
+                    self.decide(Decision::SaveReported {
+                        federate,
+                        report,
+                        req,
+                    });
+                }
+                Some(Reply::Done)
+            }
+            Request::AbortSave => {
+                if self.save.is_some() {
+                    self.decide(Decision::SaveAborted { req });
+                }
+                Some(Reply::Done)
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies a save decision on this member (every member does the same).
+    pub(crate) fn apply_save(&mut self, d: &Decision) {
+        match d {
+            Decision::SaveInitiated { label, members, .. } => {
+                let members: BTreeMap<FederateHandle, SaveStatus> = members
+                    .iter()
+                    .filter(|h| self.view.federates.contains_key(h))
+                    .map(|h| (*h, SaveStatus::FederateInstructedToSave))
+                    .collect();
+                for h in members.keys() {
+                    if self.locals.contains_key(h) {
+                        self.callback(
+                            *h,
+                            Callback::InitiateFederateSave {
+                                label: label.clone(),
+                            },
+                        );
+                    }
+                }
+                self.save = Some(SaveInProgress {
+                    label: label.clone(),
+                    members,
+                    failed: None,
+                });
+            }
+            Decision::SaveReported {
+                federate, report, ..
+            } => {
+                if let Some(s) = self.save.as_mut()
+                    && let Some(st) = s.members.get_mut(federate)
+                {
+                    match report {
+                        SaveReport::Begun => *st = SaveStatus::FederateSaving,
+                        SaveReport::Complete => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave
+                        }
+                        SaveReport::NotComplete => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave;
+                            s.failed.get_or_insert(
+                                SaveFailureReason::FederateReportedFailureDuringSave,
+                            );
+                        }
+                        SaveReport::RtiUnableToSave => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave;
+                            s.failed.get_or_insert(SaveFailureReason::RtiUnableToSave);
+                        }
+                    }
+                    let done = s
+                        .members
+                        .values()
+                        .all(|st| *st == SaveStatus::FederateWaitingForFederationToSave);
+                    if done {
+                        let reason = s.failed;
+                        self.end_save(reason);
+                    }
+                }
+            }
+            Decision::SaveAborted { .. } if self.save.is_some() => {
+                self.end_save(Some(SaveFailureReason::SaveAborted));
+            }
+            _ => {}
+        }
+    }
+
+    /// A federate left while a save involving it was in progress: the save fails.
+    pub(crate) fn save_on_left(&mut self, h: FederateHandle, lost: bool) {
+        if self
+            .save
+            .as_ref()
+            .is_some_and(|s| s.members.contains_key(&h))
+        {
+            self.end_save(Some(if lost {
+                SaveFailureReason::RtiDetectedFailureDuringSave
+            } else {
+                SaveFailureReason::FederateResignedDuringSave
+            }));
+        }
+    }
+
+    fn end_save(&mut self, failure: Option<SaveFailureReason>) {
+        let Some(s) = self.save.take() else { return };
+        let locals: BTreeSet<FederateHandle> = s
+            .members
+            .keys()
+            .filter(|h| self.locals.contains_key(h))
+            .copied()
+            .collect();
+        for h in locals {
+            let cb = match failure {
+                None => Callback::FederationSaved,
+                Some(r) => Callback::FederationNotSaved(r),
+            };
+            self.callback(h, cb);
+        }
+    }
+}

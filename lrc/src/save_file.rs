@@ -1,0 +1,249 @@
+//! Where saves live and how the RTI's part of a save is written and read back.
+//!
+//! Layout: `<root>/<federation>/<label>/` holds one `<federate>.rti` file per federate (the RTI's
+//! state for it, [`SavedFederateState`]) and one directory `<federate>/` the federate writes its
+//! own state into ([`federate_state_dir`]), so application and RTI state are saved together.
+//! The root is `$HLAMESH_SAVE_DIR`, else `$XDG_DATA_HOME/hlamesh/saves`, else
+//! `~/.local/share/hlamesh/saves`.
+//!
+//! File format: the magic `HLAMESH-SAVE`, a little-endian `u16` format version, the SHA-256 of
+//! the body, then the body (postcard). Written atomically: a temporary file in the same
+//! directory, `fsync`, rename, `fsync` of the directory. A truncated, corrupted or foreign file
+//! is a [`SaveFileError`] naming the file, never a panic.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::core::save::SavedFederateState;
+
+/// Leading bytes of every save file.
+pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
+/// Current format version.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// A save file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveFileError {
+    /// I/O on the file failed.
+    #[error("save file {path}: {source}")]
+    Io {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Not a save file, another version, a bad checksum or a body that does not decode.
+    #[error("save file {path} is corrupt or not an hlamesh save: {reason}")]
+    Corrupt {
+        /// File.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The root directory of saves (see the module docs).
+pub fn save_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("HLAMESH_SAVE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_DATA_HOME") {
+        return PathBuf::from(d).join("hlamesh/saves");
+    }
+    match std::env::var_os("HOME") {
+        Some(h) => PathBuf::from(h).join(".local/share/hlamesh/saves"),
+        None => PathBuf::from("hlamesh-saves"),
+    }
+}
+
+/// A path component from a user-chosen name: anything but `[A-Za-z0-9._-]` becomes `_`, and a
+/// leading dot too, so a label can never climb out of the save directory.
+fn component(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// `<root>/<federation>/<label>`.
+pub fn save_dir(root: &Path, federation: &str, label: &str) -> PathBuf {
+    root.join(component(federation)).join(component(label))
+}
+
+/// Where federate `name` writes (and on restore reads) its own state for this save.
+pub fn federate_state_dir(root: &Path, federation: &str, label: &str, name: &str) -> PathBuf {
+    save_dir(root, federation, label).join(component(name))
+}
+
+/// The RTI's file for federate `name`.
+pub fn rti_file(root: &Path, federation: &str, label: &str, name: &str) -> PathBuf {
+    save_dir(root, federation, label).join(format!("{}.rti", component(name)))
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SaveFileError + '_ {
+    move |source| SaveFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes `state` to `path` atomically (see the module docs).
+pub fn write(path: &Path, state: &SavedFederateState) -> Result<(), SaveFileError> {
+    let body = postcard::to_allocvec(state).map_err(|e| SaveFileError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("cannot encode: {e}"),
+    })?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &body);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let tmp = path.with_extension("rti.tmp");
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(MAGIC).map_err(io(&tmp))?;
+        f.write_all(&FORMAT_VERSION.to_le_bytes())
+            .map_err(io(&tmp))?;
+        f.write_all(digest.as_ref()).map_err(io(&tmp))?;
+        f.write_all(&body).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        // Persist the rename; a directory that cannot be opened for sync is not fatal.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Reads and verifies a file written by [`write`].
+pub fn read(path: &Path) -> Result<SavedFederateState, SaveFileError> {
+    let bytes = std::fs::read(path).map_err(io(path))?;
+    let corrupt = |reason: &str| SaveFileError::Corrupt {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    let header = MAGIC.len() + 2 + 32;
+    if bytes.len() < header {
+        return Err(corrupt("truncated header"));
+    }
+    if &bytes[..MAGIC.len()] != MAGIC {
+        return Err(corrupt("bad magic"));
+    }
+    let version = u16::from_le_bytes([bytes[MAGIC.len()], bytes[MAGIC.len() + 1]]);
+    if version != FORMAT_VERSION {
+        return Err(corrupt(&format!(
+            "format version {version}, this build reads {FORMAT_VERSION}"
+        )));
+    }
+    let (sum, body) = bytes[MAGIC.len() + 2..].split_at(32);
+    if ring::digest::digest(&ring::digest::SHA256, body).as_ref() != sum {
+        return Err(corrupt("checksum mismatch (truncated or modified)"));
+    }
+    postcard::from_bytes(body).map_err(|e| corrupt(&format!("body does not decode: {e}")))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::core::wire::ResignAction;
+    use crate::handles::FederateHandle;
+
+    fn state() -> SavedFederateState {
+        SavedFederateState {
+            federation: "F".into(),
+            label: "L".into(),
+            federate: FederateHandle(3),
+            federate_name: "car".into(),
+            federate_type: "Car".into(),
+            log: Vec::new(),
+            modules: vec![("m.xml".into(), "<x/>".into())],
+            instances: Vec::new(),
+            published_objects: Vec::new(),
+            published_interactions: Vec::new(),
+            subscribed_objects: Vec::new(),
+            subscribed_interactions: Vec::new(),
+            next_counter: 7,
+            auto_resign: ResignAction::DeleteObjects,
+            logical_time: 50.0,
+            lookahead: Some(1.0),
+            regulating: true,
+            constrained: true,
+        }
+    }
+
+    fn temp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("hlamesh-savefile-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn round_trip_and_every_corruption_is_a_named_error() {
+        let root = temp("rt");
+        let path = rti_file(&root, "F", "L", "car");
+        write(&path, &state()).unwrap();
+        assert_eq!(read(&path).unwrap(), state());
+        assert!(
+            !path.with_extension("rti.tmp").exists(),
+            "temporary file left behind"
+        );
+        let good = std::fs::read(&path).unwrap();
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("truncated header", good[..10].to_vec()),
+            ("truncated body", good[..good.len() - 3].to_vec()),
+            ("flipped body byte", {
+                let mut b = good.clone();
+                let n = b.len() - 1;
+                b[n] ^= 0x55;
+                b
+            }),
+            ("bad magic", {
+                let mut b = good.clone();
+                b[0] = b'X';
+                b
+            }),
+            ("other version", {
+                let mut b = good.clone();
+                b[MAGIC.len()] = 99;
+                b
+            }),
+        ];
+        for (what, bytes) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let e = read(&path).expect_err(what);
+            assert!(matches!(e, SaveFileError::Corrupt { .. }), "{what}: {e}");
+            assert!(
+                e.to_string().contains(&path.display().to_string()),
+                "{what}: {e}"
+            );
+        }
+        std::fs::remove_file(&path).unwrap();
+        let e = read(&path).expect_err("missing");
+        assert!(matches!(e, SaveFileError::Io { .. }) && e.to_string().contains("car.rti"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn labels_cannot_climb_out_of_the_save_root() {
+        let root = Path::new("/saves");
+        let p = rti_file(root, "../etc", "../../x", "a/b");
+        assert!(p.starts_with(root));
+        assert!(
+            p.components()
+                .all(|c| !matches!(c, std::path::Component::ParentDir)),
+            "{}",
+            p.display()
+        );
+        assert_eq!(p.components().count(), 5, "{}", p.display());
+    }
+}
