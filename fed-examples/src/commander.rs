@@ -1,10 +1,10 @@
 //! The commander: loads the scenario, (re)creates the federation, drives the engine
 //! synchronization points (its engine runs in [`hlamesh_lrc::engine::Role::Commander`]),
-//! requests a federation save at the scenario's save time and, once that save succeeded, a
+//! requests a federation save at the scenario's save time (untimed, at the first frame at
+//! or after it) and, once that save succeeded, a
 //! restore of it at the scenario's restore time. Periodic at 10 Hz, time-constrained only (it
 //! never holds the others back).
 
-use hlamesh_lrc::ambassador::Time;
 use hlamesh_lrc::engine::management::Management;
 use hlamesh_lrc::engine::{Ctx, EngineError, Simulation};
 
@@ -26,6 +26,7 @@ pub struct Commander {
     saved: Option<bool>,
     restored: Option<bool>,
     save_error: Option<String>,
+    restore_error: Option<String>,
 }
 
 impl Commander {
@@ -39,6 +40,7 @@ impl Commander {
             saved: None,
             restored: None,
             save_error: None,
+            restore_error: None,
         }
     }
 }
@@ -56,19 +58,16 @@ impl Simulation for Commander {
     }
 
     fn on_frame(&mut self, ctx: &mut Ctx<'_>) -> Result<(), EngineError> {
+        // Untimed save (the LRC has no timed save yet): requested by the first frame at or
+        // after the save time; every engine saves at the end of its current frame.
         if let Some(at) = self.scenario.save_at
             && !self.save_requested
+            && ctx.time() >= at
         {
             self.save_requested = true;
-            let t = Time::new(at).ok_or_else(|| EngineError::App(format!("save time {at}")))?;
-            self.log.push(format!(
-                "t={:.2} request save {SAVE_LABEL} at {at}",
-                ctx.time()
-            ));
-            ctx.management(Management::RequestFederationSave(
-                SAVE_LABEL.into(),
-                Some(t),
-            ));
+            self.log
+                .push(format!("t={:.2} request save {SAVE_LABEL}", ctx.time()));
+            ctx.management(Management::RequestFederationSave(SAVE_LABEL.into(), None));
         }
         if let Some(at) = self.scenario.restore_at
             && self.saved == Some(true)
@@ -92,6 +91,7 @@ impl Simulation for Commander {
             }
             Management::FederationRestored(r) => {
                 self.restored = Some(r.is_ok());
+                self.restore_error = r.as_ref().err().cloned();
                 self.log.push(format!("federation restored: {r:?}"));
             }
             _ => {}
@@ -106,6 +106,7 @@ impl Example for Commander {
             "federation_saved": self.saved,
             "federation_restored": self.restored,
             "save_error": self.save_error,
+            "restore_error": self.restore_error,
             "log": self.log,
         })
     }

@@ -1,6 +1,8 @@
 //! The README's "run" command works: the demo starts the example federation as separate
 //! processes, runs a short scenario as fast as possible, and its summary shows every federate
-//! reached End and the viewer reflected every car's updates, in order.
+//! reached End, the viewer reflected every car's updates in order, and the federation save
+//! happened (every federate saved once). The restore is checked once the LRC offers federation
+//! restore; until then the demo reports it unavailable.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -138,6 +138,11 @@ fn launch(a: &Args) -> i32 {
             format!("real time x{}", a.scale)
         }
     );
+    // Federation saves go to a directory of this run (unless HLAMESH_SAVE_DIR says otherwise),
+    // removed at the end.
+    let save_dir = std::env::var_os("HLAMESH_SAVE_DIR")
+        .is_none()
+        .then(|| std::env::temp_dir().join(format!("hlamesh-demo-saves-{}", std::process::id())));
     let (tx, rx) = mpsc::channel::<(String, String)>();
     let mut children: Vec<Spawned> = Vec::new();
     for (name, bin, args) in &plan {
@@ -149,7 +154,7 @@ fn launch(a: &Args) -> i32 {
                 return 2;
             }
         };
-        match spawn(&exe, args, name, tx.clone()) {
+        match spawn(&exe, args, name, tx.clone(), save_dir.as_deref()) {
             Ok(c) => children.push(c),
             Err(e) => {
                 eprintln!("demo: cannot start {name}: {e}");
@@ -194,6 +199,9 @@ fn launch(a: &Args) -> i32 {
         let _ = c.child.wait();
     }
     let wall = started.elapsed();
+    if let Some(d) = &save_dir {
+        let _ = std::fs::remove_dir_all(d);
+    }
     report(a, &plan, &summaries, wall)
 }
 
@@ -202,8 +210,12 @@ fn spawn(
     args: &[String],
     name: &str,
     tx: mpsc::Sender<(String, String)>,
+    save_dir: Option<&Path>,
 ) -> std::io::Result<Spawned> {
     let mut cmd = Command::new(exe);
+    if let Some(d) = save_dir {
+        cmd.env("HLAMESH_SAVE_DIR", d);
+    }
     if std::env::var_os("HLAMESH_LOG").is_none() {
         // Peers leaving at the end are expected; keep the children's stderr for real errors.
         cmd.env("HLAMESH_LOG", "error");
@@ -360,35 +372,27 @@ fn report(
             println!("commander: {}", l.as_str().unwrap_or_default());
         }
     }
-    // An LRC without federation save/restore yet: reported, not a failure of the demo.
-    let unavailable = cmd
-        .and_then(|c| c["save_error"].as_str())
-        .is_some_and(|e| e.contains("not available in this LRC"));
-    let save_ok = a.no_save || unavailable || (saved == Some(true) && restored == Some(true));
-    let (saved, restored) = if unavailable {
-        (None, None)
-    } else {
-        (saved, restored)
+    // An LRC without federation save or restore yet: reported, not a failure of the demo.
+    let missing = |k: &str| {
+        cmd.and_then(|c| c[k].as_str())
+            .is_some_and(|e| e.contains("not available in this LRC"))
     };
+    let (save_na, restore_na) = (missing("save_error"), missing("restore_error"));
+    let save_ok =
+        a.no_save || ((save_na || saved == Some(true)) && (restore_na || restored == Some(true)));
+    let show = |na: bool, v: Option<bool>| {
+        if na {
+            "unavailable".to_string()
+        } else {
+            v.map_or("none".into(), |b| b.to_string())
+        }
+    };
+    let (saved, restored) = (show(save_na, saved), show(restore_na, restored));
     println!();
     println!(
         "RESULT all_end={all_end} viewer_in_order={in_order} save={} restore={} wall={:.1}s",
-        saved.map_or(
-            if unavailable {
-                "unavailable".into()
-            } else {
-                "none".into()
-            },
-            |b| b.to_string()
-        ),
-        restored.map_or(
-            if unavailable {
-                "unavailable".into()
-            } else {
-                "none".into()
-            },
-            |b| b.to_string()
-        ),
+        saved,
+        restored,
         wall.as_secs_f64()
     );
     if all_end && in_order && save_ok { 0 } else { 1 }

@@ -10,7 +10,7 @@ use hlamesh_timesync::LogicalTime;
 
 use super::management::Management;
 use super::reconstruction::{HlaEvent, HlaQueue};
-use crate::ambassador::{FederateAmbassador, Time};
+use crate::ambassador::{FederateAmbassador, SaveFailureReason, Time};
 use crate::core::ReceiveInfo;
 use crate::core::wire::SynchronizationPointFailureReason;
 use crate::handles::{
@@ -150,6 +150,18 @@ impl FederateAmbassador for HlaSide {
 
     fn announce_synchronization_point(&mut self, label: &str, tag: &[u8]) {
         self.command(Management::SyncAnnounced(label.to_string(), tag.to_vec()));
+    }
+
+    fn initiate_federate_save(&mut self, label: &str) {
+        self.command(Management::InitiateSave(label.to_string(), None));
+    }
+
+    fn federation_saved(&mut self) {
+        self.command(Management::FederationSaved(Ok(())));
+    }
+
+    fn federation_not_saved(&mut self, reason: SaveFailureReason) {
+        self.command(Management::FederationSaved(Err(format!("{reason:?}"))));
     }
 
     fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {

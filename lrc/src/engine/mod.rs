@@ -243,6 +243,24 @@ pub struct Ctx<'a> {
     stop: &'a mut bool,
     pending: &'a mut VecDeque<Management>,
     queue: &'a HlaQueue,
+    deferred: &'a mut Vec<Deferred>,
+}
+
+/// A send the RTI refused because a federation save was in progress; sent again once the
+/// federation saved (the save was not yet known on the engine thread when the frame ran).
+#[derive(Debug)]
+enum Deferred {
+    Update(
+        ObjectInstanceHandle,
+        Vec<(AttributeHandle, Vec<u8>)>,
+        Vec<u8>,
+    ),
+    Interaction(
+        InteractionClassHandle,
+        Vec<(ParameterHandle, Vec<u8>)>,
+        Vec<u8>,
+        Option<Time>,
+    ),
 }
 
 impl Ctx<'_> {
@@ -303,11 +321,21 @@ impl Ctx<'_> {
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: &[u8],
     ) -> Result<(), EngineError> {
-        self.rti
-            .update_attribute_values(object, values, tag)
-            .map_err(rti_err("update attribute values"))?;
-        self.stats.updates_sent += 1;
-        Ok(())
+        match self
+            .rti
+            .update_attribute_values(object, values.clone(), tag)
+        {
+            Err(RtiError::SaveInProgress(_)) => {
+                self.deferred
+                    .push(Deferred::Update(object, values, tag.to_vec()));
+                Ok(())
+            }
+            r => {
+                r.map_err(rti_err("update attribute values"))?;
+                self.stats.updates_sent += 1;
+                Ok(())
+            }
+        }
     }
     /// Sends an interaction; time-stamped at `at` when given (at least
     /// [`Ctx::earliest_send_time`]).
@@ -318,17 +346,31 @@ impl Ctx<'_> {
         tag: &[u8],
         at: Option<f64>,
     ) -> Result<(), EngineError> {
-        match at {
-            Some(t) => {
-                let t = Time::new(t.max(self.earliest_send_time()))
-                    .ok_or_else(|| EngineError::App(format!("bad time {t}")))?;
-                self.rti.send_interaction_with_time(class, params, tag, t)
+        let at = match at {
+            Some(t) => Some(
+                Time::new(t.max(self.earliest_send_time()))
+                    .ok_or_else(|| EngineError::App(format!("bad time {t}")))?,
+            ),
+            None => None,
+        };
+        let r = match at {
+            Some(t) => self
+                .rti
+                .send_interaction_with_time(class, params.clone(), tag, t),
+            None => self.rti.send_interaction(class, params.clone(), tag),
+        };
+        match r {
+            Err(RtiError::SaveInProgress(_)) => {
+                self.deferred
+                    .push(Deferred::Interaction(class, params, tag.to_vec(), at));
+                Ok(())
             }
-            None => self.rti.send_interaction(class, params, tag),
+            r => {
+                r.map_err(rti_err("send interaction"))?;
+                self.stats.interactions_sent += 1;
+                Ok(())
+            }
         }
-        .map_err(rti_err("send interaction"))?;
-        self.stats.interactions_sent += 1;
-        Ok(())
     }
 }
 
@@ -459,6 +501,7 @@ pub struct Engine<S: Simulation> {
     frame: u64,
     end_time: Option<f64>,
     rewound: bool,
+    deferred: Vec<Deferred>,
 }
 
 impl<S: Simulation> std::fmt::Debug for Engine<S> {
@@ -494,6 +537,7 @@ impl<S: Simulation> Engine<S> {
             frame: 0,
             end_time: None,
             rewound: false,
+            deferred: Vec::new(),
         }
     }
 
@@ -693,6 +737,7 @@ impl<S: Simulation> Engine<S> {
             stop: &mut self.news.stop,
             pending: &mut self.news.pending,
             queue: &self.queue,
+            deferred: &mut self.deferred,
         };
         f(&mut self.sim, &mut ctx)
     }
@@ -894,18 +939,29 @@ impl<S: Simulation> Engine<S> {
             }
             let target = Time::new(next).ok_or_else(|| EngineError::App(format!("time {next}")))?;
             self.news.granted = None;
-            match scheme {
-                TimeScheme::Periodic { .. } => rti.time_advance_request(target),
-                TimeScheme::EventDriven { .. } => rti.next_message_request(target),
+            self.request_advance(rti, scheme, target)?;
+            // A federation restore cancels the pending advance; a save may happen while it is
+            // pending: execute it and keep waiting.
+            loop {
+                self.wait("time advance grant", self.cfg.grant_timeout, |n| {
+                    Ok(n.granted.is_some()
+                        || n.pending.iter().any(|m| {
+                            matches!(
+                                m,
+                                Management::InitiateRestore(_) | Management::InitiateSave(..)
+                            )
+                        }))
+                })?;
+                let restore = self
+                    .news
+                    .pending
+                    .iter()
+                    .any(|m| matches!(m, Management::InitiateRestore(_)));
+                if self.news.granted.is_some() || restore {
+                    break;
+                }
+                self.execute_management(rti)?;
             }
-            .map_err(rti_err("time advance"))?;
-            // A federation restore cancels the pending advance: stop waiting when one arrives.
-            self.wait("time advance grant", self.cfg.grant_timeout, |n| {
-                Ok(n.granted.is_some()
-                    || n.pending
-                        .iter()
-                        .any(|m| matches!(m, Management::InitiateRestore(_))))
-            })?;
             let Some(granted) = self.news.granted else {
                 self.execute_management(rti)?;
                 continue;
@@ -1030,6 +1086,58 @@ impl<S: Simulation> Engine<S> {
         Ok(())
     }
 
+    /// TAR or NER; a request refused because a save is in progress waits for the save (which
+    /// the engine executes) and is made again.
+    fn request_advance(
+        &mut self,
+        rti: &RtiAmbassador,
+        scheme: TimeScheme,
+        target: Time,
+    ) -> Result<(), EngineError> {
+        let deadline = Instant::now() + self.cfg.sync_timeout;
+        loop {
+            let r = match scheme {
+                TimeScheme::Periodic { .. } => rti.time_advance_request(target),
+                TimeScheme::EventDriven { .. } => rti.next_message_request(target),
+            };
+            match r {
+                Err(RtiError::SaveInProgress(_)) if Instant::now() < deadline => {
+                    self.news.saved = None;
+                    self.wait("the save in progress", self.cfg.sync_timeout, |n| {
+                        Ok(n.saved.is_some()
+                            || n.pending
+                                .iter()
+                                .any(|m| matches!(m, Management::InitiateSave(..))))
+                    })?;
+                    self.execute_management(rti)?;
+                }
+                r => return r.map_err(rti_err("time advance")),
+            }
+        }
+    }
+
+    /// Sends what the RTI refused during the save.
+    fn flush_deferred(&mut self, rti: &RtiAmbassador) -> Result<(), EngineError> {
+        for d in std::mem::take(&mut self.deferred) {
+            match d {
+                Deferred::Update(o, v, tag) => {
+                    rti.update_attribute_values(o, v, &tag)
+                        .map_err(rti_err("update attribute values"))?;
+                    self.stats.updates_sent += 1;
+                }
+                Deferred::Interaction(c, p, tag, at) => {
+                    match at {
+                        Some(t) => rti.send_interaction_with_time(c, p, &tag, t),
+                        None => rti.send_interaction(c, p, &tag),
+                    }
+                    .map_err(rti_err("send interaction"))?;
+                    self.stats.interactions_sent += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Applies everything the HLA thread delivered so far, so a save includes it.
     fn absorb_delivered(&mut self, rti: &RtiAmbassador) -> Result<(), EngineError> {
         self.apply_inputs(rti)?;
@@ -1060,6 +1168,7 @@ impl<S: Simulation> Engine<S> {
                 }
                 Management::InitiateSave(label, _time) => {
                     self.absorb_delivered(rti)?;
+                    self.news.saved = None;
                     rti.federate_save_begun()
                         .map_err(rti_err("federate save begun"))?;
                     let dir = rti
@@ -1073,6 +1182,11 @@ impl<S: Simulation> Engine<S> {
                         }
                     }
                     .map_err(rti_err("federate save complete"))?;
+                    // No time advance or update until the whole federation saved.
+                    self.wait("federation saved", self.cfg.sync_timeout, |n| {
+                        Ok(n.saved.is_some())
+                    })?;
+                    self.flush_deferred(rti)?;
                 }
                 Management::InitiateRestore(_label) => {
                     // Data queued before the restore belongs to the abandoned future.

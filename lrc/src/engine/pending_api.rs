@@ -1,10 +1,8 @@
 //! Stand-ins for RTI services the engine is written against but this LRC does not offer yet
-//! (federation save/restore). Each returns `RtiInternalError`, so an
+//! (timed federation save, federation restore). Each returns `RtiInternalError`, so an
 //! engine that reaches one fails with a clear cause. The real `RtiAmbassador` methods, once they
 //! exist, take precedence over these (inherent methods shadow trait methods); then this module
 //! goes.
-
-use std::path::PathBuf;
 
 use crate::ambassador::{RtiAmbassador, Time};
 use crate::error::{RtiError, RtiResult};
@@ -19,18 +17,6 @@ pub(crate) trait PendingApi {
     fn request_federation_save_with_time(&self, _l: &str, _t: Time) -> RtiResult<()> {
         Err(missing("federation save"))
     }
-    fn request_federation_save(&self, _l: &str) -> RtiResult<()> {
-        Err(missing("federation save"))
-    }
-    fn federate_save_begun(&self) -> RtiResult<()> {
-        Err(missing("federation save"))
-    }
-    fn federate_save_complete(&self) -> RtiResult<()> {
-        Err(missing("federation save"))
-    }
-    fn federate_save_not_complete(&self) -> RtiResult<()> {
-        Err(missing("federation save"))
-    }
     fn request_federation_restore(&self, _l: &str) -> RtiResult<()> {
         Err(missing("federation restore"))
     }
@@ -39,9 +25,6 @@ pub(crate) trait PendingApi {
     }
     fn federate_restore_not_complete(&self) -> RtiResult<()> {
         Err(missing("federation restore"))
-    }
-    fn federate_state_dir(&self) -> RtiResult<PathBuf> {
-        Err(missing("federation save"))
     }
 }
 
