@@ -14,13 +14,16 @@ use crate::BenchError;
 use crate::peer::Role;
 use crate::placement::Placement;
 use crate::report::{self, LatencySummary, Machine};
-use crate::session::Session;
+use crate::session::{Level, Session};
 use crate::sut::{Handler, Sut};
 use crate::wire::{self, Header, Kind};
+use hlamesh_timesync::clock_offset::{ClockOffsetEstimator, Probe};
 
 /// What to measure.
 #[derive(Clone, Debug, Serialize)]
 pub struct LatencyOptions {
+    /// The hlamesh level measured (RTI update→reflect or transport).
+    pub level: Level,
     /// Payload sizes in bytes.
     pub sizes: Vec<usize>,
     /// Reliabilities to measure hlamesh with (raw UDP has only one).
@@ -54,6 +57,11 @@ pub struct LatencyResult {
     pub ratio_p99: f64,
     /// Blocks abandoned because a message was lost (best-effort) or timed out.
     pub lost_blocks: u64,
+    /// hlamesh one-way latencies from the clock-offset estimate (`None` below 32-byte payloads,
+    /// which have no room for the echo's stamps).
+    pub one_way: Option<OneWay>,
+    /// The same for raw UDP.
+    pub baseline_one_way: Option<OneWay>,
     /// Driver's hlamesh datagrams per ping sent (1 unless fragmented; below 1 would mean the
     /// ping-pong was batched, which automatic batching must never do).
     pub hlamesh_datagrams_per_message: f64,
@@ -80,6 +88,55 @@ pub struct LatencyReport {
     pub results: Vec<LatencyResult>,
 }
 
+/// One-way latencies of one path: the peer stamps its wall clock when the ping reaches its
+/// handler (t2) and when it sends the echo (t3); with the driver's send (t1) and receive (t4) times,
+/// a minimum-round-trip clock-offset estimate (`timesync::clock_offset`) over the probes of both
+/// paths (the same two processes and clocks, so the raw path's quicker probes tighten the bound)
+/// turns them into driver→peer (t2 − t1 − offset) and peer→driver (t4 − t3 + offset) latencies.
+/// Each is right within ± `error_bound_us`, the half round trip of the best probe.
+#[derive(Clone, Debug, Serialize)]
+pub struct OneWay {
+    /// Peer clock minus driver clock (µs).
+    pub offset_us: f64,
+    /// The true offset, and so every one-way figure, is within this many µs.
+    pub error_bound_us: f64,
+    /// Probes used.
+    pub probes: usize,
+    /// Driver → peer.
+    pub forward: LatencySummary,
+    /// Peer → driver.
+    pub reverse: LatencySummary,
+}
+
+impl OneWay {
+    fn of(probes: &[Probe], all: &[&[Probe]]) -> Result<Option<OneWay>, BenchError> {
+        let n: usize = all.iter().map(|p| p.len()).sum();
+        let mut est = ClockOffsetEstimator::new(n.max(1), 100);
+        let mut last = 0;
+        for p in all.iter().flat_map(|p| p.iter()) {
+            let _ = est.add_probe(*p);
+            last = last.max(p.t4);
+        }
+        let Some(e) = est.estimate(last).filter(|_| !probes.is_empty()) else {
+            return Ok(None);
+        };
+        let (mut fwd, mut rev) = (report::new_histogram()?, report::new_histogram()?);
+        for p in probes {
+            let f = p.t2 as i128 - p.t1 as i128 - i128::from(e.offset_ns);
+            let r = p.t4 as i128 - p.t3 as i128 + i128::from(e.offset_ns);
+            let _ = fwd.record(u64::try_from(f.max(1)).unwrap_or(1));
+            let _ = rev.record(u64::try_from(r.max(1)).unwrap_or(1));
+        }
+        Ok(Some(OneWay {
+            offset_us: e.offset_ns as f64 / 1e3,
+            error_bound_us: e.error_bound_ns as f64 / 1e3,
+            probes: probes.len(),
+            forward: LatencySummary::of(&fwd),
+            reverse: LatencySummary::of(&rev),
+        }))
+    }
+}
+
 struct PingState {
     active: bool,
     path: u8,
@@ -88,8 +145,15 @@ struct PingState {
     size: usize,
     next: u64,
     end: u64,
+    /// Echoes a ping needs (one per peer) before the next is sent.
+    echoes: usize,
+    heard: usize,
     t0: Instant,
+    /// Wall clock when the current ping was sent.
+    t1_wall: u64,
     samples: Vec<u64>,
+    /// Four-timestamp probes from stamped echoes (one-way estimate).
+    probes: Vec<Probe>,
     done: Option<Sender<Vec<u64>>>,
 }
 
@@ -111,12 +175,24 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
             return;
         }
         let now = Instant::now();
+        let t4 = wire::wall_ns();
         let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
         if !s.active || s.path != path || h.block != s.block || h.index != s.next {
             return;
         }
+        s.heard += 1;
+        if s.heard < s.echoes {
+            return;
+        }
+        s.heard = 0;
         let rtt = now.duration_since(s.t0).as_nanos() as u64;
         s.samples.push(rtt);
+        if s.echoes == 1
+            && let Some((t2, t3)) = wire::stamps(m)
+        {
+            let t1 = s.t1_wall;
+            s.probes.push(Probe { t1, t2, t3, t4 });
+        }
         s.next += 1;
         if s.next == s.end {
             s.active = false;
@@ -137,6 +213,7 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
             s.size,
         );
         let rel = rel_of(s.best_effort);
+        s.t1_wall = wire::wall_ns();
         s.t0 = Instant::now();
         drop(s);
         if let Some(sut) = sut.upgrade() {
@@ -145,15 +222,60 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
     })
 }
 
-struct Driver {
+/// Ping-pong on two paths (0 = hlamesh, 1 = raw UDP): a ping goes to every peer and the next is
+/// sent once `echoes` peers have echoed it (the round trip to the slowest peer).
+pub(crate) struct Driver {
     paths: [Arc<dyn Sut>; 2],
     state: Shared,
     next_block: u32,
 }
 
 impl Driver {
+    /// Installs the ping handlers on both paths.
+    pub(crate) fn new(
+        hl: Arc<dyn Sut>,
+        raw: Arc<dyn Sut>,
+        echoes: usize,
+    ) -> Result<Driver, BenchError> {
+        let state: Shared = Arc::new(Mutex::new(PingState {
+            active: false,
+            path: 0,
+            block: 0,
+            best_effort: false,
+            size: 0,
+            next: 0,
+            end: 0,
+            echoes: echoes.max(1),
+            heard: 0,
+            t0: Instant::now(),
+            t1_wall: 0,
+            samples: Vec::new(),
+            probes: Vec::new(),
+            done: None,
+        }));
+        for (i, sut) in [&hl, &raw].into_iter().enumerate() {
+            sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
+        }
+        Ok(Driver {
+            paths: [hl, raw],
+            state,
+            next_block: 1,
+        })
+    }
+
+    /// The probes collected since the last call (all paths; take them after each block).
+    pub(crate) fn take_probes(&self) -> Vec<Probe> {
+        std::mem::take(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()).probes)
+    }
+
     /// One block of `n` round trips on `path`; None if it did not complete (loss).
-    fn block(&mut self, path: u8, n: usize, best_effort: bool, size: usize) -> Option<Vec<u64>> {
+    pub(crate) fn block(
+        &mut self,
+        path: u8,
+        n: usize,
+        best_effort: bool,
+        size: usize,
+    ) -> Option<Vec<u64>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let block = self.next_block;
         self.next_block += 1;
@@ -169,7 +291,10 @@ impl Driver {
         );
         {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let echoes = s.echoes;
             *s = PingState {
+                echoes,
+                heard: 0,
                 active: true,
                 path,
                 block,
@@ -177,6 +302,8 @@ impl Driver {
                 size,
                 next: 0,
                 end: n as u64,
+                t1_wall: wire::wall_ns(),
+                probes: Vec::new(),
                 t0: Instant::now(),
                 samples: Vec::with_capacity(n),
                 done: Some(tx),
@@ -205,30 +332,18 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let session = Session::start(placement, Role::Echo, 1, timeout, timeout + timeout)?;
-    let state: Shared = Arc::new(Mutex::new(PingState {
-        active: false,
-        path: 0,
-        block: 0,
-        best_effort: false,
-        size: 0,
-        next: 0,
-        end: 0,
-        t0: Instant::now(),
-        samples: Vec::new(),
-        done: None,
-    }));
-    let hl: Arc<dyn Sut> = session.hl.clone();
+    let session = Session::start(
+        placement,
+        Role::Echo,
+        opts.level,
+        1,
+        timeout,
+        timeout + timeout,
+    )?;
+    let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
     hl.set_batching(opts.batching);
-    for (i, sut) in [&hl, &raw].into_iter().enumerate() {
-        sut.set_handler(pinger(i as u8, Arc::downgrade(sut), state.clone()))?;
-    }
-    let mut d = Driver {
-        paths: [hl, raw],
-        state,
-        next_block: 1,
-    };
+    let mut d = Driver::new(hl, raw, 1)?;
     let deadline = started + timeout;
     let mut results = Vec::new();
     for rel in &opts.reliabilities {
@@ -241,6 +356,8 @@ pub fn run(
             for path in 0..2u8 {
                 let _ = d.block(path, opts.warmup.max(1), best_effort, size);
             }
+            let _ = d.take_probes();
+            let mut probes: [Vec<Probe>; 2] = [Vec::new(), Vec::new()];
             let block = opts.block.max(1);
             while hists.iter().any(|h| (h.len() as usize) < opts.samples) {
                 if Instant::now() > deadline {
@@ -260,8 +377,12 @@ pub fn run(
                             for s in samples {
                                 let _ = hists[usize::from(path)].record(s.max(1));
                             }
+                            probes[usize::from(path)].extend(d.take_probes());
                         }
-                        None => lost_blocks += 1,
+                        None => {
+                            lost_blocks += 1;
+                            let _ = d.take_probes();
+                        }
                     }
                 }
                 if lost_blocks > 50 {
@@ -274,10 +395,13 @@ pub fn run(
             let dpm = (c1.datagrams_out - c0.datagrams_out) as f64
                 / (c1.messages_out - c0.messages_out).max(1) as f64;
             let (h, b) = (LatencySummary::of(&hists[0]), LatencySummary::of(&hists[1]));
+            let [hp, rp] = probes;
             results.push(LatencyResult {
+                one_way: OneWay::of(&hp, &[&hp, &rp])?,
+                baseline_one_way: OneWay::of(&rp, &[&hp, &rp])?,
                 payload_bytes: size,
                 reliability: rel.clone(),
-                delivery: "immediate (transport event hook on the data thread)".into(),
+                delivery: opts.level.delivery().into(),
                 ratio_p50: h.p50_us / b.p50_us.max(f64::MIN_POSITIVE),
                 ratio_p99: h.p99_us / b.p99_us.max(f64::MIN_POSITIVE),
                 hlamesh: h,
@@ -303,11 +427,14 @@ pub fn run(
 /// The table printed on stdout.
 pub fn table(r: &LatencyReport) -> String {
     let mut s = format!(
-        "latency (round trip, µs) — {} — {} cores, {}\n",
-        r.placement, r.machine.cores, r.machine.cpu_model
+        "latency (round trip, µs), level {} — {} — {} cores, {}\n",
+        r.options.level.arg(),
+        r.placement,
+        r.machine.cores,
+        r.machine.cpu_model
     );
     s.push_str(&format!(
-        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}\n",
+        "{:>7} {:<12} {:<8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>8} {:>8} {:>6}\n",
         "bytes",
         "reliability",
         "path",
@@ -318,12 +445,26 @@ pub fn table(r: &LatencyReport) -> String {
         "max",
         "samples",
         "ratio50",
-        "dgm/msg"
+        "dgm/msg",
+        "fwd p50",
+        "rev p50",
+        "±"
     ));
     for x in &r.results {
-        for (name, l) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
+        for (name, l, ow) in [
+            ("hlamesh", &x.hlamesh, &x.one_way),
+            ("raw-udp", &x.baseline, &x.baseline_one_way),
+        ] {
+            let (fwd, rev, bound) = match ow {
+                Some(o) => (
+                    format!("{:.1}", o.forward.p50_us),
+                    format!("{:.1}", o.reverse.p50_us),
+                    format!("{:.1}", o.error_bound_us),
+                ),
+                None => (String::new(), String::new(), String::new()),
+            };
             s.push_str(&format!(
-                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7}\n",
+                "{:>7} {:<12} {:<8} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>7} {:>7} {:>8} {:>8} {:>6}\n",
                 x.payload_bytes,
                 x.reliability,
                 name,
@@ -342,7 +483,10 @@ pub fn table(r: &LatencyReport) -> String {
                     format!("{:.2}", x.hlamesh_datagrams_per_message)
                 } else {
                     String::new()
-                }
+                },
+                fwd,
+                rev,
+                bound
             ));
         }
     }

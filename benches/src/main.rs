@@ -12,7 +12,10 @@ use hlamesh_benches::net::NetParams;
 use hlamesh_benches::peer::{self, Role};
 use hlamesh_benches::placement::{LabGuard, Placement, default_lab_script};
 use hlamesh_benches::report;
+use hlamesh_benches::scale::{self, ScaleOptions};
+use hlamesh_benches::session::Level;
 use hlamesh_benches::throughput::{self, ThroughputOptions};
+use hlamesh_benches::time::{self, TimeOptions};
 
 #[derive(Parser, Debug)]
 #[command(about = "hlamesh latency and throughput, each next to raw UDP multicast in the same run")]
@@ -27,6 +30,9 @@ enum Cmd {
     Latency {
         #[command(flatten)]
         place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         /// Payload sizes in bytes.
         #[arg(long, value_delimiter = ',', default_value = "100,1024,8192")]
         sizes: Vec<usize>,
@@ -50,10 +56,14 @@ enum Cmd {
     Throughput {
         #[command(flatten)]
         place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         /// Receiver counts.
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         fanout: Vec<usize>,
-        /// hlamesh batching settings: on, off.
+        /// hlamesh batching settings: on, off (transport level only; the RTI level always runs
+        /// with the LRC's automatic batching).
         #[arg(long, value_delimiter = ',', default_value = "on,off")]
         batching: Vec<String>,
         /// hlamesh reliabilities: reliable, best-effort.
@@ -69,11 +79,73 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         blocks: usize,
     },
+    /// Lockstep TAR (with and without one timestamped update per step) and all-NER runs of N
+    /// federate processes: grants/s and control messages per grant, vs raw UDP barrier rounds.
+    Time {
+        #[command(flatten)]
+        place: Place,
+        /// Federate counts.
+        #[arg(long, value_delimiter = ',', default_value = "2,4")]
+        federates: Vec<usize>,
+        /// Steps per TAR phase (and rounds per raw barrier phase).
+        #[arg(long, default_value_t = 2000)]
+        steps: u64,
+        /// Events per federate in the NER phase.
+        #[arg(long, default_value_t = 300)]
+        ner_events: u64,
+        /// Logical time between consecutive events of the NER phase (lookahead is 1).
+        #[arg(long, default_value_t = 10.0)]
+        ner_gap: f64,
+        /// Blocks (each runs raw, TAR, TAR + update, NER once).
+        #[arg(long, default_value_t = 3)]
+        blocks: usize,
+        /// Federates' callback model: immediate or evoked.
+        #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
+        callbacks: String,
+    },
+    /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,
+    /// hlamesh vs raw UDP multicast with the same fan-out.
+    Scale {
+        #[command(flatten)]
+        place: Place,
+        /// hlamesh level: rti (update → reflect through the RTI API) or transport.
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
+        /// Node counts (driver included); default 2, 3, 4 on loopback, 2..=N in a lab of N.
+        #[arg(long, value_delimiter = ',')]
+        nodes: Vec<usize>,
+        /// Recorded round trips per path and node count.
+        #[arg(long, default_value_t = 2000)]
+        samples: usize,
+        /// Round trips per block (the paths alternate every block).
+        #[arg(long, default_value_t = 250)]
+        block: usize,
+        /// Unrecorded warm-up round trips per path and node count.
+        #[arg(long, default_value_t = 200)]
+        warmup: usize,
+        /// Payload bytes (reliable updates).
+        #[arg(long, default_value_t = 100)]
+        size: usize,
+    },
+    /// The other machine's side of `--peer`: starts a peer process for every driver connection.
+    Serve {
+        /// TCP address to accept drivers on.
+        #[arg(long, default_value = "0.0.0.0:7400")]
+        listen: std::net::SocketAddr,
+        /// This machine's interface address on the network shared with the driver.
+        #[arg(long)]
+        interface: Ipv4Addr,
+        /// At most this many peer processes at a time.
+        #[arg(long, default_value_t = 16)]
+        max_peers: usize,
+    },
     /// Internal: a peer process started by the driver.
     #[command(hide = true)]
     Peer {
         #[arg(long, value_enum)]
         role: Role,
+        #[arg(long, value_enum, default_value = "rti")]
+        level: Level,
         #[arg(long)]
         interface: Ipv4Addr,
         #[arg(long)]
@@ -92,6 +164,18 @@ enum Cmd {
         federation: String,
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
+        /// Time role: this federate's index (0 creates the federation).
+        #[arg(long, default_value_t = 0)]
+        index: u32,
+        /// Time role: federates in the run.
+        #[arg(long, default_value_t = 2)]
+        federates: usize,
+        /// Time role: only join (and resign), printing the join time.
+        #[arg(long)]
+        join_only: bool,
+        /// Time role: callback model.
+        #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
+        callbacks: String,
     },
 }
 
@@ -106,12 +190,23 @@ struct Place {
     /// Path of lab.sh.
     #[arg(long)]
     lab_script: Option<PathBuf>,
+    /// Real machines: peer processes run where `hlamesh-bench serve` listens at ADDR (ip:port;
+    /// several, comma-separated: peer k goes to the k-th modulo their number); needs --interface.
+    #[arg(long, value_name = "ADDR", value_delimiter = ',', conflicts_with_all = ["lab", "local"], requires = "interface")]
+    peer: Vec<std::net::SocketAddr>,
+    /// With --peer: this machine's interface address on the network shared with the peer.
+    #[arg(long)]
+    interface: Option<Ipv4Addr>,
     /// Output JSON file (the SVG goes next to it); default bench-out/<subcommand>.json.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Bound on the whole run, seconds.
     #[arg(long, default_value_t = 600)]
     timeout_s: u64,
+    /// With --lab: drop this percent of the datagrams entering the peer hosts on the hlamesh
+    /// data port and the raw UDP port (latency, throughput, scale; QUIC and discovery unaffected).
+    #[arg(long, default_value_t = 0, requires = "lab", value_parser = clap::value_parser!(u8).range(0..=100))]
+    loss: u8,
     /// Internal: already inside lab PREFIX (set by the outer process).
     #[arg(long, hide = true)]
     in_lab: Option<String>,
@@ -162,8 +257,15 @@ fn run_in_lab(place: &Place, hosts: usize) -> Result<ExitCode, BenchError> {
 }
 
 fn placement(place: &Place) -> Placement {
+    if let (false, Some(interface)) = (place.peer.is_empty(), place.interface) {
+        return Placement::Peer {
+            controls: place.peer.clone(),
+            interface,
+        };
+    }
     match (&place.in_lab, place.lab) {
         (Some(prefix), Some(hosts)) => Placement::Lab {
+            loss: place.loss,
             prefix: prefix.clone(),
             hosts,
             script: place.lab_script.clone().unwrap_or_else(default_lab_script),
@@ -194,6 +296,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
     match cli.cmd {
         Cmd::Peer {
             role,
+            level,
             interface,
             ttl,
             discovery_port,
@@ -203,6 +306,10 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             raw_group,
             federation,
             timeout_s,
+            index,
+            federates,
+            callbacks,
+            join_only,
         } => {
             let net = NetParams {
                 interface,
@@ -213,11 +320,25 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 raw_port,
                 raw_group,
             };
-            peer::run(role, &net, &federation, Duration::from_secs(timeout_s))?;
+            let timeout = Duration::from_secs(timeout_s);
+            if role == Role::Time {
+                time::federate(
+                    &net,
+                    &federation,
+                    index,
+                    federates,
+                    callbacks == "evoked",
+                    join_only,
+                    timeout,
+                )?;
+            } else {
+                peer::run(role, level, &net, &federation, timeout)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Latency {
             place,
+            level,
             sizes,
             reliability,
             samples,
@@ -231,6 +352,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 return run_in_lab(&place, hosts);
             }
             let opts = LatencyOptions {
+                level,
                 sizes,
                 reliabilities: reliability,
                 samples,
@@ -250,8 +372,89 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             println!("wrote {} and {}", out.display(), svg.display());
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Serve {
+            listen,
+            interface,
+            max_peers,
+        } => {
+            hlamesh_benches::serve::serve(listen, interface, max_peers)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Scale {
+            place,
+            level,
+            nodes,
+            samples,
+            block,
+            warmup,
+            size,
+        } => {
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let nodes = if nodes.is_empty() {
+                match place.lab {
+                    Some(hosts) => (2..=hosts.max(2)).collect(),
+                    None => vec![2, 3, 4],
+                }
+            } else {
+                nodes
+            };
+            let opts = ScaleOptions {
+                level,
+                nodes,
+                samples,
+                block,
+                warmup,
+                size,
+            };
+            let r = scale::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", scale::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("scale"));
+            let svg = report::write_outputs(&out, &r, &scale::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Time {
+            place,
+            federates,
+            steps,
+            ner_events,
+            ner_gap,
+            blocks,
+            callbacks,
+        } => {
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let opts = TimeOptions {
+                federates,
+                steps,
+                ner_events,
+                ner_gap,
+                blocks,
+                callbacks,
+            };
+            let r = time::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", time::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("time"));
+            let svg = report::write_outputs(&out, &r, &time::plot(&r))?;
+            println!("wrote {} and {}", out.display(), svg.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Throughput {
             place,
+            level,
             fanout,
             batching,
             reliability,
@@ -260,11 +463,16 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             blocks,
         } => {
             check_rel(&reliability)?;
-            let batching = on_off(&batching)?;
+            let mut batching = on_off(&batching)?;
+            if level == Level::Rti {
+                // The RTI API has no batching switch: the LRC batches automatically under load.
+                batching = vec![true];
+            }
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
             }
             let opts = ThroughputOptions {
+                level,
                 fanouts: fanout,
                 batching,
                 reliabilities: reliability,

@@ -49,6 +49,18 @@ impl NetParams {
         }
     }
 
+    /// A second set of hlamesh ports and discovery group for a second transport in the same
+    /// processes (the `time` subcommand's transport barrier beside the LRC's transport).
+    pub fn alt(&self) -> NetParams {
+        let [a, b, c, d] = self.discovery_group.octets();
+        NetParams {
+            discovery_port: self.discovery_port + 4,
+            data_port: self.discovery_port + 5,
+            discovery_group: Ipv4Addr::new(a, b, c.wrapping_add(20), d),
+            ..self.clone()
+        }
+    }
+
     /// Command-line arguments that reproduce these parameters in a peer process.
     pub fn to_args(&self) -> Vec<String> {
         vec![

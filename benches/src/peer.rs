@@ -14,7 +14,8 @@ use serde_json::json;
 
 use crate::BenchError;
 use crate::net::NetParams;
-use crate::sut::{Handler, RawUdpSut, Sut, TransportSut};
+use crate::session::Level;
+use crate::sut::{Handler, RawUdpSut, Sut};
 use crate::wire::{self, Kind};
 
 /// What a peer does with the traffic.
@@ -24,6 +25,19 @@ pub enum Role {
     Echo,
     /// Count streamed messages per block.
     Sink,
+    /// A federate of the `time` subcommand (see [`crate::time`]).
+    Time,
+}
+
+impl Role {
+    /// Its command-line spelling.
+    pub fn arg(self) -> &'static str {
+        match self {
+            Role::Echo => "echo",
+            Role::Sink => "sink",
+            Role::Time => "time",
+        }
+    }
 }
 
 #[derive(Default)]
@@ -43,11 +57,12 @@ fn say(v: serde_json::Value) {
 /// Runs a peer until stdin closes or `timeout` passes.
 pub fn run(
     role: Role,
+    level: Level,
     net: &NetParams,
     federation: &str,
     timeout: Duration,
 ) -> Result<(), BenchError> {
-    let hl = Arc::new(TransportSut::join(net, federation, false, 1, timeout)?);
+    let hl = level.join(net, federation, false, 1, timeout)?;
     let raw = Arc::new(RawUdpSut::new(net)?);
     let paths: [Arc<dyn Sut>; 2] = [hl.clone(), raw.clone()];
     let counts: Counts = Arc::default();
@@ -56,6 +71,7 @@ pub fn run(
             Role::Echo => {
                 let weak = Arc::downgrade(sut);
                 Arc::new(move |m: &[u8]| {
+                    let t2 = wire::wall_ns();
                     if let Some(mut h) = wire::parse(m)
                         && h.kind == Kind::Ping
                         && let Some(sut) = weak.upgrade()
@@ -68,9 +84,15 @@ pub fn run(
                         } else {
                             Reliability::Reliable
                         };
+                        wire::stamp(&mut echo, t2, wire::wall_ns());
                         let _ = sut.send(rel, &echo);
                     }
                 })
+            }
+            Role::Time => {
+                return Err(BenchError::Protocol(
+                    "the time role runs in time::federate".into(),
+                ));
             }
             Role::Sink => {
                 let counts = counts.clone();

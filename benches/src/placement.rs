@@ -3,13 +3,18 @@
 //! hosts 2..N, multicast across a bridge). The bench spawns itself as the peer.
 //!
 //! In lab mode the outer process builds the lab, re-runs itself inside host 1 and tears the lab
-//! down when that finishes, also on failure ([`LabGuard`]). A two-machine mode (`--peer ADDR`)
-//! is not implemented yet.
+//! down when that finishes, also on failure ([`LabGuard`]).
+//!
+//! Two machines (`--peer ADDR`): the other machine runs `hlamesh-bench serve`, which accepts one
+//! TCP connection per peer process, reads the peer's arguments as one JSON line, starts
+//! `hlamesh-bench peer` with them (its own `--interface` replacing the driver's guess), and bridges
+//! the connection to the peer's stdin/stdout. The driver then talks to it exactly as to a local
+//! peer; closing the connection ends the peer.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::Ipv4Addr;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
@@ -34,6 +39,16 @@ pub enum Placement {
         hosts: usize,
         /// Path of lab.sh.
         script: PathBuf,
+        /// Percent of inbound datagrams dropped on the peer hosts' hlamesh data and raw UDP ports.
+        loss: u8,
+    },
+    /// Peer hosts: other machines (or this one) running `hlamesh-bench serve`; peer k goes to
+    /// `controls[k % len]`.
+    Peer {
+        /// The serve processes' TCP addresses.
+        controls: Vec<SocketAddr>,
+        /// This machine's interface address (the other machine must reach it by multicast).
+        interface: Ipv4Addr,
     },
 }
 
@@ -61,6 +76,19 @@ impl Placement {
                 s.parse()
                     .map_err(|_| BenchError::Protocol(format!("lab.sh addr printed {s:?}")))
             }
+            Placement::Peer { interface, .. } if i == 1 => Ok(*interface),
+            // The serve side substitutes its own interface; this is only a placeholder.
+            Placement::Peer { controls, .. } => {
+                let control = controls
+                    .get(i.saturating_sub(2) % controls.len().max(1))
+                    .ok_or_else(|| BenchError::Protocol("--peer needs an address".into()))?;
+                match control.ip() {
+                    std::net::IpAddr::V4(a) => Ok(a),
+                    std::net::IpAddr::V6(_) => Err(BenchError::Protocol(
+                        "--peer needs IPv4 addresses (the multicast data plane is IPv4)".into(),
+                    )),
+                }
+            }
         }
     }
 
@@ -68,7 +96,7 @@ impl Placement {
     pub fn ttl(&self) -> u32 {
         match self {
             Placement::Local => 0,
-            Placement::Lab { .. } => 1,
+            Placement::Lab { .. } | Placement::Peer { .. } => 1,
         }
     }
 
@@ -76,10 +104,55 @@ impl Placement {
     pub fn describe(&self) -> String {
         match self {
             Placement::Local => "local (processes on loopback multicast)".into(),
-            Placement::Lab { hosts, .. } => {
-                format!("lab ({hosts} network namespaces on a bridge, deploy/lab/lab.sh)")
+            Placement::Lab { hosts, loss, .. } => {
+                let loss = if *loss > 0 {
+                    format!(", {loss} % inbound data loss on the peers")
+                } else {
+                    String::new()
+                };
+                format!("lab ({hosts} network namespaces on a bridge, deploy/lab/lab.sh{loss})")
+            }
+            Placement::Peer {
+                controls,
+                interface,
+            } => {
+                format!("machines (driver on {interface}, peers via serve at {controls:?})")
             }
         }
+    }
+
+    /// In a lab with `loss`: drops that percent of the datagrams entering peer hosts 2..=`last`
+    /// on `ports` (`lab.sh loss`; nftables rules that vanish with the lab). Elsewhere nothing.
+    pub fn inject_loss(&self, last: usize, ports: &[u16]) -> Result<(), BenchError> {
+        let Placement::Lab {
+            prefix,
+            script,
+            loss,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        if *loss == 0 {
+            return Ok(());
+        }
+        for host in 2..=last {
+            for port in ports {
+                lab_output(
+                    script,
+                    &[
+                        "loss",
+                        &host.to_string(),
+                        &loss.to_string(),
+                        "--port",
+                        &port.to_string(),
+                        "--prefix",
+                        prefix,
+                    ],
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// How many peer hosts are available (None: as many as wanted).
@@ -87,14 +160,21 @@ impl Placement {
         match self {
             Placement::Local => None,
             Placement::Lab { hosts, .. } => Some(hosts.saturating_sub(1)),
+            Placement::Peer { .. } => None,
         }
     }
 
     /// Starts `hlamesh-bench peer ARGS` as peer number `k` (0-based; host k + 2 in a lab).
     pub fn spawn_peer(&self, k: usize, args: &[String]) -> Result<PeerProc, BenchError> {
+        if let Placement::Peer { controls, .. } = self {
+            let control = controls
+                .get(k % controls.len().max(1))
+                .ok_or_else(|| BenchError::Protocol("--peer needs an address".into()))?;
+            return PeerProc::remote(k, *control, args);
+        }
         let exe = std::env::current_exe().map_err(BenchError::io("find own executable"))?;
         let mut cmd = match self {
-            Placement::Local => Command::new(&exe),
+            Placement::Peer { .. } | Placement::Local => Command::new(&exe),
             Placement::Lab { prefix, script, .. } => {
                 let ns = lab_output(script, &["ns", &(k + 2).to_string(), "--prefix", prefix])?;
                 let mut c = Command::new("ip");
@@ -113,39 +193,77 @@ impl Placement {
             .stdout
             .take()
             .ok_or_else(|| BenchError::Protocol("peer has no stdout".into()))?;
-        let (tx, rx) = crossbeam_channel::unbounded();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                match serde_json::from_str::<serde_json::Value>(&line) {
-                    Ok(v) => {
-                        if tx.send(v).is_err() {
-                            break;
-                        }
-                    }
-                    Err(_) => eprintln!("[peer {k}] {line}"),
-                }
-            }
-        });
         Ok(PeerProc {
             name: format!("peer {k}"),
-            child,
-            stdin,
-            lines: rx,
+            child: Some(child),
+            stdin: stdin.map(|s| Box::new(s) as Box<dyn Write + Send>),
+            lines: read_lines(k, stdout),
         })
     }
 }
 
-/// A running peer process; killed on drop.
-#[derive(Debug)]
+/// A thread that parses the peer's JSON lines (other lines go to stderr).
+fn read_lines(k: usize, from: impl Read + Send + 'static) -> Receiver<serde_json::Value> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<serde_json::Value>(&line) {
+                Ok(v) => {
+                    if tx.send(v).is_err() {
+                        break;
+                    }
+                }
+                Err(_) => eprintln!("[peer {k}] {line}"),
+            }
+        }
+    });
+    rx
+}
+
+/// A running peer process (killed on drop), or a connection to one on another machine.
 pub struct PeerProc {
     name: String,
-    child: Child,
-    stdin: Option<ChildStdin>,
+    child: Option<Child>,
+    stdin: Option<Box<dyn Write + Send>>,
     lines: Receiver<serde_json::Value>,
 }
 
+impl std::fmt::Debug for PeerProc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeerProc")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
 impl PeerProc {
+    /// A peer on another machine, started by its `hlamesh-bench serve` at `control`.
+    pub fn remote(k: usize, control: SocketAddr, args: &[String]) -> Result<PeerProc, BenchError> {
+        let mut s = TcpStream::connect_timeout(&control, Duration::from_secs(5)).map_err(
+            BenchError::io(format!("connect to hlamesh-bench serve at {control}")),
+        )?;
+        let _ = s.set_nodelay(true);
+        let line = serde_json::to_string(args)
+            .map_err(|e| BenchError::Protocol(format!("encode peer arguments: {e}")))?;
+        writeln!(s, "{line}").map_err(BenchError::io("send peer arguments"))?;
+        let reader = s
+            .try_clone()
+            .map_err(BenchError::io("clone the serve connection"))?;
+        Ok(PeerProc {
+            name: format!("remote peer {k} at {control}"),
+            child: None,
+            stdin: Some(Box::new(s)),
+            lines: read_lines(k, reader),
+        })
+    }
+
+    /// The local process id (in a lab too: `ip netns exec` execs the bench in place); `None` for
+    /// a peer on another machine.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Sends one command line.
     pub fn command(&mut self, line: &str) -> Result<(), BenchError> {
         let stdin = self
@@ -154,7 +272,10 @@ impl PeerProc {
             .ok_or_else(|| BenchError::Protocol(format!("{}: stdin closed", self.name)))?;
         let r = writeln!(stdin, "{line}").and_then(|_| stdin.flush());
         r.map_err(|e| {
-            let status = self.child.try_wait().ok().flatten();
+            let status = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
             BenchError::Io {
                 what: format!("write to {} (exit status {status:?})", self.name),
                 source: e,
@@ -190,17 +311,20 @@ impl PeerProc {
 
 impl Drop for PeerProc {
     fn drop(&mut self) {
-        // Closing stdin asks it to leave cleanly; kill it if it does not.
+        // Closing stdin (or the connection) asks it to leave cleanly; kill it if it does not.
         self.stdin.take();
+        let Some(child) = self.child.as_mut() else {
+            return;
+        };
         let end = Instant::now() + Duration::from_millis(500);
         while Instant::now() < end {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 

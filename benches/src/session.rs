@@ -8,13 +8,62 @@ use crate::BenchError;
 use crate::net::NetParams;
 use crate::peer::Role;
 use crate::placement::{PeerProc, Placement};
-use crate::sut::{RawUdpSut, TransportSut};
+use crate::rti::RtiSut;
+use crate::sut::{RawUdpSut, Sut, TransportSut};
+
+/// Which hlamesh level is measured against raw UDP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// HLA update → reflect through the RTI API (the LRC, immediate callbacks).
+    Rti,
+    /// The transport's data channel (the transport's event hook).
+    Transport,
+}
+
+impl Level {
+    /// Its command-line spelling.
+    pub fn arg(self) -> &'static str {
+        match self {
+            Level::Rti => "rti",
+            Level::Transport => "transport",
+        }
+    }
+
+    /// How a message reaches the application on this level.
+    pub fn delivery(self) -> &'static str {
+        match self {
+            Level::Rti => {
+                "reflectAttributeValues, immediate callbacks (LRC pump thread, then the callback thread)"
+            }
+            Level::Transport => "immediate (transport event hook on the data thread)",
+        }
+    }
+
+    /// Joins this level's path: creates the federation when `create`, and waits for `members`
+    /// other processes.
+    pub fn join(
+        self,
+        net: &NetParams,
+        federation: &str,
+        create: bool,
+        members: usize,
+        timeout: Duration,
+    ) -> Result<Arc<dyn Sut>, BenchError> {
+        Ok(match self {
+            Level::Rti => Arc::new(RtiSut::join(net, federation, create, members, timeout)?),
+            Level::Transport => Arc::new(TransportSut::join(
+                net, federation, create, members, timeout,
+            )?),
+        })
+    }
+}
 
 /// The driver's side of a run.
 #[derive(Debug)]
 pub struct Session {
     /// hlamesh path.
-    pub hl: Arc<TransportSut>,
+    pub hl: Arc<dyn Sut>,
     /// Raw UDP multicast baseline path.
     pub raw: Arc<RawUdpSut>,
     /// Peer processes.
@@ -29,6 +78,7 @@ impl Session {
     pub fn start(
         placement: &Placement,
         role: Role,
+        level: Level,
         peers: usize,
         timeout: Duration,
         lifetime: Duration,
@@ -42,16 +92,15 @@ impl Session {
         }
         let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
         let federation = format!("bench-{}", std::process::id());
-        let role_arg = match role {
-            Role::Echo => "echo",
-            Role::Sink => "sink",
-        };
+        let role_arg = role.arg();
         let mut procs = Vec::new();
         for k in 0..peers {
             let mut args = net.on(placement.addr(k + 2)?).to_args();
             args.extend([
                 "--role".to_string(),
                 role_arg.to_string(),
+                "--level".to_string(),
+                level.arg().to_string(),
                 "--federation".to_string(),
                 federation.clone(),
                 "--timeout-s".to_string(),
@@ -59,7 +108,8 @@ impl Session {
             ]);
             procs.push(placement.spawn_peer(k, &args)?);
         }
-        let hl = Arc::new(TransportSut::join(&net, &federation, true, peers, timeout)?);
+        placement.inject_loss(peers + 1, &[net.data_port, net.raw_port])?;
+        let hl = level.join(&net, &federation, true, peers, timeout)?;
         let raw = Arc::new(RawUdpSut::new(&net)?);
         for p in &procs {
             p.wait_event("ready", timeout)?;

@@ -1,7 +1,6 @@
 //! The system under test: what a benchmark sends through and receives from. The transport
-//! ([`TransportSut`]) and the raw UDP multicast baseline ([`RawUdpSut`]) implement it now; the HLA
-//! update→reflect path (an RTI ambassador) will implement it when the RTI API lands, and the
-//! drivers will not change.
+//! ([`TransportSut`]), the HLA update→reflect path ([`crate::rti::RtiSut`]) and the raw UDP
+//! multicast baseline ([`RawUdpSut`]) implement it; the drivers see only this trait.
 
 use std::net::{SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -42,7 +41,7 @@ pub struct Counters {
 }
 
 /// A message path being measured.
-pub trait Sut: Send + Sync {
+pub trait Sut: Send + Sync + std::fmt::Debug {
     /// Short name used in tables and JSON ("hlamesh", "raw-udp").
     fn name(&self) -> &'static str;
     /// Sends one message to every peer.

@@ -13,13 +13,15 @@ use crate::BenchError;
 use crate::peer::Role;
 use crate::placement::Placement;
 use crate::report::{self, Machine, median};
-use crate::session::Session;
+use crate::session::{Level, Session};
 use crate::sut::{Counters, Sut};
 use crate::wire::{self, Header, Kind};
 
 /// What to measure.
 #[derive(Clone, Debug, Serialize)]
 pub struct ThroughputOptions {
+    /// The hlamesh level measured (RTI update→reflect or transport).
+    pub level: Level,
     /// Receiver counts (1 → N).
     pub fanouts: Vec<usize>,
     /// hlamesh batching settings to measure.
@@ -253,7 +255,7 @@ pub fn run(
     let mut next_block = 1u32;
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut s = Session::start(placement, Role::Sink, fanout, step, left + step)?;
+        let mut s = Session::start(placement, Role::Sink, opts.level, fanout, step, left + step)?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();
         for rel_name in &opts.reliabilities {
@@ -342,8 +344,12 @@ pub fn run(
 /// The table printed on stdout.
 pub fn table(r: &ThroughputReport) -> String {
     let mut s = format!(
-        "throughput (one-way, {} B messages) — {} — {} cores, {}\n",
-        r.options.size, r.placement, r.machine.cores, r.machine.cpu_model
+        "throughput (one-way, {} B messages), level {} — {} — {} cores, {}\n",
+        r.options.size,
+        r.options.level.arg(),
+        r.placement,
+        r.machine.cores,
+        r.machine.cpu_model
     );
     s.push_str(&format!(
         "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>7} {:>6}\n",

@@ -1,8 +1,35 @@
 //! The benchmark's own message layout, identical on both paths (hlamesh and raw UDP):
-//! `[kind, path, reliability, 0, block (u32 BE), index (u64 BE), padding…]`.
+//! `[kind, path, reliability, 0, block (u32 BE), index (u64 BE), padding…]`. An echo of a
+//! message of at least [`STAMPED_PAYLOAD`] bytes carries the echoing peer's wall-clock receive and
+//! send times in bytes 16..32 (for the one-way latency estimate).
 
 /// Smallest payload the layout fits in.
 pub const MIN_PAYLOAD: usize = 16;
+
+/// Smallest payload that carries the echo's wall-clock stamps.
+pub const STAMPED_PAYLOAD: usize = 32;
+
+/// Nanoseconds since the Unix epoch on this machine's wall clock.
+pub fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Writes the echoing peer's receive (`t2`) and send (`t3`) times, if the message has room.
+pub fn stamp(m: &mut [u8], t2: u64, t3: u64) {
+    if m.len() >= STAMPED_PAYLOAD {
+        m[16..24].copy_from_slice(&t2.to_be_bytes());
+        m[24..32].copy_from_slice(&t3.to_be_bytes());
+    }
+}
+
+/// The stamps of an echo, if it has room for them.
+pub fn stamps(m: &[u8]) -> Option<(u64, u64)> {
+    let a: [u8; 8] = m.get(16..24)?.try_into().ok()?;
+    let b: [u8; 8] = m.get(24..32)?.try_into().ok()?;
+    Some((u64::from_be_bytes(a), u64::from_be_bytes(b)))
+}
 
 /// What a message is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -79,6 +79,7 @@ fn latency_tiny_local_run_reports_every_figure() {
         "latency",
     );
     assert_eq!(j["subcommand"], "latency");
+    assert_eq!(j["options"]["level"], "rti", "the RTI level is the default");
     machine_is_described(&j);
     let results = j["results"].as_array().expect("results");
     // 2 sizes × (reliable, best-effort).
@@ -99,6 +100,24 @@ fn latency_tiny_local_run_reports_every_figure() {
             "ping-pong was batched: {r}"
         );
         assert!(r["reliability"] == "reliable" || r["reliability"] == "best-effort");
+        // One-way latencies from the clock-offset estimate: each direction is shorter than the
+        // round trip (within the estimate's error bound), and the bound is a real number.
+        for (ow, rtt) in [
+            (&r["one_way"], &r["hlamesh"]),
+            (&r["baseline_one_way"], &r["baseline"]),
+        ] {
+            let bound = num(ow, "error_bound_us");
+            assert!((0.0..1e6).contains(&bound), "{ow}");
+            assert!(num(ow, "offset_us").is_finite());
+            assert_eq!(num(ow, "probes"), 300.0);
+            for dir in ["forward", "reverse"] {
+                let p50 = num(&ow[dir], "p50_us");
+                assert!(
+                    p50 > 0.0 && p50 <= num(rtt, "p50_us") + bound,
+                    "{dir}: {ow}"
+                );
+            }
+        }
     }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(
@@ -112,8 +131,12 @@ fn throughput_tiny_local_run_reports_every_figure() {
     let (j, svg) = run(
         &[
             "throughput",
+            "--level",
+            "transport",
+            // Large enough that the partly filled datagrams at a block's end and the flushes of
+            // a descheduled sender on a loaded machine do not dominate messages/datagram.
             "--messages",
-            "4000",
+            "20000",
             "--blocks",
             "2",
             "--fanout",
@@ -122,6 +145,7 @@ fn throughput_tiny_local_run_reports_every_figure() {
         "throughput",
     );
     assert_eq!(j["subcommand"], "throughput");
+    assert_eq!(j["options"]["level"], "transport");
     machine_is_described(&j);
     let results = j["results"].as_array().expect("results");
     // fanouts 1, 2 × batching on, off.
@@ -156,4 +180,271 @@ fn throughput_tiny_local_run_reports_every_figure() {
     }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.matches("<rect").count() >= 8, "bars missing");
+}
+
+#[test]
+fn latency_transport_level_tiny_local_run() {
+    let (j, _svg) = run(
+        &[
+            "latency",
+            "--level",
+            "transport",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+            "--sizes",
+            "100",
+            "--reliability",
+            "reliable",
+        ],
+        "latency-transport",
+    );
+    assert_eq!(j["options"]["level"], "transport");
+    let r = &j["results"][0];
+    latency_is_plausible(&r["hlamesh"], 200.0);
+    latency_is_plausible(&r["baseline"], 200.0);
+    assert!(
+        r["delivery"]
+            .as_str()
+            .expect("delivery")
+            .contains("transport")
+    );
+}
+
+#[test]
+fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
+    let (j, svg) = run(
+        &[
+            "throughput",
+            "--messages",
+            "3000",
+            "--blocks",
+            "2",
+            "--fanout",
+            "1",
+            "--reliability",
+            "reliable,best-effort",
+        ],
+        "throughput-rti",
+    );
+    assert_eq!(j["options"]["level"], "rti");
+    let results = j["results"].as_array().expect("results");
+    // The RTI level has no batching switch: one configuration per reliability.
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let (h, b) = (&r["hlamesh"], &r["baseline"]);
+        assert!(num(h, "msgs_per_s") > 0.0 && num(b, "msgs_per_s") > 0.0);
+        let expect = num(h, "msgs_per_s") / num(b, "msgs_per_s");
+        assert!((num(r, "ratio") - expect).abs() < 1e-9 * expect.max(1.0));
+        // Counters come from the process's metrics: datagrams were counted.
+        assert!(num(h, "datagrams_out") > 0.0, "no datagram count: {h}");
+        if r["reliability"] == "reliable" {
+            assert_eq!(num(h, "lost_messages"), 0.0, "reliable updates lost: {h}");
+        }
+    }
+    assert!(svg.matches("<rect").count() >= 4, "bars missing");
+}
+
+#[test]
+fn time_tiny_local_run_reports_grants_and_control_messages() {
+    let (j, svg) = run(
+        &[
+            "time",
+            "--federates",
+            "2,3",
+            "--steps",
+            "100",
+            "--ner-events",
+            "15",
+            "--blocks",
+            "2",
+        ],
+        "time",
+    );
+    assert_eq!(j["options"]["callbacks"], "immediate");
+    assert_eq!(j["subcommand"], "time");
+    machine_is_described(&j);
+    assert!(!j["null_message_note"].as_str().expect("note").is_empty());
+    let results = j["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for (r, n) in results.iter().zip([2.0, 3.0]) {
+        assert_eq!(num(r, "federates"), n);
+        assert_eq!(r["join_ms"].as_array().expect("join_ms").len(), n as usize);
+        let late = num(r, "late_join_ms");
+        assert!(
+            late > 0.0 && late <= num(r, "late_join_spawn_to_joined_ms"),
+            "late join {late} ms: {r}"
+        );
+        let phases = r["phases"].as_array().expect("phases");
+        let names: Vec<&str> = phases
+            .iter()
+            .map(|p| p["phase"].as_str().expect("phase"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "raw-barrier",
+                "transport-barrier",
+                "tar",
+                "tar-update",
+                "ner"
+            ]
+        );
+        let raw = num(&phases[0], "grants_per_s");
+        assert!(raw > 0.0, "raw baseline not measured");
+        for p in phases {
+            let per_fed = p["grants_per_s_per_federate"]
+                .as_array()
+                .expect("per federate");
+            assert_eq!(per_fed.len(), n as usize);
+            let med = num(p, "grants_per_s");
+            assert!(med > 0.0 && num(p, "grants_per_s_min") <= med, "{p}");
+            let expect = if p["phase"] == "raw-barrier" {
+                1.0
+            } else {
+                med / raw
+            };
+            assert!((num(p, "ratio_to_raw") - expect).abs() < 1e-9 * expect.max(1.0));
+            assert!(
+                p["violations"].as_array().expect("violations").is_empty(),
+                "{p}"
+            );
+            assert_eq!(
+                p["control_msgs_per_grant_per_block"]
+                    .as_array()
+                    .expect("per block")
+                    .len(),
+                2
+            );
+        }
+        // Where a grant's time goes: the LRC's threads show up per thread name.
+        let threads = phases[2]["per_thread_per_grant"]
+            .as_object()
+            .expect("per thread");
+        assert!(threads.contains_key("hlamesh-lrc"), "{threads:?}");
+        assert!(num(&phases[2], "cpu_us_per_grant") > 0.0);
+        assert!(num(&phases[2], "ctx_switches_per_grant") > 0.0);
+        // Lockstep needs at least one time message per grant to every other federate's LRC…
+        assert!(
+            num(&phases[2], "control_msgs_per_grant") >= n - 1.0,
+            "{}",
+            phases[2]
+        );
+        // …and with one update per step each federate reflects every other's.
+        assert_eq!(num(&phases[3], "reflects_per_grant"), n - 1.0);
+        // NER: every event is a grant for everyone; the others' events are reflections.
+        let ner_reflects = num(&phases[4], "reflects_per_grant");
+        assert!((ner_reflects - (n - 1.0) / n).abs() < 0.05, "{}", phases[4]);
+    }
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 10);
+}
+
+#[test]
+fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
+    let (j, svg) = run(
+        &[
+            "scale",
+            "--nodes",
+            "2,3",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+        ],
+        "scale",
+    );
+    assert_eq!(j["subcommand"], "scale");
+    assert_eq!(j["options"]["level"], "rti");
+    machine_is_described(&j);
+    let results = j["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for (r, n) in results.iter().zip([2.0, 3.0]) {
+        assert_eq!(num(r, "nodes"), n);
+        latency_is_plausible(&r["hlamesh"], 200.0);
+        latency_is_plausible(&r["baseline"], 200.0);
+        let expect = num(&r["hlamesh"], "p50_us") / num(&r["baseline"], "p50_us");
+        assert!((num(r, "ratio_p50") - expect).abs() < 1e-9 * expect.max(1.0));
+        for c in [&r["hlamesh_cpu"], &r["baseline_cpu"]] {
+            // Every node does work for every round trip: nonzero CPU, at most a few ms.
+            for k in ["driver_us_per_roundtrip", "peer_us_per_roundtrip"] {
+                let v = num(c, k);
+                assert!(v > 0.0 && v < 5_000.0, "{k} = {v}: {c}");
+            }
+            assert!(num(c, "peer_us_per_roundtrip_max") >= num(c, "peer_us_per_roundtrip"));
+            assert!(num(c, "ctx_switches_per_roundtrip") > 0.0);
+        }
+    }
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 8);
+}
+
+/// `--peer` mode end to end, with the "other machine" being a `serve` process on loopback.
+#[test]
+fn peer_mode_runs_latency_through_a_serve_process() {
+    use std::io::BufRead;
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let port = 20_000 + (std::process::id() % 20_000) as u16;
+    let listen = format!("127.0.0.1:{port}");
+    let mut serve = Kill(
+        Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+            .args(["serve", "--listen", &listen, "--interface", "127.0.0.1"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start serve"),
+    );
+    let mut err = std::io::BufReader::new(serve.0.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("serve says it listens");
+    assert!(line.contains("listening"), "{line}");
+    // Keep draining serve's stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in err.lines() {});
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
+    let out = dir.join("peer-latency.json");
+    let status = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+        .args([
+            "latency",
+            "--peer",
+            &listen,
+            "--interface",
+            "127.0.0.1",
+            "--samples",
+            "200",
+            "--block",
+            "100",
+            "--warmup",
+            "20",
+            "--sizes",
+            "100",
+            "--reliability",
+            "reliable",
+            "--timeout-s",
+            "60",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("run the driver");
+    assert!(status.success());
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+    assert!(
+        j["placement"]
+            .as_str()
+            .expect("placement")
+            .contains("serve")
+    );
+    latency_is_plausible(&j["results"][0]["hlamesh"], 200.0);
+    latency_is_plausible(&j["results"][0]["baseline"], 200.0);
 }

@@ -22,6 +22,13 @@
 //! regulation, constraint, TAR/TARA/NER/NERA/FQR and TSO delivery work across LRCs, the managers'
 //! promises travelling as control messages.
 //!
+//! Operations: [`metrics`] is the HLA-level Prometheus families (updates/interactions sent and
+//! reflected by class, sampled reflection latency, time-advance waits, GALT lag, null messages,
+//! callback queues, membership), served with the transport's on `/metrics` when the transport
+//! configuration has a `metrics_addr` ([`node::Lrc::metrics_url`]); [`ops`] is the small
+//! operations plane between LRCs (status records for `hlamesh status`, clock-offset probes,
+//! latency marks); [`cli::status`] is the monitor. Deployment guide: `deploy/README.md`.
+//!
 //! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
 //! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
 //! data at a third LRC. A federate that resigns right after sending can have its last messages
@@ -49,5 +56,7 @@ pub mod engine;
 pub mod error;
 pub mod fom;
 pub mod handles;
+pub mod metrics;
 pub mod node;
+pub mod ops;
 pub mod save_file;

@@ -18,10 +18,14 @@ use hlamesh_transport::{
     FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
 };
 
-use crate::core::wire::Envelope;
+use crate::core::wire::{ControlMsg, Envelope};
 use crate::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
+use crate::metrics::FedMetrics;
+use crate::ops::OpsMsg;
+
+mod ops_plane;
 
 /// What the shell hands to an ambassador's callback queue.
 #[derive(Debug, Clone)]
@@ -46,6 +50,7 @@ struct Fed {
     core: FederationCore,
     channel: FederationChannel,
     unreachable_since: HashMap<u64, Instant>,
+    metrics: FedMetrics,
 }
 
 #[derive(Default)]
@@ -55,6 +60,7 @@ struct State {
     done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
     routes: HashMap<(String, FederateHandle), Sender<Delivery>>,
     join_routes: HashMap<(String, Ticket), Sender<Delivery>>,
+    ops: ops_plane::OpsState,
     /// Callbacks for a federate whose join is decided but not yet completed here (e.g. the
     /// announcement of a pending federation-wide synchronization point): handed over in order
     /// when the join completes. Bounded by [`EARLY_CALLBACKS_MAX`].
@@ -70,6 +76,9 @@ struct Shared {
     epoch: Instant,
     state: Mutex<State>,
     cv: Condvar,
+    /// Metrics are on (a `/metrics` address was configured): see [`crate::metrics`].
+    metrics_on: bool,
+    collector: OnceLock<hlamesh_transport::metrics::CollectorGuard>,
 }
 
 /// The Local RTI Component of this process. Cheap to clone; all clones share one transport.
@@ -106,13 +115,19 @@ impl Lrc {
     pub fn start(cfg: TransportConfig) -> RtiResult<Lrc> {
         let transport = Transport::start(cfg.clone())
             .map_err(|e| RtiError::ConnectionFailed(format!("transport: {e}")))?;
+        let metrics_on = transport.metrics_addr().is_some();
         let shared = Arc::new(Shared {
             transport,
             cfg,
             epoch: Instant::now(),
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
+            metrics_on,
+            collector: OnceLock::new(),
         });
+        if metrics_on {
+            let _ = shared.collector.set(ops_plane::register_collector(&shared));
+        }
         let weak = Arc::downgrade(&shared);
         std::thread::Builder::new()
             .name("hlamesh-lrc".into())
@@ -133,6 +148,12 @@ impl Lrc {
             .map_err(|e| RtiError::ConnectionFailed(e.to_string()))?;
         let l = Lrc::start(cfg)?;
         Ok(LRC.get_or_init(|| l).clone())
+    }
+
+    /// The URL of this process's Prometheus endpoint, if metrics are on (see [`crate::metrics`]).
+    pub fn metrics_url(&self) -> Option<String> {
+        let a = self.shared.transport.metrics_addr()?;
+        Some(format!("http://{a}/metrics"))
     }
 
     /// This LRC's node id.
@@ -160,7 +181,9 @@ impl Lrc {
                 "federation {federation} is not open on this LRC"
             ))
         })?;
+        fed.metrics.call_begin();
         let r = f(&mut fed.core);
+        fed.metrics.call_end(&fed.core);
         run_actions(&self.shared, &mut st, federation);
         r
     }
@@ -230,6 +253,7 @@ impl Lrc {
                 core,
                 channel,
                 unreachable_since: HashMap::new(),
+                metrics: FedMetrics::new(name, self.shared.metrics_on),
             },
         );
         drop(st);
@@ -271,6 +295,7 @@ impl Lrc {
             core,
             channel,
             unreachable_since: HashMap::new(),
+            metrics: FedMetrics::new(name, self.shared.metrics_on),
         });
         // Peers whose data channel opened before the core existed.
         for n in ch_members {
@@ -389,8 +414,13 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 } else {
                     Reliability::BestEffort
                 };
-                if let Err(e) = fed.channel.send(r, &bytes) {
-                    tracing::warn!(federation, "data send failed: {e}");
+                match fed.channel.send(r, &bytes) {
+                    Ok(seq) => {
+                        if let Some(m) = fed.metrics.data_sent(&fed.core, &bytes, seq) {
+                            ops_plane::send_mark(shared, &fed.channel, federation, m);
+                        }
+                    }
+                    Err(e) => tracing::warn!(federation, "data send failed: {e}"),
                 }
             }
             Action::SendControl { to, causal, bytes } => {
@@ -400,6 +430,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 }
             }
             Action::Callback { federate, callback } => {
+                fed.metrics.callback(&fed.core, federate, &callback);
                 let key = (federation.to_string(), federate);
                 if let Some(q) = st.routes.get(&key) {
                     let _ = q.send(Delivery::Core(callback));
@@ -430,6 +461,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 shared.cv.notify_all();
             }
             Action::FederateLost { federate, name } => {
+                fed.metrics.federate_lost();
                 tracing::warn!(
                     federation,
                     "federate {name} (handle {federate}) lost with its LRC: resigned with its automatic resign action"
@@ -437,6 +469,9 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             }
             Action::Destroyed => destroyed = true,
         }
+    }
+    if let Some(fed) = st.feds.get_mut(federation) {
+        fed.metrics.actions_done();
     }
     if destroyed {
         if let Some(f) = st.feds.remove(federation) {
@@ -488,6 +523,10 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 payload,
             }) => {
                 if let Some(name) = st.tags.get(&tag).cloned() {
+                    let on = shared.metrics_on;
+                    if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                        f.metrics.data_in(from.0, seq);
+                    }
                     feed(
                         &shared,
                         &mut st,
@@ -498,11 +537,22 @@ fn pump(weak: std::sync::Weak<Shared>) {
                             payload: &payload,
                         },
                     );
+                    if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                        f.metrics.data_done();
+                    }
                 }
+            }
+            Ok(TransportEvent::Control { from, payload, .. }) if OpsMsg::is_ops(&payload) => {
+                ops_plane::handle(&shared, &mut st, from, &payload);
             }
             Ok(TransportEvent::Control { from, payload, .. }) => match Envelope::decode(&payload) {
                 Ok(env) => {
                     let name = env.federation.clone();
+                    if let (true, ControlMsg::Time { .. }, Some(f)) =
+                        (shared.metrics_on, &env.msg, st.feds.get_mut(&name))
+                    {
+                        f.metrics.null_in();
+                    }
                     feed(
                         &shared,
                         &mut st,
@@ -537,6 +587,7 @@ fn pump(weak: std::sync::Weak<Shared>) {
         }
         if last_tick.elapsed() >= TICK {
             last_tick = Instant::now();
+            ops_plane::tick(&shared, &mut st);
             let peers = shared.transport.peers();
             let me = shared.transport.node_id().0;
             let names: Vec<String> = st.feds.keys().cloned().collect();

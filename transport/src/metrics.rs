@@ -33,13 +33,21 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, gauge};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use metrics_util::MetricKindMask;
 
 use crate::data::{RecvStats, Reliability, SendStats};
 use crate::error::TransportError;
 use crate::frame::Frame;
 use crate::id::NodeId;
+
+/// Buckets of every histogram whose name ends in `_seconds` (the LRC's reflection latency and
+/// time-advance wait): 1-2.5-5 steps per decade from 10 µs to 10 s, so both a LAN's
+/// tens-of-microseconds and a blocked time advance's seconds land in a bucket of their own.
+pub const SECONDS_BUCKETS: &[f64] = &[
+    10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3,
+    250e-3, 500e-3, 1.0, 2.5, 5.0, 10.0,
+];
 
 /// Gauges not set for this long are dropped from the output.
 pub const GAUGE_IDLE: Duration = Duration::from_secs(120);
@@ -295,7 +303,8 @@ pub fn install() -> Result<PrometheusHandle, TransportError> {
     let r = HANDLE.get_or_init(|| {
         PrometheusBuilder::new()
             .idle_timeout(MetricKindMask::GAUGE, Some(GAUGE_IDLE))
-            .install_recorder()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+            .and_then(|b| b.install_recorder())
             .map_err(|e| format!("cannot install the Prometheus recorder: {e}"))
     });
     let h = r.clone().map_err(TransportError::Config)?;

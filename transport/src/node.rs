@@ -925,6 +925,17 @@ impl Transport {
         v
     }
 
+    /// Connected peers with the QUIC round-trip estimate of each (for monitors such as
+    /// `hlamesh status`).
+    pub fn peer_rtts(&self) -> Vec<(NodeId, Duration)> {
+        let mut v: Vec<(NodeId, Duration)> = lock(&self.shared.peers)
+            .iter()
+            .map(|(n, l)| (*n, l.conn.rtt()))
+            .collect();
+        v.sort();
+        v
+    }
+
     /// Open QUIC connections on this node's endpoint (one per peer when all is well).
     pub fn open_connections(&self) -> usize {
         self.shared.endpoint.open_connections()

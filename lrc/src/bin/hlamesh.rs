@@ -1,7 +1,9 @@
 //! `hlamesh`: the command-line tool. `hlamesh fom check FILE...` loads and merges FOM modules
 //! and prints a summary; `hlamesh fom show FILE... [--class NAME]` prints the class trees or one
 //! class with everything it inherits. `hlamesh certs init` / `hlamesh certs issue NAME` manage a
-//! lab CA for the certificate security mode (see `hlamesh_lrc::cli::certs`). Later: `status`.
+//! lab CA for the certificate security mode (see `hlamesh_lrc::cli::certs`). `hlamesh status
+//! [--json] [--watch]` lists the federations on the network, their members and time state, and
+//! the nodes' peer RTTs (see `hlamesh_lrc::cli::status`).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -28,6 +30,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use hlamesh_lrc::cli::certs::{self, CertsError, NodeName};
+use hlamesh_lrc::cli::status::{self, StatusError};
 use hlamesh_lrc::fom::{Fdd, FomError, FomModule, OrderType, ResolvedKind};
 use hlamesh_lrc::handles::ObjectClassHandle;
 
@@ -50,6 +53,78 @@ enum Command {
         #[command(subcommand)]
         command: CertsCommand,
     },
+    /// List the federations on the network: members, logical time, GALT, flags, peer RTTs.
+    Status(StatusArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct StatusArgs {
+    /// Print JSON (one object per report) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Refresh every --interval seconds until interrupted.
+    #[arg(long)]
+    watch: bool,
+    /// Seconds between reports with --watch.
+    #[arg(long, default_value_t = 2.0)]
+    interval: f64,
+    /// How long to listen for nodes, and then for their answers, milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    listen_ms: u64,
+    /// Node configuration file (TOML, as the federates use; `HLAMESH_*` variables apply after it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Interface address (overrides the configuration).
+    #[arg(long)]
+    interface: Option<std::net::Ipv4Addr>,
+    /// Discovery port (overrides the configuration).
+    #[arg(long)]
+    discovery_port: Option<u16>,
+    /// Data port (overrides the configuration).
+    #[arg(long)]
+    data_port: Option<u16>,
+    /// Discovery multicast group (overrides the configuration).
+    #[arg(long)]
+    discovery_group: Option<std::net::Ipv4Addr>,
+}
+
+fn status_main(a: StatusArgs) -> Result<(), StatusError> {
+    let mut cfg = status::load_config(a.config.as_deref())?;
+    if let Some(i) = a.interface {
+        cfg.interface = i;
+    }
+    if let Some(p) = a.discovery_port {
+        cfg.discovery_port = p;
+    }
+    if let Some(p) = a.data_port {
+        cfg.data_port = p;
+    }
+    if let Some(g) = a.discovery_group {
+        cfg.discovery_group = g;
+    }
+    let mut monitor = status::Monitor::start(cfg)?;
+    let listen = std::time::Duration::from_millis(a.listen_ms);
+    loop {
+        let report = monitor.report(listen);
+        let text = if a.json {
+            serde_json::to_string(&report).unwrap_or_default()
+        } else {
+            report.to_text()
+        };
+        let mut o = std::io::stdout().lock();
+        if a.watch && !a.json && std::io::IsTerminal::is_terminal(&o) {
+            // Clear the terminal and home the cursor: a live view (not in a log or a pipe).
+            let _ = write!(o, "\x1b[2J\x1b[H");
+        }
+        if writeln!(o, "{text}").and_then(|()| o.flush()).is_err() {
+            return Ok(()); // Closed pipe: the reader is gone.
+        }
+        drop(o);
+        if !a.watch {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_secs_f64(a.interval.max(0.1)));
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -273,6 +348,13 @@ fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Status(a) => match status_main(a) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Certs { command } => match certs_main(command) {
             Ok(text) => {
                 outln!("{text}");

@@ -2,5 +2,7 @@
 //! and can be tested and reused; `src/bin/hlamesh.rs` only parses arguments and prints.
 //!
 //! - [`certs`]: a lab certificate authority on disk (`hlamesh certs init` / `hlamesh certs issue`).
+//! - [`status`]: the federation monitor (`hlamesh status [--json] [--watch]`).
 
 pub mod certs;
+pub mod status;
