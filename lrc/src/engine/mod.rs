@@ -65,6 +65,24 @@ pub use scheme::{EventQueue, Pace, TimeScheme};
 use snapshot::SnapshotHeader;
 pub use state::{EngineState, StateMachine};
 
+/// Prometheus metric names the engine records (labels `federation`, `federate`), through the
+/// `metrics` facade: exported when the process installed a recorder (the LRC's `/metrics`),
+/// free otherwise.
+pub mod metric_names {
+    /// Compute time of a Run frame (start of frame to the time advance request), seconds.
+    pub const FRAME_DURATION: &str = "hlamesh_engine_frame_duration_seconds";
+    /// Run frames.
+    pub const FRAMES: &str = "hlamesh_engine_frames_total";
+    /// Periodic frames that finished after the next one was due.
+    pub const OVERRUNS: &str = "hlamesh_engine_frame_overruns_total";
+    /// Events waiting in the HLA queue at the end of a frame.
+    pub const QUEUE_DEPTH: &str = "hlamesh_engine_hla_queue_depth";
+    /// Reflections merged into a pending one by the bounded HLA queue.
+    pub const QUEUE_MERGED: &str = "hlamesh_engine_hla_queue_merged_total";
+    /// Events dropped by the bounded HLA queue.
+    pub const QUEUE_DROPPED: &str = "hlamesh_engine_hla_queue_dropped_total";
+}
+
 /// Synchronization point: every expected engine joined.
 pub const READY_TO_LOAD: &str = "ReadyToLoad";
 /// Synchronization point: the scenario is loaded everywhere (its tag is the scenario).
@@ -892,6 +910,17 @@ impl<S: Simulation> Engine<S> {
             ),
             TimeScheme::EventDriven { .. } => None,
         };
+        let labels = [
+            ("federation", self.cfg.federation.clone()),
+            ("federate", self.cfg.federate_name.clone()),
+        ];
+        let frame_duration = metrics::histogram!(metric_names::FRAME_DURATION, &labels);
+        let frames_total = metrics::counter!(metric_names::FRAMES, &labels);
+        let overruns_total = metrics::counter!(metric_names::OVERRUNS, &labels);
+        let queue_depth = metrics::gauge!(metric_names::QUEUE_DEPTH, &labels);
+        let merged_total = metrics::counter!(metric_names::QUEUE_MERGED, &labels);
+        let dropped_total = metrics::counter!(metric_names::QUEUE_DROPPED, &labels);
+        let mut last_q = QueueStats::default();
         let mut k: u64 = 0;
         // Frames run at logical times in [start, end): the run stops when a grant reaches the
         // end time (or on Stop), so a periodic run of T seconds at f Hz is exactly T·f frames.
@@ -901,9 +930,17 @@ impl<S: Simulation> Engine<S> {
             if self.news.stop || self.time >= end - EPS {
                 break;
             }
+            let frame_began = Instant::now();
             self.frame_start(rti)?;
             self.with_ctx(rti, |s, c| s.on_frame(c))?;
             self.stats.run_frames += 1;
+            frame_duration.record(frame_began.elapsed().as_secs_f64());
+            frames_total.increment(1);
+            let q = self.queue.stats();
+            queue_depth.set(self.queue.len() as f64);
+            merged_total.increment(q.merged - last_q.merged);
+            dropped_total.increment(q.dropped - last_q.dropped);
+            last_q = q;
             // End of frame: management commands.
             self.drain_management();
             self.execute_management(rti)?;
@@ -976,6 +1013,7 @@ impl<S: Simulation> Engine<S> {
                     if let Some(until) = out.wait_until {
                         std::thread::sleep(Duration::from_nanos(until.saturating_sub(now_ns())));
                     }
+                    overruns_total.increment(p.overruns() - self.stats.overruns);
                     self.stats.overruns = p.overruns();
                     self.stats.worst_overrun_ns = p.worst_overrun_ns();
                 }
