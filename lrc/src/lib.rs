@@ -29,6 +29,23 @@
 //! operations plane between LRCs (status records for `hlamesh status`, clock-offset probes,
 //! latency marks); [`cli::status`] is the monitor. Deployment guide: `deploy/README.md`.
 //!
+//! Synchronization points ([`core::sync_point`]) and federation save ([`core::save`]) are
+//! coordinator decisions too, so every LRC sees the same outcome at the same point of the log:
+//!
+//! ```text
+//! rti.register_federation_synchronization_point("ReadyToRun", b"")?;   // → announce_… to all
+//! rti.synchronization_point_achieved("ReadyToRun", true)?;             // → federation_synchronized
+//! rti.request_federation_save("t50")?;                                  // → initiate_federate_save
+//! // in the federate, on initiate_federate_save:
+//! rti.federate_save_begun()?;
+//! std::fs::write(rti.federate_state_dir()?.join("app.bin"), my_state)?; // the federate's own state
+//! rti.federate_save_complete()?;  // the LRC writes the RTI's state for it (save_file), then
+//!                                 // → federation_saved / federation_not_saved(reason)
+//! ```
+//!
+//! Saves go under `$HLAMESH_SAVE_DIR` (default `~/.local/share/hlamesh/saves`), see
+//! [`save_file`]. Restore and timed saves are not implemented yet.
+//!
 //! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
 //! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
 //! data at a third LRC. A federate that resigns right after sending can have its last messages

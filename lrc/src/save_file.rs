@@ -124,7 +124,7 @@ pub fn write(path: &Path, state: &SavedFederateState) -> Result<(), SaveFileErro
     Ok(())
 }
 
-/// Reads and verifies a file written by [`write`].
+/// Reads and verifies a file written by [`write()`].
 pub fn read(path: &Path) -> Result<SavedFederateState, SaveFileError> {
     let bytes = std::fs::read(path).map_err(io(path))?;
     let corrupt = |reason: &str| SaveFileError::Corrupt {
