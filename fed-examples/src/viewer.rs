@@ -127,6 +127,18 @@ impl Viewer {
                 ));
             }
         }
+        let mut st: Vec<(String, &String)> = self
+            .status
+            .iter()
+            .map(|(f, s)| (self.name_of(*f), s))
+            .collect();
+        st.sort();
+        if !st.is_empty() {
+            s.push_str(" | engines:");
+            for (n, state) in st {
+                s.push_str(&format!(" {n}={state}"));
+            }
+        }
         s
     }
 
