@@ -22,7 +22,6 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
             "--cars",
             "2",
             "--afap",
-            "--no-save",
             "--timeout",
             "60",
         ])
@@ -39,6 +38,15 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
         stdout.contains("RESULT all_end=true viewer_in_order=true"),
         "{stdout}"
     );
+    let row = |name: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(name) && l.contains(" End "))
+            .unwrap_or_else(|| panic!("{name} did not reach End:\n{stdout}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
     for name in [
         "commander",
         "car-1",
@@ -47,13 +55,23 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
         "operator",
         "viewer",
     ] {
-        assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with(name) && l.contains(" End ")),
-            "{name} did not reach End:\n{stdout}"
-        );
+        let cols = row(name);
+        // The last two columns: saves, restores.
+        assert_eq!(cols[cols.len() - 2], "1", "{name} saved once:\n{stdout}");
     }
+    assert!(
+        stdout.contains("commander: federation saved: Ok(())"),
+        "{stdout}"
+    );
+    let restore = if stdout.contains("restore=unavailable") {
+        "unavailable"
+    } else {
+        "true"
+    };
+    assert!(
+        stdout.contains(&format!("save=true restore={restore}")),
+        "{stdout}"
+    );
     for car in ["car-1", "car-2"] {
         assert!(
             stdout.contains(&format!(
@@ -63,5 +81,20 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
         );
     }
     assert!(stdout.contains("complete, in order"), "{stdout}");
+    // Event-driven: the operator ran one frame at the start and one at each of its two events,
+    // then asked for the end: three grants, whatever the others' frame rates.
+    let op = row("operator");
+    assert_eq!((op[2].as_str(), op[3].as_str()), ("6", "3"), "{stdout}");
+    // Its time-stamped Refuel reached car-1 only.
+    assert!(
+        stdout.contains("car-1: fuel") && stdout.contains("refuels 1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("car-2: fuel") && l.ends_with("refuels 0")),
+        "{stdout}"
+    );
     assert!(stdout.contains("latency send -> reflect"), "{stdout}");
 }
