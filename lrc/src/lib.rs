@@ -69,6 +69,7 @@ pub mod ambassador;
 pub mod cli;
 pub mod core;
 pub mod encoding;
+pub mod engine;
 pub mod error;
 pub mod fom;
 pub mod handles;
