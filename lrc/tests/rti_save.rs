@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{T, cmd, shell_env, until};
+use common::shell::{cmd, next_event, shell_env, until};
 
 struct TempDir(PathBuf);
 
@@ -61,7 +61,7 @@ fn save_completes_and_writes_every_federates_state() {
     assert!(error_of(&cmd(&mut shells[2], "save-complete")).starts_with("FederateHasNotBegunSave"));
     assert!(error_of(&cmd(&mut shells[1], "save s2")).starts_with("SaveInProgress"));
     cmd(&mut shells[0], "save-status");
-    let st = shells[0].wait_event("save_status", T);
+    let st = next_event(&mut shells[0], "save_status");
     let st = st["status"].as_array().unwrap();
     assert_eq!(st.len(), 3);
     assert!(
@@ -74,7 +74,7 @@ fn save_completes_and_writes_every_federates_state() {
         assert_eq!(cmd(s, "save-complete")["event"], "ok");
     }
     for s in shells.iter_mut() {
-        s.wait_event("saved", T);
+        next_event(s, "saved");
     }
     // Each federate's own state and the RTI's state for it, side by side.
     let save_dir = hlamesh_lrc::save_file::save_dir(&dir.0, &fed, "s1");
@@ -100,7 +100,7 @@ fn save_completes_and_writes_every_federates_state() {
     assert_eq!(cmd(&mut shells[2], "reserve Thing")["event"], "ok");
     for s in shells.iter_mut() {
         s.send("resign");
-        s.wait_event("resigned", T);
+        next_event(s, "resigned");
     }
 }
 
@@ -126,7 +126,7 @@ fn failed_aborted_and_crashed_saves_report_their_reason() {
     cmd(&mut b, "save-not-complete");
     cmd(&mut c, "save-complete");
     for s in [&mut a, &mut b, &mut c] {
-        let l = s.wait_event("not_saved", T);
+        let l = next_event(s, "not_saved");
         assert_eq!(
             l["reason"], "FederateReportedFailureDuringSave",
             "[{}]",
@@ -141,7 +141,7 @@ fn failed_aborted_and_crashed_saves_report_their_reason() {
     }
     assert_eq!(cmd(&mut c, "abort-save")["event"], "ok");
     for s in [&mut a, &mut b, &mut c] {
-        assert_eq!(s.wait_event("not_saved", T)["reason"], "SaveAborted");
+        assert_eq!(next_event(s, "not_saved")["reason"], "SaveAborted");
     }
     assert!(error_of(&cmd(&mut a, "abort-save")).starts_with("SaveNotInProgress"));
 
@@ -155,7 +155,7 @@ fn failed_aborted_and_crashed_saves_report_their_reason() {
     c.kill9();
     for s in [&mut a, &mut b] {
         assert_eq!(
-            s.wait_event("not_saved", T)["reason"],
+            next_event(s, "not_saved")["reason"],
             "RtiDetectedFailureDuringSave"
         );
     }
@@ -167,6 +167,6 @@ fn failed_aborted_and_crashed_saves_report_their_reason() {
     for s in [&mut a, &mut b] {
         until(s, "synchronized", "after");
         s.send("resign");
-        s.wait_event("resigned", T);
+        next_event(s, "resigned");
     }
 }

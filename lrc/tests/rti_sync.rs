@@ -8,7 +8,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{T, cmd, shell, until};
+use common::shell::{cmd, next_event, shell, until};
 
 fn failed_set(l: &serde_json::Value) -> Vec<u64> {
     let mut v: Vec<u64> = l["failed"]
@@ -64,7 +64,7 @@ fn federation_wide_point_with_late_joiner_failure_and_lost_member() {
     }
     for p in [&mut a, &mut b, &mut c] {
         p.send("resign");
-        p.wait_event("resigned", T);
+        next_event(p, "resigned");
     }
 }
 
@@ -128,6 +128,6 @@ fn explicit_set_failures_and_label_reuse() {
     until(&mut a, "synchronized", "pair");
     for p in [&mut a, &mut b, &mut c] {
         p.send("resign");
-        p.wait_event("resigned", T);
+        next_event(p, "resigned");
     }
 }

@@ -97,3 +97,13 @@ pub fn cmd(p: &mut Shell, line: &str) -> serde_json::Value {
         p.backlog.push_back(l);
     }
 }
+
+/// The next line with `event` (whatever its label), looking at lines set aside by [`cmd`] and
+/// [`shell`] first: a callback can be printed before the answer to the command that caused it.
+pub fn next_event(p: &mut Shell, event: &str) -> serde_json::Value {
+    if let Some(i) = p.backlog.iter().position(|l| l["event"] == event) {
+        let l = p.backlog.remove(i).unwrap_or_default();
+        return l;
+    }
+    p.p.wait_event(event, T)
+}
