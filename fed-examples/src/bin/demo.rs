@@ -52,6 +52,18 @@ struct Args {
     /// Forward the viewer's live lines.
     #[arg(long)]
     live: bool,
+    /// Do not serve Prometheus metrics (by default every federate serves `/metrics` on a free
+    /// loopback port and the demo prints the URLs).
+    #[arg(long)]
+    no_metrics: bool,
+}
+
+/// A free loopback address for a federate's `/metrics` (the port is released just before the
+/// federate binds it; on the rare collision that federate runs without metrics).
+fn free_metrics_addr() -> Option<std::net::SocketAddr> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .ok()
 }
 
 struct Spawned {
@@ -154,7 +166,15 @@ fn launch(a: &Args) -> i32 {
                 return 2;
             }
         };
-        match spawn(&exe, args, name, tx.clone(), save_dir.as_deref()) {
+        let metrics = if a.no_metrics {
+            None
+        } else {
+            free_metrics_addr()
+        };
+        if let Some(m) = metrics {
+            println!("  {name}: metrics at http://{m}/metrics");
+        }
+        match spawn(&exe, args, name, tx.clone(), save_dir.as_deref(), metrics) {
             Ok(c) => children.push(c),
             Err(e) => {
                 eprintln!("demo: cannot start {name}: {e}");
@@ -211,8 +231,12 @@ fn spawn(
     name: &str,
     tx: mpsc::Sender<(String, String)>,
     save_dir: Option<&Path>,
+    metrics: Option<std::net::SocketAddr>,
 ) -> std::io::Result<Spawned> {
     let mut cmd = Command::new(exe);
+    if let Some(m) = metrics {
+        cmd.env("HLAMESH_METRICS_ADDR", m.to_string());
+    }
     if let Some(d) = save_dir {
         cmd.env("HLAMESH_SAVE_DIR", d);
     }
