@@ -1320,3 +1320,53 @@ fn coordinator_crash_mid_broadcast_recovers_decisions() {
         assert!(sim.feds.values().filter(|m| !m.resigning).count() >= 3);
     }
 }
+
+#[test]
+fn destroy_right_after_resignations_does_not_fail_them() {
+    // B's federate resigns; the coordinator A decides it but holds the reply until B acknowledges.
+    // A's own federate resigns and A destroys the (now empty) execution before B heard anything.
+    // Both resignations were decided before the destruction: both must complete without error
+    // (the simulator panics on an unexpected error completion).
+    let mut sim = Sim::new(7);
+    sim.add_node_and_join();
+    sim.quiesce();
+    sim.add_node_and_join();
+    sim.quiesce();
+    let ids: Vec<u64> = sim.nodes.keys().copied().collect();
+    let (a, b) = (ids[0], ids[1]);
+    let fed_of = |sim: &Sim, n: u64| {
+        *sim.feds
+            .iter()
+            .find(|(_, m)| m.node == n)
+            .map(|(h, _)| h)
+            .unwrap()
+    };
+    let (fa, fb) = (fed_of(&sim, a), fed_of(&sim, b));
+    for (n, f) in [(b, fb), (a, fa)] {
+        sim.feds.get_mut(&f).unwrap().resigning = true;
+        sim.nodes
+            .get_mut(&n)
+            .unwrap()
+            .core
+            .resign(f, ResignAction::DeleteObjects)
+            .unwrap();
+        sim.drain(n);
+        if n == b {
+            // Only B's request reaches A.
+            while let Some(Msg::Ctl(m)) = sim.control.get_mut(&(b, a)).and_then(|q| q.pop_front()) {
+                sim.nodes
+                    .get_mut(&a)
+                    .unwrap()
+                    .core
+                    .handle(sim.now, Event::Control { from: b, msg: m });
+                sim.drain(a);
+            }
+        }
+    }
+    let t = sim.nodes.get_mut(&a).unwrap().core.destroy();
+    let _ = t;
+    sim.drain(a);
+    assert!(sim.nodes[&a].core.view().destroyed);
+    sim.quiesce();
+    assert!(sim.nodes[&b].core.view().destroyed);
+}

@@ -470,7 +470,11 @@ impl FederationCore {
             // Answer pending calls before the shell drops this core.
             for (_, p) in std::mem::take(&mut self.pending) {
                 if let Some(ticket) = p.ticket {
-                    let result = if p.body == Request::Destroy {
+                    // A resignation decided before the destruction succeeded: only its reply
+                    // (held for acknowledgements) was still on its way.
+                    let resigned = matches!(&p.body, Request::Resign(h, _)
+                        if !self.view.federates.contains_key(h));
+                    let result = if p.body == Request::Destroy || resigned {
                         Ok(Completion::Done)
                     } else {
                         Err(RtiError::FederationExecutionDoesNotExist(format!(
