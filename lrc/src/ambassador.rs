@@ -130,7 +130,7 @@ pub trait FederateAmbassador: Send {
     /// 4.17: save now; write the federate's own state into
     /// [`RtiAmbassador::federate_state_dir`], then call `federate_save_begun` and
     /// `federate_save_complete` (or `_not_complete`).
-    fn initiate_federate_save(&mut self, label: &str) {}
+    fn initiate_federate_save(&mut self, label: &str, time: Option<Time>) {}
     /// 4.20: every federate saved.
     fn federation_saved(&mut self) {}
     /// 4.20: the save failed.
@@ -212,7 +212,9 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::FederationSynchronized { label, failed } => {
                 a.federation_synchronized(&label, &failed)
             }
-            Callback::InitiateFederateSave { label } => a.initiate_federate_save(&label),
+            Callback::InitiateFederateSave { label, time } => {
+                a.initiate_federate_save(&label, time)
+            }
             Callback::FederationSaved => a.federation_saved(),
             Callback::FederationNotSaved(r) => a.federation_not_saved(r),
             Callback::FederationSaveStatusResponse(v) => a.federation_save_status_response(&v),
@@ -515,9 +517,20 @@ impl RtiAmbassador {
     /// with `initiate_federate_save` to each federate, then `federation_saved` or
     /// `federation_not_saved`. Timed saves are not implemented yet.
     pub fn request_federation_save(&self, label: &str) -> RtiResult<()> {
-        self.not_saving("request_federation_save")?;
+        self.not_saving_unless_scheduled("request_federation_save")?;
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.request_federation_save(h, label))
+        lrc.with_core(fed, |c| c.request_federation_save(h, label, None))
+    }
+
+    /// 4.16 (timed): every federate saves at logical time `time`. Constrained federates are
+    /// told to save (`initiate_federate_save` with the time) right after their grant to exactly
+    /// that time, so all save at the same logical time; one already past it, or granted past it,
+    /// fails the save with `SaveTimeCannotBeHonored`. Replaces a timed save nobody reported on
+    /// yet. `LogicalTimeAlreadyPassed` if this federate's time is past `time`.
+    pub fn request_federation_save_with_time(&self, label: &str, time: Time) -> RtiResult<()> {
+        self.not_saving_unless_scheduled("request_federation_save_with_time")?;
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.request_federation_save(h, label, Some(time)))
     }
 
     /// 4.18.
@@ -597,6 +610,20 @@ impl RtiAmbassador {
             RtiError::RtiInternalError(format!("cannot create {}: {e}", dir.display()))
         })?;
         Ok(dir)
+    }
+
+    /// Like `not_saving`, but a timed save nobody reported on yet may be replaced.
+    fn not_saving_unless_scheduled(&self, service: &str) -> RtiResult<()> {
+        let (lrc, fed, _) = self.member()?;
+        let scheduled = lrc.with_core(fed, |c| {
+            Ok(c.save_in_progress()
+                .is_some_and(crate::core::save::SaveInProgress::replaceable))
+        })?;
+        if scheduled {
+            Ok(())
+        } else {
+            self.not_saving(service)
+        }
     }
 
     /// `SaveInProgress` while this federate takes part in a save (the services the standard

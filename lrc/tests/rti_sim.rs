@@ -534,7 +534,7 @@ impl Sim {
                 );
                 self.synchronized += 1;
             }
-            Callback::InitiateFederateSave { label } => {
+            Callback::InitiateFederateSave { label, .. } => {
                 assert!(m.saving.is_none(), "{f}: save {label} while {:?}", m.saving);
                 m.saving = Some((label, 0));
             }
@@ -917,7 +917,7 @@ impl Sim {
         };
         let label = format!("S{}", self.rng.below(3));
         let core = &mut self.nodes.get_mut(&node).unwrap().core;
-        match core.request_federation_save(h, &label) {
+        match core.request_federation_save(h, &label, None) {
             Ok(()) => {}
             Err(hlamesh_lrc::error::RtiError::SaveInProgress(_)) => {
                 assert!(core.save_in_progress().is_some())

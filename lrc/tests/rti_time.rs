@@ -45,6 +45,8 @@ enum Ev {
     RegulationEnabled(Time),
     ConstrainedEnabled(Time),
     Grant(Time),
+    InitiateSave(Option<Time>),
+    NotSaved(String),
 }
 
 #[derive(Clone, Default)]
@@ -105,6 +107,12 @@ impl FederateAmbassador for Rec {
     }
     fn time_advance_grant(&mut self, time: Time) {
         self.push(Ev::Grant(time));
+    }
+    fn initiate_federate_save(&mut self, _label: &str, time: Option<Time>) {
+        self.push(Ev::InitiateSave(time));
+    }
+    fn federation_not_saved(&mut self, reason: hlamesh_lrc::ambassador::SaveFailureReason) {
+        self.push(Ev::NotSaved(format!("{reason:?}")));
     }
 }
 
@@ -549,4 +557,89 @@ fn updates_and_interactions_sent_out_of_order_are_delivered_in_timestamp_order()
             (b"u7".to_vec(), Some(t(7.0)), ts),
         ]
     );
+}
+
+#[test]
+fn timed_save_is_initiated_right_after_the_grant_to_the_save_time() {
+    let mut feds = federation(3);
+    regulate_and_constrain(&mut feds, 1.0);
+    feds[0]
+        .amb
+        .request_federation_save_with_time("at5", t(5.0))
+        .unwrap();
+    for step in 1..=5 {
+        for f in feds.iter() {
+            f.amb.time_advance_request(t(f64::from(step))).unwrap();
+        }
+        drive(&mut feds, |_, s| s.contains(&Ev::Grant(t(f64::from(step)))));
+        if step < 5 {
+            for f in &feds {
+                assert!(
+                    !f.seen.iter().any(|e| matches!(e, Ev::InitiateSave(_))),
+                    "initiated before the save time: {:?}",
+                    f.seen
+                );
+            }
+        }
+    }
+    drive(&mut feds, |_, s| {
+        s.contains(&Ev::InitiateSave(Some(t(5.0))))
+    });
+    for f in &feds {
+        let g = f.seen.iter().position(|e| *e == Ev::Grant(t(5.0))).unwrap();
+        let i = f
+            .seen
+            .iter()
+            .position(|e| *e == Ev::InitiateSave(Some(t(5.0))))
+            .unwrap();
+        assert!(g < i, "grant then initiate: {:?}", f.seen);
+        assert_eq!(f.amb.query_logical_time().unwrap(), t(5.0));
+    }
+    // Now services are refused until the save ends (here: one federate cannot save).
+    assert!(matches!(
+        feds[1].amb.time_advance_request(t(6.0)),
+        Err(RtiError::SaveInProgress(_))
+    ));
+    for f in &feds {
+        f.amb.federate_save_begun().unwrap();
+        f.amb.federate_save_not_complete().unwrap();
+    }
+    drive(&mut feds, |_, s| {
+        s.contains(&Ev::NotSaved("FederateReportedFailureDuringSave".into()))
+    });
+    for f in &feds {
+        f.amb.time_advance_request(t(6.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.contains(&Ev::Grant(t(6.0))));
+}
+
+#[test]
+fn timed_save_before_a_constrained_federates_time_cannot_be_honored() {
+    let mut feds = federation(3);
+    // f0 and f1 time-managed and advanced to 3; f2 not time-managed.
+    regulate_and_constrain(&mut feds[..2], 1.0);
+    for f in &feds[..2] {
+        f.amb.time_advance_request(t(3.0)).unwrap();
+    }
+    drive(&mut feds[..2], |_, s| s.contains(&Ev::Grant(t(3.0))));
+    // The requester's own time is checked at once.
+    assert!(matches!(
+        feds[0]
+            .amb
+            .request_federation_save_with_time("early", t(2.0)),
+        Err(RtiError::LogicalTimeAlreadyPassed(_))
+    ));
+    // From an unconstrained federate it is accepted, and fails when f0 and f1 see it.
+    feds[2]
+        .amb
+        .request_federation_save_with_time("early", t(2.0))
+        .unwrap();
+    drive(&mut feds, |_, s| {
+        s.contains(&Ev::NotSaved("SaveTimeCannotBeHonored".into()))
+    });
+    // f2, not constrained, was told to save at once; f0 and f1 never.
+    assert!(feds[2].seen.contains(&Ev::InitiateSave(Some(t(2.0)))));
+    for f in &feds[..2] {
+        assert!(!f.seen.iter().any(|e| matches!(e, Ev::InitiateSave(_))));
+    }
 }

@@ -80,7 +80,11 @@ impl FederateAmbassador for Amb {
         let failed: Vec<u32> = failed.iter().map(|h| h.0).collect();
         out(json!({"event":"synchronized","label":label,"failed":failed}));
     }
-    fn initiate_federate_save(&mut self, label: &str) {
+    fn initiate_federate_save(
+        &mut self,
+        label: &str,
+        _time: Option<hlamesh_lrc::ambassador::Time>,
+    ) {
         out(json!({"event":"initiate_save","label":label}));
     }
     fn federation_saved(&mut self) {

@@ -278,7 +278,7 @@ impl FederationCore {
                     self.reply(from, id, r);
                 }
             }
-            save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave) => {
+            save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave(_)) => {
                 if let Some(r) = self.decide_save(from, id, save) {
                     self.reply(from, id, r);
                 }

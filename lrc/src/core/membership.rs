@@ -158,7 +158,7 @@ impl View {
             | Decision::SyncAchieved { req: r, .. }
             | Decision::SaveInitiated { req: r, .. }
             | Decision::SaveReported { req: r, .. }
-            | Decision::SaveAborted { req: r } => *r == req,
+            | Decision::SaveAborted { req: r, .. } => *r == req,
             _ => false,
         })
     }

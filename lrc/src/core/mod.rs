@@ -161,9 +161,10 @@ pub enum Callback {
         label: String,
         failed: Vec<FederateHandle>,
     },
-    /// 4.17 (untimed).
+    /// 4.17 (with the save time of a timed save).
     InitiateFederateSave {
         label: String,
+        time: Option<time::Time>,
     },
     /// 4.20.
     FederationSaved,
@@ -293,6 +294,10 @@ pub struct FederationCore {
     pub(crate) time: time::TimeState,
     pub(crate) sync: sync_point::SyncPoints,
     pub(crate) save: Option<save::SaveInProgress>,
+    /// Local constrained federates a timed save waits for: initiated on their grant to it.
+    pub(crate) timed_save_wait: BTreeMap<FederateHandle, time::Time>,
+    /// A local federate cannot honour the timed save's time (sent by [`Self::poll_action`]).
+    pub(crate) save_cannot_honor: bool,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -341,6 +346,8 @@ impl FederationCore {
             time: time::TimeState::default(),
             sync: Default::default(),
             save: None,
+            timed_save_wait: BTreeMap::new(),
+            save_cannot_honor: false,
             actions: VecDeque::new(),
         }
     }
@@ -433,6 +440,7 @@ impl FederationCore {
 
     /// Next queued action.
     pub fn poll_action(&mut self) -> Option<Action> {
+        self.abort_save_deferred();
         self.actions.pop_front()
     }
 

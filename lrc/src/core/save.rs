@@ -17,8 +17,14 @@
 //! lookahead, regulating/constrained) — and the shell writes it atomically with a checksum next
 //! to the directory the federate wrote its own state into (see `crate::save_file`).
 //!
-//! Not yet: timed saves (`request_federation_save` with a time), restore, and the
-//! time manager's queued undelivered messages in the saved state.
+//! Timed saves: the decision carries the save time. Each LRC initiates the save at once for its
+//! federates that are not time-constrained, and for constrained ones when they are granted
+//! exactly the save time (the grant callback first, then `initiate_federate_save` with the time),
+//! so all save at the same logical time. A constrained federate already past the save time, or
+//! granted past it, makes its LRC abort the save with `SaveTimeCannotBeHonored`. A new request
+//! replaces a timed save nobody has reported on yet.
+//!
+//! Not yet: restore, and the time manager's queued undelivered messages in the saved state.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::RtiError;
 use crate::handles::ObjectInstanceHandle;
 use crate::handles::{AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle};
+use hlamesh_timesync::LogicalTime;
 
 use super::wire::{Decision, Reply, Request, ResignAction};
 use super::{Callback, FederationCore, Node};
@@ -83,6 +90,17 @@ pub struct SaveInProgress {
     pub members: BTreeMap<FederateHandle, SaveStatus>,
     /// Why it will fail, once a member reported a failure.
     pub failed: Option<SaveFailureReason>,
+    /// Save time of a timed save.
+    pub time: Option<super::time::Time>,
+    /// A member reported on it (a timed save is no longer just scheduled).
+    pub reported: bool,
+}
+
+impl SaveInProgress {
+    /// A timed save nobody reported on yet: a new request replaces it.
+    pub fn replaceable(&self) -> bool {
+        self.time.is_some() && !self.reported
+    }
 }
 
 /// One instance as saved.
@@ -158,10 +176,12 @@ impl FederationCore {
         service: &str,
     ) -> Result<(), RtiError> {
         match &self.save {
-            Some(s) if s.members.contains_key(&f) => Err(RtiError::SaveInProgress(format!(
-                "federation {}: federate {f}: {service} while save \"{}\" is in progress",
-                self.name, s.label
-            ))),
+            Some(s) if s.members.contains_key(&f) && !self.timed_save_wait.contains_key(&f) => {
+                Err(RtiError::SaveInProgress(format!(
+                    "federation {}: federate {f}: {service} while save \"{}\" is in progress",
+                    self.name, s.label
+                )))
+            }
             _ => Ok(()),
         }
     }
@@ -171,13 +191,27 @@ impl FederationCore {
         &mut self,
         f: FederateHandle,
         label: &str,
+        time: Option<super::time::Time>,
     ) -> Result<(), RtiError> {
         self.local(f)?;
-        self.refuse_while_saving(f, "requestFederationSave")?;
+        if !self.save.as_ref().is_some_and(SaveInProgress::replaceable) {
+            self.refuse_while_saving(f, "requestFederationSave")?;
+        }
+        if let (Some(t), Some(tm)) = (time, self.time_manager(f))
+            && t < tm.logical_time()
+        {
+            return Err(RtiError::LogicalTimeAlreadyPassed(format!(
+                "federation {}: federate {f}: save time {} is before its logical time {}",
+                self.name,
+                t.value(),
+                tm.logical_time().value()
+            )));
+        }
         self.request(
             Request::Save {
                 federate: f,
                 label: label.to_string(),
+                time: time.map(|t| t.encode().to_vec()),
             },
             None,
             false,
@@ -261,7 +295,11 @@ impl FederationCore {
                 self.name
             )));
         }
-        self.request(Request::AbortSave, None, false);
+        self.request(
+            Request::AbortSave(SaveFailureReason::SaveAborted),
+            None,
+            false,
+        );
         Ok(())
     }
 
@@ -347,8 +385,10 @@ impl FederationCore {
     pub(crate) fn decide_save(&mut self, from: Node, id: u64, body: Request) -> Option<Reply> {
         let req = (from, id);
         match body {
-            Request::Save { label, .. } => {
-                if let Some(s) = &self.save {
+            Request::Save { label, time, .. } => {
+                if let Some(s) = &self.save
+                    && !s.replaceable()
+                {
                     return Some(Reply::Failed(RtiError::SaveInProgress(format!(
                         "federation {}: save \"{}\" is in progress",
                         self.name, s.label
@@ -357,6 +397,7 @@ impl FederationCore {
                 let members: Vec<FederateHandle> = self.view.federates.keys().copied().collect();
                 self.decide(Decision::SaveInitiated {
                     label,
+                    time,
                     members,
                     req,
                 });
@@ -376,9 +417,9 @@ impl FederationCore {
                 }
                 Some(Reply::Done)
             }
-            Request::AbortSave => {
+            Request::AbortSave(reason) => {
                 if self.save.is_some() {
-                    self.decide(Decision::SaveAborted { req });
+                    self.decide(Decision::SaveAborted { reason, req });
                 }
                 Some(Reply::Done)
             }
@@ -389,27 +430,55 @@ impl FederationCore {
     /// Applies a save decision on this member (every member does the same).
     pub(crate) fn apply_save(&mut self, d: &Decision) {
         match d {
-            Decision::SaveInitiated { label, members, .. } => {
+            Decision::SaveInitiated {
+                label,
+                time,
+                members,
+                ..
+            } => {
+                let time = super::time::decode_time(time);
                 let members: BTreeMap<FederateHandle, SaveStatus> = members
                     .iter()
                     .filter(|h| self.view.federates.contains_key(h))
                     .map(|h| (*h, SaveStatus::FederateInstructedToSave))
                     .collect();
-                for h in members.keys() {
-                    if self.locals.contains_key(h) {
-                        self.callback(
+                self.timed_save_wait.clear();
+                self.save = Some(SaveInProgress {
+                    label: label.clone(),
+                    members: members.clone(),
+                    failed: None,
+                    time,
+                    reported: false,
+                });
+                let mut cannot = false;
+                let locals: Vec<FederateHandle> = members
+                    .keys()
+                    .filter(|h| self.locals.contains_key(h))
+                    .copied()
+                    .collect();
+                for h in &locals {
+                    let constrained = self.time_manager(*h).and_then(|m| {
+                        (m.constraint() == hlamesh_timesync::ConstraintState::On)
+                            .then(|| m.logical_time())
+                    });
+                    match (time, constrained) {
+                        (Some(t), Some(now)) if now < t => {
+                            self.timed_save_wait.insert(*h, t);
+                        }
+                        (Some(t), Some(now)) if now > t => cannot = true,
+                        _ => self.callback(
                             *h,
                             Callback::InitiateFederateSave {
                                 label: label.clone(),
+                                time,
                             },
-                        );
+                        ),
                     }
                 }
-                self.save = Some(SaveInProgress {
-                    label: label.clone(),
-                    members,
-                    failed: None,
-                });
+                if cannot {
+                    // Not from inside the decision being applied: see `abort_save_deferred`.
+                    self.save_cannot_honor = true;
+                }
             }
             Decision::SaveReported {
                 federate, report, ..
@@ -417,6 +486,7 @@ impl FederationCore {
                 if let Some(s) = self.save.as_mut()
                     && let Some(st) = s.members.get_mut(federate)
                 {
+                    s.reported = true;
                     match report {
                         SaveReport::Begun => *st = SaveStatus::FederateSaving,
                         SaveReport::Complete => {
@@ -443,8 +513,8 @@ impl FederationCore {
                     }
                 }
             }
-            Decision::SaveAborted { .. } if self.save.is_some() => {
-                self.end_save(Some(SaveFailureReason::SaveAborted));
+            Decision::SaveAborted { reason, .. } if self.save.is_some() => {
+                self.end_save(Some(*reason));
             }
             _ => {}
         }
@@ -465,7 +535,50 @@ impl FederationCore {
         }
     }
 
+    /// A local federate was granted `t`: a timed save waiting for it starts now (grant first,
+    /// then the initiation), or fails if the grant went past the save time.
+    pub(crate) fn timed_save_on_grant(&mut self, h: FederateHandle, t: super::time::Time) {
+        let Some(save_time) = self.timed_save_wait.get(&h).copied() else {
+            return;
+        };
+        if t < save_time {
+            return;
+        }
+        self.timed_save_wait.remove(&h);
+        if t == save_time {
+            let label = self
+                .save
+                .as_ref()
+                .map(|s| s.label.clone())
+                .unwrap_or_default();
+            self.callback(
+                h,
+                Callback::InitiateFederateSave {
+                    label,
+                    time: Some(save_time),
+                },
+            );
+        } else {
+            self.save_cannot_honor = true;
+        }
+    }
+
+    /// Sends the `SaveTimeCannotBeHonored` abort noticed while applying a decision or a grant.
+    /// Requests are never made from inside a decision's application: on the coordinator the
+    /// request is decided at once, and that decision would enter the log before the one being
+    /// applied.
+    pub(crate) fn abort_save_deferred(&mut self) {
+        if std::mem::take(&mut self.save_cannot_honor) && self.save.is_some() {
+            self.request(
+                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored),
+                None,
+                false,
+            );
+        }
+    }
+
     fn end_save(&mut self, failure: Option<SaveFailureReason>) {
+        self.timed_save_wait.clear();
         let Some(s) = self.save.take() else { return };
         let locals: BTreeSet<FederateHandle> = s
             .members

@@ -398,7 +398,14 @@ impl FederationCore {
                     TimeCallback::TimeConstrainedEnabled(t) => Callback::TimeConstrainedEnabled(t),
                     TimeCallback::TimeAdvanceGrant(t) => Callback::TimeAdvanceGrant(t),
                 };
+                let granted = match &cb {
+                    Callback::TimeAdvanceGrant(t) => Some(*t),
+                    _ => None,
+                };
                 self.callback(h, cb);
+                if let Some(t) = granted {
+                    self.timed_save_on_grant(h, t);
+                }
             }
         }
     }

@@ -225,6 +225,8 @@ pub enum Decision {
     SaveInitiated {
         /// Label.
         label: String,
+        /// Save time of a timed save (encoded `HLAfloat64Time`).
+        time: Option<Timestamp>,
         /// Federates taking part.
         members: Vec<FederateHandle>,
         /// Request it answers.
@@ -239,8 +241,10 @@ pub enum Decision {
         /// Request it answers.
         req: (u64, u64),
     },
-    /// The save in progress was aborted (4.21).
+    /// The save in progress was aborted (4.21), or a federate could not honour its time.
     SaveAborted {
+        /// Why: `SaveAborted` or `SaveTimeCannotBeHonored`.
+        reason: super::save::SaveFailureReason,
         /// Request it answers.
         req: (u64, u64),
     },
@@ -301,6 +305,8 @@ pub enum Request {
         federate: FederateHandle,
         /// Label.
         label: String,
+        /// Save time of a timed save.
+        time: Option<Timestamp>,
     },
     /// A federate's report on the save in progress.
     SaveReport {
@@ -309,8 +315,9 @@ pub enum Request {
         /// Report.
         report: super::save::SaveReport,
     },
-    /// Abort the save in progress.
-    AbortSave,
+    /// Abort the save in progress (`SaveAborted`, or `SaveTimeCannotBeHonored` from an LRC whose
+    /// federate is already past the save time).
+    AbortSave(super::save::SaveFailureReason),
     /// Achieve a synchronization point.
     AchieveSync {
         /// Federate.

@@ -152,8 +152,8 @@ impl FederateAmbassador for HlaSide {
         self.command(Management::SyncAnnounced(label.to_string(), tag.to_vec()));
     }
 
-    fn initiate_federate_save(&mut self, label: &str) {
-        self.command(Management::InitiateSave(label.to_string(), None));
+    fn initiate_federate_save(&mut self, label: &str, time: Option<Time>) {
+        self.command(Management::InitiateSave(label.to_string(), time));
     }
 
     fn federation_saved(&mut self) {

@@ -1,10 +1,10 @@
 //! Stand-ins for RTI services the engine is written against but this LRC does not offer yet
-//! (timed federation save, federation restore). Each returns `RtiInternalError`, so an
+//! (federation restore). Each returns `RtiInternalError`, so an
 //! engine that reaches one fails with a clear cause. The real `RtiAmbassador` methods, once they
 //! exist, take precedence over these (inherent methods shadow trait methods); then this module
 //! goes.
 
-use crate::ambassador::{RtiAmbassador, Time};
+use crate::ambassador::RtiAmbassador;
 use crate::error::{RtiError, RtiResult};
 
 fn missing(what: &str) -> RtiError {
@@ -14,9 +14,6 @@ fn missing(what: &str) -> RtiError {
 /// The services still to come.
 #[allow(dead_code)]
 pub(crate) trait PendingApi {
-    fn request_federation_save_with_time(&self, _l: &str, _t: Time) -> RtiResult<()> {
-        Err(missing("federation save"))
-    }
     fn request_federation_restore(&self, _l: &str) -> RtiResult<()> {
         Err(missing("federation restore"))
     }
