@@ -44,7 +44,8 @@
 //! ```
 //!
 //! Saves go under `$HLAMESH_SAVE_DIR` (default `~/.local/share/hlamesh/saves`), see
-//! [`save_file`]. Restore and timed saves are not implemented yet.
+//! [`save_file`]. `request_federation_save_with_time` saves every constrained federate right
+//! after its grant to the save time. Restore is not implemented yet.
 //!
 //! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
 //! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
