@@ -4,7 +4,9 @@
 //! families are there and move as updates flow. Then: every metric the shipped Grafana dashboard
 //! queries exists in a real scrape, and a real Prometheus server (the Debian package, installed
 //! by `.ci/run`) started from the shipped scrape configuration returns reflection-latency
-//! samples from its query API.
+//! samples from its query API — for those two federates, and for the running demo (built beside
+//! this test by `cargo test --workspace`), which `hlamesh status --json` must also list with
+//! every federate.
 //!
 //! Everything runs on loopback: the test process itself scrapes the federates.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -529,25 +531,58 @@ fn test_config(dir: &std::path::Path, targets: &[SocketAddr]) -> PathBuf {
     path
 }
 
-#[test]
-fn a_real_prometheus_scrapes_the_federation_with_the_shipped_config() {
-    let Some(bin) = ["prometheus", "/usr/bin/prometheus"].into_iter().find(|b| {
+/// The `prometheus` binary, or `None` (with a SKIP note naming `test`).
+fn prometheus_binary(test: &str) -> Option<&'static str> {
+    let bin = ["prometheus", "/usr/bin/prometheus"].into_iter().find(|b| {
         Command::new(b)
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
-    }) else {
+    });
+    if bin.is_none() {
         eprintln!(
-            "SKIP a_real_prometheus_scrapes_the_federation_with_the_shipped_config: no \
-             `prometheus` binary (Debian package `prometheus`; .ci/run installs it)"
+            "SKIP {test}: no `prometheus` binary (Debian package `prometheus`; .ci/run installs it)"
         );
+    }
+    bin
+}
+
+#[test]
+fn a_real_prometheus_scrapes_the_federation_with_the_shipped_config() {
+    let Some(bin) =
+        prometheus_binary("a_real_prometheus_scrapes_the_federation_with_the_shipped_config")
+    else {
         return;
     };
     let _g = serial();
     let (_lab, a, b) = federation("opsp");
-    let dir = std::env::temp_dir().join(format!("hlamesh-prom-{}", std::process::id()));
+    let counts = prometheus_latency_series(bin, "opsp", &[a.metrics, b.metrics]);
+    let instances: BTreeSet<String> = counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["metric"]["instance"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        instances.contains(&a.metrics.to_string()) || instances.contains(&b.metrics.to_string()),
+        "series from {instances:?}"
+    );
+    assert!(
+        counts
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["metric"]["class"] == SODA),
+        "{counts}"
+    );
+}
+
+/// Starts Prometheus from the shipped configuration pointed at `targets` and returns the
+/// reflection-latency count series its query API serves, once it also gives a finite p99.
+fn prometheus_latency_series(bin: &str, tag: &str, targets: &[SocketAddr]) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("hlamesh-prom-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let config = test_config(&dir, &[a.metrics, b.metrics]);
+    let config = test_config(&dir, targets);
     let web = SocketAddr::from(([127, 0, 0, 1], free_port()));
     let check = Command::new("promtool")
         .args(["check", "config"])
@@ -622,23 +657,135 @@ fn a_real_prometheus_scrapes_the_federation_with_the_shipped_config() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let counts = counts.expect("Prometheus returned no reflection-latency samples within 40 s");
-    let instances: BTreeSet<String> = counts
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["metric"]["instance"].as_str().unwrap_or("").to_string())
-        .collect();
-    assert!(
-        instances.contains(&a.metrics.to_string()) || instances.contains(&b.metrics.to_string()),
-        "series from {instances:?}"
+    quantile.expect("histogram_quantile over the latency buckets gave no finite value");
+    counts
+}
+
+/// The example federation's `demo`, built beside this test binary by `cargo test --workspace`.
+fn demo_binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("demo");
+    p.exists().then_some(p)
+}
+
+/// A running demo. On drop it is given time to end its run (it stops its federates itself);
+/// only if it does not is it killed.
+struct Demo(Child);
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let end = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < end {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            // Polling a child's exit: there is no portable event to wait on with a timeout.
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Issue 8's tests 3 and 4 on the demo itself: while it runs, `hlamesh status --json` lists its
+/// federation and every federate, and a real Prometheus started from the shipped configuration
+/// scrapes every federate's `/metrics` and serves reflection-latency samples.
+#[test]
+fn the_running_demo_is_listed_by_status_and_scraped_by_prometheus() {
+    let test = "the_running_demo_is_listed_by_status_and_scraped_by_prometheus";
+    let Some(bin) = prometheus_binary(test) else {
+        return;
+    };
+    let Some(demo) = demo_binary() else {
+        eprintln!("SKIP {test}: the demo is not built (cargo test --workspace builds it)");
+        return;
+    };
+    let _g = serial();
+    let mut child = Command::new(demo)
+        .args(["--duration", "12"])
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("start the demo");
+    let stdout = child.stdout.take().unwrap();
+    let _demo = Demo(child);
+    // The demo prints one "NAME: metrics at http://ADDR/metrics" line per federate, the viewer
+    // last; the rest of its output is drained so it never blocks on a full pipe.
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut targets: HashMap<String, SocketAddr> = HashMap::new();
+    let mut federation = String::new();
+    while !targets.contains_key("viewer") {
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the demo printed its metrics URLs");
+        if let Some(rest) = line.strip_prefix("hlamesh demo: federation ") {
+            federation = rest.split(':').next().unwrap_or_default().to_string();
+        }
+        if let Some((name, url)) = line.trim().split_once(": metrics at ") {
+            targets.insert(name.to_string(), metrics_addr(url));
+        }
+    }
+    assert!(!federation.is_empty(), "the demo names its federation");
+
+    // `hlamesh status --json` as another process on this machine (the demo's defaults).
+    let mut listed = BTreeSet::new();
+    let end = Instant::now() + Duration::from_secs(30);
+    while listed.len() < targets.len() && Instant::now() < end {
+        let out = Command::new(env!("CARGO_BIN_EXE_hlamesh"))
+            .args(["status", "--json", "--listen-ms", "2000"])
+            .output()
+            .expect("run hlamesh status");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        listed = report["federations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["name"] == federation.as_str())
+            .flat_map(|f| f["members"].as_array().cloned().unwrap_or_default())
+            .filter_map(|m| m["name"].as_str().map(str::to_string))
+            .collect();
+    }
+    let expected: BTreeSet<String> = targets.keys().cloned().collect();
+    assert_eq!(
+        listed, expected,
+        "members of {federation} listed by hlamesh status"
     );
+    let list: Vec<SocketAddr> = targets.values().copied().collect();
+    let counts = prometheus_latency_series(bin, "demo", &list);
+    // The run must also end well: its last line is the summary's verdict.
+    let verdict = loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(l) if l.starts_with("RESULT") => break l,
+            Ok(_) => {}
+            Err(_) => panic!("the demo printed no RESULT line"),
+        }
+    };
+    assert!(verdict.contains("all_end=true"), "{verdict}");
+    // The viewer reflects every vehicle: its latency series come from the demo's own classes.
+    let viewer = targets["viewer"].to_string();
     assert!(
         counts
             .as_array()
             .unwrap()
             .iter()
-            .all(|s| s["metric"]["class"] == SODA),
+            .any(|s| s["metric"]["instance"] == viewer.as_str()
+                && s["metric"]["class"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("HLAobjectRoot.Vehicle"))),
         "{counts}"
     );
-    quantile.expect("histogram_quantile over the latency buckets gave no finite value");
 }
