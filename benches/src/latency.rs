@@ -346,6 +346,10 @@ pub fn run(
     let mut d = Driver::new(hl, raw, 1)?;
     let deadline = started + timeout;
     let mut results = Vec::new();
+    let mut progress = crate::progress::Progress::new(
+        "latency",
+        (opts.reliabilities.len() * opts.sizes.len() * opts.samples * 2) as u64,
+    );
     for rel in &opts.reliabilities {
         let best_effort = rel == "best-effort";
         for &size in &opts.sizes {
@@ -374,6 +378,7 @@ pub fn run(
                     }
                     match d.block(path, block.min(want), best_effort, size) {
                         Some(samples) => {
+                            progress.inc(samples.len() as u64);
                             for s in samples {
                                 let _ = hists[usize::from(path)].record(s.max(1));
                             }

@@ -16,6 +16,7 @@ pub mod net;
 pub mod peer;
 pub mod placement;
 pub mod procstat;
+pub mod progress;
 pub mod report;
 pub mod rti;
 pub mod scale;

@@ -144,6 +144,8 @@ pub fn run(
     let deadline = started + timeout;
     let size = opts.size.max(crate::wire::MIN_PAYLOAD);
     let mut results = Vec::new();
+    let mut progress =
+        crate::progress::Progress::new("scale", (opts.nodes.len() * opts.samples * 2) as u64);
     for &nodes in &opts.nodes {
         let peers = nodes.max(2) - 1;
         let left = deadline.saturating_duration_since(Instant::now());
@@ -187,6 +189,7 @@ pub fn run(
                 match got {
                     Some(samples) => {
                         cpu[i].add(wall, samples.len(), me, &after);
+                        progress.inc(samples.len() as u64);
                         for s in samples {
                             let _ = hists[i].record(s.max(1));
                         }

@@ -253,6 +253,11 @@ pub fn run(
     let step = Duration::from_secs(30).min(timeout);
     let mut results = Vec::new();
     let mut next_block = 1u32;
+    let mut progress = crate::progress::Progress::new(
+        "throughput",
+        (opts.fanouts.len() * opts.reliabilities.len() * opts.batching.len() * (opts.blocks + 1))
+            as u64,
+    );
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
         let mut s = Session::start(placement, Role::Sink, opts.level, fanout, step, left + step)?;
@@ -271,6 +276,7 @@ pub fn run(
                 let hl0 = hl.counters();
                 let peers0 = peer_counters(&mut s, step)?;
                 for b in 0..=opts.blocks {
+                    progress.inc(1);
                     if Instant::now() > deadline {
                         return Err(BenchError::Protocol(format!(
                             "throughput run exceeded its time bound of {timeout:?}"

@@ -156,6 +156,10 @@ pub fn run(
     let machine = Machine::describe();
     let deadline = started + timeout;
     let mut results = Vec::new();
+    let mut progress = crate::progress::Progress::new(
+        "time",
+        (opts.federates.len() * opts.blocks.max(1) * PHASES.len()) as u64,
+    );
     for &n in &opts.federates {
         let n = n.max(2);
         if let Some(max) = placement.peer_hosts()
@@ -202,6 +206,7 @@ pub fn run(
         let mut reports: Vec<Vec<Vec<PhaseReport>>> = vec![Vec::new(); PHASES.len()];
         for _ in 0..opts.blocks.max(1) {
             for (i, phase) in PHASES.iter().enumerate() {
+                progress.inc(1);
                 if Instant::now() > deadline {
                     return Err(BenchError::Protocol(format!(
                         "time run exceeded its time bound of {timeout:?}"
