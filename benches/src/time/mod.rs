@@ -196,6 +196,8 @@ pub fn run(
             );
             procs.push(placement.spawn_peer(k, &args)?);
         }
+        // `--lab N --loss P`: the federates' hosts drop P % of the datagrams they receive.
+        placement.inject_loss(n + 1, &[net.data_port, net.raw_port])?;
         let step = Duration::from_secs(60).min(left);
         let mut join_ms = Vec::new();
         for p in &procs {
