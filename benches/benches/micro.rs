@@ -1,7 +1,8 @@
 //! Criterion micro-benchmarks of the hot pieces under an update and a grant: the wire form of an
 //! attribute update, datagram authentication, one message through the sans-I/O data plane
-//! (fragmentation and reassembly at 8 KiB), GALT with 64 regulating peers, the TSO queue, and
-//! loading the RPR FOM set. `cargo bench -p hlamesh-benches --bench micro` (not built by
+//! (fragmentation and reassembly at 8 KiB), GALT with 64 regulating peers, the TSO queue, the
+//! engine's data-reconstruction queue (a frame's reflections pushed by the HLA thread, swapped
+//! out by the engine thread), and loading the RPR FOM set. `cargo bench -p hlamesh-benches --bench micro` (not built by
 //! `cargo test`). FOMs come from `$HLAMESH_FOM_DIR` or `<repo>/../shared/foms`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -227,8 +228,39 @@ fn bench_fom(c: &mut Criterion) {
     g.finish();
 }
 
+/// One frame's worth of reflections (100 instances) pushed into the HLA queue, then swapped into
+/// the engine's queue at the end of the frame: the per-frame cost of the reconstruction layer.
+fn bench_reconstruction_swap(c: &mut Criterion) {
+    use hlamesh_lrc::engine::reconstruction::{HlaEvent, HlaQueue};
+    use std::collections::VecDeque;
+    let mut g = c.benchmark_group("reconstruction");
+    g.throughput(Throughput::Elements(100));
+    g.bench_function("push 100 reflections + swap", |b| {
+        let q = HlaQueue::new(4096);
+        let mut into = VecDeque::with_capacity(4096);
+        let now = std::time::Instant::now();
+        b.iter(|| {
+            for i in 0..100u32 {
+                q.push(HlaEvent::Reflected {
+                    object: ObjectInstanceHandle(u64::from(i)),
+                    values: vec![(AttributeHandle(1), vec![0x5a; 24])],
+                    tag: Vec::new(),
+                    time: None,
+                    producer: FederateHandle(2),
+                    received: now,
+                });
+            }
+            q.swap(&mut into);
+            black_box(into.len());
+            into.clear();
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     micro,
+    bench_reconstruction_swap,
     bench_wire,
     bench_auth,
     bench_data_plane,
