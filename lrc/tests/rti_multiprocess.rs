@@ -347,18 +347,18 @@ fn reliable_updates_survive_five_percent_loss() {
     );
 }
 
-#[test]
-fn lockstep_tar_across_four_processes() {
-    let _g = serial();
-    const N: usize = 4;
-    let steps: u32 = std::env::var("HLAMESH_LOCKSTEP_STEPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
-    let lab = Lab::new(N);
+/// `n` `rti-probe` federates (named `{prefix}1`…) on hosts 1..=n set up for `steps` lockstep
+/// TAR steps on MovingObject with Vehicle.Position in time-stamp order; they join one after the
+/// other (the first creates). Returns the probes and the temporary FOM file to remove.
+fn lockstep_federation(
+    lab: &Lab,
+    tag: &str,
+    prefix: &str,
+    n: usize,
+    steps: u32,
+) -> (Vec<Probe>, std::path::PathBuf) {
     let ports = Ports::unique();
-    let fed = fed_name("lockstep");
-    // MovingObject with Vehicle.Position in time-stamp order.
+    let fed = fed_name(tag);
     let fom_text = std::fs::read_to_string(
         common::lab::repo_root().join("fed-examples/foms/MovingObject.xml"),
     )
@@ -368,9 +368,9 @@ fn lockstep_tar_across_four_processes() {
     std::fs::write(&fom_path, fom_text).unwrap();
     let fom_arg = fom_path.display().to_string();
     let steps_arg = steps.to_string();
-    let n_arg = N.to_string();
+    let n_arg = n.to_string();
     let mut probes = Vec::new();
-    for i in 1..=N {
+    for i in 1..=n {
         let mut extra = vec![
             "--publish",
             "Vehicle:Position",
@@ -388,11 +388,23 @@ fn lockstep_tar_across_four_processes() {
         if i == 1 {
             extra.extend(["--create", "--fom", &fom_arg]);
         }
-        let p = probe(&lab, i, &ports, &fed, &extra, &format!("f{i}"));
-        // Join one after the other (the first creates).
+        let p = probe(lab, i, &ports, &fed, &extra, &format!("{prefix}{i}"));
         p.wait_event("joined", Duration::from_secs(30));
         probes.push(p);
     }
+    (probes, fom_path)
+}
+
+#[test]
+fn lockstep_tar_across_four_processes() {
+    let _g = serial();
+    const N: usize = 4;
+    let steps: u32 = std::env::var("HLAMESH_LOCKSTEP_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
+    let lab = Lab::new(N);
+    let (probes, fom_path) = lockstep_federation(&lab, "lockstep", "f", N, steps);
     // Every federate's outcome first, so a failure shows which federate got stuck where.
     let results: Vec<Result<serde_json::Value, String>> = probes
         .iter()
@@ -441,41 +453,7 @@ fn lockstep_survives_a_federate_killed_mid_run() {
     const N: usize = 3;
     let steps: u32 = 400;
     let lab = Lab::new(N);
-    let ports = Ports::unique();
-    let fed = fed_name("lockkill");
-    let fom_text = std::fs::read_to_string(
-        common::lab::repo_root().join("fed-examples/foms/MovingObject.xml"),
-    )
-    .unwrap()
-    .replacen("<order>Receive</order>", "<order>TimeStamp</order>", 1);
-    let fom_path = std::env::temp_dir().join(format!("{fed}-MovingObject.xml"));
-    std::fs::write(&fom_path, fom_text).unwrap();
-    let fom_arg = fom_path.display().to_string();
-    let steps_arg = steps.to_string();
-    let n_arg = N.to_string();
-    let mut probes = Vec::new();
-    for i in 1..=N {
-        let mut extra = vec![
-            "--publish",
-            "Vehicle:Position",
-            "--subscribe",
-            "Vehicle:Position",
-            "--lockstep",
-            &steps_arg,
-            "--federates",
-            &n_arg,
-            "--lookahead",
-            "1.0",
-            "--join-retry-ms",
-            "15000",
-        ];
-        if i == 1 {
-            extra.extend(["--create", "--fom", &fom_arg]);
-        }
-        let p = probe(&lab, i, &ports, &fed, &extra, &format!("k{i}"));
-        p.wait_event("joined", Duration::from_secs(30));
-        probes.push(p);
-    }
+    let (mut probes, fom_path) = lockstep_federation(&lab, "lockkill", "k", N, steps);
     // Kill the last one once the federation is 100 steps in.
     let end = Instant::now() + Duration::from_secs(60);
     loop {

@@ -5,7 +5,7 @@
 //! every tenth sends an interaction; with `--time` it is regulating and constrained and each step
 //! is a time-advance request waited for. One JSON line per milestone on stdout.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -13,25 +13,17 @@ use crossbeam_channel::{Receiver, Sender};
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
 };
+use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
-use hlamesh_transport::TransportConfig;
 
 #[derive(Parser, Debug)]
 struct Args {
-    #[arg(long, default_value = "127.0.0.1")]
-    interface: Ipv4Addr,
-    #[arg(long, default_value_t = 0)]
-    ttl: u32,
-    #[arg(long)]
-    discovery_port: Option<u16>,
-    #[arg(long)]
-    data_port: Option<u16>,
-    #[arg(long)]
-    discovery_group: Option<Ipv4Addr>,
+    #[command(flatten)]
+    net: LabNetArgs,
     #[arg(long)]
     federation: String,
     /// FOM module files (for --create).
@@ -135,27 +127,8 @@ fn wait(rx: &Receiver<Cb>, want: fn(&Cb) -> bool, reflected: &mut u64) -> Result
 
 fn run() -> Result<(), RtiError> {
     let a = Args::parse();
-    let mut cfg = TransportConfig {
-        interface: a.interface,
-        multicast_ttl: a.ttl,
-        metrics_addr: a.metrics_addr,
-        ..TransportConfig::default()
-    };
-    if let hlamesh_transport::SecurityConfig::Development {
-        allow_non_loopback, ..
-    } = &mut cfg.security
-    {
-        *allow_non_loopback = !a.interface.is_loopback();
-    }
-    if let Some(p) = a.discovery_port {
-        cfg.discovery_port = p;
-    }
-    if let Some(p) = a.data_port {
-        cfg.data_port = p;
-    }
-    if let Some(g) = a.discovery_group {
-        cfg.discovery_group = g;
-    }
+    let mut cfg = a.net.transport_config();
+    cfg.metrics_addr = a.metrics_addr;
     let lrc = Lrc::start(cfg)?;
     out(serde_json::json!({"event":"started","node":lrc.node_id().0,"metrics":lrc.metrics_url()}));
     let (tx, rx) = crossbeam_channel::unbounded();

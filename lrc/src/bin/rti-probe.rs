@@ -4,7 +4,6 @@
 //! measuring the update→reflect round trip between processes.
 
 use std::collections::HashMap;
-use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,6 +11,7 @@ use clap::Parser;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
 };
+use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
@@ -19,20 +19,11 @@ use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
 use hlamesh_timesync::LogicalTime;
-use hlamesh_transport::TransportConfig;
 
 #[derive(Parser, Debug)]
 struct Args {
-    #[arg(long, default_value = "127.0.0.1")]
-    interface: Ipv4Addr,
-    #[arg(long, default_value_t = 0)]
-    ttl: u32,
-    #[arg(long)]
-    discovery_port: Option<u16>,
-    #[arg(long)]
-    data_port: Option<u16>,
-    #[arg(long)]
-    discovery_group: Option<Ipv4Addr>,
+    #[command(flatten)]
+    net: LabNetArgs,
     #[arg(long)]
     federation: String,
     /// FOM module files (for --create).
@@ -292,27 +283,7 @@ fn main() {
 fn run() -> Result<(), RtiError> {
     let a = Args::parse();
     let start = Instant::now();
-    let mut cfg = TransportConfig {
-        interface: a.interface,
-        multicast_ttl: a.ttl,
-        ..TransportConfig::default()
-    };
-    // A test lab of namespaces is trusted: development security off loopback is fine there.
-    if let hlamesh_transport::SecurityConfig::Development {
-        allow_non_loopback, ..
-    } = &mut cfg.security
-    {
-        *allow_non_loopback = !a.interface.is_loopback();
-    }
-    if let Some(p) = a.discovery_port {
-        cfg.discovery_port = p;
-    }
-    if let Some(p) = a.data_port {
-        cfg.data_port = p;
-    }
-    if let Some(g) = a.discovery_group {
-        cfg.discovery_group = g;
-    }
+    let cfg = a.net.transport_config();
     let lrc = Lrc::start(cfg)?;
     let names = Arc::new(Mutex::new(HashMap::new()));
     let seen = Arc::new(Mutex::new(Seen::default()));

@@ -18,32 +18,23 @@
 //! Every command answers `{"event":"ok","cmd":…}` or `{"event":"failed","cmd":…,"error":…}`.
 
 use std::io::BufRead;
-use std::net::Ipv4Addr;
 
 use clap::Parser;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, RtiAmbassador, SaveFailureReason, SaveStatus,
     SynchronizationPointFailureReason,
 };
+use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::FederateHandle;
 use hlamesh_lrc::node::Lrc;
-use hlamesh_transport::TransportConfig;
 use serde_json::json;
 
 #[derive(Parser, Debug)]
 struct Args {
-    #[arg(long, default_value = "127.0.0.1")]
-    interface: Ipv4Addr,
-    #[arg(long, default_value_t = 0)]
-    ttl: u32,
-    #[arg(long)]
-    discovery_port: Option<u16>,
-    #[arg(long)]
-    data_port: Option<u16>,
-    #[arg(long)]
-    discovery_group: Option<Ipv4Addr>,
+    #[command(flatten)]
+    net: LabNetArgs,
     #[arg(long)]
     federation: String,
     /// FOM module files (for --create).
@@ -118,26 +109,7 @@ fn main() {
 
 fn run() -> Result<(), RtiError> {
     let a = Args::parse();
-    let mut cfg = TransportConfig {
-        interface: a.interface,
-        multicast_ttl: a.ttl,
-        ..TransportConfig::default()
-    };
-    if let hlamesh_transport::SecurityConfig::Development {
-        allow_non_loopback, ..
-    } = &mut cfg.security
-    {
-        *allow_non_loopback = !a.interface.is_loopback();
-    }
-    if let Some(p) = a.discovery_port {
-        cfg.discovery_port = p;
-    }
-    if let Some(p) = a.data_port {
-        cfg.data_port = p;
-    }
-    if let Some(g) = a.discovery_group {
-        cfg.discovery_group = g;
-    }
+    let cfg = a.net.transport_config();
     let lrc = Lrc::start(cfg)?;
     let mut rti = RtiAmbassador::with_lrc(lrc);
     rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
