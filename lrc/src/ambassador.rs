@@ -809,9 +809,10 @@ impl RtiAmbassador {
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("update_attribute_values")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
+            // Under the same lock as the update: the hot path takes it once.
+            c.refuse_while_saving(h, "update_attribute_values")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
         })
     }
@@ -826,10 +827,11 @@ impl RtiAmbassador {
         tag: &[u8],
         time: Time,
     ) -> RtiResult<()> {
-        self.not_saving("update_attribute_values_with_time")?;
         let (lrc, fed, h) = self.member()?;
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
+            // Under the same lock as the update: the hot path takes it once.
+            c.refuse_while_saving(h, "update_attribute_values_with_time")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
         })
     }
@@ -841,9 +843,10 @@ impl RtiAmbassador {
         params: Vec<(ParameterHandle, Vec<u8>)>,
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("send_interaction")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
+            // Under the same lock as the update: the hot path takes it once.
+            c.refuse_while_saving(h, "send_interaction")?;
             c.send_interaction(h, ic, params, tag.to_vec(), None)
         })
     }
@@ -857,10 +860,11 @@ impl RtiAmbassador {
         tag: &[u8],
         time: Time,
     ) -> RtiResult<()> {
-        self.not_saving("send_interaction_with_time")?;
         let (lrc, fed, h) = self.member()?;
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
+            // Under the same lock as the update: the hot path takes it once.
+            c.refuse_while_saving(h, "send_interaction_with_time")?;
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
         })
     }
