@@ -71,7 +71,7 @@ pub mod tso_queue;
 
 pub use manager::{
     Action, Advance, Callback, ConstraintState, Delivery, Incoming, OrderType, RegulationState,
-    RequestKind, TimeError, TimeManager, TimeStats,
+    RequestKind, TimeError, TimeManager, TimeSnapshot, TimeStats,
 };
 pub use message::{MemberId, Promise, Seq, TimeMessage, ViewNumber};
 pub use time::{

@@ -77,7 +77,7 @@ pub enum OrderType {
 }
 
 /// A time-advance request variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RequestKind {
     /// timeAdvanceRequest.
     Tar,
@@ -244,6 +244,31 @@ pub struct TimeStats {
     pub late_tso: u64,
 }
 
+/// A federate's time state as saved (see [`TimeManager::snapshot`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSnapshot<T: LogicalTime, M> {
+    /// Logical time.
+    pub time: T,
+    /// Lookahead (meaningful when regulating).
+    pub lookahead: T::Interval,
+    /// Earliest timestamp the federate may still send (when regulating).
+    pub bound: Bound<T>,
+    /// Regulation enabled.
+    pub regulating: bool,
+    /// Constraint enabled.
+    pub constrained: bool,
+    /// Asynchronous delivery enabled.
+    pub async_delivery: bool,
+    /// The last grant was strict (TAR/NER): a TSO message at exactly `time` is no longer taken.
+    pub last_grant_strict: bool,
+    /// The advance request pending at the save.
+    pub advance: Option<Advance<T>>,
+    /// Queued TSO messages in delivery order.
+    pub queued_tso: Vec<crate::tso_queue::QueuedTso<T, M>>,
+    /// RO messages held for the constrained federate.
+    pub held_ro: Vec<Delivery<T, M>>,
+}
+
 /// A pending advance request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Advance<T> {
@@ -408,6 +433,66 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             self.maybe_send_promise();
         }
         self.actions.pop_front()
+    }
+
+    // ---------------------------------------------------------------- save / restore
+
+    /// The federate's time state for a federation save (HLA-REFERENCE §4.3): logical time,
+    /// lookahead and send bound, regulation, constraint, asynchronous delivery, the pending
+    /// advance, and every queued TSO and held RO message. Peers' promises are not part of it: a
+    /// restored federation re-promises from the restored times.
+    pub fn snapshot(&self) -> TimeSnapshot<T, M>
+    where
+        M: Clone,
+    {
+        TimeSnapshot {
+            time: self.time,
+            lookahead: self.lookahead,
+            bound: self.bound,
+            regulating: matches!(self.regulation, Regulation::On),
+            constrained: self.constraint == ConstraintState::On,
+            async_delivery: self.async_delivery,
+            last_grant_strict: self.last_grant_strict,
+            advance: self.advance,
+            queued_tso: self.tso.items().collect(),
+            held_ro: self.held_ro.iter().cloned().collect(),
+        }
+    }
+
+    /// A manager restored from `snap` (federation restore). Like [`Self::new`] it knows the
+    /// members in `existing` but has heard from none of them, so it waits for every peer's first
+    /// promise of the restored federation before granting anything. A regulation or constraint
+    /// that was pending at the save is not restored (the federate asks again); a pending advance
+    /// is re-requested.
+    pub fn restored(
+        me: MemberId,
+        view: ViewNumber,
+        existing: impl IntoIterator<Item = (MemberId, Seq)>,
+        snap: TimeSnapshot<T, M>,
+    ) -> Self {
+        let mut m = Self::new(me, view, existing);
+        m.time = snap.time;
+        m.lookahead = snap.lookahead;
+        m.last_grant_strict = snap.last_grant_strict;
+        m.async_delivery = snap.async_delivery;
+        if snap.regulating {
+            m.regulation = Regulation::On;
+            m.bound = snap.bound;
+        }
+        if snap.constrained {
+            m.constraint = ConstraintState::On;
+        }
+        for q in snap.queued_tso {
+            m.tso.push(q.time, q.from, q.payload);
+        }
+        m.held_ro = snap.held_ro.into();
+        m.force_promise = true;
+        if let Some(a) = snap.advance {
+            // Valid by construction: it was accepted in the same state before the save.
+            let _ = m.request(a.kind, a.target);
+        }
+        m.run();
+        m
     }
 
     // ---------------------------------------------------------------- queries

@@ -64,6 +64,18 @@ impl<T: LogicalTime, M> TsoQueue<T, M> {
             })
     }
     /// Number of queued messages.
+    /// Every queued message in delivery order (for a save).
+    pub fn items(&self) -> impl Iterator<Item = QueuedTso<T, M>> + '_
+    where
+        M: Clone,
+    {
+        self.items.iter().map(|((time, _), (from, payload))| QueuedTso {
+            time: *time,
+            from: *from,
+            payload: payload.clone(),
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }
