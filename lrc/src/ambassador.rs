@@ -9,12 +9,13 @@
 
 use std::cell::Cell;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
+pub use crate::core::restore::{RestoreFailureReason, RestoreStatus};
 use crate::core::save::SaveReport;
 pub use crate::core::save::{SaveFailureReason, SaveStatus};
 use crate::core::time::{Interval, Manager};
@@ -137,6 +138,30 @@ pub trait FederateAmbassador: Send {
     fn federation_not_saved(&mut self, reason: SaveFailureReason) {}
     /// 4.23: answer to `query_federation_save_status`.
     fn federation_save_status_response(&mut self, status: &[(FederateHandle, SaveStatus)]) {}
+    /// 4.25: the federation accepted this federate's restore request.
+    fn request_federation_restore_succeeded(&mut self, label: &str) {}
+    /// 4.25: the federation refused it; `reason` says why (no such save, a save file that cannot
+    /// be read — named —, federates that do not match the saved ones, …). The `reason` argument
+    /// is an hlamesh addition.
+    fn request_federation_restore_failed(&mut self, label: &str, reason: &str) {}
+    /// 4.26: a federation restore began; services are refused with `RestoreInProgress` until
+    /// it ends.
+    fn federation_restore_begun(&mut self) {}
+    /// 4.27: the RTI state is restored; this federate is now `name` with `handle` (as saved).
+    /// Restore the federate's own state from [`RtiAmbassador::federate_state_dir`], then call
+    /// `federate_restore_complete` (or `_not_complete`).
+    fn initiate_federate_restore(&mut self, label: &str, name: &str, handle: FederateHandle) {}
+    /// 4.29: every federate restored.
+    fn federation_restored(&mut self) {}
+    /// 4.29: the restore failed.
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {}
+    /// 4.33: answer to `query_federation_restore_status`: (handle before the restore, handle
+    /// after it, status) per federate.
+    fn federation_restore_status_response(
+        &mut self,
+        status: &[(FederateHandle, FederateHandle, RestoreStatus)],
+    ) {
+    }
 }
 
 thread_local! {
@@ -218,6 +243,23 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::FederationSaved => a.federation_saved(),
             Callback::FederationNotSaved(r) => a.federation_not_saved(r),
             Callback::FederationSaveStatusResponse(v) => a.federation_save_status_response(&v),
+            Callback::RequestFederationRestoreSucceeded(l) => {
+                a.request_federation_restore_succeeded(&l)
+            }
+            Callback::RequestFederationRestoreFailed { label, reason } => {
+                a.request_federation_restore_failed(&label, &reason)
+            }
+            Callback::FederationRestoreBegun => a.federation_restore_begun(),
+            Callback::InitiateFederateRestore {
+                label,
+                name,
+                handle,
+            } => a.initiate_federate_restore(&label, &name, handle),
+            Callback::FederationRestored => a.federation_restored(),
+            Callback::FederationNotRestored(r) => a.federation_not_restored(r),
+            Callback::FederationRestoreStatusResponse(v) => {
+                a.federation_restore_status_response(&v)
+            }
         },
     }
     drop(a);
@@ -237,7 +279,8 @@ struct Connection {
 pub struct RtiAmbassador {
     lrc: Option<Lrc>,
     conn: Option<Connection>,
-    joined: Option<(String, FederateHandle)>,
+    /// Federation and this federate's handle (a cell: a federation restore changes it).
+    joined: Option<(String, Arc<AtomicU32>)>,
 }
 
 impl std::fmt::Debug for RtiAmbassador {
@@ -323,7 +366,7 @@ impl RtiAmbassador {
         let (f, h) = self.joined.as_ref().ok_or_else(|| {
             RtiError::FederateNotExecutionMember("this federate has not joined".into())
         })?;
-        Ok((lrc, f.as_str(), *h))
+        Ok((lrc, f.as_str(), FederateHandle(h.load(Ordering::SeqCst))))
     }
 
     fn fdd(&self) -> RtiResult<Arc<Fdd>> {
@@ -459,7 +502,8 @@ impl RtiAmbassador {
             .map(|c| c.tx.clone())
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
         let h = lrc.join(federation, federate_name, federate_type, tx)?;
-        self.joined = Some((federation.to_string(), h));
+        let cell = lrc.handle_cell(federation, h);
+        self.joined = Some((federation.to_string(), cell));
         Ok(h)
     }
 
@@ -539,29 +583,13 @@ impl RtiAmbassador {
         lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::Begun))
     }
 
-    /// 4.19: the federate's own state is written; the LRC now writes the RTI's state for it
-    /// (atomically, with a checksum — see [`crate::save_file`]) and reports complete, or reports
-    /// the RTI's failure (`federation_not_saved(RtiUnableToSave)`) if it cannot.
+    /// 4.19: the federate's own state is written; the LRC writes the RTI's state for it
+    /// (atomically, with a checksum — see [`crate::save_file`]) once it holds every message
+    /// sent before the save (the cut, see [`crate::core::save`]), and reports complete, or the
+    /// RTI's failure (`federation_not_saved(RtiUnableToSave)`) if it cannot write.
     pub fn federate_save_complete(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        let state = lrc.with_core(fed, |c| {
-            c.save_report_allowed(h, SaveReport::Complete)?;
-            c.capture_saved_state(h)
-        })?;
-        let path = crate::save_file::rti_file(
-            &crate::save_file::save_root(),
-            fed,
-            &state.label,
-            &state.federate_name,
-        );
-        let report = match crate::save_file::write(&path, &state) {
-            Ok(()) => SaveReport::Complete,
-            Err(e) => {
-                tracing::error!(federation = fed, "{e}");
-                SaveReport::RtiUnableToSave
-            }
-        };
-        lrc.with_core(fed, |c| c.report_federate_save(h, report))
+        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::Complete))
     }
 
     /// 4.19.
@@ -582,15 +610,61 @@ impl RtiAmbassador {
         lrc.with_core(fed, |c| c.query_federation_save_status(h))
     }
 
-    /// The directory this federate writes its own state into for the save in progress (created
-    /// if missing): `<save root>/<federation>/<label>/<federate name>/`, next to the RTI's file
-    /// for it. `SaveNotInitiated` when no save is in progress.
+    /// 4.24: asks the federation to restore the save `label`. This LRC reads its save files of
+    /// that label (`<save root>/<federation>/<label>/*.rti`) for the federation as saved; the
+    /// coordinator then matches the joined federates to the saved ones by type and count. The
+    /// answer is `request_federation_restore_succeeded` or `_failed(reason)`: no such save, a
+    /// corrupt or truncated file (named in the reason), federates that do not match, a save or
+    /// restore in progress. Then every federate gets `federation_restore_begun`,
+    /// `initiate_federate_restore` and finally `federation_restored` or
+    /// `federation_not_restored` (see [`crate::core::restore`]).
+    pub fn request_federation_restore(&self, label: &str) -> RtiResult<()> {
+        self.not_saving("request_federation_restore")?;
+        let (lrc, fed, h) = self.member()?;
+        let saved = crate::save_file::read_membership(&crate::save_file::save_root(), fed, label);
+        lrc.with_core(fed, |c| c.request_federation_restore(h, label, saved))
+    }
+
+    /// 4.30: this federate restored its own state.
+    pub fn federate_restore_complete(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.report_federate_restore(h, true))
+    }
+
+    /// 4.31: this federate could not restore its own state (the restore fails with
+    /// `FederateReportedFailureDuringRestore`).
+    pub fn federate_restore_not_complete(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.report_federate_restore(h, false))
+    }
+
+    /// 4.33 (abortFederationRestore): before the RTI state was replaced the federation is left
+    /// as it was; after it, the restored state stays.
+    pub fn abort_federation_restore(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.abort_federation_restore(h))
+    }
+
+    /// 4.34: answered by `federation_restore_status_response`.
+    pub fn query_federation_restore_status(&self) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.query_federation_restore_status(h))
+    }
+
+    /// The directory holding this federate's own state for the save or restore in progress
+    /// (created if missing): `<save root>/<federation>/<label>/<federate name>/`, next to the
+    /// RTI's file for it. During a restore the name is the saved one (given by
+    /// `initiate_federate_restore`). `SaveNotInitiated` when neither is in progress.
     pub fn federate_state_dir(&self) -> RtiResult<std::path::PathBuf> {
         let (lrc, fed, h) = self.member()?;
         let (label, name) = lrc.with_core(fed, |c| {
-            let s = c.save_in_progress().ok_or_else(|| {
+            let label = c
+                .restore_in_progress()
+                .map(|r| r.label.clone())
+                .or_else(|| c.save_in_progress().map(|s| s.label.clone()));
+            let s = label.ok_or_else(|| {
                 RtiError::SaveNotInitiated(format!(
-                    "federation {fed}: federate {h}: no save in progress"
+                    "federation {fed}: federate {h}: no save or restore in progress"
                 ))
             })?;
             let name = c
@@ -598,7 +672,7 @@ impl RtiAmbassador {
                 .find(|(x, _)| **x == h)
                 .map(|(_, l)| l.name.clone())
                 .unwrap_or_default();
-            Ok((s.label.clone(), name))
+            Ok((s, name))
         })?;
         let dir = crate::save_file::federate_state_dir(
             &crate::save_file::save_root(),
@@ -630,7 +704,7 @@ impl RtiAmbassador {
     /// lists as refused during a save).
     fn not_saving(&self, service: &str) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.refuse_while_saving(h, service))
+        lrc.with_core(fed, |c| c.refuse_during_save_or_restore(h, service))
     }
 
     /// 10.2.
@@ -812,7 +886,7 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_while_saving(h, "update_attribute_values")?;
+            c.refuse_during_save_or_restore(h, "update_attribute_values")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
         })
     }
@@ -831,7 +905,7 @@ impl RtiAmbassador {
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_while_saving(h, "update_attribute_values_with_time")?;
+            c.refuse_during_save_or_restore(h, "update_attribute_values_with_time")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
         })
     }
@@ -846,7 +920,7 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_while_saving(h, "send_interaction")?;
+            c.refuse_during_save_or_restore(h, "send_interaction")?;
             c.send_interaction(h, ic, params, tag.to_vec(), None)
         })
     }
@@ -864,7 +938,7 @@ impl RtiAmbassador {
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_while_saving(h, "send_interaction_with_time")?;
+            c.refuse_during_save_or_restore(h, "send_interaction_with_time")?;
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
         })
     }
@@ -1204,7 +1278,9 @@ impl RtiAmbassador {
 
     /// The joined federation and this federate's handle.
     pub fn federate(&self) -> Option<(&str, FederateHandle)> {
-        self.joined.as_ref().map(|(f, h)| (f.as_str(), *h))
+        self.joined
+            .as_ref()
+            .map(|(f, h)| (f.as_str(), FederateHandle(h.load(Ordering::SeqCst))))
     }
 }
 

@@ -8,6 +8,7 @@
 //! lowest `(claim time, node id)` wins) and finding the members of a federation to join.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -65,6 +66,9 @@ struct State {
     /// announcement of a pending federation-wide synchronization point): handed over in order
     /// when the join completes. Bounded by [`EARLY_CALLBACKS_MAX`].
     early: HashMap<(String, FederateHandle), Vec<Callback>>,
+    /// Each joined federate's handle as its `RtiAmbassador` reads it: a federation restore
+    /// changes it (`Action::Rehandle`).
+    cells: HashMap<(String, FederateHandle), Arc<AtomicU32>>,
 }
 
 /// Bound on callbacks held for federates whose join has not completed yet.
@@ -357,6 +361,16 @@ impl Lrc {
         }
     }
 
+    /// The cell holding joined federate `h`'s current handle (a federation restore may change
+    /// it).
+    pub(crate) fn handle_cell(&self, federation: &str, h: FederateHandle) -> Arc<AtomicU32> {
+        self.lock()
+            .cells
+            .entry((federation.to_string(), h))
+            .or_insert_with(|| Arc::new(AtomicU32::new(h.0)))
+            .clone()
+    }
+
     /// Resigns a federate.
     pub fn resign(
         &self,
@@ -369,6 +383,7 @@ impl Lrc {
         let mut st = self.lock();
         st.routes.remove(&(federation.to_string(), federate));
         st.early.remove(&(federation.to_string(), federate));
+        st.cells.remove(&(federation.to_string(), federate));
         Ok(())
     }
 
@@ -468,6 +483,37 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 );
             }
             Action::Destroyed => destroyed = true,
+            Action::LoadRestore {
+                federate,
+                label,
+                name,
+            } => {
+                let path = crate::save_file::rti_file(
+                    &crate::save_file::save_root(),
+                    federation,
+                    &label,
+                    &name,
+                );
+                let loaded = crate::save_file::read(&path).map_err(|e| e.to_string());
+                fed.core.restore_loaded(federate, loaded);
+            }
+            Action::Rehandle(renames) => rehandle(st, federation, &renames),
+            Action::WriteSave { federate, state } => {
+                let path = crate::save_file::rti_file(
+                    &crate::save_file::save_root(),
+                    federation,
+                    &state.label,
+                    &state.federate_name,
+                );
+                let ok = match crate::save_file::write(&path, &state) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::error!(federation, "{e}");
+                        false
+                    }
+                };
+                fed.core.save_written(federate, ok);
+            }
         }
     }
     if let Some(fed) = st.feds.get_mut(federation) {
@@ -479,6 +525,33 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             shared.transport.close_federation(f.channel.tag());
         }
         shared.cv.notify_all();
+    }
+}
+
+/// A restore renamed local federates: their routes, held callbacks and handle cells follow,
+/// all at once (two federates may swap handles).
+fn rehandle(st: &mut State, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
+    let key = |h: FederateHandle| (federation.to_string(), h);
+    let mut moved = Vec::new();
+    for (old, new) in renames {
+        moved.push((
+            *new,
+            st.routes.remove(&key(*old)),
+            st.early.remove(&key(*old)),
+            st.cells.remove(&key(*old)),
+        ));
+    }
+    for (new, route, early, cell) in moved {
+        if let Some(r) = route {
+            st.routes.insert(key(new), r);
+        }
+        if let Some(e) = early {
+            st.early.insert(key(new), e);
+        }
+        if let Some(c) = cell {
+            c.store(new.0, Ordering::SeqCst);
+            st.cells.insert(key(new), c);
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::core::save::SavedFederateState;
 /// Leading bytes of every save file.
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -151,6 +151,57 @@ pub fn read(path: &Path) -> Result<SavedFederateState, SaveFileError> {
     postcard::from_bytes(body).map_err(|e| corrupt(&format!("body does not decode: {e}")))
 }
 
+/// The federation as saved under `label`, read from this machine's save files of it (every
+/// `.rti` file in [`save_dir`] must read cleanly and agree; they all carry the same
+/// federation-wide part). The error is for the restore requester: no such save, or which file
+/// is unusable and why.
+pub fn read_membership(
+    root: &Path,
+    federation: &str,
+    label: &str,
+) -> Result<crate::core::restore::SavedMembership, String> {
+    let dir = save_dir(root, federation, label);
+    let entries = std::fs::read_dir(&dir).map_err(|e| {
+        format!(
+            "no save \"{label}\" of federation {federation} here ({}: {e})",
+            dir.display()
+        )
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rti"))
+        .collect();
+    files.sort();
+    let mut membership = None;
+    for f in &files {
+        let st = read(f).map_err(|e| e.to_string())?;
+        if st.federation != federation || st.label != label {
+            return Err(format!(
+                "save file {} is for federation {} label {}",
+                f.display(),
+                st.federation,
+                st.label
+            ));
+        }
+        match &membership {
+            None => membership = Some(st.membership),
+            Some(m) if *m != st.membership => {
+                return Err(format!(
+                    "save file {} disagrees with the other files of save \"{label}\" about the federation",
+                    f.display()
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    membership.ok_or_else(|| {
+        format!(
+            "no save \"{label}\" of federation {federation} here ({} holds no .rti file)",
+            dir.display()
+        )
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -178,6 +229,18 @@ mod tests {
             lookahead: Some(1.0),
             regulating: true,
             constrained: true,
+            membership: crate::core::restore::SavedMembership {
+                federates: vec![crate::core::restore::SavedMember {
+                    handle: FederateHandle(3),
+                    name: "car".into(),
+                    federate_type: "Car".into(),
+                }],
+                reserved: Vec::new(),
+                next_handle: 4,
+                sync: Vec::new(),
+            },
+            time_state: None,
+            held: Vec::new(),
         }
     }
 

@@ -395,6 +395,20 @@ impl Sim {
                             self.crash(id);
                             return;
                         }
+                        (
+                            Some(_),
+                            Err(
+                                hlamesh_lrc::error::RtiError::SaveInProgress(_)
+                                | hlamesh_lrc::error::RtiError::RestoreInProgress(_),
+                            ),
+                        ) => {
+                            // Joins wait for no save or restore: a process that is not a
+                            // member yet gives up (a member's other federates stay).
+                            if !node.core.is_admitted() {
+                                self.crash(id);
+                                return;
+                            }
+                        }
                         (Some(n), Err(e)) => panic!("join of {n} failed: {e}"),
                         (None, Ok(Completion::Done)) => {
                             if let Some(objs) = node.resigns.remove(&ticket) {
@@ -406,6 +420,8 @@ impl Sim {
                 }
                 Action::FederateLost { .. } => self.lost_reported += 1,
                 Action::Destroyed => {}
+                Action::LoadRestore { .. } | Action::Rehandle(_) => {}
+                Action::WriteSave { federate, .. } => node.core.save_written(federate, true),
             }
         }
     }

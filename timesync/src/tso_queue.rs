@@ -69,11 +69,13 @@ impl<T: LogicalTime, M> TsoQueue<T, M> {
     where
         M: Clone,
     {
-        self.items.iter().map(|((time, _), (from, payload))| QueuedTso {
-            time: *time,
-            from: *from,
-            payload: payload.clone(),
-        })
+        self.items
+            .iter()
+            .map(|((time, _), (from, payload))| QueuedTso {
+                time: *time,
+                from: *from,
+                payload: payload.clone(),
+            })
     }
 
     pub fn len(&self) -> usize {

@@ -11,7 +11,12 @@
 //! - `save LABEL`, `save-begun`, `save-complete`, `save-not-complete`, `abort-save`,
 //!   `save-status` — federation save services; `write-state TEXT` writes TEXT to
 //!   `state.txt` in the federate's state directory of the save in progress.
-//! - `reserve NAME` — reserve an object instance name (a service refused during a save).
+//! - `restore LABEL`, `restore-complete`, `restore-not-complete`, `abort-restore`,
+//!   `restore-status` — federation restore services; `read-state` prints the `state.txt` the
+//!   federate wrote in the save being restored (`{"event":"state","text":…}`).
+//! - `reserve NAME` — reserve an object instance name (a service refused during a save); the
+//!   outcome prints `reserved` / `not_reserved` with the name as label.
+//! - `handle` — prints this federate's current handle.
 //! - `resign` — resign (DeleteObjects) and exit.
 //! - `exit` — exit without resigning (like a crash, but clean for the OS).
 //!
@@ -21,8 +26,8 @@ use std::io::BufRead;
 
 use clap::Parser;
 use hlamesh_lrc::ambassador::{
-    CallbackModel, FederateAmbassador, RtiAmbassador, SaveFailureReason, SaveStatus,
-    SynchronizationPointFailureReason,
+    CallbackModel, FederateAmbassador, RestoreFailureReason, RestoreStatus, RtiAmbassador,
+    SaveFailureReason, SaveStatus, SynchronizationPointFailureReason,
 };
 use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::wire::ResignAction;
@@ -91,6 +96,40 @@ impl FederateAmbassador for Amb {
             .collect();
         out(json!({"event":"save_status","status":v}));
     }
+    fn object_instance_name_reservation_succeeded(&mut self, name: &str) {
+        out(json!({"event":"reserved","label":name}));
+    }
+    fn object_instance_name_reservation_failed(&mut self, name: &str) {
+        out(json!({"event":"not_reserved","label":name}));
+    }
+    fn request_federation_restore_succeeded(&mut self, label: &str) {
+        out(json!({"event":"restore_request_ok","label":label}));
+    }
+    fn request_federation_restore_failed(&mut self, label: &str, reason: &str) {
+        out(json!({"event":"restore_request_failed","label":label,"reason":reason}));
+    }
+    fn federation_restore_begun(&mut self) {
+        out(json!({"event":"restore_begun"}));
+    }
+    fn initiate_federate_restore(&mut self, label: &str, name: &str, handle: FederateHandle) {
+        out(json!({"event":"initiate_restore","label":label,"name":name,"handle":handle.0}));
+    }
+    fn federation_restored(&mut self) {
+        out(json!({"event":"restored"}));
+    }
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {
+        out(json!({"event":"not_restored","reason":format!("{reason:?}")}));
+    }
+    fn federation_restore_status_response(
+        &mut self,
+        status: &[(FederateHandle, FederateHandle, RestoreStatus)],
+    ) {
+        let v: Vec<(u32, u32, String)> = status
+            .iter()
+            .map(|(a, b, s)| (a.0, b.0, format!("{s:?}")))
+            .collect();
+        out(json!({"event":"restore_status","status":v}));
+    }
 }
 
 fn main() {
@@ -148,6 +187,22 @@ fn run() -> Result<(), RtiError> {
                 std::fs::write(d.join("state.txt"), text)
                     .map_err(|e| RtiError::RtiInternalError(e.to_string()))
             }),
+            ["restore", label] => rti.request_federation_restore(label),
+            ["restore-complete"] => rti.federate_restore_complete(),
+            ["restore-not-complete"] => rti.federate_restore_not_complete(),
+            ["abort-restore"] => rti.abort_federation_restore(),
+            ["restore-status"] => rti.query_federation_restore_status(),
+            ["read-state"] => rti.federate_state_dir().and_then(|d| {
+                let text = std::fs::read_to_string(d.join("state.txt"))
+                    .map_err(|e| RtiError::RtiInternalError(e.to_string()))?;
+                out(json!({"event":"state","text":text}));
+                Ok(())
+            }),
+            ["handle"] => {
+                let h = rti.federate().map_or(0, |(_, h)| h.0);
+                out(json!({"event":"handle","handle":h}));
+                Ok(())
+            }
             ["reserve", name] => rti.reserve_object_instance_name(name),
             ["resign"] => {
                 let r = rti.resign_federation_execution(ResignAction::DeleteObjects);

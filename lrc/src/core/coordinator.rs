@@ -222,6 +222,22 @@ impl FederationCore {
                 name,
                 federate_type,
             } => {
+                // Both change every member's state at once; a joiner would be left out.
+                let busy = match (&self.restore, &self.save) {
+                    (Some(r), _) => Some(RtiError::RestoreInProgress(format!(
+                        "federation {}: restore \"{}\" is in progress",
+                        self.name, r.label
+                    ))),
+                    (None, Some(s)) => Some(RtiError::SaveInProgress(format!(
+                        "federation {}: save \"{}\" is in progress",
+                        self.name, s.label
+                    ))),
+                    _ => None,
+                };
+                if let Some(e) = busy {
+                    self.reply(from, id, Reply::Failed(e));
+                    return;
+                }
                 let handle = FederateHandle(self.view.next_handle.max(1));
                 let name = name.unwrap_or_else(|| format!("HLAfederate{}", handle.0));
                 if self.view.federate_by_name(&name).is_some() {
@@ -280,6 +296,13 @@ impl FederationCore {
             }
             save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave(_)) => {
                 if let Some(r) = self.decide_save(from, id, save) {
+                    self.reply(from, id, r);
+                }
+            }
+            restore @ (Request::Restore { .. }
+            | Request::RestoreReport { .. }
+            | Request::AbortRestore) => {
+                if let Some(r) = self.decide_restore(from, id, restore) {
                     self.reply(from, id, r);
                 }
             }
@@ -419,6 +442,7 @@ impl FederationCore {
         let is_destroy = d == Decision::Destroyed;
         self.apply_sync(&d);
         self.apply_save(&d);
+        self.apply_restore(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -462,6 +486,7 @@ impl FederationCore {
                     self.time_on_left(h, lost);
                     self.sync_on_left(h);
                     self.save_on_left(h, lost);
+                    self.restore_on_left(h, lost);
                 }
                 self.advise();
             }
@@ -570,7 +595,12 @@ impl FederationCore {
             }
             ControlMsg::Redirect { coordinator } => self.add_candidates([coordinator]),
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
-            ControlMsg::Time { from: f, to, msg } => self.on_time_message(from, f, to, msg),
+            ControlMsg::Time {
+                from: f,
+                to,
+                msg,
+                epoch,
+            } => self.on_time_message(from, f, to, msg, epoch),
             ControlMsg::Snapshot {
                 high_water,
                 instances,
@@ -621,9 +651,11 @@ impl FederationCore {
                 }
             }
         }
+        self.replaying = true;
         for d in log {
             self.apply_decision(d);
         }
+        self.replaying = false;
         // Members that went before we were admitted are suspected now that we know them.
         let gone: Vec<Node> = self
             .view

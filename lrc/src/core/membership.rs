@@ -127,7 +127,6 @@ impl View {
                 self.destroyed = true;
                 Applied::Nothing
             }
-            // Synchronization points are replicated by `super::sync_point`.
             // Synchronization points and saves are replicated by `super::sync_point` and
             // `super::save`.
             Decision::SyncRegistered { .. }
@@ -135,6 +134,11 @@ impl View {
             | Decision::SaveInitiated { .. }
             | Decision::SaveReported { .. }
             | Decision::SaveAborted { .. } => Applied::Nothing,
+            // Restores change the membership at their commit, done by `super::restore`.
+            Decision::RestoreDenied { .. }
+            | Decision::RestoreInitiated { .. }
+            | Decision::RestoreReported { .. }
+            | Decision::RestoreAborted { .. } => Applied::Nothing,
         };
         self.next_handle = self.next_handle.max(1);
         self.log.push(d);
@@ -158,7 +162,11 @@ impl View {
             | Decision::SyncAchieved { req: r, .. }
             | Decision::SaveInitiated { req: r, .. }
             | Decision::SaveReported { req: r, .. }
-            | Decision::SaveAborted { req: r, .. } => *r == req,
+            | Decision::SaveAborted { req: r, .. }
+            | Decision::RestoreDenied { req: r, .. }
+            | Decision::RestoreInitiated { req: r, .. }
+            | Decision::RestoreReported { req: r, .. }
+            | Decision::RestoreAborted { req: r, .. } => *r == req,
             _ => false,
         })
     }

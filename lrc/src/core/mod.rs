@@ -11,13 +11,14 @@
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
 //! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
-//! [`save`] (federation save), [`time`] (a time manager per local federate),
+//! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
 //! [`wire`] (messages).
 
 pub mod coordinator;
 pub mod declarations;
 pub mod membership;
 pub mod objects;
+pub mod restore;
 pub mod save;
 pub mod state_transfer;
 pub mod sync_point;
@@ -86,7 +87,7 @@ pub enum Event<'a> {
 }
 
 /// Supplemental information of a reflection or received interaction.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReceiveInfo {
     /// Producing federate.
     pub producer: FederateHandle,
@@ -100,8 +101,9 @@ pub struct ReceiveInfo {
     pub time: Option<Timestamp>,
 }
 
-/// A callback for one local federate (the `FederateAmbassador` services).
-#[derive(Debug, Clone, PartialEq)]
+/// A callback for one local federate (the `FederateAmbassador` services). Serializable: queued
+/// TSO messages are part of a save.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[allow(missing_docs)]
 pub enum Callback {
     DiscoverObjectInstance {
@@ -172,6 +174,41 @@ pub enum Callback {
     FederationNotSaved(save::SaveFailureReason),
     /// 4.23.
     FederationSaveStatusResponse(Vec<(FederateHandle, save::SaveStatus)>),
+    /// 4.25.
+    RequestFederationRestoreSucceeded(String),
+    /// 4.25 (with why, which the standard's callback does not carry).
+    RequestFederationRestoreFailed {
+        label: String,
+        reason: String,
+    },
+    /// 4.26.
+    FederationRestoreBegun,
+    /// 4.27: become the saved federate `name` / `handle` and restore its state.
+    InitiateFederateRestore {
+        label: String,
+        name: String,
+        handle: FederateHandle,
+    },
+    /// 4.29.
+    FederationRestored,
+    /// 4.29.
+    FederationNotRestored(restore::RestoreFailureReason),
+    /// 4.33: (handle before the restore, handle after it, status) per federate.
+    FederationRestoreStatusResponse(Vec<(FederateHandle, FederateHandle, restore::RestoreStatus)>),
+}
+
+impl Callback {
+    /// Callbacks that carry federation data (held while the federate saves).
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self,
+            Callback::DiscoverObjectInstance { .. }
+                | Callback::ReflectAttributeValues { .. }
+                | Callback::ReceiveInteraction { .. }
+                | Callback::RemoveObjectInstance { .. }
+                | Callback::ProvideAttributeValueUpdate { .. }
+        )
+    }
 }
 
 /// What a completed blocking call returns.
@@ -226,6 +263,26 @@ pub enum Action {
     },
     /// The federation execution was destroyed: close the channel and drop this core.
     Destroyed,
+    /// Read the save file of local federate `federate` for the restore in progress (saved
+    /// under `name`) and hand it to [`FederationCore::restore_loaded`].
+    LoadRestore {
+        /// Federate (its handle now).
+        federate: FederateHandle,
+        /// Save label.
+        label: String,
+        /// Its name in the save.
+        name: String,
+    },
+    /// A restore gave local federates their saved handles: (old, new), applied all at once.
+    Rehandle(Vec<(FederateHandle, FederateHandle)>),
+    /// Write the RTI's state of local federate `federate` for the save in progress (see
+    /// `crate::save_file`), then call [`FederationCore::save_written`].
+    WriteSave {
+        /// Federate.
+        federate: FederateHandle,
+        /// Its state.
+        state: Box<save::SavedFederateState>,
+    },
 }
 
 /// A federate hosted by this LRC.
@@ -298,6 +355,17 @@ pub struct FederationCore {
     pub(crate) timed_save_wait: BTreeMap<FederateHandle, time::Time>,
     /// A local federate cannot honour the timed save's time (sent by [`Self::poll_action`]).
     pub(crate) save_cannot_honor: bool,
+    /// Local federates that completed their save and wait for the cut (see [`save`]).
+    pub(crate) save_capture: BTreeSet<FederateHandle>,
+    /// Data callbacks held for local federates while they save (see [`Self::callback`]).
+    pub(crate) save_held: BTreeMap<FederateHandle, Vec<Callback>>,
+    pub(crate) restore: Option<restore::RestoreInProgress>,
+    /// Saved states of local federates read for the restore in progress (by current handle).
+    pub(crate) restore_loaded: BTreeMap<FederateHandle, save::SavedFederateState>,
+    /// Number of federation restores applied (see [`restore`]).
+    pub(crate) epoch: u32,
+    /// Replaying a log received on admission: decisions change state but start no I/O.
+    pub(crate) replaying: bool,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -348,6 +416,12 @@ impl FederationCore {
             save: None,
             timed_save_wait: BTreeMap::new(),
             save_cannot_honor: false,
+            save_capture: BTreeSet::new(),
+            save_held: BTreeMap::new(),
+            restore: None,
+            restore_loaded: BTreeMap::new(),
+            epoch: 0,
+            replaying: false,
             actions: VecDeque::new(),
         }
     }
@@ -441,6 +515,7 @@ impl FederationCore {
     /// Next queued action.
     pub fn poll_action(&mut self) -> Option<Action> {
         self.abort_save_deferred();
+        self.capture_at_cut();
         self.actions.pop_front()
     }
 
@@ -485,6 +560,12 @@ impl FederationCore {
     }
 
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
+        // A federate saving its own state gets no new data until the save ends: what arrives
+        // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
+        if callback.is_data() && self.saving_now(federate) {
+            self.save_held.entry(federate).or_default().push(callback);
+            return;
+        }
         self.actions
             .push_back(Action::Callback { federate, callback });
     }

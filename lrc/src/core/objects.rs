@@ -543,6 +543,28 @@ impl FederationCore {
         msg: DataMsg,
     ) {
         let reliable = reliable && (seq.is_some() || from == self.me);
+        if from != self.me {
+            let mine = self.epoch;
+            let st = self.streams.entry(from).or_default();
+            if let DataMsg::Epoch(n) = msg {
+                st.epoch = Some(n);
+                self.time_seq(from, seq);
+                return;
+            }
+            let theirs = *st.epoch.get_or_insert(mine);
+            if theirs > mine {
+                // The sender applied a restore we have not applied yet: wait for it.
+                if st.future.len() < super::state_transfer::MAX_HELD {
+                    st.future.push((seq, reliable, msg));
+                }
+                return;
+            }
+            if theirs < mine {
+                // Sent before the restore we applied: it belongs to the abandoned run.
+                self.time_seq(from, seq);
+                return;
+            }
+        }
         let seq = self.time_seq(from, seq);
         // Every reliable message advances the producer's stream in every local time manager.
         let producer = match &msg {
@@ -551,7 +573,7 @@ impl FederationCore {
             | DataMsg::Interaction { producer, .. }
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
-            DataMsg::RequestUpdate { .. } => None,
+            DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) => None,
         };
         let mut served: Vec<FederateHandle> = Vec::new();
         self.apply_msg(from, seq, msg, &mut served);
@@ -762,6 +784,7 @@ impl FederationCore {
                 self.apply_declaration(federate, decl);
                 self.advise();
             }
+            DataMsg::Epoch(_) => {}
         }
     }
 

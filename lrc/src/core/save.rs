@@ -10,6 +10,14 @@
 //! lost with its LRC, `SaveAborted` after `abort_federation_save`. No extra message decides the
 //! outcome, so no LRC can disagree about it.
 //!
+//! The cut: an untimed save must not lose what was on the network when it began (an update
+//! sent just before, still in flight). Every report carries the reporting LRC's reliable data
+//! high-water mark; once every member has begun (nobody sends for them any more), an LRC
+//! captures a completing federate's state only after it applied every other LRC's stream up to
+//! the mark that LRC reported — the Chandy–Lamport idea with the reliable streams as channels.
+//! So a message sent before the save is in the receiver's saved state (delivered, or queued in
+//! its time manager), and one sent after it is in the sender's future.
+//!
 //! What is saved: when a federate reports complete, its LRC captures [`SavedFederateState`] —
 //! the decision log (membership, handles, reservations, synchronization points), the FOM
 //! modules, every instance this LRC knows with its owner and values, the federate's
@@ -24,7 +32,8 @@
 //! granted past it, makes its LRC abort the save with `SaveTimeCannotBeHonored`. A new request
 //! replaces a timed save nobody has reported on yet.
 //!
-//! Not yet: restore, and the time manager's queued undelivered messages in the saved state.
+//! The time state includes the time manager's queued TSO and held RO messages; restore is in
+//! `super::restore`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -94,6 +103,8 @@ pub struct SaveInProgress {
     pub time: Option<super::time::Time>,
     /// A member reported on it (a timed save is no longer just scheduled).
     pub reported: bool,
+    /// Per LRC hosting members: the highest data high-water mark it reported.
+    pub hw: BTreeMap<Node, u64>,
 }
 
 impl SaveInProgress {
@@ -161,6 +172,101 @@ pub struct SavedFederateState {
     pub regulating: bool,
     /// Constrained.
     pub constrained: bool,
+    /// The federation-wide state (membership, handles, reserved names, synchronization points).
+    pub membership: super::restore::SavedMembership,
+    /// The federate's full time state, queued messages included (`None`: no time manager).
+    pub time_state: Option<SavedTime>,
+    /// Data callbacks that reached the LRC for it while it saved, delivered after the save (and
+    /// after a restore of it).
+    pub held: Vec<Callback>,
+}
+
+/// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedTime {
+    /// Logical time.
+    pub time: super::time::Time,
+    /// Lookahead.
+    pub lookahead: super::time::Interval,
+    /// Earliest timestamp it may still send.
+    pub bound: hlamesh_timesync::Bound<super::time::Time>,
+    /// Regulating.
+    pub regulating: bool,
+    /// Constrained.
+    pub constrained: bool,
+    /// Asynchronous delivery.
+    pub async_delivery: bool,
+    /// The last grant was strict.
+    pub last_grant_strict: bool,
+    /// Pending advance request.
+    pub advance: Option<(hlamesh_timesync::RequestKind, super::time::Time)>,
+    /// Queued TSO messages in delivery order: (time, producer, callback).
+    pub queued_tso: Vec<(super::time::Time, u64, Callback)>,
+    /// Held RO messages: (producer, callback, timestamp).
+    pub held_ro: Vec<(u64, Callback, Option<super::time::Time>)>,
+}
+
+impl SavedTime {
+    /// From a time manager's snapshot.
+    pub fn from_snapshot(s: hlamesh_timesync::TimeSnapshot<super::time::Time, Callback>) -> Self {
+        SavedTime {
+            time: s.time,
+            lookahead: s.lookahead,
+            bound: s.bound,
+            regulating: s.regulating,
+            constrained: s.constrained,
+            async_delivery: s.async_delivery,
+            last_grant_strict: s.last_grant_strict,
+            advance: s.advance.map(|a| (a.kind, a.target)),
+            queued_tso: s
+                .queued_tso
+                .into_iter()
+                .map(|q| (q.time, q.from.0, q.payload))
+                .collect(),
+            held_ro: s
+                .held_ro
+                .into_iter()
+                .map(|d| (d.from.0, d.payload, d.time))
+                .collect(),
+        }
+    }
+
+    /// Back into a snapshot for `TimeManager::restored`.
+    pub fn into_snapshot(self) -> hlamesh_timesync::TimeSnapshot<super::time::Time, Callback> {
+        use hlamesh_timesync::{Advance, Delivery, MemberId, OrderType};
+        hlamesh_timesync::TimeSnapshot {
+            time: self.time,
+            lookahead: self.lookahead,
+            bound: self.bound,
+            regulating: self.regulating,
+            constrained: self.constrained,
+            async_delivery: self.async_delivery,
+            last_grant_strict: self.last_grant_strict,
+            advance: self.advance.map(|(kind, target)| Advance { kind, target }),
+            queued_tso: self
+                .queued_tso
+                .into_iter()
+                .map(
+                    |(time, from, payload)| hlamesh_timesync::tso_queue::QueuedTso {
+                        time,
+                        from: MemberId(from),
+                        payload,
+                    },
+                )
+                .collect(),
+            held_ro: self
+                .held_ro
+                .into_iter()
+                .map(|(from, payload, time)| Delivery {
+                    from: MemberId(from),
+                    payload,
+                    time,
+                    sent_order: OrderType::Receive,
+                    received_order: OrderType::Receive,
+                })
+                .collect(),
+        }
+    }
 }
 
 impl FederationCore {
@@ -169,12 +275,14 @@ impl FederationCore {
         self.save.as_ref()
     }
 
-    /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress.
-    pub(crate) fn refuse_while_saving(
+    /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress, and
+    /// with `RestoreInProgress` during a restore.
+    pub(crate) fn refuse_during_save_or_restore(
         &self,
         f: FederateHandle,
         service: &str,
     ) -> Result<(), RtiError> {
+        self.refuse_while_restoring(f, service)?;
         match &self.save {
             Some(s) if s.members.contains_key(&f) && !self.timed_save_wait.contains_key(&f) => {
                 Err(RtiError::SaveInProgress(format!(
@@ -195,7 +303,7 @@ impl FederationCore {
     ) -> Result<(), RtiError> {
         self.local(f)?;
         if !self.save.as_ref().is_some_and(SaveInProgress::replaceable) {
-            self.refuse_while_saving(f, "requestFederationSave")?;
+            self.refuse_during_save_or_restore(f, "requestFederationSave")?;
         }
         if let (Some(t), Some(tm)) = (time, self.time_manager(f))
             && t < tm.logical_time()
@@ -219,7 +327,9 @@ impl FederationCore {
         Ok(())
     }
 
-    /// 4.18 / 4.19: `f` reports on its part of the save in progress.
+    /// 4.18 / 4.19: `f` reports on its part of the save in progress. `Complete` first waits
+    /// for the consistent cut (module docs), then asks the shell to write the RTI's state
+    /// ([`super::Action::WriteSave`]); the report goes out from [`Self::save_written`].
     pub fn report_federate_save(
         &mut self,
         f: FederateHandle,
@@ -235,15 +345,79 @@ impl FederationCore {
                 _ => SaveStatus::FederateWaitingForFederationToSave,
             };
         }
+        if report == SaveReport::Complete {
+            self.save_capture.insert(f);
+            self.capture_at_cut();
+        } else {
+            self.send_save_report(f, report);
+        }
+        Ok(())
+    }
+
+    fn send_save_report(&mut self, f: FederateHandle, report: SaveReport) {
+        let hw = self.data_hw;
         self.request(
             Request::SaveReport {
                 federate: f,
                 report,
+                hw,
             },
             None,
             false,
         );
-        Ok(())
+    }
+
+    /// The shell wrote (or could not write) the RTI's state of `f` for the save in progress.
+    pub fn save_written(&mut self, f: FederateHandle, ok: bool) {
+        if self.save.is_some() && self.locals.contains_key(&f) {
+            let report = if ok {
+                SaveReport::Complete
+            } else {
+                SaveReport::RtiUnableToSave
+            };
+            self.send_save_report(f, report);
+        }
+    }
+
+    /// Whether this LRC holds every message sent before the save: every member has begun (so
+    /// no LRC sends for the save's federates any more) and this LRC applied each other LRC's
+    /// reliable stream up to the high-water mark it reported.
+    pub(crate) fn save_cut_reached(&self) -> bool {
+        let Some(s) = &self.save else { return false };
+        if s.members
+            .values()
+            .any(|st| *st == SaveStatus::FederateInstructedToSave)
+        {
+            return false;
+        }
+        let nodes: BTreeSet<Node> = s
+            .members
+            .keys()
+            .filter_map(|h| self.view.federates.get(h).map(|r| r.node))
+            .collect();
+        nodes.iter().filter(|n| **n != self.me).all(|n| {
+            s.hw.get(n)
+                .is_some_and(|hw| self.time.last_seq.get(n).copied().unwrap_or(0) >= *hw)
+        })
+    }
+
+    /// Captures the RTI state of the local federates that completed, once the cut is reached.
+    pub(crate) fn capture_at_cut(&mut self) {
+        if self.save_capture.is_empty() || !self.save_cut_reached() {
+            return;
+        }
+        for f in std::mem::take(&mut self.save_capture) {
+            match self.capture_saved_state(f) {
+                Ok(state) => self.actions.push_back(super::Action::WriteSave {
+                    federate: f,
+                    state: Box::new(state),
+                }),
+                Err(e) => {
+                    tracing::error!(federation = %self.name, "save: {e}");
+                    self.send_save_report(f, SaveReport::RtiUnableToSave);
+                }
+            }
+        }
     }
 
     /// Whether `f` may make `report` now (`SaveNotInitiated`, `FederateHasNotBegunSave`).
@@ -378,6 +552,9 @@ impl FederationCore {
             regulating: tm.is_some_and(|m| m.regulation() == hlamesh_timesync::RegulationState::On),
             constrained: tm
                 .is_some_and(|m| m.constraint() == hlamesh_timesync::ConstraintState::On),
+            membership: self.capture_membership(),
+            time_state: tm.map(|m| SavedTime::from_snapshot(m.snapshot())),
+            held: self.save_held.get(&f).cloned().unwrap_or_default(),
         })
     }
 
@@ -403,7 +580,11 @@ impl FederationCore {
                 });
                 Some(Reply::Done)
             }
-            Request::SaveReport { federate, report } => {
+            Request::SaveReport {
+                federate,
+                report,
+                hw,
+            } => {
                 if self
                     .save
                     .as_ref()
@@ -412,6 +593,7 @@ impl FederationCore {
                     self.decide(Decision::SaveReported {
                         federate,
                         report,
+                        hw,
                         req,
                     });
                 }
@@ -449,7 +631,9 @@ impl FederationCore {
                     failed: None,
                     time,
                     reported: false,
+                    hw: BTreeMap::new(),
                 });
+                self.save_capture.clear();
                 let mut cannot = false;
                 let locals: Vec<FederateHandle> = members
                     .keys()
@@ -481,12 +665,20 @@ impl FederationCore {
                 }
             }
             Decision::SaveReported {
-                federate, report, ..
+                federate,
+                report,
+                hw,
+                ..
             } => {
+                let node = self.view.federates.get(federate).map(|r| r.node);
                 if let Some(s) = self.save.as_mut()
                     && let Some(st) = s.members.get_mut(federate)
                 {
                     s.reported = true;
+                    if let Some(n) = node {
+                        let e = s.hw.entry(n).or_default();
+                        *e = (*e).max(*hw);
+                    }
                     match report {
                         SaveReport::Begun => *st = SaveStatus::FederateSaving,
                         SaveReport::Complete => {
@@ -577,8 +769,19 @@ impl FederationCore {
         }
     }
 
+    /// Whether local federate `f` has been told to save and the save has not ended.
+    pub(crate) fn saving_now(&self, f: FederateHandle) -> bool {
+        self.save
+            .as_ref()
+            .is_some_and(|s| s.members.contains_key(&f))
+            && !self.timed_save_wait.contains_key(&f)
+            && self.locals.contains_key(&f)
+    }
+
     fn end_save(&mut self, failure: Option<SaveFailureReason>) {
         self.timed_save_wait.clear();
+        self.save_capture.clear();
+        let held = std::mem::take(&mut self.save_held);
         let Some(s) = self.save.take() else { return };
         let locals: BTreeSet<FederateHandle> = s
             .members
@@ -592,6 +795,11 @@ impl FederationCore {
                 Some(r) => Callback::FederationNotSaved(r),
             };
             self.callback(h, cb);
+        }
+        for (h, cbs) in held {
+            for cb in cbs {
+                self.callback(h, cb);
+            }
         }
     }
 }

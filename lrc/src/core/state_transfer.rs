@@ -37,6 +37,11 @@ pub struct Stream {
     /// After the transport lost this sender's data up to here, only a snapshot at least this
     /// recent can resynchronise us.
     pub resync_after: u64,
+    /// The sender's restore epoch as its stream last said (`None`: not known yet, taken to be
+    /// ours; see `super::restore`).
+    pub epoch: Option<u32>,
+    /// Data the sender sent after a restore this LRC has not applied yet: (seq, reliable, msg).
+    pub future: Vec<(Option<u64>, bool, DataMsg)>,
 }
 
 impl FederationCore {
@@ -185,6 +190,7 @@ impl FederationCore {
         }
         st.live = true;
         st.skip_upto = high_water;
+        st.epoch.get_or_insert(self.epoch);
         let held = std::mem::take(&mut st.held);
         // The snapshot is the truth about the sender's federates' instances: what we hold of
         // theirs and it lacks was deleted in data we never got (resynchronisation).

@@ -26,7 +26,7 @@ use super::wire::{Decision, Reply, Request, SynchronizationPointFailureReason};
 use super::{Callback, FederationCore, Node};
 
 /// One pending synchronization point, identical on every member.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SyncPoint {
     /// User tag given at registration.
     pub tag: Vec<u8>,

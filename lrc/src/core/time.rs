@@ -69,6 +69,16 @@ pub struct TimeState {
     pub(crate) backlog: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
     /// Last reliable sequence number applied per sending LRC.
     pub(crate) last_seq: std::collections::BTreeMap<Node, u64>,
+    /// Time messages from LRCs that applied a restore this LRC has not applied yet:
+    /// (node, from, to, message, epoch).
+    #[allow(clippy::type_complexity)]
+    pub(crate) future: Vec<(
+        Node,
+        FederateHandle,
+        Option<FederateHandle>,
+        TimeMessage<Time>,
+        u32,
+    )>,
 }
 
 impl FederationCore {
@@ -257,6 +267,35 @@ impl FederationCore {
         self.pump_time();
     }
 
+    /// A restore gave local federate `h` its saved time state (`None`: it had no time state):
+    /// a fresh manager that knows every other federate of the restored view.
+    pub(crate) fn time_restore_manager(
+        &mut self,
+        h: FederateHandle,
+        saved: Option<super::save::SavedTime>,
+    ) {
+        let view = ViewNumber(self.view.last());
+        let existing: Vec<(MemberId, Seq)> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(g, _)| **g != h)
+            .map(|(g, r)| {
+                let start = if r.node == self.me {
+                    self.data_hw
+                } else {
+                    self.time.last_seq.get(&r.node).copied().unwrap_or(0)
+                };
+                (member(*g), Seq(start))
+            })
+            .collect();
+        let tm = match saved {
+            Some(s) => Manager::restored(member(h), view, existing, s.into_snapshot()),
+            None => Manager::new(member(h), view, existing),
+        };
+        self.time.managers.insert(h, tm);
+    }
+
     /// Federate `h` left (`lost`: with its LRC).
     pub(crate) fn time_on_left(&mut self, h: FederateHandle, lost: bool) {
         let view = ViewNumber(self.view.last());
@@ -294,14 +333,25 @@ impl FederationCore {
         }
     }
 
-    /// A time message from federate `from` on LRC `node`.
+    /// A time message from federate `from` on LRC `node`, sent in restore epoch `epoch`.
     pub(crate) fn on_time_message(
         &mut self,
         node: Node,
         from: FederateHandle,
         to: Option<FederateHandle>,
         msg: TimeMessage<Time>,
+        epoch: u32,
     ) {
+        if epoch < self.epoch {
+            // From the run a restore abandoned.
+            return;
+        }
+        if epoch > self.epoch {
+            if self.time.future.len() < MAX_BACKLOG {
+                self.time.future.push((node, from, to, msg, epoch));
+            }
+            return;
+        }
         let known_from = self.view.federates.get(&from).map(|r| r.node);
         let early = known_from.is_none() && from.0 >= self.view.next_handle
             || to.is_some_and(|t| t.0 >= self.view.next_handle)
@@ -370,6 +420,7 @@ impl FederationCore {
                             from: h,
                             to: None,
                             msg: msg.clone(),
+                            epoch: self.epoch,
                         },
                     );
                 }
@@ -387,6 +438,7 @@ impl FederationCore {
                             from: h,
                             to: Some(to),
                             msg,
+                            epoch: self.epoch,
                         },
                     );
                 }

@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 3;
+pub const WIRE_VERSION: u8 = 4;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -154,6 +154,10 @@ pub enum DataMsg {
         /// User tag.
         tag: Vec<u8>,
     },
+    /// The sender applied the `n`-th federation restore: what it sends from here on belongs to
+    /// the restored federation (receivers hold it until they applied that restore too, and drop
+    /// what the sender sent before it once they have).
+    Epoch(u32),
     /// A declaration change of one federate.
     Declare {
         /// Federate.
@@ -238,6 +242,8 @@ pub enum Decision {
         federate: FederateHandle,
         /// Report.
         report: super::save::SaveReport,
+        /// The reporting LRC's reliable data high-water mark.
+        hw: u64,
         /// Request it answers.
         req: (u64, u64),
     },
@@ -245,6 +251,46 @@ pub enum Decision {
     SaveAborted {
         /// Why: `SaveAborted` or `SaveTimeCannotBeHonored`.
         reason: super::save::SaveFailureReason,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// A restore request was refused (no such save, federates do not match, restore or save in
+    /// progress).
+    RestoreDenied {
+        /// Requesting federate.
+        federate: FederateHandle,
+        /// Label.
+        label: String,
+        /// Why, for the requester.
+        reason: String,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// A federation restore begins: each joined federate becomes the saved federate it is
+    /// mapped to.
+    RestoreInitiated {
+        /// Label.
+        label: String,
+        /// Requesting federate.
+        requester: FederateHandle,
+        /// The federation as saved.
+        saved: super::restore::SavedMembership,
+        /// (handle now, saved handle) for every joined federate.
+        mapping: Vec<(FederateHandle, FederateHandle)>,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// A federate's (or its LRC's) report on the restore.
+    RestoreReported {
+        /// Federate (its handle when the report was made).
+        federate: FederateHandle,
+        /// Report.
+        report: super::restore::RestoreReport,
+        /// Request it answers.
+        req: (u64, u64),
+    },
+    /// `abort_federation_restore`.
+    RestoreAborted {
         /// Request it answers.
         req: (u64, u64),
     },
@@ -314,6 +360,8 @@ pub enum Request {
         federate: FederateHandle,
         /// Report.
         report: super::save::SaveReport,
+        /// The reporting LRC's reliable data high-water mark (see `super::save`, the cut).
+        hw: u64,
     },
     /// Abort the save in progress (`SaveAborted`, or `SaveTimeCannotBeHonored` from an LRC whose
     /// federate is already past the save time).
@@ -327,6 +375,25 @@ pub enum Request {
         /// Successfully or not.
         success: bool,
     },
+    /// Request a federation restore; `saved` is the federation as the requester's save file
+    /// describes it (`None`: the requester has no usable file, with the reason).
+    Restore {
+        /// Requesting federate.
+        federate: FederateHandle,
+        /// Label.
+        label: String,
+        /// The saved federation, or why it could not be read.
+        saved: Result<super::restore::SavedMembership, String>,
+    },
+    /// A federate's (or its LRC's) report on the restore in progress.
+    RestoreReport {
+        /// Federate (its handle when the report was made).
+        federate: FederateHandle,
+        /// Report.
+        report: super::restore::RestoreReport,
+    },
+    /// Abort the restore in progress.
+    AbortRestore,
 }
 
 /// The coordinator's answer to a request.
@@ -414,6 +481,9 @@ pub enum ControlMsg {
         to: Option<FederateHandle>,
         /// The time manager's message.
         msg: hlamesh_timesync::TimeMessage<hlamesh_timesync::HLAfloat64Time>,
+        /// Number of federation restores the sender had applied (older messages are dropped,
+        /// newer ones wait until this LRC applied the same restore).
+        epoch: u32,
     },
     /// From a member that does not coordinate to a requester that is not a member yet: ask
     /// this LRC instead. A joiner picks its candidates from the discovery beacons it has heard so

@@ -10,7 +10,7 @@ use hlamesh_timesync::LogicalTime;
 
 use super::management::Management;
 use super::reconstruction::{HlaEvent, HlaQueue};
-use crate::ambassador::{FederateAmbassador, SaveFailureReason, Time};
+use crate::ambassador::{FederateAmbassador, RestoreFailureReason, SaveFailureReason, Time};
 use crate::core::ReceiveInfo;
 use crate::core::wire::SynchronizationPointFailureReason;
 use crate::handles::{
@@ -169,5 +169,27 @@ impl FederateAmbassador for HlaSide {
             label.to_string(),
             failed.to_vec(),
         ));
+    }
+
+    fn request_federation_restore_failed(&mut self, label: &str, reason: &str) {
+        self.command(Management::FederationRestored(Err(format!(
+            "restore {label} refused: {reason}"
+        ))));
+    }
+
+    fn federation_restore_begun(&mut self) {
+        self.command(Management::RestoreBegun);
+    }
+
+    fn initiate_federate_restore(&mut self, label: &str, _name: &str, _handle: FederateHandle) {
+        self.command(Management::InitiateRestore(label.to_string()));
+    }
+
+    fn federation_restored(&mut self) {
+        self.command(Management::FederationRestored(Ok(())));
+    }
+
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {
+        self.command(Management::FederationRestored(Err(format!("{reason:?}"))));
     }
 }

@@ -34,7 +34,6 @@
 
 pub mod hla_side;
 pub mod management;
-mod pending_api;
 pub mod reconstruction;
 pub mod scheme;
 pub mod snapshot;
@@ -59,7 +58,6 @@ use crate::node::Lrc;
 use hla_side::{HlaCounters, HlaSide};
 use management::Management;
 #[allow(unused_imports)]
-use pending_api::PendingApi;
 use reconstruction::{Change, HlaEvent, HlaQueue, Mirror, QueueStats};
 pub use scheme::{EventQueue, Pace, TimeScheme};
 use snapshot::SnapshotHeader;
@@ -265,14 +263,18 @@ pub struct Ctx<'a> {
 }
 
 /// A send the RTI refused because a federation save was in progress; sent again once the
-/// federation saved (the save was not yet known on the engine thread when the frame ran).
-#[derive(Debug)]
-enum Deferred {
+/// federation saved (the save was not yet known on the engine thread when the frame ran). Part
+/// of the engine's snapshot: the frame that made it ran before the save, so after a restore of
+/// that save it is sent again, once the federation restored.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Deferred {
+    /// `update_attribute_values`: instance, values, tag.
     Update(
         ObjectInstanceHandle,
         Vec<(AttributeHandle, Vec<u8>)>,
         Vec<u8>,
     ),
+    /// `send_interaction`: class, parameters, tag, time.
     Interaction(
         InteractionClassHandle,
         Vec<(ParameterHandle, Vec<u8>)>,
@@ -343,7 +345,8 @@ impl Ctx<'_> {
             .rti
             .update_attribute_values(object, values.clone(), tag)
         {
-            Err(RtiError::SaveInProgress(_)) => {
+            // Sent after the save; dropped by a restore (it belongs to the abandoned run).
+            Err(RtiError::SaveInProgress(_) | RtiError::RestoreInProgress(_)) => {
                 self.deferred
                     .push(Deferred::Update(object, values, tag.to_vec()));
                 Ok(())
@@ -378,7 +381,7 @@ impl Ctx<'_> {
             None => self.rti.send_interaction(class, params.clone(), tag),
         };
         match r {
-            Err(RtiError::SaveInProgress(_)) => {
+            Err(RtiError::SaveInProgress(_) | RtiError::RestoreInProgress(_)) => {
                 self.deferred
                     .push(Deferred::Interaction(class, params, tag.to_vec(), at));
                 Ok(())
@@ -519,6 +522,10 @@ pub struct Engine<S: Simulation> {
     frame: u64,
     end_time: Option<f64>,
     rewound: bool,
+    /// The frame at `time` has run (see [`snapshot::SnapshotHeader::frame_done`]).
+    frame_done: bool,
+    /// A restore just happened: the RTI may have restored a pending advance request.
+    after_restore: bool,
     deferred: Vec<Deferred>,
 }
 
@@ -555,6 +562,8 @@ impl<S: Simulation> Engine<S> {
             frame: 0,
             end_time: None,
             rewound: false,
+            frame_done: false,
+            after_restore: false,
             deferred: Vec::new(),
         }
     }
@@ -930,17 +939,21 @@ impl<S: Simulation> Engine<S> {
             if self.news.stop || self.time >= end - EPS {
                 break;
             }
-            let frame_began = Instant::now();
-            self.frame_start(rti)?;
-            self.with_ctx(rti, |s, c| s.on_frame(c))?;
-            self.stats.run_frames += 1;
-            frame_duration.record(frame_began.elapsed().as_secs_f64());
-            frames_total.increment(1);
-            let q = self.queue.stats();
-            queue_depth.set(self.queue.len() as f64);
-            merged_total.increment(q.merged - last_q.merged);
-            dropped_total.increment(q.dropped - last_q.dropped);
-            last_q = q;
+            // After a restore of a save taken once the frame had run, resume after it.
+            if !std::mem::take(&mut self.frame_done) {
+                let frame_began = Instant::now();
+                self.frame_start(rti)?;
+                self.with_ctx(rti, |s, c| s.on_frame(c))?;
+                self.stats.run_frames += 1;
+                frame_duration.record(frame_began.elapsed().as_secs_f64());
+                frames_total.increment(1);
+                let q = self.queue.stats();
+                queue_depth.set(self.queue.len() as f64);
+                merged_total.increment(q.merged - last_q.merged);
+                dropped_total.increment(q.dropped - last_q.dropped);
+                last_q = q;
+            }
+            self.frame_done = true;
             // End of frame: management commands.
             self.drain_management();
             self.execute_management(rti)?;
@@ -976,7 +989,9 @@ impl<S: Simulation> Engine<S> {
             }
             let target = Time::new(next).ok_or_else(|| EngineError::App(format!("time {next}")))?;
             self.news.granted = None;
-            self.request_advance(rti, scheme, target)?;
+            if !self.request_advance(rti, scheme, target)? {
+                continue;
+            }
             // A federation restore cancels the pending advance; a save may happen while it is
             // pending: execute it and keep waiting.
             loop {
@@ -1004,6 +1019,7 @@ impl<S: Simulation> Engine<S> {
                 continue;
             };
             self.time = granted;
+            self.frame_done = false;
             self.stats.grants += 1;
             k += 1;
             // Pace: not earlier than the wall clock allows.
@@ -1086,6 +1102,8 @@ impl<S: Simulation> Engine<S> {
             label: label.to_string(),
             frame: self.frame,
             time: self.time,
+            frame_done: self.frame_done,
+            deferred: self.deferred.clone(),
             mirror: self.mirror.clone(),
         }
     }
@@ -1118,7 +1136,10 @@ impl<S: Simulation> Engine<S> {
         if rewind {
             self.time = header.time;
             self.frame = header.frame;
+            self.frame_done = header.frame_done;
+            self.deferred = header.deferred;
             self.rewound = true;
+            self.after_restore = true;
         }
         self.stats.restores.push(header.label);
         Ok(())
@@ -1126,19 +1147,26 @@ impl<S: Simulation> Engine<S> {
 
     /// TAR or NER; a request refused because a save is in progress waits for the save (which
     /// the engine executes) and is made again.
+    /// Requests the advance to `target`. `Ok(false)`: a federation restore happened instead
+    /// (the request was refused with `RestoreInProgress` and the engine restored; the frame loop
+    /// starts over from the restored time). A restore that fails before the RTI state changed
+    /// leaves the federation as it was, so the request is made again.
     fn request_advance(
         &mut self,
         rti: &RtiAmbassador,
         scheme: TimeScheme,
         target: Time,
-    ) -> Result<(), EngineError> {
+    ) -> Result<bool, EngineError> {
         let deadline = Instant::now() + self.cfg.sync_timeout;
+        let after_restore = std::mem::take(&mut self.after_restore);
         loop {
             let r = match scheme {
                 TimeScheme::Periodic { .. } => rti.time_advance_request(target),
                 TimeScheme::EventDriven { .. } => rti.next_message_request(target),
             };
             match r {
+                // The save was taken while this request was pending: the RTI restored it.
+                Err(RtiError::InTimeAdvancingState(_)) if after_restore => return Ok(true),
                 Err(RtiError::SaveInProgress(_)) if Instant::now() < deadline => {
                     self.news.saved = None;
                     self.wait("the save in progress", self.cfg.sync_timeout, |n| {
@@ -1149,7 +1177,27 @@ impl<S: Simulation> Engine<S> {
                     })?;
                     self.execute_management(rti)?;
                 }
-                r => return r.map_err(rti_err("time advance")),
+                Err(RtiError::RestoreInProgress(_)) if Instant::now() < deadline => {
+                    self.wait("the restore in progress", self.cfg.sync_timeout, |n| {
+                        Ok(n.restored.is_some()
+                            || n.pending
+                                .iter()
+                                .any(|m| matches!(m, Management::InitiateRestore(_))))
+                    })?;
+                    let restoring = self
+                        .news
+                        .pending
+                        .iter()
+                        .any(|m| matches!(m, Management::InitiateRestore(_)));
+                    self.execute_management(rti)?;
+                    self.news.restored = None;
+                    if restoring {
+                        return Ok(false);
+                    }
+                    // The restore failed before anything changed: what waited goes out now.
+                    self.flush_deferred(rti)?;
+                }
+                r => return r.map(|()| true).map_err(rti_err("time advance")),
             }
         }
     }
@@ -1227,7 +1275,9 @@ impl<S: Simulation> Engine<S> {
                     self.flush_deferred(rti)?;
                 }
                 Management::InitiateRestore(_label) => {
-                    // Data queued before the restore belongs to the abandoned future.
+                    // Data queued before the restore belongs to the abandoned future (the
+                    // snapshot brings back what was deferred at the save).
+                    self.deferred.clear();
                     self.engine_queue.clear();
                     let mut stale = VecDeque::new();
                     self.queue.swap(&mut stale);
@@ -1246,6 +1296,9 @@ impl<S: Simulation> Engine<S> {
                     self.wait("federation restored", self.cfg.sync_timeout, |n| {
                         Ok(n.restored.is_some())
                     })?;
+                    if matches!(self.news.restored, Some(Ok(()))) {
+                        self.flush_deferred(rti)?;
+                    }
                     // A grant of the abandoned future may still be queued: drop it.
                     self.news.granted = None;
                 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::reconstruction::Mirror;
 
-const MAGIC: &[u8; 8] = b"HLMSNAP1";
+const MAGIC: &[u8; 8] = b"HLMSNAP2";
 /// Largest section accepted when reading (256 MiB).
 pub const MAX_SECTION: u32 = 256 << 20;
 
@@ -37,6 +37,13 @@ pub struct SnapshotHeader {
     pub frame: u64,
     /// Logical time when saved.
     pub time: f64,
+    /// The frame at `time` had run (an untimed save at the end of a frame or while waiting
+    /// for a grant) rather than not yet (a timed save, taken at the grant): a restore resumes
+    /// after it instead of running it again.
+    pub frame_done: bool,
+    /// Sends refused because the save was in progress: sent after the save, and after a
+    /// restore of it.
+    pub deferred: Vec<super::Deferred>,
     /// The mirrored objects.
     pub mirror: Mirror,
 }
@@ -118,6 +125,8 @@ mod tests {
             label: "s1".into(),
             frame: 42,
             time: 4.2,
+            frame_done: true,
+            deferred: Vec::new(),
             mirror,
         };
         let mut buf = Vec::new();

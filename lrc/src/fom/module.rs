@@ -104,7 +104,7 @@ pub enum Ownership {
 }
 
 /// Message order type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OrderType {
     /// Receive order (the default when a module gives none).
     Receive,
