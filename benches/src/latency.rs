@@ -209,6 +209,7 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
                 best_effort: s.best_effort,
                 block: s.block,
                 index: s.next,
+                sender: 0,
             },
             s.size,
         );
@@ -286,6 +287,7 @@ impl Driver {
                 best_effort,
                 block,
                 index: 0,
+                sender: 0,
             },
             size,
         );

@@ -195,13 +195,21 @@ pub fn bars(title: &str, unit: &str, groups: &[(String, Vec<(String, f64)>)]) ->
                 esc(unit)
             );
         }
-        let _ = writeln!(
-            out,
-            r#"<text x="{0:.1}" y="{1:.1}" text-anchor="middle" font-size="10">{2}</text>"#,
-            LEFT + gw * (gi as f64 + 0.5),
-            TOP + ph + 16.0,
-            esc(label)
-        );
+        let cx = LEFT + gw * (gi as f64 + 0.5);
+        // A label wider than its group (about 6 units a character at size 10) goes on two
+        // lines, split at its first space, so that neighbours do not overlap.
+        let lines: Vec<&str> = match label.split_once(' ') {
+            Some((a, b)) if label.chars().count() as f64 * 6.0 > gw => vec![a, b],
+            _ => vec![label.as_str()],
+        };
+        for (li, line) in lines.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                r#"<text x="{cx:.1}" y="{0:.1}" text-anchor="middle" font-size="10">{1}</text>"#,
+                TOP + ph + 16.0 + 12.0 * li as f64,
+                esc(line)
+            );
+        }
     }
     for (i, n) in names.iter().enumerate() {
         let ly = TOP + 14.0 + 18.0 * i as f64;
