@@ -146,6 +146,23 @@ pub fn latency_cdf(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String 
     out
 }
 
+/// Splits `label` at spaces into lines of at most `chars` characters (a longer word stays
+/// whole), so that group labels wider than their group (about 6 units a character at font size
+/// 10) do not run into their neighbours.
+fn wrap(label: &str, chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in label.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= chars => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// Grouped bars: one group per configuration, one bar per series (e.g. hlamesh, raw-udp).
 pub fn bars(title: &str, unit: &str, groups: &[(String, Vec<(String, f64)>)]) -> String {
     let mut out = String::new();
@@ -196,13 +213,7 @@ pub fn bars(title: &str, unit: &str, groups: &[(String, Vec<(String, f64)>)]) ->
             );
         }
         let cx = LEFT + gw * (gi as f64 + 0.5);
-        // A label wider than its group (about 6 units a character at size 10) goes on two
-        // lines, split at its first space, so that neighbours do not overlap.
-        let lines: Vec<&str> = match label.split_once(' ') {
-            Some((a, b)) if label.chars().count() as f64 * 6.0 > gw => vec![a, b],
-            _ => vec![label.as_str()],
-        };
-        for (li, line) in lines.iter().enumerate() {
+        for (li, line) in wrap(label, (gw / 6.0) as usize).iter().enumerate() {
             let _ = writeln!(
                 out,
                 r#"<text x="{cx:.1}" y="{0:.1}" text-anchor="middle" font-size="10">{1}</text>"#,
@@ -233,4 +244,19 @@ pub fn bars(title: &str, unit: &str, groups: &[(String, Vec<(String, f64)>)]) ->
     );
     out.push_str("</svg>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_keeps_long_words() {
+        assert_eq!(
+            wrap("2→1 reliable batch off", 13),
+            ["2→1 reliable", "batch off"]
+        );
+        assert_eq!(wrap("1→1 reliable", 40), ["1→1 reliable"]);
+        assert_eq!(wrap("best-effort x", 4), ["best-effort", "x"]);
+    }
 }
