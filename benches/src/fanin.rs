@@ -79,7 +79,10 @@ pub struct FaninPath {
     pub messages_per_datagram: f64,
     /// NACKs the receiver sent (repair requests).
     pub nacks_sent: u64,
-    /// Datagrams the senders retransmitted.
+    /// NACKs the senders sent: they hear each other's multicast, and on the transport level
+    /// reliable means reliable to every member, so they ask each other for repairs too.
+    pub sender_nacks_sent: u64,
+    /// Datagrams the senders retransmitted (to the receiver and to each other).
     pub repaired_datagrams: u64,
     /// Reliable messages lost for good at the receiver.
     pub fell_behind_messages: u64,
@@ -171,7 +174,13 @@ fn block(
     }
     let sent = opts.messages * n as u64;
     // The senders are done; wait for the tail, or until nothing arrived for a while (loss).
-    const QUIET: Duration = Duration::from_millis(300);
+    // Reliable hlamesh delivers in order per sender, so a gap holds back everything behind it
+    // until its repair arrives: give repairs time before calling the rest lost.
+    let quiet = if path == 0 && rel == "reliable" {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_millis(300)
+    };
     let end = Instant::now() + timeout;
     let mut last_seen = (u64::MAX, Instant::now());
     loop {
@@ -183,7 +192,7 @@ fn block(
         if received != last_seen.0 {
             last_seen = (received, Instant::now());
         }
-        if received >= sent || last_seen.1.elapsed() > QUIET || Instant::now() > end {
+        if received >= sent || last_seen.1.elapsed() > quiet || Instant::now() > end {
             break;
         }
         // Polling a counter the receive threads update; nothing else signals "block over".
@@ -221,6 +230,7 @@ fn senders_counters(s: &mut Session, timeout: Duration) -> Result<[Counters; 2],
                 .map_err(|e| BenchError::Protocol(format!("bad counters: {e}")))?;
             sum[i].datagrams_out += c.datagrams_out;
             sum[i].repaired_datagrams += c.repaired_datagrams;
+            sum[i].nacks_sent += c.nacks_sent;
         }
     }
     Ok(sum)
@@ -231,7 +241,7 @@ fn summarise(
     opts: &ThroughputOptions,
     senders: usize,
     datagrams_out: u64,
-    repair: (u64, u64, u64),
+    repair: (u64, u64, u64, u64),
 ) -> FaninPath {
     let agg: Vec<f64> = blocks.iter().map(|b| b.receiver_msgs_per_s).collect();
     let offered: Vec<f64> = blocks.iter().map(|b| b.sender_msgs_per_s).collect();
@@ -281,6 +291,7 @@ fn summarise(
         datagrams_out,
         messages_per_datagram: sent as f64 / datagrams_out.max(1) as f64,
         nacks_sent: repair.0,
+        sender_nacks_sent: repair.3,
         repaired_datagrams: repair.1,
         fell_behind_messages: repair.2,
         per_block: blocks,
@@ -364,6 +375,7 @@ pub fn run(
                         rx1.nacks_sent - rx0.nacks_sent,
                         hl1.repaired_datagrams - hl0.repaired_datagrams,
                         rx1.fell_behind_messages - rx0.fell_behind_messages,
+                        hl1.nacks_sent - hl0.nacks_sent,
                     ),
                 );
                 let r = summarise(
@@ -371,7 +383,7 @@ pub fn run(
                     opts,
                     senders,
                     raw1.datagrams_out - raw0.datagrams_out,
-                    (0, 0, 0),
+                    (0, 0, 0, 0),
                 );
                 results.push(FaninResult {
                     senders,
@@ -392,7 +404,7 @@ pub fn run(
 /// The fan-in part of the table printed on stdout.
 pub fn table(results: &[FaninResult]) -> String {
     let mut s = format!(
-        "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>13} {:>6} {:>7} {:>7} {:>6}\n",
+        "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>13} {:>6} {:>11} {:>8} {:>6}\n",
         "N->1",
         "reliability",
         "batching",
@@ -404,14 +416,14 @@ pub fn table(results: &[FaninResult]) -> String {
         "msg/dgm",
         "share min/max",
         "fair",
-        "nacks",
-        "repair",
+        "nacks rx/tx",
+        "repaired",
         "ratio"
     );
     for x in results {
         for (name, p) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
             s.push_str(&format!(
-                "{:>6} {:<12} {:<9} {:<8} {:>11.0} {:>8.1} {:>11.0} {:>9} {:>8.1} {:>13} {:>6.2} {:>7} {:>7} {:>6}\n",
+                "{:>6} {:<12} {:<9} {:<8} {:>11.0} {:>8.1} {:>11.0} {:>9} {:>8.1} {:>13} {:>6.2} {:>11} {:>8} {:>6}\n",
                 x.senders,
                 x.reliability,
                 if x.batching { "on" } else { "off" },
@@ -423,7 +435,7 @@ pub fn table(results: &[FaninResult]) -> String {
                 p.messages_per_datagram,
                 format!("{:.2}/{:.2}", p.share_min, p.share_max),
                 p.rate_fairness,
-                p.nacks_sent,
+                format!("{}/{}", p.nacks_sent, p.sender_nacks_sent),
                 p.repaired_datagrams,
                 if name == "hlamesh" {
                     format!("{:.2}", x.ratio)
