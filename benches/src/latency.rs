@@ -501,7 +501,7 @@ pub fn table(r: &LatencyReport) -> String {
 }
 
 /// The CDF plot.
-pub fn plot(r: &LatencyReport) -> String {
+pub fn plot(r: &LatencyReport) -> crate::plot::Plot {
     let mut series = Vec::new();
     for x in &r.results {
         series.push((
@@ -513,5 +513,5 @@ pub fn plot(r: &LatencyReport) -> String {
             x.baseline.cdf.clone(),
         ));
     }
-    crate::svg::latency_cdf("hlamesh-bench latency: round-trip CDF", &series)
+    crate::plot::Plot::latency_cdf("hlamesh-bench latency: round-trip CDF", &series)
 }

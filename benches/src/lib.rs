@@ -7,7 +7,7 @@
 //! ([`rti`]) or the transport's data channel — chosen by [`session::Level`]; [`placement`] starts
 //! the peer processes on loopback, in a namespace lab or on other machines; [`latency`],
 //! [`throughput`] (with [`fanin`]), [`time`] and [`scale`] drive the runs; [`procstat`] reads CPU use from /proc;
-//! [`report`] writes the table, the JSON and (with [`svg`] and [`raster`]) the plot as SVG and PNG.
+//! [`report`] writes the table, the JSON and the plot ([`plot`]) as SVG ([`svg`]) and PNG ([`raster`]).
 #![forbid(unsafe_code)]
 
 pub mod error;
@@ -16,6 +16,7 @@ pub mod latency;
 pub mod net;
 pub mod peer;
 pub mod placement;
+pub mod plot;
 pub mod procstat;
 pub mod progress;
 pub mod raster;

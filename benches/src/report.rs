@@ -120,7 +120,11 @@ pub fn default_out(subcommand: &str) -> PathBuf {
 
 /// Writes the JSON report and the plot next to it (same name, `.svg` and `.png`); returns the
 /// paths of the plot files.
-pub fn write_outputs(out: &Path, report: &impl Serialize, svg: &str) -> Result<Plots, BenchError> {
+pub fn write_outputs(
+    out: &Path,
+    report: &impl Serialize,
+    plot: &crate::plot::Plot,
+) -> Result<Plots, BenchError> {
     if let Some(dir) = out.parent()
         && !dir.as_os_str().is_empty()
     {
@@ -131,10 +135,10 @@ pub fn write_outputs(out: &Path, report: &impl Serialize, svg: &str) -> Result<P
         .map_err(|e| BenchError::Protocol(format!("serialise report: {e}")))?;
     std::fs::write(out, json).map_err(BenchError::io(format!("write {}", out.display())))?;
     let svg_path = out.with_extension("svg");
-    std::fs::write(&svg_path, svg)
+    std::fs::write(&svg_path, plot.svg())
         .map_err(BenchError::io(format!("write {}", svg_path.display())))?;
     let png_path = out.with_extension("png");
-    std::fs::write(&png_path, crate::raster::png(svg)?)
+    std::fs::write(&png_path, plot.png()?)
         .map_err(BenchError::io(format!("write {}", png_path.display())))?;
     Ok(Plots {
         svg: svg_path,

@@ -414,7 +414,7 @@ pub fn table(r: &ThroughputReport) -> String {
 }
 
 /// The bar plot.
-pub fn plot(r: &ThroughputReport) -> String {
+pub fn plot(r: &ThroughputReport) -> crate::plot::Plot {
     let mut groups: Vec<(String, Vec<(String, f64)>)> = r
         .results
         .iter()
@@ -434,7 +434,7 @@ pub fn plot(r: &ThroughputReport) -> String {
         })
         .collect();
     groups.extend(fanin::plot_groups(&r.fanin_results));
-    crate::svg::bars(
+    crate::plot::Plot::bars(
         "hlamesh-bench throughput: one-way msgs/s (1→N slowest receiver, N→1 aggregate)",
         "messages/s",
         &groups,
