@@ -209,6 +209,7 @@ fn pinger(path: u8, sut: Weak<dyn Sut>, state: Shared) -> Handler {
                 best_effort: s.best_effort,
                 block: s.block,
                 index: s.next,
+                sender: 0,
             },
             s.size,
         );
@@ -286,6 +287,7 @@ impl Driver {
                 best_effort,
                 block,
                 index: 0,
+                sender: 0,
             },
             size,
         );
@@ -499,7 +501,7 @@ pub fn table(r: &LatencyReport) -> String {
 }
 
 /// The CDF plot.
-pub fn plot(r: &LatencyReport) -> String {
+pub fn plot(r: &LatencyReport) -> crate::plot::Plot {
     let mut series = Vec::new();
     for x in &r.results {
         series.push((
@@ -511,5 +513,5 @@ pub fn plot(r: &LatencyReport) -> String {
             x.baseline.cdf.clone(),
         ));
     }
-    crate::svg::latency_cdf("hlamesh-bench latency: round-trip CDF", &series)
+    crate::plot::Plot::latency_cdf("hlamesh-bench latency: round-trip CDF", &series)
 }

@@ -6,17 +6,20 @@
 //! Structure: the measured system is a [`sut::Sut`] — HLA update→reflect through the RTI API
 //! ([`rti`]) or the transport's data channel — chosen by [`session::Level`]; [`placement`] starts
 //! the peer processes on loopback, in a namespace lab or on other machines; [`latency`],
-//! [`throughput`], [`time`] and [`scale`] drive the runs; [`procstat`] reads CPU use from /proc;
-//! [`report`] writes the table, the JSON and (with [`svg`]) the plot.
+//! [`throughput`] (with [`fanin`]), [`time`] and [`scale`] drive the runs; [`procstat`] reads CPU use from /proc;
+//! [`report`] writes the table, the JSON and the plot ([`plot`]) as SVG ([`svg`]) and PNG ([`raster`]).
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod fanin;
 pub mod latency;
 pub mod net;
 pub mod peer;
 pub mod placement;
+pub mod plot;
 pub mod procstat;
 pub mod progress;
+pub mod raster;
 pub mod report;
 pub mod rti;
 pub mod scale;

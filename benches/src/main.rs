@@ -52,16 +52,20 @@ enum Cmd {
         #[arg(long, default_value = "on")]
         batching: String,
     },
-    /// One-way messages/s and MB/s, 1→1 and 1→N, batching on and off, vs raw UDP multicast.
+    /// One-way messages/s and MB/s, 1→1, 1→N and N→1, batching on and off, vs raw UDP multicast.
     Throughput {
         #[command(flatten)]
         place: Place,
         /// hlamesh level: rti (update → reflect through the RTI API) or transport.
         #[arg(long, value_enum, default_value = "rti")]
         level: Level,
-        /// Receiver counts.
-        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        /// Receiver counts of the 1→N fan-out (`--fanout` with no count: no fan-out run).
+        #[arg(long, value_delimiter = ',', num_args = 0.., default_value = "1,2")]
         fanout: Vec<usize>,
+        /// Sender counts of the N→1 fan-in: N sender processes, the driver receiving
+        /// (`--fanin` with no count: no fan-in run).
+        #[arg(long, value_delimiter = ',', num_args = 0.., default_value = "2")]
+        fanin: Vec<usize>,
         /// hlamesh batching settings: on, off (transport level only; the RTI level always runs
         /// with the LRC's automatic batching).
         #[arg(long, value_delimiter = ',', default_value = "on,off")]
@@ -72,7 +76,7 @@ enum Cmd {
         /// Payload bytes.
         #[arg(long, default_value_t = 100)]
         size: usize,
-        /// Messages per block.
+        /// Messages per block (per sender in the N→1 fan-in).
         #[arg(long, default_value_t = 200_000)]
         messages: u64,
         /// Recorded blocks per path and configuration (after one warm-up block).
@@ -197,7 +201,7 @@ struct Place {
     /// With --peer: this machine's interface address on the network shared with the peer.
     #[arg(long)]
     interface: Option<Ipv4Addr>,
-    /// Output JSON file (the SVG goes next to it); default bench-out/<subcommand>.json.
+    /// Output JSON file (the SVG and PNG plots go next to it); default bench-out/<subcommand>.json.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Bound on the whole run, seconds.
@@ -368,8 +372,8 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             )?;
             print!("{}", latency::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("latency"));
-            let svg = report::write_outputs(&out, &r, &latency::plot(&r))?;
-            println!("wrote {} and {}", out.display(), svg.display());
+            let plots = report::write_outputs(&out, &r, &latency::plot(&r))?;
+            println!("wrote {}, {plots}", out.display());
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Serve {
@@ -416,8 +420,8 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             )?;
             print!("{}", scale::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("scale"));
-            let svg = report::write_outputs(&out, &r, &scale::plot(&r))?;
-            println!("wrote {} and {}", out.display(), svg.display());
+            let plots = report::write_outputs(&out, &r, &scale::plot(&r))?;
+            println!("wrote {}, {plots}", out.display());
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Time {
@@ -448,14 +452,15 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             )?;
             print!("{}", time::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("time"));
-            let svg = report::write_outputs(&out, &r, &time::plot(&r))?;
-            println!("wrote {} and {}", out.display(), svg.display());
+            let plots = report::write_outputs(&out, &r, &time::plot(&r))?;
+            println!("wrote {}, {plots}", out.display());
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Throughput {
             place,
             level,
             fanout,
+            fanin,
             batching,
             reliability,
             size,
@@ -474,6 +479,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             let opts = ThroughputOptions {
                 level,
                 fanouts: fanout,
+                fanins: fanin,
                 batching,
                 reliabilities: reliability,
                 size: size.max(hlamesh_benches::wire::MIN_PAYLOAD),
@@ -490,8 +496,8 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             let out = place
                 .out
                 .unwrap_or_else(|| report::default_out("throughput"));
-            let svg = report::write_outputs(&out, &r, &throughput::plot(&r))?;
-            println!("wrote {} and {}", out.display(), svg.display());
+            let plots = report::write_outputs(&out, &r, &throughput::plot(&r))?;
+            println!("wrote {}, {plots}", out.display());
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -1,8 +1,9 @@
 //! The peer process (`hlamesh-bench peer`): started by the driver (on loopback or in another lab
-//! namespace), it joins both paths and either echoes pings (`latency`) or counts streamed
-//! messages per block (`throughput`). It talks to the driver with JSON lines on stdout and reads
-//! commands on stdin (`end PATH BLOCK SENT`, `counters`, `quit`); it exits when stdin closes, so
-//! a dying driver never leaves peers behind.
+//! namespace), it joins both paths and either echoes pings (`latency`), counts streamed
+//! messages per block (`throughput` 1→N) or streams blocks to the driver (`throughput` N→1). It
+//! talks to the driver with JSON lines on stdout and reads commands on stdin
+//! (`end PATH BLOCK SENT`, `stream PATH BLOCK COUNT RELIABILITY SIZE SENDER`, `batching on|off`,
+//! `counters`, `quit`); it exits when stdin closes, so a dying driver never leaves peers behind.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -25,6 +26,8 @@ pub enum Role {
     Echo,
     /// Count streamed messages per block.
     Sink,
+    /// Stream blocks to the driver on command (one of the N→1 fan-in's senders).
+    Source,
     /// A federate of the `time` subcommand (see [`crate::time`]).
     Time,
 }
@@ -35,6 +38,7 @@ impl Role {
         match self {
             Role::Echo => "echo",
             Role::Sink => "sink",
+            Role::Source => "source",
             Role::Time => "time",
         }
     }
@@ -62,11 +66,12 @@ pub fn run(
     federation: &str,
     timeout: Duration,
 ) -> Result<(), BenchError> {
-    let hl = level.join(net, federation, false, 1, timeout)?;
+    let hl = level.join(net, federation, false, role != Role::Source, 1, timeout)?;
     let raw = Arc::new(RawUdpSut::new(net)?);
     let paths: [Arc<dyn Sut>; 2] = [hl.clone(), raw.clone()];
     let counts: Counts = Arc::default();
-    for sut in &paths {
+    // A source only sends: its raw path joins no group and its RTI federate subscribes nothing.
+    for sut in paths.iter().filter(|_| role != Role::Source) {
         let handler: Handler = match role {
             Role::Echo => {
                 let weak = Arc::downgrade(sut);
@@ -93,6 +98,9 @@ pub fn run(
                 return Err(BenchError::Protocol(
                     "the time role runs in time::federate".into(),
                 ));
+            }
+            Role::Source => {
+                return Err(BenchError::Protocol("a source receives nothing".into()));
             }
             Role::Sink => {
                 let counts = counts.clone();
@@ -130,6 +138,30 @@ pub fn run(
                 };
                 say(end_of_block(&counts, path, block, sent, deadline));
             }
+            ["stream", path, block, count, rel, size, sender] => {
+                let parsed = (
+                    path.parse::<u8>(),
+                    block.parse::<u32>(),
+                    count.parse::<u64>(),
+                    size.parse::<usize>(),
+                    sender.parse::<u8>(),
+                );
+                let (Ok(path), Ok(block), Ok(count), Ok(size), Ok(sender)) = parsed else {
+                    say(json!({"event": "error", "message": format!("bad command {line:?}")}));
+                    continue;
+                };
+                let Some(sut) = paths.get(usize::from(path)) else {
+                    say(json!({"event": "error", "message": format!("no path {path}")}));
+                    continue;
+                };
+                let rel = if *rel == "best-effort" {
+                    Reliability::BestEffort
+                } else {
+                    Reliability::Reliable
+                };
+                say(stream(sut.as_ref(), path, block, count, rel, size, sender));
+            }
+            ["batching", on] => hl.set_batching(*on == "on"),
             ["counters"] => {
                 say(json!({"event": "counters", "hlamesh": hl.counters(), "raw": raw.counters()}));
             }
@@ -141,6 +173,47 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Sends one fan-in block of `count` messages as fast as the path takes them and reports how
+/// long that took (`sent`).
+fn stream(
+    sut: &dyn Sut,
+    path: u8,
+    block: u32,
+    count: u64,
+    rel: Reliability,
+    size: usize,
+    sender: u8,
+) -> serde_json::Value {
+    let mut m = wire::message(
+        wire::Header {
+            kind: Kind::Stream,
+            path,
+            best_effort: rel == Reliability::BestEffort,
+            block,
+            index: 0,
+            sender,
+        },
+        size,
+    );
+    let t0 = Instant::now();
+    let mut failed = None;
+    for i in 0..count {
+        m[8..16].copy_from_slice(&i.to_be_bytes());
+        if let Err(e) = sut.send(rel, &m) {
+            failed = Some(e.to_string());
+            break;
+        }
+    }
+    sut.flush();
+    match failed {
+        Some(e) => json!({"event": "error", "message": format!("stream block {block}: {e}")}),
+        None => json!({
+            "event": "sent", "path": path, "block": block, "sent": count,
+            "elapsed_ns": t0.elapsed().as_nanos() as u64,
+        }),
+    }
 }
 
 /// Waits until the block is complete, or nothing more arrived for a while (loss), and reports it.

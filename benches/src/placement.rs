@@ -124,6 +124,15 @@ impl Placement {
     /// In a lab with `loss`: drops that percent of the datagrams entering peer hosts 2..=`last`
     /// on `ports` (`lab.sh loss`; nftables rules that vanish with the lab). Elsewhere nothing.
     pub fn inject_loss(&self, last: usize, ports: &[u16]) -> Result<(), BenchError> {
+        self.inject_loss_on(2..=last, ports)
+    }
+
+    /// [`Placement::inject_loss`] on the given hosts (1 = the driver).
+    pub fn inject_loss_on(
+        &self,
+        hosts: std::ops::RangeInclusive<usize>,
+        ports: &[u16],
+    ) -> Result<(), BenchError> {
         let Placement::Lab {
             prefix,
             script,
@@ -136,7 +145,7 @@ impl Placement {
         if *loss == 0 {
             return Ok(());
         }
-        for host in 2..=last {
+        for host in hosts {
             for port in ports {
                 lab_output(
                     script,

@@ -1,5 +1,5 @@
 //! What a run reports: the machine it ran on, latency summaries from an HDR histogram, and the
-//! JSON file (with the SVG plot next to it).
+//! JSON file (with the plot next to it, SVG and PNG).
 
 use std::path::{Path, PathBuf};
 
@@ -118,12 +118,13 @@ pub fn default_out(subcommand: &str) -> PathBuf {
     PathBuf::from("bench-out").join(format!("{subcommand}.json"))
 }
 
-/// Writes the JSON report and the SVG next to it (same name, `.svg`); returns the SVG path.
+/// Writes the JSON report and the plot next to it (same name, `.svg` and `.png`); returns the
+/// paths of the plot files.
 pub fn write_outputs(
     out: &Path,
     report: &impl Serialize,
-    svg: &str,
-) -> Result<PathBuf, BenchError> {
+    plot: &crate::plot::Plot,
+) -> Result<Plots, BenchError> {
     if let Some(dir) = out.parent()
         && !dir.as_os_str().is_empty()
     {
@@ -134,9 +135,30 @@ pub fn write_outputs(
         .map_err(|e| BenchError::Protocol(format!("serialise report: {e}")))?;
     std::fs::write(out, json).map_err(BenchError::io(format!("write {}", out.display())))?;
     let svg_path = out.with_extension("svg");
-    std::fs::write(&svg_path, svg)
+    std::fs::write(&svg_path, plot.svg())
         .map_err(BenchError::io(format!("write {}", svg_path.display())))?;
-    Ok(svg_path)
+    let png_path = out.with_extension("png");
+    std::fs::write(&png_path, plot.png()?)
+        .map_err(BenchError::io(format!("write {}", png_path.display())))?;
+    Ok(Plots {
+        svg: svg_path,
+        png: png_path,
+    })
+}
+
+/// Where a run's plot went.
+#[derive(Clone, Debug)]
+pub struct Plots {
+    /// The SVG.
+    pub svg: PathBuf,
+    /// The same plot as PNG.
+    pub png: PathBuf,
+}
+
+impl std::fmt::Display for Plots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} and {}", self.svg.display(), self.png.display())
+    }
 }
 
 /// Milliseconds since the Unix epoch.

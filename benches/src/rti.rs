@@ -120,13 +120,15 @@ pub fn join_federation(
 }
 
 impl RtiSut {
-    /// Starts an LRC on `net`, joins `federation` (creating it when `create`), publishes and
-    /// subscribes every attribute, registers one object and waits until it has discovered the
-    /// objects of `members` other federates.
+    /// Starts an LRC on `net`, joins `federation` (creating it when `create`), publishes every
+    /// attribute, subscribes to them when `subscribe` (an N→1 fan-in sender does not: only the
+    /// receiver does), registers one object and waits until it has discovered the objects of
+    /// `members` other federates (0 without subscribing).
     pub fn join(
         net: &NetParams,
         federation: &str,
         create: bool,
+        subscribe: bool,
         members: usize,
         timeout: Duration,
     ) -> Result<RtiSut, BenchError> {
@@ -149,9 +151,11 @@ impl RtiSut {
         let reliable = rti.get_attribute_handle(class, "Reliable")?;
         let best_effort = rti.get_attribute_handle(class, "BestEffort")?;
         rti.publish_object_class_attributes(class, &[reliable, best_effort])?;
-        rti.subscribe_object_class_attributes(class, &[reliable, best_effort], true)?;
+        if subscribe {
+            rti.subscribe_object_class_attributes(class, &[reliable, best_effort], true)?;
+        }
         let object = rti.register_object_instance(class)?;
-        wait_discoveries(&rx, members, deadline)?;
+        wait_discoveries(&rx, if subscribe { members } else { 0 }, deadline)?;
         Ok(RtiSut {
             rti,
             object,

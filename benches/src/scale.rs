@@ -271,7 +271,7 @@ pub fn table(r: &ScaleReport) -> String {
 }
 
 /// Round-trip medians against the node count.
-pub fn plot(r: &ScaleReport) -> String {
+pub fn plot(r: &ScaleReport) -> crate::plot::Plot {
     let groups: Vec<(String, Vec<(String, f64)>)> = r
         .results
         .iter()
@@ -287,7 +287,7 @@ pub fn plot(r: &ScaleReport) -> String {
             )
         })
         .collect();
-    crate::svg::bars(
+    crate::plot::Plot::bars(
         "hlamesh-bench scale: round trip to the slowest peer (µs)",
         "µs",
         &groups,

@@ -41,17 +41,21 @@ impl Level {
     }
 
     /// Joins this level's path: creates the federation when `create`, and waits for `members`
-    /// other processes.
+    /// other processes. `receive: false` (an N→1 fan-in sender) does not subscribe on the RTI
+    /// level; the transport level always hears the federation's multicast.
     pub fn join(
         self,
         net: &NetParams,
         federation: &str,
         create: bool,
+        receive: bool,
         members: usize,
         timeout: Duration,
     ) -> Result<Arc<dyn Sut>, BenchError> {
         Ok(match self {
-            Level::Rti => Arc::new(RtiSut::join(net, federation, create, members, timeout)?),
+            Level::Rti => Arc::new(RtiSut::join(
+                net, federation, create, receive, members, timeout,
+            )?),
             Level::Transport => Arc::new(TransportSut::join(
                 net, federation, create, members, timeout,
             )?),
@@ -108,8 +112,14 @@ impl Session {
             ]);
             procs.push(placement.spawn_peer(k, &args)?);
         }
-        placement.inject_loss(peers + 1, &[net.data_port, net.raw_port])?;
-        let hl = level.join(&net, &federation, true, peers, timeout)?;
+        let ports = [net.data_port, net.raw_port];
+        if role == Role::Source {
+            // N→1: the driver is the receiver, so the loss goes where it receives.
+            placement.inject_loss_on(1..=1, &ports)?;
+        } else {
+            placement.inject_loss_on(2..=peers + 1, &ports)?;
+        }
+        let hl = level.join(&net, &federation, true, true, peers, timeout)?;
         let raw = Arc::new(RawUdpSut::new(&net)?);
         for p in &procs {
             p.wait_event("ready", timeout)?;

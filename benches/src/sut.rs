@@ -18,7 +18,7 @@ use crate::net::NetParams;
 pub type Handler = Arc<dyn Fn(&[u8]) + Send + Sync>;
 
 /// Counters a path exposes (zero where a path has no such notion).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Messages sent.
     pub messages_out: u64,

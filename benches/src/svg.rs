@@ -1,17 +1,8 @@
-//! Hand-written SVG plots (no plotting crate): a latency CDF (logarithmic time axis, "nines"
-//! quantile axis) and grouped bars for throughput.
+//! The SVG form of a plot: a [`Canvas`] that writes SVG elements by hand (no crate needed).
 
 use std::fmt::Write;
 
-const W: f64 = 760.0;
-const H: f64 = 440.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 220.0;
-const TOP: f64 = 40.0;
-const BOTTOM: f64 = 60.0;
-const COLOURS: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-];
+use crate::plot::{Anchor, Canvas, Stroke, TextStyle};
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -19,210 +10,109 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn header(out: &mut String, title: &str) {
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">
-<rect width="100%" height="100%" fill="white"/>
-<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>
-"#,
-        W / 2.0,
-        esc(title)
-    );
+fn stroke_attrs(s: Stroke<'_>) -> String {
+    let dash = if s.dashed {
+        r#" stroke-dasharray="5,3""#
+    } else {
+        ""
+    };
+    let width = if s.width == 1.0 {
+        String::new()
+    } else {
+        format!(r#" stroke-width="{}""#, s.width)
+    };
+    format!(r#"stroke="{}"{width}{dash}"#, s.colour)
 }
 
-fn nice_max(v: f64) -> f64 {
-    if v <= 0.0 {
-        return 1.0;
-    }
-    let mag = 10f64.powf(v.log10().floor());
-    for m in [1.0, 2.0, 5.0, 10.0] {
-        if v <= m * mag {
-            return m * mag;
+/// An SVG document being drawn.
+#[derive(Debug)]
+pub struct SvgCanvas {
+    out: String,
+}
+
+impl SvgCanvas {
+    /// An empty `w` × `h` document (sans-serif, 12-unit text unless a text says otherwise).
+    pub fn new(w: f64, h: f64) -> SvgCanvas {
+        SvgCanvas {
+            out: format!(
+                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">
+"#
+            ),
         }
     }
-    10.0 * mag
+
+    /// The finished document.
+    pub fn finish(mut self) -> String {
+        self.out.push_str("</svg>\n");
+        self.out
+    }
 }
 
-/// A latency CDF: x = round-trip time (µs, logarithmic, so medians and millisecond tails both
-/// show), y = quantile on a "nines" scale (−log10(1 − q)), so the tail is visible. `series`:
-/// (label, points (q, µs)).
-pub fn latency_cdf(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
-    let mut out = String::new();
-    header(&mut out, title);
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let values = || series.iter().flat_map(|(_, p)| p.iter().map(|(_, v)| *v));
-    let lo = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-    let hi = values().fold(0.0, f64::max);
-    let (lo, hi) = if lo.is_finite() && hi > lo {
-        (
-            10f64.powf(lo.log10().floor()),
-            10f64.powf(hi.log10().ceil()),
-        )
-    } else {
-        (1.0, 10.0)
-    };
-    let span = (hi / lo).log10();
-    let nines = |q: f64| -(1.0 - q.min(0.9999)).log10(); // 0 .. 4
-    let x = |v: f64| LEFT + ((v.max(lo) / lo).log10() / span) * pw;
-    let y = |q: f64| TOP + ph - nines(q) / 4.0 * ph;
-    // Axes and grid.
-    for q in [0.0, 0.9, 0.99, 0.999, 0.9999] {
+impl Canvas for SvgCanvas {
+    fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: Stroke<'_>) {
         let _ = writeln!(
-            out,
-            r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ddd"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{4}</text>"##,
-            y(q),
-            LEFT + pw,
-            LEFT - 6.0,
-            y(q) + 4.0,
-            if q == 0.0 {
-                "0".to_string()
-            } else {
-                format!("{q}")
-            }
+            self.out,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" {}/>"#,
+            stroke_attrs(stroke)
         );
     }
-    let mut decade = lo;
-    while decade <= hi * 1.001 {
-        for m in [1.0, 2.0, 5.0] {
-            let v = decade * m;
-            if v > hi * 1.001 {
-                break;
-            }
-            let label = if m == 1.0 {
-                format!("{v}")
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#eee"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
-                x(v),
-                TOP + ph,
-                TOP + ph + 16.0,
-                label
-            );
-        }
-        decade *= 10.0;
-    }
-    let _ = writeln!(
-        out,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>
-<text x="{0:.1}" y="{1:.1}" text-anchor="middle">round-trip time (µs, log scale)</text>
-<text x="16" y="{2:.1}" transform="rotate(-90 16 {2:.1})" text-anchor="middle">quantile (nines scale)</text>"##,
-        LEFT + pw / 2.0,
-        H - 18.0,
-        TOP + ph / 2.0
-    );
-    for (i, (label, pts)) in series.iter().enumerate() {
-        let c = COLOURS[i % COLOURS.len()];
-        let dash = if label.contains("raw") {
-            r#" stroke-dasharray="5,3""#
-        } else {
-            ""
-        };
-        let path: Vec<String> = pts
+
+    fn polyline(&mut self, points: &[(f64, f64)], stroke: Stroke<'_>) {
+        let pts: Vec<String> = points
             .iter()
-            .filter(|(q, _)| *q < 1.0)
-            .map(|(q, v)| format!("{:.1},{:.1}", x(*v), y(*q)))
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
             .collect();
         let _ = writeln!(
-            out,
-            r#"<polyline fill="none" stroke="{c}" stroke-width="1.8"{dash} points="{}"/>"#,
-            path.join(" ")
-        );
-        let ly = TOP + 14.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            out,
-            r#"<line x1="{0:.1}" y1="{ly:.1}" x2="{1:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="2"{dash}/><text x="{2:.1}" y="{3:.1}">{4}</text>"#,
-            W - RIGHT + 12.0,
-            W - RIGHT + 36.0,
-            W - RIGHT + 42.0,
-            ly + 4.0,
-            esc(label)
+            self.out,
+            r#"<polyline fill="none" {} points="{}"/>"#,
+            stroke_attrs(stroke),
+            pts.join(" ")
         );
     }
-    out.push_str("</svg>\n");
-    out
-}
 
-/// Grouped bars: one group per configuration, one bar per series (e.g. hlamesh, raw-udp).
-pub fn bars(title: &str, unit: &str, groups: &[(String, Vec<(String, f64)>)]) -> String {
-    let mut out = String::new();
-    header(&mut out, title);
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let vmax = nice_max(
-        groups
-            .iter()
-            .flat_map(|(_, b)| b.iter().map(|(_, v)| *v))
-            .fold(0.0, f64::max),
-    );
-    let y = |v: f64| TOP + ph - (v / vmax) * ph;
-    for i in 0..=5 {
-        let v = vmax * f64::from(i) / 5.0;
+    fn rect(
+        &mut self,
+        (x, y): (f64, f64),
+        (w, h): (f64, f64),
+        fill: Option<&str>,
+        outline: Option<&str>,
+        tip: Option<&str>,
+    ) {
+        let stroke = outline.map_or(String::new(), |c| format!(r#" stroke="{c}""#));
+        let attrs = format!(
+            r#"x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{}"{stroke}"#,
+            fill.unwrap_or("none")
+        );
+        let _ = match tip {
+            Some(t) => writeln!(
+                self.out,
+                r#"<rect {attrs}><title>{}</title></rect>"#,
+                esc(t)
+            ),
+            None => writeln!(self.out, r#"<rect {attrs}/>"#),
+        };
+    }
+
+    fn text(&mut self, (x, y): (f64, f64), text: &str, style: TextStyle) {
+        let anchor = match style.anchor {
+            Anchor::Start => "",
+            Anchor::Middle => r#" text-anchor="middle""#,
+            Anchor::End => r#" text-anchor="end""#,
+        };
+        let size = if style.size == 12.0 {
+            String::new()
+        } else {
+            format!(r#" font-size="{}""#, style.size)
+        };
+        let turn = if style.vertical {
+            format!(r#" transform="rotate(-90 {x:.1} {y:.1})""#)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
-            out,
-            r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ddd"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{4}</text>"##,
-            y(v),
-            LEFT + pw,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            if vmax >= 10_000.0 {
-                format!("{:.0}k", v / 1000.0)
-            } else {
-                format!("{v:.0}")
-            }
+            self.out,
+            r#"<text x="{x:.1}" y="{y:.1}"{anchor}{size}{turn}>{}</text>"#,
+            esc(text)
         );
     }
-    let gw = pw / groups.len().max(1) as f64;
-    let mut names: Vec<String> = Vec::new();
-    for (gi, (label, bars)) in groups.iter().enumerate() {
-        let bw = gw * 0.8 / bars.len().max(1) as f64;
-        for (bi, (name, v)) in bars.iter().enumerate() {
-            let ci = names.iter().position(|n| n == name).unwrap_or_else(|| {
-                names.push(name.clone());
-                names.len() - 1
-            });
-            let bx = LEFT + gw * gi as f64 + gw * 0.1 + bw * bi as f64;
-            let _ = writeln!(
-                out,
-                r#"<rect x="{bx:.1}" y="{0:.1}" width="{1:.1}" height="{2:.1}" fill="{3}"><title>{4}: {v:.0} {5}</title></rect>"#,
-                y(*v),
-                bw * 0.95,
-                (TOP + ph - y(*v)).max(0.0),
-                COLOURS[ci % COLOURS.len()],
-                esc(name),
-                esc(unit)
-            );
-        }
-        let _ = writeln!(
-            out,
-            r#"<text x="{0:.1}" y="{1:.1}" text-anchor="middle" font-size="10">{2}</text>"#,
-            LEFT + gw * (gi as f64 + 0.5),
-            TOP + ph + 16.0,
-            esc(label)
-        );
-    }
-    for (i, n) in names.iter().enumerate() {
-        let ly = TOP + 14.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            out,
-            r#"<rect x="{0:.1}" y="{1:.1}" width="14" height="10" fill="{2}"/><text x="{3:.1}" y="{4:.1}">{5}</text>"#,
-            W - RIGHT + 12.0,
-            ly - 5.0,
-            COLOURS[i % COLOURS.len()],
-            W - RIGHT + 32.0,
-            ly + 4.0,
-            esc(n)
-        );
-    }
-    let _ = writeln!(
-        out,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>
-<text x="16" y="{0:.1}" transform="rotate(-90 16 {0:.1})" text-anchor="middle">{1}</text>"##,
-        TOP + ph / 2.0,
-        esc(unit)
-    );
-    out.push_str("</svg>\n");
-    out
 }

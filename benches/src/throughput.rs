@@ -1,7 +1,8 @@
 //! `throughput`: one-way messages/s from the driver to 1 or N peers, hlamesh (batching on and
 //! off) and raw UDP multicast (one `sendto` per message) interleaved in blocks (A B A B). The
 //! driver sends a block as fast as it can; each peer counts what it received and the time from
-//! the block's first to its last message. A block's figure is the slowest peer's rate.
+//! the block's first to its last message. A block's figure is the slowest peer's rate. The N→1
+//! fan-in (N senders, the driver receiving) is in [`crate::fanin`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use hlamesh_transport::data::Reliability;
 use serde::Serialize;
 
 use crate::BenchError;
+use crate::fanin::{self, FaninResult};
 use crate::peer::Role;
 use crate::placement::Placement;
 use crate::report::{self, Machine, median};
@@ -24,13 +26,15 @@ pub struct ThroughputOptions {
     pub level: Level,
     /// Receiver counts (1 → N).
     pub fanouts: Vec<usize>,
+    /// Sender counts (N → 1).
+    pub fanins: Vec<usize>,
     /// hlamesh batching settings to measure.
     pub batching: Vec<bool>,
     /// Reliabilities of the hlamesh path.
     pub reliabilities: Vec<String>,
     /// Payload bytes.
     pub size: usize,
-    /// Messages per block.
+    /// Messages per block (per sender in the N→1 fan-in).
     pub messages: u64,
     /// Recorded blocks per path and configuration (after one warm-up block).
     pub blocks: usize,
@@ -114,8 +118,10 @@ pub struct ThroughputReport {
     pub machine: Machine,
     /// The options.
     pub options: ThroughputOptions,
-    /// One entry per configuration.
+    /// One entry per 1→N configuration.
     pub results: Vec<ThroughputResult>,
+    /// One entry per N→1 configuration.
+    pub fanin_results: Vec<FaninResult>,
 }
 
 fn peer_counters(s: &mut Session, timeout: Duration) -> Result<Vec<Counters>, BenchError> {
@@ -165,6 +171,7 @@ fn block(
             best_effort: rel == Reliability::BestEffort,
             block,
             index: 0,
+            sender: 0,
         },
         opts.size,
     );
@@ -255,8 +262,10 @@ pub fn run(
     let mut next_block = 1u32;
     let mut progress = crate::progress::Progress::new(
         "throughput",
-        (opts.fanouts.len() * opts.reliabilities.len() * opts.batching.len() * (opts.blocks + 1))
-            as u64,
+        ((opts.fanouts.len() + opts.fanins.len())
+            * opts.reliabilities.len()
+            * opts.batching.len()
+            * (opts.blocks + 1)) as u64,
     );
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -335,6 +344,7 @@ pub fn run(
             }
         }
     }
+    let fanin_results = fanin::run(placement, opts, deadline, &mut next_block, &mut progress)?;
     Ok(ThroughputReport {
         subcommand: "throughput".into(),
         command,
@@ -344,6 +354,7 @@ pub fn run(
         machine,
         options: opts.clone(),
         results,
+        fanin_results,
     })
 }
 
@@ -357,6 +368,9 @@ pub fn table(r: &ThroughputReport) -> String {
         r.machine.cores,
         r.machine.cpu_model
     );
+    if r.results.is_empty() {
+        return s + &fanin::table(&r.fanin_results);
+    }
     s.push_str(&format!(
         "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>7} {:>6}\n",
         "1->N",
@@ -393,12 +407,15 @@ pub fn table(r: &ThroughputReport) -> String {
             ));
         }
     }
+    if !r.fanin_results.is_empty() {
+        s.push_str(&fanin::table(&r.fanin_results));
+    }
     s
 }
 
 /// The bar plot.
-pub fn plot(r: &ThroughputReport) -> String {
-    let groups: Vec<(String, Vec<(String, f64)>)> = r
+pub fn plot(r: &ThroughputReport) -> crate::plot::Plot {
+    let mut groups: Vec<(String, Vec<(String, f64)>)> = r
         .results
         .iter()
         .map(|x| {
@@ -416,8 +433,9 @@ pub fn plot(r: &ThroughputReport) -> String {
             )
         })
         .collect();
-    crate::svg::bars(
-        "hlamesh-bench throughput: one-way messages/s (slowest receiver)",
+    groups.extend(fanin::plot_groups(&r.fanin_results));
+    crate::plot::Plot::bars(
+        "hlamesh-bench throughput: one-way msgs/s (1→N slowest receiver, N→1 aggregate)",
         "messages/s",
         &groups,
     )

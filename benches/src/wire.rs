@@ -1,5 +1,6 @@
 //! The benchmark's own message layout, identical on both paths (hlamesh and raw UDP):
-//! `[kind, path, reliability, 0, block (u32 BE), index (u64 BE), padding…]`. An echo of a
+//! `[kind, path, reliability, sender, block (u32 BE), index (u64 BE), padding…]` (sender: which
+//! of the N→1 fan-in's sender processes sent it; 0 elsewhere). An echo of a
 //! message of at least [`STAMPED_PAYLOAD`] bytes carries the echoing peer's wall-clock receive and
 //! send times in bytes 16..32 (for the one-way latency estimate).
 
@@ -38,7 +39,7 @@ pub enum Kind {
     Ping,
     /// Its echo, peer → driver.
     Echo,
-    /// Throughput traffic, driver → peers.
+    /// Throughput traffic, driver → peers (1→N) or peers → driver (N→1).
     Stream,
 }
 
@@ -65,6 +66,8 @@ pub struct Header {
     pub block: u32,
     /// Index within the block.
     pub index: u64,
+    /// Sender process of an N→1 fan-in stream (0 for traffic from the driver).
+    pub sender: u8,
 }
 
 /// Builds a message of `size` bytes (at least [`MIN_PAYLOAD`]).
@@ -79,7 +82,7 @@ pub fn write(m: &mut [u8], h: Header) {
     m[0] = h.kind.byte();
     m[1] = h.path;
     m[2] = u8::from(h.best_effort);
-    m[3] = 0;
+    m[3] = h.sender;
     m[4..8].copy_from_slice(&h.block.to_be_bytes());
     m[8..16].copy_from_slice(&h.index.to_be_bytes());
 }
@@ -105,5 +108,6 @@ pub fn parse(m: &[u8]) -> Option<Header> {
         best_effort: m[2] == 1,
         block: u32::from_be_bytes(block),
         index: u64::from_be_bytes(index),
+        sender: m[3],
     })
 }

@@ -1,5 +1,6 @@
 //! Each subcommand, in a tiny configuration on loopback (`--local`, the bench spawning itself as
-//! the peers), produces a JSON report with every figure present and plausible, and an SVG plot.
+//! the peers), produces a JSON report with every figure present and plausible, and its plot as
+//! SVG and as a PNG that decodes.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,7 +24,35 @@ fn run(args: &[&str], name: &str) -> (Value, String) {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("json written")).expect("json");
     let svg = std::fs::read_to_string(out.with_extension("svg")).expect("svg written");
+    png_is_valid(&out.with_extension("png"));
     (json, svg)
+}
+
+/// The PNG has the signature, decodes, and is the SVG's 760 × 440 at 2× with more than one
+/// colour (something was drawn on the white background).
+fn png_is_valid(path: &std::path::Path) {
+    let bytes = std::fs::read(path).expect("png written");
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "not a PNG: {}",
+        path.display()
+    );
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes))
+        .read_info()
+        .expect("PNG header decodes");
+    let mut buf = vec![0; reader.output_buffer_size().expect("buffer size")];
+    let frame = reader.next_frame(&mut buf).expect("PNG image decodes");
+    assert_eq!((frame.width, frame.height), (1520, 880));
+    let px = frame.line_size / frame.width as usize;
+    let data = &buf[..frame.buffer_size()];
+    let first = &data[..px];
+    let other = data.chunks(px).filter(|p| *p != first).count();
+    // Text, axes, bars or lines cover a few percent of the picture at least.
+    assert!(
+        other > data.len() / px / 100,
+        "PNG is almost blank: {other} non-background pixels"
+    );
 }
 
 fn num(v: &Value, key: &str) -> f64 {
@@ -141,6 +170,8 @@ fn throughput_tiny_local_run_reports_every_figure() {
             "2",
             "--fanout",
             "1,2",
+            "--fanin",
+            "2",
         ],
         "throughput",
     );
@@ -178,8 +209,77 @@ fn throughput_tiny_local_run_reports_every_figure() {
             assert_eq!(num(h, "messages_per_datagram"), 1.0);
         }
     }
+    // N→1: 2 senders × batching on, off.
+    let fanin = j["fanin_results"].as_array().expect("fanin_results");
+    assert_eq!(fanin.len(), 2);
+    for r in fanin {
+        fanin_is_plausible(r, 2, 20_000, 2);
+        let h = &r["hlamesh"];
+        if r["batching"] == true {
+            assert!(
+                num(h, "messages_per_datagram") > 2.0,
+                "senders did not batch: {h}"
+            );
+        } else {
+            assert_eq!(num(h, "messages_per_datagram"), 1.0);
+        }
+    }
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert!(svg.matches("<rect").count() >= 8, "bars missing");
+    // One bar per path and configuration: 4 fan-out and 2 fan-in configurations.
+    assert!(svg.matches("<rect").count() >= 12, "bars missing");
+    assert!(svg.contains("2→1"), "fan-in groups missing from the plot");
+}
+
+/// One N→1 result: aggregate and per-sender figures present, the raw baseline measured by the
+/// same senders (one datagram per message), the ratio computed, and no reliable loss.
+fn fanin_is_plausible(r: &Value, senders: usize, messages: u64, blocks: u64) {
+    assert_eq!(num(r, "senders"), senders as f64);
+    let (h, b) = (&r["hlamesh"], &r["baseline"]);
+    for p in [h, b] {
+        assert!(num(p, "msgs_per_s") > 0.0, "no aggregate rate: {p}");
+        assert!(num(p, "mb_per_s") > 0.0 && num(p, "sender_msgs_per_s") > 0.0);
+        assert_eq!(
+            p["per_block"].as_array().expect("per_block").len() as u64,
+            blocks
+        );
+        let per = p["per_sender"].as_array().expect("per_sender");
+        assert_eq!(per.len(), senders, "{p}");
+        let got: f64 = per.iter().map(|s| num(s, "received")).sum();
+        assert!(got > 0.0);
+        assert_eq!(
+            num(p, "lost_messages"),
+            (senders as u64 * messages * blocks) as f64 - got
+        );
+        let mut shares = 0.0;
+        for (k, s) in per.iter().enumerate() {
+            assert_eq!(num(s, "sender"), k as f64);
+            assert_eq!(num(s, "sent"), (messages * blocks) as f64);
+            assert!(num(s, "received") > 0.0, "nothing from sender {k}: {p}");
+            assert!(num(s, "msgs_per_s") > 0.0);
+            shares += num(s, "share");
+        }
+        assert!((shares - 1.0).abs() < 1e-9, "shares add up to {shares}");
+        let (lo, hi) = (num(p, "share_min"), num(p, "share_max"));
+        assert!(
+            0.0 < lo && lo <= 1.0 / senders as f64 + 1e-9 && hi >= lo,
+            "{p}"
+        );
+        let fair = num(p, "rate_fairness");
+        assert!(fair > 0.0 && fair <= 1.0, "{p}");
+    }
+    assert_eq!(
+        num(b, "messages_per_datagram"),
+        1.0,
+        "raw baseline not sent by the senders: {b}"
+    );
+    let expect = num(h, "msgs_per_s") / num(b, "msgs_per_s");
+    assert!((num(r, "ratio") - expect).abs() < 1e-9 * expect.max(1.0));
+    if r["reliability"] == "reliable" {
+        assert_eq!(num(h, "lost_messages"), 0.0, "reliable fan-in lost: {h}");
+        assert_eq!(num(h, "delivered_fraction_min"), 1.0);
+        assert_eq!(num(h, "fell_behind_messages"), 0.0);
+        assert!((num(h, "share_min") - 1.0 / senders as f64).abs() < 1e-9);
+    }
 }
 
 #[test]
@@ -225,6 +325,8 @@ fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
             "2",
             "--fanout",
             "1",
+            "--fanin",
+            "2",
             "--reliability",
             "reliable,best-effort",
         ],
@@ -245,7 +347,14 @@ fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
             assert_eq!(num(h, "lost_messages"), 0.0, "reliable updates lost: {h}");
         }
     }
-    assert!(svg.matches("<rect").count() >= 4, "bars missing");
+    // N→1 through the RTI API: 2 sender federates updating, the driver reflecting.
+    let fanin = j["fanin_results"].as_array().expect("fanin_results");
+    assert_eq!(fanin.len(), 2);
+    for r in fanin {
+        fanin_is_plausible(r, 2, 3000, 2);
+        assert!(num(&r["hlamesh"], "datagrams_out") > 0.0);
+    }
+    assert!(svg.matches("<rect").count() >= 8, "bars missing");
 }
 
 #[test]

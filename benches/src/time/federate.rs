@@ -396,6 +396,7 @@ pub fn federate(
             &net.alt(),
             &format!("{federation}-barrier"),
             index == 0,
+            true,
             others,
             deadline.saturating_duration_since(Instant::now()),
         )?,

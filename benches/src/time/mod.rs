@@ -404,7 +404,7 @@ pub fn table(r: &TimeReport) -> String {
 }
 
 /// Grants/s against N, one bar per phase.
-pub fn plot(r: &TimeReport) -> String {
+pub fn plot(r: &TimeReport) -> crate::plot::Plot {
     let groups: Vec<(String, Vec<(String, f64)>)> = r
         .results
         .iter()
@@ -418,7 +418,7 @@ pub fn plot(r: &TimeReport) -> String {
             )
         })
         .collect();
-    crate::svg::bars(
+    crate::plot::Plot::bars(
         "hlamesh-bench time: grants/s per federate (barriers: rounds/s)",
         "grants/s",
         &groups,
