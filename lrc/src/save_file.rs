@@ -241,6 +241,7 @@ mod tests {
             },
             time_state: None,
             held: Vec::new(),
+            requests: Vec::new(),
         }
     }
 

@@ -10,7 +10,14 @@
 //! instance, reliable values reflected exactly once and in order, only subscribed attributes,
 //! class promotion; synchronization points announced once, synchronized only after the federate
 //! achieved, its failed-set membership matching how it achieved; a save initiated once per federate
-//! and ended (saved or not) only after it began. At quiescence: one coordinator, identical views, every subscriber knows
+//! and ended (saved or not) only after it began; a restore begun once, each federate told to
+//! restore at most once with its own handle, ended only after it began — and after a restore
+//! every invariant above holds against the federates' state as saved (their models are rewound
+//! to what they held at the save): no reflection or discovery of the abandoned run leaks in.
+//! Federate types are their names, so a restore is accepted only when exactly the saved
+//! federates are joined (others are denied: that path is exercised too); `save_then_restore`
+//! runs a completed save, traffic, and a restore request whose reports the random actions make
+//! (or `finish_restores`), with crashes and resigns in between. At quiescence: one coordinator, identical views, every subscriber knows
 //! exactly the live instances and has their last values.
 //!
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 40, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
@@ -64,6 +71,19 @@ struct FedModel {
     registering: Vec<String>,
     /// Save initiated for it and not ended: (label, reports made: 0 none, 1 begun, 2 done).
     saving: Option<(String, u8)>,
+    /// Restore begun and not ended: (told to restore, reported).
+    restoring: Option<(bool, bool)>,
+}
+
+/// What a federate's own state holds, as it wrote it at a save (what a restore brings back).
+#[derive(Clone, Debug)]
+struct SavedModel {
+    known: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
+    last: BTreeMap<ObjectInstanceHandle, u64>,
+    owned: BTreeMap<ObjectInstanceHandle, u64>,
+    announced: BTreeSet<String>,
+    achieved: BTreeMap<String, bool>,
+    registering: Vec<String>,
 }
 
 struct Sim {
@@ -102,6 +122,13 @@ struct Sim {
     early: BTreeMap<(u64, FederateHandle), Vec<Callback>>,
     synchronized: u64,
     saves_ended: u64,
+    /// The save files (the RTI's part), by (label, federate name).
+    disk: BTreeMap<(String, String), hlamesh_lrc::core::save::SavedFederateState>,
+    /// The federates' own part, by (label, handle).
+    app_disk: BTreeMap<(String, FederateHandle), SavedModel>,
+    restores_ended: u64,
+    restores_done: u64,
+    restores_denied: u64,
 }
 
 impl Sim {
@@ -144,6 +171,11 @@ impl Sim {
             early: BTreeMap::new(),
             synchronized: 0,
             saves_ended: 0,
+            disk: BTreeMap::new(),
+            app_disk: BTreeMap::new(),
+            restores_ended: 0,
+            restores_done: 0,
+            restores_denied: 0,
         }
     }
 
@@ -221,7 +253,8 @@ impl Sim {
             }
             FederationCore::joining("Sim", id, self.now, heard)
         };
-        let t = core.join(Some(name.clone()), "sim");
+        // The type is the name: a restore matches only the very federates saved.
+        let t = core.join(Some(name.clone()), &name);
         let mut joins = BTreeMap::new();
         joins.insert(t, name);
         self.nodes.insert(
@@ -242,7 +275,7 @@ impl Sim {
         let name = format!("fed{}", self.next_name);
         self.next_name += 1;
         let n = self.nodes.get_mut(&node).unwrap();
-        let t = n.core.join(Some(name.clone()), "sim");
+        let t = n.core.join(Some(name.clone()), &name);
         n.joins.insert(t, name);
         self.drain(node);
     }
@@ -420,8 +453,49 @@ impl Sim {
                 }
                 Action::FederateLost { .. } => self.lost_reported += 1,
                 Action::Destroyed => {}
-                Action::LoadRestore { .. } | Action::Rehandle(_) => {}
-                Action::WriteSave { federate, .. } => node.core.save_written(federate, true),
+                Action::Rehandle(renames) => {
+                    // Types are names here, so every federate keeps its handle.
+                    assert!(renames.iter().all(|(a, b)| a == b), "{renames:?}");
+                }
+                Action::LoadRestore {
+                    federate,
+                    label,
+                    name,
+                } => {
+                    let st = self
+                        .disk
+                        .get(&(label.clone(), name.clone()))
+                        .cloned()
+                        .ok_or_else(|| format!("no save file {label}/{name}"));
+                    self.nodes
+                        .get_mut(&id)
+                        .unwrap()
+                        .core
+                        .restore_loaded(federate, st);
+                }
+                Action::WriteSave { federate, state } => {
+                    // The federate's own part was written when it was told to save; the RTI
+                    // holds its data since, so its model is still that state.
+                    let m = &self.feds[&federate];
+                    self.app_disk.insert(
+                        (state.label.clone(), federate),
+                        SavedModel {
+                            known: m.known.clone(),
+                            last: m.last.clone(),
+                            owned: m.owned.clone(),
+                            announced: m.announced.clone(),
+                            achieved: m.achieved.clone(),
+                            registering: m.registering.clone(),
+                        },
+                    );
+                    self.disk
+                        .insert((state.label.clone(), state.federate_name.clone()), *state);
+                    self.nodes
+                        .get_mut(&id)
+                        .unwrap()
+                        .core
+                        .save_written(federate, true);
+                }
             }
         }
     }
@@ -560,6 +634,39 @@ impl Sim {
                     "{f}: save ended that never began"
                 );
                 self.saves_ended += 1;
+            }
+            Callback::RequestFederationRestoreSucceeded(_) => {}
+            Callback::RequestFederationRestoreFailed { .. } => self.restores_denied += 1,
+            Callback::FederationRestoreBegun => {
+                assert!(m.restoring.is_none(), "{f}: restore begun twice");
+                assert!(m.saving.is_none(), "{f}: restore during a save");
+                m.restoring = Some((false, false));
+            }
+            Callback::InitiateFederateRestore { label, handle, .. } => {
+                assert_eq!(handle, f);
+                assert_eq!(m.restoring, Some((false, false)), "{f}: initiate restore");
+                m.restoring = Some((true, false));
+                let saved = self
+                    .app_disk
+                    .get(&(label.clone(), f))
+                    .unwrap_or_else(|| panic!("{f}: restore of {label} it never saved"))
+                    .clone();
+                m.known = saved.known;
+                m.last = saved.last;
+                m.owned = saved.owned;
+                m.announced = saved.announced;
+                m.achieved = saved.achieved;
+                m.registering = saved.registering;
+            }
+            Callback::FederationRestored | Callback::FederationNotRestored(_) => {
+                assert!(
+                    m.restoring.take().is_some(),
+                    "{f}: restore ended that never began"
+                );
+                self.restores_ended += 1;
+                if cb == Callback::FederationRestored {
+                    self.restores_done += 1;
+                }
             }
             Callback::ReceiveInteraction { class, params, .. } => {
                 assert_eq!(class, self.command, "promoted to the subscribed class");
@@ -784,6 +891,9 @@ impl Sim {
                         .core
                         .register_object_instance(h, car, None)
                         .unwrap();
+                    if std::env::var("SIM_TRACE").is_ok() {
+                        eprintln!("register {h} {o} on {node}");
+                    }
                     self.feds.get_mut(&h).unwrap().owned.insert(o, 0);
                     self.drain(node);
                 }
@@ -833,6 +943,9 @@ impl Sim {
             68..=71 => self.achieve_sync(),
             72 => self.request_save(),
             73..=75 => self.report_save(),
+            77 => self.request_restore(),
+            78..=79 => self.report_restore(),
+            80 if self.rng.below(3) == 0 => self.save_then_restore(),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
                     let core = &mut self.nodes.get_mut(&node).unwrap().core;
@@ -938,9 +1051,161 @@ impl Sim {
             Err(hlamesh_lrc::error::RtiError::SaveInProgress(_)) => {
                 assert!(core.save_in_progress().is_some())
             }
+            Err(hlamesh_lrc::error::RtiError::RestoreInProgress(_)) => {
+                assert!(core.restore_in_progress().is_some())
+            }
             Err(e) => panic!("{h}: {e}"),
         }
         self.drain(node);
+    }
+
+    fn request_restore(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let label = format!("S{}", self.rng.below(3));
+        // What the requester's LRC reads from its save files of the label.
+        let saved = self
+            .disk
+            .iter()
+            .find(|((l, _), _)| *l == label)
+            .map(|(_, st)| st.membership.clone())
+            .ok_or_else(|| format!("no save {label}"));
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        match core.request_federation_restore(h, &label, saved) {
+            Ok(()) => {}
+            Err(
+                hlamesh_lrc::error::RtiError::SaveInProgress(_)
+                | hlamesh_lrc::error::RtiError::RestoreInProgress(_),
+            ) => {
+                assert!(core.save_in_progress().is_some() || core.restore_in_progress().is_some())
+            }
+            Err(e) => panic!("{h}: {e}"),
+        }
+        self.drain(node);
+    }
+
+    /// A save everyone completes, some data traffic (no joins or crashes), then a restore of it
+    /// whose reports come later from the random actions (or `finish_restores`).
+    fn save_then_restore(&mut self) {
+        use hlamesh_lrc::core::save::SaveReport;
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        self.quiesce();
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        if core.request_federation_save(h, "R", None).is_err() {
+            return;
+        }
+        self.drain(node);
+        self.quiesce();
+        for _ in 0..2 {
+            let todo: Vec<(FederateHandle, u64, u8)> = self
+                .feds
+                .iter()
+                .filter(|(_, m)| !m.resigning)
+                .filter_map(|(h, m)| m.saving.as_ref().map(|(_, s)| (*h, m.node, *s)))
+                .filter(|(_, _, s)| *s < 2)
+                .collect();
+            for (h, node, step) in todo {
+                let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                if step == 0 {
+                    core.report_federate_save(h, SaveReport::Begun).unwrap();
+                }
+                core.report_federate_save(h, SaveReport::Complete).unwrap();
+                if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
+                    *s = 2;
+                }
+                self.drain(node);
+            }
+            self.quiesce();
+        }
+        for _ in 0..30 {
+            match self.rng.below(10) {
+                0 => self.register_sync(),
+                1 => self.achieve_sync(),
+                _ => {
+                    if let Some((h, node)) = self.random_federate() {
+                        let owned: Vec<ObjectInstanceHandle> =
+                            self.feds[&h].owned.keys().copied().collect();
+                        if owned.is_empty() || self.rng.below(4) == 0 {
+                            let car = self.car;
+                            let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                            if let Ok(o) = core.register_object_instance(h, car, None) {
+                                if std::env::var("SIM_TRACE").is_ok() {
+                                    eprintln!("register {h} {o} on {node} (episode)");
+                                }
+                                self.feds.get_mut(&h).unwrap().owned.insert(o, 0);
+                            }
+                            self.drain(node);
+                        } else {
+                            let o = owned[self.rng.below(owned.len())];
+                            self.update(h, node, o);
+                        }
+                    }
+                }
+            }
+            self.deliver_one();
+        }
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let saved = self
+            .disk
+            .iter()
+            .find(|((l, _), _)| l == "R")
+            .map(|(_, st)| st.membership.clone())
+            .ok_or_else(|| "no save R".to_string());
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let _ = core.request_federation_restore(h, "R", saved);
+        self.drain(node);
+    }
+
+    fn report_restore(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        if self.feds[&h].restoring != Some((true, false)) {
+            return;
+        }
+        let complete = self.rng.below(6) != 0;
+        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        core.report_federate_restore(h, complete).unwrap();
+        assert!(core.report_federate_restore(h, complete).is_err());
+        self.feds.get_mut(&h).unwrap().restoring = Some((true, true));
+        self.drain(node);
+    }
+
+    /// Every live federate finishes its part of a restore in progress: every restore must then
+    /// have ended everywhere, with nobody left blocked.
+    fn finish_restores(&mut self) {
+        for _ in 0..10 {
+            let todo: Vec<(FederateHandle, u64)> = self
+                .feds
+                .iter()
+                .filter(|(_, m)| !m.resigning && m.restoring == Some((true, false)))
+                .map(|(h, m)| (*h, m.node))
+                .collect();
+            self.quiesce();
+            for (h, node) in todo {
+                let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                core.report_federate_restore(h, true).unwrap();
+                self.feds.get_mut(&h).unwrap().restoring = Some((true, true));
+                self.drain(node);
+            }
+            self.quiesce();
+        }
+        for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
+            assert!(
+                m.restoring.is_none(),
+                "{h} still restoring {:?}",
+                m.restoring
+            );
+        }
+        for id in self.alive_members() {
+            let r = self.nodes[&id].core.restore_in_progress();
+            assert!(r.is_none(), "node {id} still has restore {r:?}");
+        }
     }
 
     fn report_save(&mut self) {
@@ -1034,6 +1299,17 @@ impl Sim {
                 self.drain(node);
             }
             self.quiesce();
+        }
+        if std::env::var("SIM_TRACE").is_ok() {
+            for (id, n) in &self.nodes {
+                if n.alive {
+                    eprintln!(
+                        "node {id} points {:?} save {:?}",
+                        n.core.sync_points(),
+                        n.core.save_in_progress()
+                    );
+                }
+            }
         }
         for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
             assert!(
@@ -1272,6 +1548,7 @@ fn run(seed: u64, steps: u64) -> Sim {
     }
     sim.quiesce();
     sim.check_step();
+    sim.finish_restores();
     sim.finish_saves();
     sim.finish_sync_points();
     sim.check_final();
@@ -1285,6 +1562,7 @@ fn random_federations_converge() {
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
     let mut saves = 0;
+    let (mut restores, mut restored, mut denied) = (0, 0, 0);
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     for seed in first..first + seeds {
         let sim = std::panic::catch_unwind(|| run(seed, steps))
@@ -1296,13 +1574,21 @@ fn random_federations_converge() {
         resyncs += sim.resyncs;
         synced += sim.synchronized;
         saves += sim.saves_ended;
+        restores += sim.restores_ended;
+        restored += sim.restores_done;
+        denied += sim.restores_denied;
     }
     eprintln!(
         "{refl} reflections, {disc} discoveries, {inter} interactions, {lost} lost federates, {resyncs} resynchronisations, {synced} synchronizations"
     );
     eprintln!("{saves} save outcomes");
+    eprintln!("{restores} restore outcomes, {restored} restored, {denied} requests denied");
     assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
     assert!(seeds < 10 || saves > 20, "{saves} save outcomes");
+    assert!(
+        seeds < 10 || restores > 10 && restored > 2 && denied > 5,
+        "{restores} restore outcomes, {restored} restored, {denied} denied"
+    );
     // The runs must have exercised what they claim to check.
     assert!(
         seeds < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0 && resyncs > 0,

@@ -38,6 +38,9 @@ pub struct Recovery {
     pub best: (u64, Node),
 }
 
+/// Refused joins remembered by the coordinator (oldest forgotten first).
+const MAX_REFUSED_JOINS: usize = 4096;
+
 impl FederationCore {
     /// Sends a request to the coordinator (or handles it here if this LRC coordinates).
     pub(crate) fn request(&mut self, body: Request, ticket: Option<Ticket>, multiple: bool) {
@@ -72,7 +75,8 @@ impl FederationCore {
                 .map(|(i, p)| (*i, p.body.clone()))
                 .collect();
             for (id, body) in ids {
-                self.send_control(n, false, ControlMsg::Request { id, body });
+                let epoch = self.epoch;
+                self.send_control(n, false, ControlMsg::Request { id, body, epoch });
             }
         }
     }
@@ -86,14 +90,16 @@ impl FederationCore {
                     ControlMsg::Request {
                         id,
                         body: body.clone(),
+                        epoch: self.epoch,
                     },
                 );
             }
             return;
         }
+        let epoch = self.epoch;
         match self.coordinator() {
-            Some(c) if c == self.me => self.on_request(self.me, id, body),
-            Some(c) => self.send_control(c, false, ControlMsg::Request { id, body }),
+            Some(c) if c == self.me => self.on_request(self.me, id, body, epoch),
+            Some(c) => self.send_control(c, false, ControlMsg::Request { id, body, epoch }),
             None => {}
         }
     }
@@ -147,6 +153,7 @@ impl FederationCore {
 
     pub(crate) fn retry_requests(&mut self) {
         self.catch_up_laggards();
+        self.request_snapshots();
         let due: Vec<(u64, Request)> = self
             .pending
             .iter()
@@ -157,10 +164,22 @@ impl FederationCore {
             if let Some(p) = self.pending.get_mut(&id) {
                 p.sent_at = self.now;
             }
-            if !(self.admitted && self.coordinator() == Some(self.me)) {
+            // The coordinator's own requests are decided at once, except state requests that
+            // wait for a save or restore to end.
+            if !(self.admitted && self.coordinator() == Some(self.me)) || body.follows_state() {
                 self.send_request(id, body);
             }
         }
+    }
+
+    fn refuse_join(&mut self, from: Node, id: u64, e: RtiError) {
+        if self.refused_joins.len() >= MAX_REFUSED_JOINS
+            && let Some(k) = self.refused_joins.keys().next().copied()
+        {
+            self.refused_joins.remove(&k);
+        }
+        self.refused_joins.insert((from, id), e.clone());
+        self.reply(from, id, Reply::Failed(e));
     }
 
     fn reply(&mut self, to: Node, id: u64, reply: Reply) {
@@ -171,7 +190,7 @@ impl FederationCore {
         }
     }
 
-    pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request) {
+    pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request, epoch: u32) {
         if !self.admitted || self.coordinator() != Some(self.me) {
             // Not ours. A member (it retries to whoever coordinates) needs nothing; a joiner may
             // not know the coordinator at all, so tell it.
@@ -186,8 +205,12 @@ impl FederationCore {
             return; // a request that outlived its sender
         }
         if self.recovery.is_some() {
-            if !self.queued.iter().any(|(n, i, _)| *n == from && *i == id) {
-                self.queued.push((from, id, body));
+            if !self
+                .queued
+                .iter()
+                .any(|(n, i, _, _)| *n == from && *i == id)
+            {
+                self.queued.push((from, id, body, epoch));
             }
             return;
         }
@@ -198,6 +221,20 @@ impl FederationCore {
             ));
             self.reply(from, id, Reply::Failed(e));
             return;
+        }
+        if body.follows_state() {
+            if epoch < self.epoch {
+                // Made in the run a restore abandoned.
+                self.reply(from, id, Reply::Done);
+                return;
+            }
+            if self.save.is_some() && !matches!(body, Request::Save { .. } | Request::AbortSave(_))
+                || self.restore.is_some()
+            {
+                // Decided once the save or restore ended (the requester retries): a save's
+                // cut and a restore's state must not move under it.
+                return;
+            }
         }
         let req = (from, id);
         if let Some(d) = self.view.answered(req).cloned() {
@@ -212,7 +249,11 @@ impl FederationCore {
                 | Decision::SyncAchieved { .. }
                 | Decision::SaveInitiated { .. }
                 | Decision::SaveReported { .. }
-                | Decision::SaveAborted { .. } => self.reply(from, id, Reply::Done),
+                | Decision::SaveAborted { .. }
+                | Decision::RestoreDenied { .. }
+                | Decision::RestoreInitiated { .. }
+                | Decision::RestoreReported { .. }
+                | Decision::RestoreAborted { .. } => self.reply(from, id, Reply::Done),
                 _ => {}
             }
             return;
@@ -234,8 +275,14 @@ impl FederationCore {
                     ))),
                     _ => None,
                 };
-                if let Some(e) = busy {
+                // A refused join stays refused: a copy of it still in flight (the joiner retries
+                // until answered) must not be decided once the reason went away.
+                if let Some(e) = self.refused_joins.get(&req).cloned() {
                     self.reply(from, id, Reply::Failed(e));
+                    return;
+                }
+                if let Some(e) = busy {
+                    self.refuse_join(from, id, e);
                     return;
                 }
                 let handle = FederateHandle(self.view.next_handle.max(1));
@@ -245,7 +292,7 @@ impl FederationCore {
                         "federation {}: a federate named {name} is already joined",
                         self.name
                     ));
-                    self.reply(from, id, Reply::Failed(e));
+                    self.refuse_join(from, id, e);
                     return;
                 }
                 let new_node = !self.view.nodes.contains(&from);
@@ -568,7 +615,7 @@ impl FederationCore {
             tracing::trace!(federation = %self.name, "control from {from:x}: {msg:?}");
         }
         match msg {
-            ControlMsg::Request { id, body } => self.on_request(from, id, body),
+            ControlMsg::Request { id, body, epoch } => self.on_request(from, id, body, epoch),
             ControlMsg::Reply { id, reply } => self.on_reply(id, reply),
             ControlMsg::Welcome { log, modules } => self.on_welcome(from, log, modules),
             ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
@@ -605,7 +652,16 @@ impl FederationCore {
                 high_water,
                 instances,
                 declarations,
-            } => self.on_snapshot(from, high_water, instances, declarations),
+                epoch,
+            } => {
+                if epoch == self.epoch {
+                    self.on_snapshot(from, high_water, instances, declarations)
+                } else if let Some(st) = self.streams.get_mut(&from) {
+                    // Taken in another run: asked again at the next tick (the sender is
+                    // behind) or at our commit (we are).
+                    st.requested = false;
+                }
+            }
         }
     }
 
@@ -835,11 +891,12 @@ impl FederationCore {
             }
         }
         self.remove_suspected();
-        for (from, id, body) in std::mem::take(&mut self.queued) {
-            self.on_request(from, id, body);
+        for (from, id, body, epoch) in std::mem::take(&mut self.queued) {
+            self.on_request(from, id, body, epoch);
         }
+        let epoch = self.epoch;
         for (id, p) in self.pending.clone() {
-            self.on_request(self.me, id, p.body);
+            self.on_request(self.me, id, p.body, epoch);
         }
         self.check_held_replies();
     }

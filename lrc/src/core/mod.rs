@@ -329,7 +329,9 @@ pub struct FederationCore {
     pub(crate) current_coordinator: Option<Node>,
     pub(crate) recovery: Option<coordinator::Recovery>,
     pub(crate) reports: BTreeMap<Node, u64>,
-    pub(crate) queued: Vec<(Node, u64, Request)>,
+    pub(crate) queued: Vec<(Node, u64, Request, u32)>,
+    /// Joins this coordinator refused, by request (see `coordinator`).
+    pub(crate) refused_joins: BTreeMap<(Node, u64), RtiError>,
     pub(crate) held: Vec<coordinator::HeldReply>,
     pub(crate) unadmitted: BTreeSet<Node>,
     pub(crate) gone: BTreeSet<Node>,
@@ -394,6 +396,7 @@ impl FederationCore {
             recovery: None,
             reports: BTreeMap::new(),
             queued: Vec::new(),
+            refused_joins: BTreeMap::new(),
             held: Vec::new(),
             unadmitted: BTreeSet::new(),
             gone: BTreeSet::new(),

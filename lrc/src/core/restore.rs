@@ -781,6 +781,15 @@ impl FederationCore {
         if let Some(r) = self.restore.as_mut() {
             r.held = held;
         }
+        // Requests of the abandoned run are dropped; those pending at the save are made again.
+        self.pending.retain(|_, p| !p.body.follows_state());
+        if !self.replaying {
+            for (_, st) in &states {
+                for (body, multiple) in &st.requests {
+                    self.request(body.clone(), None, *multiple);
+                }
+            }
+        }
         if !self.replaying {
             self.actions.push_back(Action::Rehandle(renames));
             self.send_data(true, DataMsg::Epoch(self.epoch));
@@ -801,6 +810,7 @@ impl FederationCore {
             }
         }
         self.release_future();
+        self.request_snapshots();
         self.advise();
         self.pump_time();
     }

@@ -179,6 +179,9 @@ pub struct SavedFederateState {
     /// Data callbacks that reached the LRC for it while it saved, delivered after the save (and
     /// after a restore of it).
     pub held: Vec<Callback>,
+    /// Its requests still waiting for the coordinator (synchronization points, names), with
+    /// the multiple-reservation flag: made again after a restore.
+    pub requests: Vec<(Request, bool)>,
 }
 
 /// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
@@ -555,6 +558,12 @@ impl FederationCore {
             membership: self.capture_membership(),
             time_state: tm.map(|m| SavedTime::from_snapshot(m.snapshot())),
             held: self.save_held.get(&f).cloned().unwrap_or_default(),
+            requests: self
+                .pending
+                .values()
+                .filter(|p| p.body.follows_state() && p.body.federate() == Some(f))
+                .map(|p| (p.body.clone(), p.multiple))
+                .collect(),
         })
     }
 

@@ -158,6 +158,7 @@ impl FederationCore {
             }
         }
         let high_water = self.data_hw;
+        let epoch = self.epoch;
         self.send_control(
             from,
             true,
@@ -165,6 +166,7 @@ impl FederationCore {
                 high_water,
                 instances,
                 declarations,
+                epoch,
             },
         );
     }

@@ -396,6 +396,40 @@ pub enum Request {
     AbortRestore,
 }
 
+impl Request {
+    /// Requests about the federation's state as a federate saw it (synchronization points,
+    /// names, saves): not decided while a save or restore is in progress (they wait for it: the
+    /// requester retries), and dropped when made before a restore (the restored federate's
+    /// pending ones are saved with it and made again).
+    pub fn follows_state(&self) -> bool {
+        matches!(
+            self,
+            Request::RegisterSync { .. }
+                | Request::AchieveSync { .. }
+                | Request::Reserve(..)
+                | Request::Release(..)
+                | Request::Save { .. }
+                | Request::AbortSave(_)
+        )
+    }
+
+    /// The local federate a state request is for.
+    pub fn federate(&self) -> Option<FederateHandle> {
+        match self {
+            Request::RegisterSync { federate, .. }
+            | Request::AchieveSync { federate, .. }
+            | Request::Save { federate, .. }
+            | Request::SaveReport { federate, .. }
+            | Request::Restore { federate, .. }
+            | Request::RestoreReport { federate, .. }
+            | Request::Reserve(federate, _)
+            | Request::Release(federate, _)
+            | Request::Resign(federate, _) => Some(*federate),
+            _ => None,
+        }
+    }
+}
+
 /// The coordinator's answer to a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reply {
@@ -437,6 +471,9 @@ pub enum ControlMsg {
         id: u64,
         /// What.
         body: Request,
+        /// Federation restores the requester had applied when it sent it (see
+        /// `Request::follows_state`).
+        epoch: u32,
     },
     /// From the coordinator to the requester.
     Reply {
@@ -502,6 +539,9 @@ pub enum ControlMsg {
         instances: Vec<InstanceState>,
         /// Current declarations of the sender's federates.
         declarations: Vec<(FederateHandle, Declaration)>,
+        /// Federation restores the sender had applied (a snapshot of another run than the
+        /// receiver's is asked for again).
+        epoch: u32,
     },
 }
 
