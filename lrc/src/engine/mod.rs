@@ -741,10 +741,41 @@ impl<S: Simulation> Engine<S> {
     /// synchronized. Returns the announcement's tag.
     fn synchronize(&mut self, rti: &RtiAmbassador, label: &str) -> Result<Vec<u8>, EngineError> {
         let tag = self.wait_announced(label)?;
-        rti.synchronization_point_achieved(label, true)
-            .map_err(rti_err(&format!("achieve {label}")))?;
-        self.wait_synchronized(label)?;
-        Ok(tag)
+        // A federation save may come while this engine waits at the point: take part in it
+        // (the federation cannot save without us), then achieve.
+        loop {
+            match rti.synchronization_point_achieved(label, true) {
+                Err(RtiError::SaveInProgress(_)) => {
+                    self.wait("the save in progress", self.cfg.sync_timeout, |n| {
+                        Ok(n.pending
+                            .iter()
+                            .any(|m| matches!(m, Management::InitiateSave(..))))
+                    })?;
+                    self.execute_management(rti)?;
+                }
+                r => {
+                    r.map_err(rti_err(&format!("achieve {label}")))?;
+                    break;
+                }
+            }
+        }
+        let l = label.to_string();
+        loop {
+            self.wait(
+                &format!("synchronization point {label}"),
+                self.cfg.sync_timeout,
+                |n| {
+                    Ok(n.synchronized.contains(&l)
+                        || n.pending
+                            .iter()
+                            .any(|m| matches!(m, Management::InitiateSave(..))))
+                },
+            )?;
+            if self.news.synchronized.contains(&l) {
+                return Ok(tag);
+            }
+            self.execute_management(rti)?;
+        }
     }
 
     // ---- the states ----------------------------------------------------------------------
