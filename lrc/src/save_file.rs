@@ -187,7 +187,7 @@ pub fn read_membership(
             None => membership = Some(st.membership),
             Some(m) if *m != st.membership => {
                 return Err(format!(
-                    "save file {} disagrees with the other files of save \"{label}\" about the federation",
+                    "save file {} is from another save of \"{label}\" than the other files (a later save of the label failed part-way?) or disagrees with them about the federation",
                     f.display()
                 ));
             }
@@ -230,6 +230,7 @@ mod tests {
             regulating: true,
             constrained: true,
             membership: crate::core::restore::SavedMembership {
+                save_id: 9,
                 federates: vec![crate::core::restore::SavedMember {
                     handle: FederateHandle(3),
                     name: "car".into(),

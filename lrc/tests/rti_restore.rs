@@ -334,6 +334,29 @@ fn restore_brings_back_names_and_reservations_and_every_failure_is_reported() {
     cmd(&mut b, "reserve Untouched");
     until(&mut b, "reserved", "Untouched");
 
+    // A later save of the same label fails part-way: A and C rewrote their files, B did not.
+    // The files of two saves are never mixed: B's LRC finds its file is of the other save.
+    save(&mut [&mut a, &mut b, &mut c], "m1");
+    cmd(&mut b, "save m1");
+    for s in [&mut a, &mut b, &mut c] {
+        until(s, "initiate_save", "m1");
+        cmd(s, "save-begun");
+    }
+    cmd(&mut a, "save-complete");
+    cmd(&mut c, "save-complete");
+    cmd(&mut b, "save-not-complete");
+    for s in [&mut a, &mut b, &mut c] {
+        next_event(s, "not_saved");
+    }
+    cmd(&mut a, "restore m1");
+    next_event(&mut a, "restore_request_ok");
+    for s in [&mut a, &mut b, &mut c] {
+        assert_eq!(
+            next_event(s, "not_restored")["reason"],
+            "RtiUnableToRestore"
+        );
+    }
+
     // A federate killed during the restore: the others hear it and go on.
     std::fs::write(&fb, {
         let mut b = bytes.clone();

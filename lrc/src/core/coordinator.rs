@@ -109,6 +109,23 @@ impl FederationCore {
     /// nothing would ever move it: so the coordinator re-sends, at most once per `RETRY_US`, the
     /// decisions a lagging member has not acknowledged (members apply them idempotently) and
     /// re-probes members it has not heard from.
+    /// A member tells the coordinator, once per `2 × RETRY_US`, the last decision it applied:
+    /// if the copy of the last decision went missing (a control send that failed while a
+    /// connection was being re-established), no later decision would reveal the gap, and the
+    /// member would never see the outcome it waits for. The coordinator answers with the tail.
+    fn report_progress(&mut self) {
+        if !self.admitted || self.now.saturating_sub(self.last_progress_report) < 2 * RETRY_US {
+            return;
+        }
+        let Some(c) = self.coordinator() else { return };
+        if c == self.me {
+            return;
+        }
+        self.last_progress_report = self.now;
+        let last = self.view.last();
+        self.send_control(c, false, ControlMsg::Report { last, to: c });
+    }
+
     fn catch_up_laggards(&mut self) {
         if self.held.is_empty()
             || !self.is_active_coordinator()
@@ -154,6 +171,7 @@ impl FederationCore {
     pub(crate) fn retry_requests(&mut self) {
         self.catch_up_laggards();
         self.request_snapshots();
+        self.report_progress();
         let due: Vec<(u64, Request)> = self
             .pending
             .iter()

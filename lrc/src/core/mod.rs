@@ -338,6 +338,8 @@ pub struct FederationCore {
     pub(crate) probed: BTreeSet<Node>,
     /// When the coordinator last re-sent decisions to members holding up a reply.
     pub(crate) last_catch_up: u64,
+    /// When this member last reported its progress to the coordinator.
+    pub(crate) last_progress_report: u64,
     pub(crate) welcomed: BTreeSet<Node>,
     pub(crate) auto_resign: BTreeMap<FederateHandle, ResignAction>,
     pub(crate) resigned_with: BTreeMap<FederateHandle, ResignAction>,
@@ -364,6 +366,10 @@ pub struct FederationCore {
     pub(crate) restore: Option<restore::RestoreInProgress>,
     /// Saved states of local federates read for the restore in progress (by current handle).
     pub(crate) restore_loaded: BTreeMap<FederateHandle, save::SavedFederateState>,
+    /// Reports local federates made on the save in progress, before their decisions.
+    pub(crate) save_reports_made: BTreeMap<FederateHandle, save::SaveStatus>,
+    /// Local federates that reported on the restore in progress, before the decisions.
+    pub(crate) restore_reports_made: BTreeSet<FederateHandle>,
     /// Number of federation restores applied (see [`restore`]).
     pub(crate) epoch: u32,
     /// Replaying a log received on admission: decisions change state but start no I/O.
@@ -402,6 +408,7 @@ impl FederationCore {
             gone: BTreeSet::new(),
             probed: BTreeSet::new(),
             last_catch_up: 0,
+            last_progress_report: 0,
             welcomed: BTreeSet::new(),
             auto_resign: BTreeMap::new(),
             resigned_with: BTreeMap::new(),
@@ -423,6 +430,8 @@ impl FederationCore {
             save_held: BTreeMap::new(),
             restore: None,
             restore_loaded: BTreeMap::new(),
+            save_reports_made: BTreeMap::new(),
+            restore_reports_made: BTreeSet::new(),
             epoch: 0,
             replaying: false,
             actions: VecDeque::new(),

@@ -114,6 +114,7 @@ impl FederationCore {
         class: ObjectClassHandle,
         name: Option<&str>,
     ) -> Result<ObjectInstanceHandle, RtiError> {
+        self.refuse_during_save_or_restore(f, "registerObjectInstance")?;
         let fdd = self.fdd_ref()?;
         self.local(f)?;
         fdd.object_class(class).map_err(|e| {
@@ -179,6 +180,7 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
     ) -> Result<(), RtiError> {
+        self.refuse_during_save_or_restore(f, "updateAttributeValues")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
         if !lf.known.contains_key(&object) {
@@ -252,6 +254,7 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
     ) -> Result<(), RtiError> {
+        self.refuse_during_save_or_restore(f, "sendInteraction")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
         let ic = fdd.interaction_class(class).map_err(|e| {
@@ -301,6 +304,7 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
     ) -> Result<(), RtiError> {
+        self.refuse_during_save_or_restore(f, "deleteObjectInstance")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
         if !lf.known.contains_key(&object) {

@@ -68,6 +68,10 @@ pub struct SavedMember {
 /// The federation-wide part of a save, the same in every federate's file of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedMembership {
+    /// Which save of the label: the log position that initiated it. A later save of the same
+    /// label that failed may have rewritten some federates' files only; the restore then finds
+    /// files of two saves and refuses them rather than mix them.
+    pub save_id: u64,
     /// Joined federates.
     pub federates: Vec<SavedMember>,
     /// Reserved instance names.
@@ -313,6 +317,7 @@ impl FederationCore {
     /// The federation-wide part of the RTI state, for a save.
     pub(crate) fn capture_membership(&self) -> SavedMembership {
         SavedMembership {
+            save_id: self.save.as_ref().map_or(0, |s| s.initiated_at),
             federates: self
                 .view
                 .federates
@@ -391,6 +396,10 @@ impl FederationCore {
                 "save {} of {} was made with other FOM modules than this federation's",
                 r.label, m.name
             )),
+            Ok(st) if st.membership != r.saved => RestoreReport::Unable(format!(
+                "save file of {} belongs to another save of label {} (save {} here, {} requested)",
+                m.name, r.label, st.membership.save_id, r.saved.save_id
+            )),
             Ok(st) => {
                 self.restore_loaded.insert(f, st);
                 RestoreReport::Loaded
@@ -422,16 +431,17 @@ impl FederationCore {
             .filter(|r| r.committed)
             .and_then(|r| r.member(f))
             .map(|m| m.status);
-        if status != Some(RestoreStatus::FederateRestoring) {
+        if status != Some(RestoreStatus::FederateRestoring)
+            || self.restore_reports_made.contains(&f)
+        {
             return Err(RtiError::RestoreNotRequested(format!(
                 "federation {}: federate {f}: no restore was initiated for it (or it already reported)",
                 self.name
             )));
         }
-        if let Some(m) = self.restore.as_mut().and_then(|r| r.member_mut(f)) {
-            // Locally at once, so a second report in a row is refused before the decision.
-            m.status = RestoreStatus::FederateWaitingForFederationToRestore;
-        }
+        // Locally at once, so a second report in a row is refused before the decision; the
+        // replicated statuses change only by decisions (the outcome is derived from them).
+        self.restore_reports_made.insert(f);
         let report = if complete {
             RestoreReport::Complete
         } else {
@@ -578,6 +588,7 @@ impl FederationCore {
                     })
                     .collect();
                 self.restore_loaded.clear();
+                self.restore_reports_made.clear();
                 self.restore = Some(RestoreInProgress {
                     label: label.clone(),
                     requester: *requester,
@@ -669,6 +680,7 @@ impl FederationCore {
 
     fn end_restore(&mut self, failure: Option<RestoreFailureReason>) {
         self.restore_loaded.clear();
+        self.restore_reports_made.clear();
         let Some(r) = self.restore.take() else { return };
         for m in &r.members {
             let h = if r.committed { m.post } else { m.pre };

@@ -64,8 +64,8 @@ pub enum SaveFailureReason {
     SaveAborted,
 }
 
-/// One federate's progress in a save (4.23).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One federate's progress in a save (4.23), in the order it progresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum SaveStatus {
     /// No save in progress for it.
     NoSaveInProgress,
@@ -105,6 +105,8 @@ pub struct SaveInProgress {
     pub reported: bool,
     /// Per LRC hosting members: the highest data high-water mark it reported.
     pub hw: BTreeMap<Node, u64>,
+    /// Log position of the decision that initiated it (identifies this save of the label).
+    pub initiated_at: u64,
 }
 
 impl SaveInProgress {
@@ -339,15 +341,16 @@ impl FederationCore {
         report: SaveReport,
     ) -> Result<(), RtiError> {
         self.save_report_allowed(f, report)?;
-        if let Some(s) = self.save.as_mut()
-            && let Some(st) = s.members.get_mut(&f)
-        {
-            // Locally at once, so a second report in a row is refused before the decision.
-            *st = match report {
+        // Locally at once, so a second report in a row is refused before the decision; kept
+        // apart from the replicated statuses, which only decisions change (the outcome is
+        // derived from those alone, identically on every LRC).
+        self.save_reports_made.insert(
+            f,
+            match report {
                 SaveReport::Begun => SaveStatus::FederateSaving,
                 _ => SaveStatus::FederateWaitingForFederationToSave,
-            };
-        }
+            },
+        );
         if report == SaveReport::Complete {
             self.save_capture.insert(f);
             self.capture_at_cut();
@@ -430,7 +433,15 @@ impl FederationCore {
         report: SaveReport,
     ) -> Result<(), RtiError> {
         self.local(f)?;
-        let status = self.save.as_ref().and_then(|s| s.members.get(&f).copied());
+        let status = self.save.as_ref().and_then(|s| {
+            s.members.get(&f).map(|st| {
+                self.save_reports_made
+                    .get(&f)
+                    .copied()
+                    .unwrap_or(*st)
+                    .max(*st)
+            })
+        });
         let context = || format!("federation {}: federate {f}", self.name);
         match (report, status) {
             (_, None) => {
@@ -634,6 +645,7 @@ impl FederationCore {
                     .map(|h| (*h, SaveStatus::FederateInstructedToSave))
                     .collect();
                 self.timed_save_wait.clear();
+                self.save_reports_made.clear();
                 self.save = Some(SaveInProgress {
                     label: label.clone(),
                     members: members.clone(),
@@ -641,6 +653,8 @@ impl FederationCore {
                     time,
                     reported: false,
                     hw: BTreeMap::new(),
+                    // The decision being applied is the next one of the log.
+                    initiated_at: self.view.last() + 1,
                 });
                 self.save_capture.clear();
                 let mut cannot = false;
@@ -790,6 +804,7 @@ impl FederationCore {
     fn end_save(&mut self, failure: Option<SaveFailureReason>) {
         self.timed_save_wait.clear();
         self.save_capture.clear();
+        self.save_reports_made.clear();
         let held = std::mem::take(&mut self.save_held);
         let Some(s) = self.save.take() else { return };
         let locals: BTreeSet<FederateHandle> = s

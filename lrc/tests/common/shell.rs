@@ -105,5 +105,23 @@ pub fn next_event(p: &mut Shell, event: &str) -> serde_json::Value {
         let l = p.backlog.remove(i).unwrap_or_default();
         return l;
     }
-    p.p.wait_event(event, T)
+    let end = Instant::now() + T;
+    let mut seen = Vec::new();
+    loop {
+        match p
+            .p
+            .lines
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+        {
+            Ok(l) if l["event"] == event => return l,
+            Ok(l) => {
+                assert_ne!(l["event"], "error", "[{}] {l}", p.name);
+                seen.push(l);
+            }
+            Err(_) => panic!(
+                "[{}] no {event} within {T:?}; skipped {seen:?}; set aside {:?}",
+                p.name, p.backlog
+            ),
+        }
+    }
 }
