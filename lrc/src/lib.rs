@@ -29,8 +29,9 @@
 //! operations plane between LRCs (status records for `hlamesh status`, clock-offset probes,
 //! latency marks); [`cli::status`] is the monitor. Deployment guide: `deploy/README.md`.
 //!
-//! Synchronization points ([`core::sync_point`]) and federation save ([`core::save`]) are
-//! coordinator decisions too, so every LRC sees the same outcome at the same point of the log:
+//! Synchronization points ([`core::sync_point`]), federation save ([`core::save`]) and restore
+//! ([`core::restore`]) are coordinator decisions too, so every LRC sees the same outcome at the
+//! same point of the log:
 //!
 //! ```text
 //! rti.register_federation_synchronization_point("ReadyToRun", b"")?;   // → announce_… to all
@@ -41,11 +42,18 @@
 //! std::fs::write(rti.federate_state_dir()?.join("app.bin"), my_state)?; // the federate's own state
 //! rti.federate_save_complete()?;  // the LRC writes the RTI's state for it (save_file), then
 //!                                 // → federation_saved / federation_not_saved(reason)
+//! rti.request_federation_restore("t50")?;  // → request_federation_restore_succeeded/_failed,
+//!                                          //   federation_restore_begun
+//! // in the federate, on initiate_federate_restore(label, saved_name, saved_handle):
+//! my_state = std::fs::read(rti.federate_state_dir()?.join("app.bin"))?;
+//! rti.federate_restore_complete()?;        // → federation_restored / federation_not_restored
 //! ```
 //!
 //! Saves go under `$HLAMESH_SAVE_DIR` (default `~/.local/share/hlamesh/saves`), see
 //! [`save_file`]. `request_federation_save_with_time` saves every constrained federate right
-//! after its grant to the save time. Restore is not implemented yet.
+//! after its grant to the save time. A restore needs the saved federates' types joined (in any
+//! processes) and each machine's save files; it changes nothing until every LRC has read and
+//! checked its files.
 //!
 //! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
 //! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
