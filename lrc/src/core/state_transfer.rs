@@ -192,7 +192,9 @@ impl FederationCore {
         }
         st.live = true;
         st.skip_upto = high_water;
-        st.epoch.get_or_insert(self.epoch);
+        // Only a snapshot of our own restore epoch is applied (see `on_control`): the sender is
+        // in it, even if its marker was in data we lost.
+        st.epoch = Some(self.epoch);
         let held = std::mem::take(&mut st.held);
         // The snapshot is the truth about the sender's federates' instances: what we hold of
         // theirs and it lacks was deleted in data we never got (resynchronisation).
