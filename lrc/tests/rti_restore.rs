@@ -19,26 +19,7 @@ use std::time::Duration;
 
 use common::lab::{Lab, Ports, Probe, args, base_args, serial};
 use common::shell::{cmd, next_event, shell_env, until};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("hlamesh-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::temp_dir::TempDir;
 
 const LONG: Duration = Duration::from_secs(60);
 

@@ -7,27 +7,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::lab::{Lab, Ports, serial};
 use common::shell::{cmd, next_event, shell_env, until};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("hlamesh-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::temp_dir::TempDir;
 
 fn error_of(l: &serde_json::Value) -> &str {
     assert_eq!(l["event"], "failed", "{l}");

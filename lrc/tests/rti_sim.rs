@@ -1109,7 +1109,6 @@ impl Sim {
     /// A save everyone completes, some data traffic (no joins or crashes), then a restore of it
     /// whose reports come later from the random actions (or `finish_restores`).
     fn save_then_restore(&mut self) {
-        use hlamesh_lrc::core::save::SaveReport;
         let Some((h, node)) = self.random_federate() else {
             return;
         };
@@ -1121,24 +1120,7 @@ impl Sim {
         self.drain(node);
         self.quiesce();
         for _ in 0..2 {
-            let todo: Vec<(FederateHandle, u64, u8)> = self
-                .feds
-                .iter()
-                .filter(|(_, m)| !m.resigning)
-                .filter_map(|(h, m)| m.saving.as_ref().map(|(_, s)| (*h, m.node, *s)))
-                .filter(|(_, _, s)| *s < 2)
-                .collect();
-            for (h, node, step) in todo {
-                let core = &mut self.nodes.get_mut(&node).unwrap().core;
-                if step == 0 {
-                    core.report_federate_save(h, SaveReport::Begun).unwrap();
-                }
-                core.report_federate_save(h, SaveReport::Complete).unwrap();
-                if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
-                    *s = 2;
-                }
-                self.drain(node);
-            }
+            self.complete_saves();
             self.quiesce();
         }
         for _ in 0..30 {
@@ -1253,31 +1235,38 @@ impl Sim {
         self.drain(node);
     }
 
+    /// Every live federate told to save reports begun (if it has not) and complete. Returns
+    /// whether any had something to report.
+    fn complete_saves(&mut self) -> bool {
+        use hlamesh_lrc::core::save::SaveReport;
+        let todo: Vec<(FederateHandle, u64, u8)> = self
+            .feds
+            .iter()
+            .filter(|(_, m)| !m.resigning)
+            .filter_map(|(h, m)| m.saving.as_ref().map(|(_, s)| (*h, m.node, *s)))
+            .filter(|(_, _, s)| *s < 2)
+            .collect();
+        let any = !todo.is_empty();
+        for (h, node, step) in todo {
+            let core = &mut self.nodes.get_mut(&node).unwrap().core;
+            if step == 0 {
+                core.report_federate_save(h, SaveReport::Begun).unwrap();
+            }
+            core.report_federate_save(h, SaveReport::Complete).unwrap();
+            if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
+                *s = 2;
+            }
+            self.drain(node);
+        }
+        any
+    }
+
     /// Every live federate finishes its part of a save in progress: every save must then have
     /// ended everywhere (saved or not), with nobody left blocked.
     fn finish_saves(&mut self) {
-        use hlamesh_lrc::core::save::SaveReport;
         for _ in 0..10 {
-            let todo: Vec<(FederateHandle, u64, u8)> = self
-                .feds
-                .iter()
-                .filter(|(_, m)| !m.resigning)
-                .filter_map(|(h, m)| m.saving.as_ref().map(|(_, s)| (*h, m.node, *s)))
-                .filter(|(_, _, s)| *s < 2)
-                .collect();
-            if todo.is_empty() {
+            if !self.complete_saves() {
                 break;
-            }
-            for (h, node, step) in todo {
-                let core = &mut self.nodes.get_mut(&node).unwrap().core;
-                if step == 0 {
-                    core.report_federate_save(h, SaveReport::Begun).unwrap();
-                }
-                core.report_federate_save(h, SaveReport::Complete).unwrap();
-                if let Some((_, s)) = self.feds.get_mut(&h).unwrap().saving.as_mut() {
-                    *s = 2;
-                }
-                self.drain(node);
             }
             self.quiesce();
         }

@@ -37,6 +37,7 @@ pub mod types;
 pub mod lab;
 
 pub mod shell;
+pub mod temp_dir;
 
 pub const RPR: [&str; 3] = [
     "RPR-Foundation_v2.0.xml",
