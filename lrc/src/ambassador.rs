@@ -884,9 +884,8 @@ impl RtiAmbassador {
         tag: &[u8],
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
+        // The core refuses it during a save or restore (SaveInProgress / RestoreInProgress).
         lrc.with_core(fed, |c| {
-            // Under the same lock as the update: the hot path takes it once.
-            c.refuse_during_save_or_restore(h, "update_attribute_values")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
         })
     }
@@ -905,7 +904,6 @@ impl RtiAmbassador {
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_during_save_or_restore(h, "update_attribute_values_with_time")?;
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
         })
     }
@@ -920,7 +918,6 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_during_save_or_restore(h, "send_interaction")?;
             c.send_interaction(h, ic, params, tag.to_vec(), None)
         })
     }
@@ -938,7 +935,6 @@ impl RtiAmbassador {
         let time = time.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
-            c.refuse_during_save_or_restore(h, "send_interaction_with_time")?;
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
         })
     }
