@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
+pub use crate::core::advisory::AdvisorySwitch;
 pub use crate::core::restore::{RestoreFailureReason, RestoreStatus};
 use crate::core::save::SaveReport;
 pub use crate::core::save::{SaveFailureReason, SaveStatus};
@@ -56,6 +57,28 @@ pub trait FederateAmbassador: Send {
     fn turn_interactions_on(&mut self, class: InteractionClassHandle) {}
     /// 5.13.
     fn turn_interactions_off(&mut self, class: InteractionClassHandle) {}
+    /// 6.17: these attributes of a known instance are now in scope (subscribed here, owned by
+    /// another federate). Only while the attribute scope advisory switch is on.
+    fn attributes_in_scope(&mut self, object: ObjectInstanceHandle, attrs: &[AttributeHandle]) {}
+    /// 6.18: these attributes are out of scope (no longer owned by another federate, or no
+    /// longer subscribed). Only while the attribute scope advisory switch is on.
+    fn attributes_out_of_scope(&mut self, object: ObjectInstanceHandle, attrs: &[AttributeHandle]) {
+    }
+    /// 6.21: another federate subscribes to these attributes this federate owns: update them.
+    /// Only while the attribute relevance advisory switch is on.
+    fn turn_updates_on_for_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+    }
+    /// 6.22: nobody else subscribes to these attributes any more.
+    fn turn_updates_off_for_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+    }
     /// 6.3.
     fn object_instance_name_reservation_succeeded(&mut self, name: &str) {}
     /// 6.3.
@@ -222,6 +245,16 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::StopRegistrationForObjectClass(c) => a.stop_registration_for_object_class(c),
             Callback::TurnInteractionsOn(c) => a.turn_interactions_on(c),
             Callback::TurnInteractionsOff(c) => a.turn_interactions_off(c),
+            Callback::AttributesInScope { object, attrs } => a.attributes_in_scope(object, &attrs),
+            Callback::AttributesOutOfScope { object, attrs } => {
+                a.attributes_out_of_scope(object, &attrs)
+            }
+            Callback::TurnUpdatesOnForObjectInstance { object, attrs } => {
+                a.turn_updates_on_for_object_instance(object, &attrs)
+            }
+            Callback::TurnUpdatesOffForObjectInstance { object, attrs } => {
+                a.turn_updates_off_for_object_instance(object, &attrs)
+            }
             Callback::TimeRegulationEnabled(t) => a.time_regulation_enabled(t),
             Callback::TimeConstrainedEnabled(t) => a.time_constrained_enabled(t),
             Callback::TimeAdvanceGrant(t) => a.time_advance_grant(t),
@@ -491,6 +524,13 @@ impl RtiAmbassador {
     ) -> RtiResult<FederateHandle> {
         no_callback("join_federation_execution")?;
         let lrc = self.lrc()?.clone();
+        // After `connection_lost` the old membership is gone: the federate may join again.
+        if let Some((f, h)) = &self.joined {
+            let h = FederateHandle(h.load(Ordering::SeqCst));
+            if lrc.with_core(f, |c| Ok(c.is_local(h))) != Ok(true) {
+                self.joined = None;
+            }
+        }
         if let Some((f, _)) = &self.joined {
             return Err(RtiError::FederateAlreadyExecutionMember(format!(
                 "already joined to federation {f}"
@@ -722,6 +762,59 @@ impl RtiAmbassador {
     pub fn set_automatic_resign_directive(&self, action: ResignAction) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.set_automatic_resign_action(h, action))
+    }
+
+    /// 10.33.
+    pub fn enable_object_class_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::ObjectClassRelevance, true)
+    }
+
+    /// 10.34.
+    pub fn disable_object_class_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::ObjectClassRelevance, false)
+    }
+
+    /// 10.35.
+    pub fn enable_attribute_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::AttributeRelevance, true)
+    }
+
+    /// 10.36.
+    pub fn disable_attribute_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::AttributeRelevance, false)
+    }
+
+    /// 10.37.
+    pub fn enable_attribute_scope_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::AttributeScope, true)
+    }
+
+    /// 10.38.
+    pub fn disable_attribute_scope_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::AttributeScope, false)
+    }
+
+    /// 10.39.
+    pub fn enable_interaction_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::InteractionRelevance, true)
+    }
+
+    /// 10.40.
+    pub fn disable_interaction_relevance_advisory_switch(&self) -> RtiResult<()> {
+        self.set_advisory_switch(AdvisorySwitch::InteractionRelevance, false)
+    }
+
+    fn set_advisory_switch(&self, switch: AdvisorySwitch, on: bool) -> RtiResult<()> {
+        self.not_saving("advisory switch")?;
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.set_advisory_switch(h, switch, on))
+    }
+
+    /// Whether one of this federate's advisory switches is on (an hlamesh addition; the
+    /// standard reports switches through the MOM).
+    pub fn advisory_switch(&self, switch: AdvisorySwitch) -> RtiResult<bool> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.advisory_switch(h, switch))
     }
 
     /// 5.2.

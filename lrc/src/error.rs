@@ -122,6 +122,22 @@ pub enum RtiError {
     RestoreNotInProgress(String),
     #[error("FederateUnableToUseTime: {0}")]
     FederateUnableToUseTime(String),
+    #[error("ObjectClassRelevanceAdvisorySwitchIsOn: {0}")]
+    ObjectClassRelevanceAdvisorySwitchIsOn(String),
+    #[error("ObjectClassRelevanceAdvisorySwitchIsOff: {0}")]
+    ObjectClassRelevanceAdvisorySwitchIsOff(String),
+    #[error("AttributeRelevanceAdvisorySwitchIsOn: {0}")]
+    AttributeRelevanceAdvisorySwitchIsOn(String),
+    #[error("AttributeRelevanceAdvisorySwitchIsOff: {0}")]
+    AttributeRelevanceAdvisorySwitchIsOff(String),
+    #[error("AttributeScopeAdvisorySwitchIsOn: {0}")]
+    AttributeScopeAdvisorySwitchIsOn(String),
+    #[error("AttributeScopeAdvisorySwitchIsOff: {0}")]
+    AttributeScopeAdvisorySwitchIsOff(String),
+    #[error("InteractionRelevanceAdvisorySwitchIsOn: {0}")]
+    InteractionRelevanceAdvisorySwitchIsOn(String),
+    #[error("InteractionRelevanceAdvisorySwitchIsOff: {0}")]
+    InteractionRelevanceAdvisorySwitchIsOff(String),
     #[error("RTIinternalError: {0}")]
     RtiInternalError(String),
 }

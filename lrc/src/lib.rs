@@ -55,12 +55,19 @@
 //! processes) and each machine's save files; it changes nothing until every LRC has read and
 //! checked its files.
 //!
-//! Known gap: a resignation is decided by the coordinator and reaches the other LRCs over its
-//! own QUIC connections, so it is not ordered behind the resigning federate's last multicast
-//! data at a third LRC. A federate that resigns right after sending can have its last messages
-//! dropped there (and a regulator's last TSO update missed before a grant). The fix is to carry
-//! the resigner's data high-water in the resign decision and apply it only once that data was
-//! delivered (or the node is lost).
+//! Advisories ([`core::advisory`]): start/stop registration, turn interactions on/off, turn
+//! updates on/off for an instance's attributes and attributes in/out of scope, each gated by its
+//! switch (FDD defaults as in the standard MIM; `enable_…_advisory_switch` /
+//! `disable_…_advisory_switch` per federate, saved and restored with it).
+//!
+//! Connection loss ([`core::eviction`]): a member the others removed (it was cut off, they
+//! resigned its federates) gets `connection_lost` as soon as it hears them again; in a healed
+//! partition the side with more LRCs keeps the federation. A stopped transport also reports
+//! `connection_lost` to every federate of the process.
+//!
+//! Resignations ([`core::resignation`]): a remote federate's resignation removes or orphans
+//! its instances only after its LRC's data up to the resignation was applied here, so its last
+//! updates are reflected before the removal.
 //!
 //! Known gap (coordinator takeover): an LRC that the coordinator added to the view but had not
 //! welcomed yet when it died can be next in line; it never learns it coordinates and the

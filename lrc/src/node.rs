@@ -69,6 +69,9 @@ struct State {
     /// Each joined federate's handle as its `RtiAmbassador` reads it: a federation restore
     /// changes it (`Action::Rehandle`).
     cells: HashMap<(String, FederateHandle), Arc<AtomicU32>>,
+    /// Federations this LRC lost its connection to (see `core::eviction`): the members keep
+    /// this node id in their removed sets, so it cannot join them again.
+    lost: HashMap<String, String>,
 }
 
 /// Bound on callbacks held for federates whose join has not completed yet.
@@ -267,8 +270,17 @@ impl Lrc {
 
     /// Opens `name` as a joining member if it is not open here yet.
     fn ensure_open(&self, name: &str) -> RtiResult<()> {
-        if self.lock().feds.contains_key(name) {
-            return Ok(());
+        {
+            let st = self.lock();
+            if st.feds.contains_key(name) {
+                return Ok(());
+            }
+            if let Some(reason) = st.lost.get(name) {
+                return Err(RtiError::ConnectionFailed(format!(
+                    "this LRC lost its connection to federation {name} ({reason}); join it \
+                     from a new LRC (a new process or Lrc::start)"
+                )));
+            }
         }
         let deadline = Instant::now() + Duration::from_millis(1500);
         let members = loop {
@@ -483,6 +495,13 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 );
             }
             Action::Destroyed => destroyed = true,
+            Action::ConnectionLost { reason } => {
+                for (_, q) in st.routes.iter().filter(|((f, _), _)| f == federation) {
+                    let _ = q.send(Delivery::ConnectionLost(reason.clone()));
+                }
+                st.lost.insert(federation.to_string(), reason);
+                destroyed = true;
+            }
             Action::LoadRestore {
                 federate,
                 label,
@@ -656,7 +675,21 @@ fn pump(weak: std::sync::Weak<Shared>) {
             }
             Ok(_) => {}
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                // The transport stopped: every federate here lost its connection.
+                let reason = "the transport of this LRC stopped".to_string();
+                tracing::error!("{reason}");
+                for q in st.routes.values() {
+                    let _ = q.send(Delivery::ConnectionLost(reason.clone()));
+                }
+                let feds: Vec<(String, Fed)> = st.feds.drain().collect();
+                for (name, f) in feds {
+                    st.lost.insert(name, reason.clone());
+                    shared.transport.close_federation(f.channel.tag());
+                }
+                shared.cv.notify_all();
+                return;
+            }
         }
         if last_tick.elapsed() >= TICK {
             last_tick = Instant::now();

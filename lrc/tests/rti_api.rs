@@ -31,6 +31,10 @@ enum Ev {
     StartRegistration(ObjectClassHandle),
     InteractionsOn(InteractionClassHandle),
     Report(Vec<String>),
+    InScope(ObjectInstanceHandle, Vec<AttributeHandle>),
+    OutOfScope(ObjectInstanceHandle, Vec<AttributeHandle>),
+    UpdatesOn(ObjectInstanceHandle, Vec<AttributeHandle>),
+    UpdatesOff(ObjectInstanceHandle, Vec<AttributeHandle>),
 }
 
 #[derive(Clone, Default)]
@@ -103,6 +107,26 @@ impl FederateAmbassador for Rec {
     }
     fn report_federation_executions(&mut self, e: &[(String, String)]) {
         self.push(Ev::Report(e.iter().map(|x| x.0.clone()).collect()));
+    }
+    fn attributes_in_scope(&mut self, o: ObjectInstanceHandle, a: &[AttributeHandle]) {
+        self.push(Ev::InScope(o, a.to_vec()));
+    }
+    fn attributes_out_of_scope(&mut self, o: ObjectInstanceHandle, a: &[AttributeHandle]) {
+        self.push(Ev::OutOfScope(o, a.to_vec()));
+    }
+    fn turn_updates_on_for_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        a: &[AttributeHandle],
+    ) {
+        self.push(Ev::UpdatesOn(o, a.to_vec()));
+    }
+    fn turn_updates_off_for_object_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        a: &[AttributeHandle],
+    ) {
+        self.push(Ev::UpdatesOff(o, a.to_vec()));
     }
 }
 
@@ -636,4 +660,128 @@ fn misuse_returns_the_standard_exception() {
         "destroy twice",
     );
     a.disconnect().unwrap();
+}
+
+/// The advisory switches (10.33–10.40) and the instance-level advisories they gate: turn
+/// updates on/off for the owner, attributes in/out of scope for the subscriber, across two LRCs.
+#[test]
+fn advisory_switches_gate_relevance_and_scope_advisories() {
+    use hlamesh_lrc::ambassador::AdvisorySwitch;
+    let name = unique("advice");
+    let (la, lb) = (lrc(), lrc());
+    let (mut a, ra) = connect(&la, CallbackModel::Evoked);
+    a.create_federation_execution_from_text(&name, fom())
+        .unwrap();
+    a.join_federation_execution(Some("owner"), "test", &name)
+        .unwrap();
+    let (mut b, rb) = connect(&lb, CallbackModel::Evoked);
+    b.join_federation_execution(Some("subscriber"), "test", &name)
+        .unwrap();
+    let car = a.get_object_class_handle("Vehicle.Car").unwrap();
+    let pos = a.get_attribute_handle(car, "Position").unwrap();
+    let colour = a.get_attribute_handle(car, "Colour").unwrap();
+
+    // The FOM (standard MIM values) has the class-level switches on, the instance-level off.
+    assert!(
+        a.advisory_switch(AdvisorySwitch::ObjectClassRelevance)
+            .unwrap()
+    );
+    assert!(
+        !a.advisory_switch(AdvisorySwitch::AttributeRelevance)
+            .unwrap()
+    );
+    assert!(!b.advisory_switch(AdvisorySwitch::AttributeScope).unwrap());
+    must(
+        a.enable_object_class_relevance_advisory_switch(),
+        |e| matches!(e, RtiError::ObjectClassRelevanceAdvisorySwitchIsOn(_)),
+        "enable on",
+    );
+    must(
+        a.disable_attribute_scope_advisory_switch(),
+        |e| matches!(e, RtiError::AttributeScopeAdvisorySwitchIsOff(_)),
+        "disable off",
+    );
+    a.disable_interaction_relevance_advisory_switch().unwrap();
+    must(
+        a.disable_interaction_relevance_advisory_switch(),
+        |e| matches!(e, RtiError::InteractionRelevanceAdvisorySwitchIsOff(_)),
+        "disable twice",
+    );
+    a.enable_attribute_relevance_advisory_switch().unwrap();
+    must(
+        a.enable_attribute_relevance_advisory_switch(),
+        |e| matches!(e, RtiError::AttributeRelevanceAdvisorySwitchIsOn(_)),
+        "enable twice",
+    );
+    b.enable_attribute_scope_advisory_switch().unwrap();
+
+    // Nobody subscribes yet: registering turns nothing on.
+    a.publish_object_class_attributes(car, &[pos, colour])
+        .unwrap();
+    let o = a.register_object_instance(car).unwrap();
+    // b subscribes Position only: a is told to update Position of o; b discovers o, then hears
+    // that Position is in scope (owned by a), never Colour.
+    b.subscribe_object_class_attributes(car, &[pos], true)
+        .unwrap();
+    let (mut sa, mut sb) = (Vec::new(), Vec::new());
+    evoke_until(&a, &ra, &mut sa, |s| {
+        s.contains(&Ev::UpdatesOn(o, vec![pos]))
+    });
+    evoke_until(&b, &rb, &mut sb, |s| s.contains(&Ev::InScope(o, vec![pos])));
+    let discover = sb
+        .iter()
+        .position(|e| matches!(e, Ev::Discover(x, ..) if *x == o));
+    let scope = sb.iter().position(|e| *e == Ev::InScope(o, vec![pos]));
+    assert!(discover < scope, "discovery comes first: {sb:?}");
+
+    // Unsubscribing turns the owner's updates off and puts the attribute out of scope.
+    b.unsubscribe_object_class(car).unwrap();
+    evoke_until(&a, &ra, &mut sa, |s| {
+        s.contains(&Ev::UpdatesOff(o, vec![pos]))
+    });
+    evoke_until(&b, &rb, &mut sb, |s| {
+        s.contains(&Ev::OutOfScope(o, vec![pos]))
+    });
+    b.subscribe_object_class_attributes(car, &[pos, colour], true)
+        .unwrap();
+    evoke_until(&a, &ra, &mut sa, |s| {
+        s.contains(&Ev::UpdatesOn(o, vec![pos, colour]))
+    });
+    evoke_until(&b, &rb, &mut sb, |s| {
+        s.contains(&Ev::InScope(o, vec![pos, colour]))
+    });
+
+    // While a's switch is off, a second instance turns nothing on; enabling it reports what
+    // changed meanwhile.
+    a.disable_attribute_relevance_advisory_switch().unwrap();
+    let o2 = a.register_object_instance(car).unwrap();
+    evoke_until(&b, &rb, &mut sb, |s| {
+        s.contains(&Ev::InScope(o2, vec![pos, colour]))
+    });
+    a.evoke_multiple_callbacks(Duration::ZERO, Duration::from_millis(20))
+        .unwrap();
+    sa.extend(ra.take());
+    assert!(
+        !sa.iter()
+            .any(|e| matches!(e, Ev::UpdatesOn(x, _) if *x == o2)),
+        "switch off, yet told: {sa:?}"
+    );
+    a.enable_attribute_relevance_advisory_switch().unwrap();
+    evoke_until(&a, &ra, &mut sa, |s| {
+        s.contains(&Ev::UpdatesOn(o2, vec![pos, colour]))
+    });
+
+    // A deleted instance is removed, not put out of scope.
+    a.delete_object_instance(o2, b"").unwrap();
+    evoke_until(&b, &rb, &mut sb, |s| s.contains(&Ev::Remove(o2)));
+    assert!(
+        !sb.iter()
+            .any(|e| matches!(e, Ev::OutOfScope(x, _) if *x == o2)),
+        "{sb:?}"
+    );
+    a.resign_federation_execution(ResignAction::DeleteObjects)
+        .unwrap();
+    b.resign_federation_execution(ResignAction::NoAction)
+        .unwrap();
+    b.destroy_federation_execution(&name).unwrap();
 }

@@ -129,6 +129,10 @@ struct Sim {
     restores_ended: u64,
     restores_done: u64,
     restores_denied: u64,
+    /// The last position value sent for an instance its owner deleted or resigned with
+    /// DeleteObjects, and the owner's LRC: every subscriber that reflected it must have
+    /// reflected this value before the removal (unless that LRC crashed or lost data).
+    final_values: BTreeMap<ObjectInstanceHandle, (u64, u64)>,
 }
 
 impl Sim {
@@ -176,6 +180,7 @@ impl Sim {
             restores_ended: 0,
             restores_done: 0,
             restores_denied: 0,
+            final_values: BTreeMap::new(),
         }
     }
 
@@ -453,6 +458,13 @@ impl Sim {
                 }
                 Action::FederateLost { .. } => self.lost_reported += 1,
                 Action::Destroyed => {}
+                Action::ConnectionLost { reason } => {
+                    // The others removed it while it lived (a false suspicion): it is out,
+                    // like a crashed node.
+                    eprintln!("node {id:x}: connection lost: {reason}");
+                    node.alive = false;
+                    return;
+                }
                 Action::Rehandle(renames) => {
                     // Types are names here, so every federate keeps its handle.
                     assert!(renames.iter().all(|(a, b)| a == b), "{renames:?}");
@@ -528,7 +540,8 @@ impl Sim {
         let position = self.position;
         let (vehicle, car) = (self.vehicle, self.car);
         let gappy = match &cb {
-            Callback::ReflectAttributeValues { object, .. } => {
+            Callback::ReflectAttributeValues { object, .. }
+            | Callback::RemoveObjectInstance { object, .. } => {
                 let here = self.feds.get(&f).map(|m| m.node);
                 let there = self.feds.get(&object.registrant()).map(|m| m.node);
                 matches!((here, there), (Some(a), Some(b)) if self.gappy.contains(&(a, b)))
@@ -589,7 +602,16 @@ impl Sim {
                     m.known.remove(&object).is_some(),
                     "{f} removes unknown {object}"
                 );
-                m.last.remove(&object);
+                let last = m.last.remove(&object);
+                if let (Some(prev), Some((n, owner_node)), false) =
+                    (last, self.final_values.get(&object), gappy)
+                {
+                    let owner_alive = self.nodes.get(owner_node).is_some_and(|x| x.alive);
+                    assert!(
+                        !owner_alive || prev == *n,
+                        "{f}: {object} removed after value {prev}, its owner's last was {n}"
+                    );
+                }
             }
             Callback::SynchronizationPointRegistrationSucceeded(label)
             | Callback::SynchronizationPointRegistrationFailed(label, _) => {
@@ -646,6 +668,8 @@ impl Sim {
                 assert_eq!(handle, f);
                 assert_eq!(m.restoring, Some((false, false)), "{f}: initiate restore");
                 m.restoring = Some((true, false));
+                // The federation rewinds: values sent before are history.
+                self.final_values.clear();
                 let saved = self
                     .app_disk
                     .get(&(label.clone(), f))
@@ -876,6 +900,13 @@ impl Sim {
                     let m = self.feds.get_mut(&h).unwrap();
                     m.resigning = true;
                     let objs: Vec<ObjectInstanceHandle> = m.owned.keys().copied().collect();
+                    let finals: Vec<(ObjectInstanceHandle, u64)> =
+                        m.owned.iter().map(|(o, n)| (*o, *n)).collect();
+                    if !keep {
+                        for (o, n) in finals {
+                            self.final_values.insert(o, (n, node));
+                        }
+                    }
                     let action = if keep {
                         ResignAction::NoAction
                     } else {
@@ -926,7 +957,9 @@ impl Sim {
                             .delete_object_instance(h, o, vec![], None);
                         match r {
                             Ok(()) => {
-                                self.feds.get_mut(&h).unwrap().owned.remove(&o);
+                                if let Some(n) = self.feds.get_mut(&h).unwrap().owned.remove(&o) {
+                                    self.final_values.insert(o, (n, node));
+                                }
                             }
                             Err(e) if busy(&e) => {}
                             Err(e) => panic!("{h}: delete {o}: {e}"),

@@ -17,6 +17,8 @@
 //! - `reserve NAME` — reserve an object instance name (a service refused during a save); the
 //!   outcome prints `reserved` / `not_reserved` with the name as label.
 //! - `handle` — prints this federate's current handle.
+//! - `join` — joins the federation again (after `connection_lost`, printed as
+//!   `{"event":"connection_lost","fault":…}`).
 //! - `resign` — resign (DeleteObjects) and exit.
 //! - `exit` — exit without resigning (like a crash, but clean for the OS).
 //!
@@ -59,6 +61,9 @@ fn out(v: serde_json::Value) {
 struct Amb;
 
 impl FederateAmbassador for Amb {
+    fn connection_lost(&mut self, fault: &str) {
+        out(json!({"event":"connection_lost","fault":fault}));
+    }
     fn synchronization_point_registration_succeeded(&mut self, label: &str) {
         out(json!({"event":"registered","label":label}));
     }
@@ -204,6 +209,9 @@ fn run() -> Result<(), RtiError> {
                 Ok(())
             }
             ["reserve", name] => rti.reserve_object_instance_name(name),
+            ["join"] => rti
+                .join_federation_execution(Some(&a.name), "shell", &a.federation)
+                .map(|h| out(json!({"event":"joined","handle":h.0}))),
             ["resign"] => {
                 let r = rti.resign_federation_execution(ResignAction::DeleteObjects);
                 out(json!({"event":"resigned","ok":r.is_ok()}));

@@ -327,9 +327,13 @@ impl FederationCore {
                 });
                 self.reply_when_acked(from, id, Reply::Joined(handle), true);
             }
-            Request::Resign(h, action) => {
+            Request::Resign(h, action, hw) => {
                 if self.view.federates.contains_key(&h) {
-                    self.decide(Decision::FederateResigned { handle: h, action });
+                    self.decide(Decision::FederateResigned {
+                        handle: h,
+                        action,
+                        hw,
+                    });
                 }
                 self.reply_when_acked(from, id, Reply::Done, false);
             }
@@ -524,8 +528,7 @@ impl FederationCore {
                                 known: Default::default(),
                                 next_counter: 1,
                                 auto_resign: default,
-                                registration_on: Default::default(),
-                                interactions_on: Default::default(),
+                                advice: super::advisory::Advice::new(self.fdd.as_deref()),
                             },
                         );
                     }
@@ -539,15 +542,20 @@ impl FederationCore {
                 let lost = matches!(d, Decision::NodeRemoved(_));
                 if let Decision::NodeRemoved(n) = d {
                     self.on_node_removed(n);
+                    self.release_resignations(Some(n));
                 }
-                for (h, _node, action) in list {
+                let hw = match d {
+                    Decision::FederateResigned { hw, .. } => hw,
+                    _ => 0,
+                };
+                for (h, node, action) in list {
                     let name = self.locals.get(&h).map(|l| l.name.clone());
                     if lost {
                         let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
                     }
-                    self.apply_resign(h, action);
+                    self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);
                     self.sync_on_left(h);
                     self.save_on_left(h, lost);
@@ -562,7 +570,7 @@ impl FederationCore {
                 if let Some(ticket) = p.ticket {
                     // A resignation decided before the destruction succeeded: only its reply
                     // (held for acknowledgements) was still on its way.
-                    let resigned = matches!(&p.body, Request::Resign(h, _)
+                    let resigned = matches!(&p.body, Request::Resign(h, ..)
                         if !self.view.federates.contains_key(h));
                     let result = if p.body == Request::Destroy || resigned {
                         Ok(Completion::Done)
@@ -660,6 +668,7 @@ impl FederationCore {
             }
             ControlMsg::Redirect { coordinator } => self.add_candidates([coordinator]),
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
+            ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
             ControlMsg::Time {
                 from: f,
                 to,
@@ -938,6 +947,7 @@ impl FederationCore {
             return;
         }
         self.gone.insert(n);
+        self.release_resignations(Some(n));
         if !self.admitted {
             self.candidates.retain(|c| *c != n);
             if self.candidates.is_empty() {

@@ -100,13 +100,15 @@ impl View {
                 self.next_handle = self.next_handle.max(handle.0 + 1);
                 Applied::Joined(*handle)
             }
-            Decision::FederateResigned { handle, action } => match self.federates.remove(handle) {
-                Some(r) => {
-                    self.reserved.retain(|_, f| f != handle);
-                    Applied::Resigned(vec![(*handle, r.node, *action)])
+            Decision::FederateResigned { handle, action, .. } => {
+                match self.federates.remove(handle) {
+                    Some(r) => {
+                        self.reserved.retain(|_, f| f != handle);
+                        Applied::Resigned(vec![(*handle, r.node, *action)])
+                    }
+                    None => Applied::Nothing,
                 }
-                None => Applied::Nothing,
-            },
+            }
             Decision::NamesReserved {
                 federate, names, ..
             } => {

@@ -14,10 +14,13 @@
 //! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
 //! [`wire`] (messages).
 
+pub mod advisory;
 pub mod coordinator;
 pub mod declarations;
+pub mod eviction;
 pub mod membership;
 pub mod objects;
+pub mod resignation;
 pub mod restore;
 pub mod save;
 pub mod state_transfer;
@@ -143,6 +146,26 @@ pub enum Callback {
     StopRegistrationForObjectClass(ObjectClassHandle),
     TurnInteractionsOn(InteractionClassHandle),
     TurnInteractionsOff(InteractionClassHandle),
+    /// 6.17.
+    AttributesInScope {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.18.
+    AttributesOutOfScope {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.21.
+    TurnUpdatesOnForObjectInstance {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.22.
+    TurnUpdatesOffForObjectInstance {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
     /// 8.3.
     TimeRegulationEnabled(time::Time),
     /// 8.6.
@@ -207,6 +230,8 @@ impl Callback {
                 | Callback::ReceiveInteraction { .. }
                 | Callback::RemoveObjectInstance { .. }
                 | Callback::ProvideAttributeValueUpdate { .. }
+                | Callback::AttributesInScope { .. }
+                | Callback::AttributesOutOfScope { .. }
         )
     }
 }
@@ -263,6 +288,12 @@ pub enum Action {
     },
     /// The federation execution was destroyed: close the channel and drop this core.
     Destroyed,
+    /// This LRC is no longer part of the federation (see `eviction`): tell every local
+    /// federate `connection_lost(reason)`, then close the channel and drop this core.
+    ConnectionLost {
+        /// The fault description.
+        reason: String,
+    },
     /// Read the save file of local federate `federate` for the restore in progress (saved
     /// under `name`) and hand it to [`FederationCore::restore_loaded`].
     LoadRestore {
@@ -298,10 +329,8 @@ pub struct LocalFederate {
     pub next_counter: u32,
     /// Automatic resign action.
     pub auto_resign: ResignAction,
-    /// Classes for which start-registration was advised.
-    pub registration_on: BTreeSet<ObjectClassHandle>,
-    /// Interaction classes turned on.
-    pub interactions_on: BTreeSet<InteractionClassHandle>,
+    /// Advisory switches and what the advisories last told it.
+    pub advice: advisory::Advice,
 }
 
 /// A request sent to the coordinator and not yet answered.
@@ -326,6 +355,13 @@ pub struct FederationCore {
     pub(crate) view: View,
     pub(crate) suspected: BTreeSet<Node>,
     pub(crate) removed: BTreeSet<Node>,
+    /// Remote resignations waiting for their LRC's last data (see `resignation`).
+    pub(crate) resign_gate: Vec<resignation::Gated>,
+    /// Removed LRCs told so since they were last heard from (see `eviction`).
+    pub(crate) evicted_told: BTreeSet<Node>,
+    /// Why this LRC lost its connection to the federation (see `eviction`); the core ignores
+    /// every event from then on.
+    pub(crate) connection_lost: Option<String>,
     pub(crate) current_coordinator: Option<Node>,
     pub(crate) recovery: Option<coordinator::Recovery>,
     pub(crate) reports: BTreeMap<Node, u64>,
@@ -398,6 +434,9 @@ impl FederationCore {
             view: View::default(),
             suspected: BTreeSet::new(),
             removed: BTreeSet::new(),
+            resign_gate: Vec::new(),
+            evicted_told: BTreeSet::new(),
+            connection_lost: None,
             current_coordinator: None,
             recovery: None,
             reports: BTreeMap::new(),
@@ -534,6 +573,9 @@ impl FederationCore {
     /// Feeds one event.
     pub fn handle(&mut self, now: u64, ev: Event<'_>) {
         self.now = now;
+        if self.connection_lost.is_some() {
+            return;
+        }
         match ev {
             Event::Data { from, seq, payload } => match DataMsg::decode(payload) {
                 Ok(msg) => self.on_data(from, seq, msg),
@@ -541,14 +583,27 @@ impl FederationCore {
                     tracing::debug!(federation = %self.name, "dropped data from {from:x}: {e}")
                 }
             },
-            Event::Control { from, msg } => self.on_control(from, msg),
+            Event::Control { from, msg } => {
+                if self.removed.contains(&from) && !matches!(msg, ControlMsg::Evicted { .. }) {
+                    self.tell_evicted(from);
+                    return;
+                }
+                self.on_control(from, msg)
+            }
             Event::ChannelPeer(n) => {
                 self.channel_peers.insert(n);
+                self.evicted_told.remove(&n);
+                if self.removed.contains(&n) {
+                    self.tell_evicted(n);
+                }
                 self.request_snapshots();
             }
             Event::PeerGone(n) => self.on_peer_gone(n),
             Event::FellBehind { from, last } => self.on_fell_behind(from, last),
-            Event::Tick => self.retry_requests(),
+            Event::Tick => {
+                self.release_resignations(None);
+                self.retry_requests()
+            }
         }
     }
 
@@ -643,7 +698,11 @@ impl FederationCore {
         self.local(federate)?;
         self.time_before_resign(federate);
         let t = self.new_ticket();
-        self.request(Request::Resign(federate, action), Some(t), false);
+        self.request(
+            Request::Resign(federate, action, self.data_hw),
+            Some(t),
+            false,
+        );
         Ok(t)
     }
 
@@ -679,73 +738,5 @@ impl FederationCore {
             .and_then(|f| f.switch("automaticResignAction"))
             .and_then(ResignAction::from_switch)
             .unwrap_or(ResignAction::CancelThenDeleteThenDivest)
-    }
-
-    fn switch_enabled(&self, name: &str) -> bool {
-        self.fdd
-            .as_ref()
-            .and_then(|f| f.switch(name))
-            .is_none_or(|v| !v.eq_ignore_ascii_case("disabled") && v != "false")
-    }
-
-    /// Recomputes relevance advisories for every local federate and queues the changes.
-    pub(crate) fn advise(&mut self) {
-        let Some(fdd) = self.fdd.clone() else { return };
-        let reg_on = self.switch_enabled("objectClassRelevanceAdvisory");
-        let int_on = self.switch_enabled("interactionRelevanceAdvisory");
-        let handles: Vec<FederateHandle> = self.locals.keys().copied().collect();
-        for f in handles {
-            let Some(lf) = self.locals.get(&f) else {
-                continue;
-            };
-            let mut reg = BTreeSet::new();
-            for (class, attrs) in &lf.decl.published_objects {
-                let relevant = self.interest.iter().any(|(g, ri)| {
-                    *g != f
-                        && ri.objects.iter().any(|(c, sa)| {
-                            declarations::object_class_is_a(&fdd, *class, *c)
-                                && sa.iter().any(|a| attrs.contains(a))
-                        })
-                });
-                if relevant {
-                    reg.insert(*class);
-                }
-            }
-            let mut ints = BTreeSet::new();
-            for ic in &lf.decl.published_interactions {
-                let relevant = self.interest.iter().any(|(g, ri)| {
-                    *g != f
-                        && ri
-                            .interactions
-                            .iter()
-                            .any(|c| declarations::interaction_class_is_a(&fdd, *ic, *c))
-                });
-                if relevant {
-                    ints.insert(*ic);
-                }
-            }
-            let old_reg = lf.registration_on.clone();
-            let old_int = lf.interactions_on.clone();
-            if reg_on {
-                for c in reg.difference(&old_reg) {
-                    self.callback(f, Callback::StartRegistrationForObjectClass(*c));
-                }
-                for c in old_reg.difference(&reg) {
-                    self.callback(f, Callback::StopRegistrationForObjectClass(*c));
-                }
-            }
-            if int_on {
-                for c in ints.difference(&old_int) {
-                    self.callback(f, Callback::TurnInteractionsOn(*c));
-                }
-                for c in old_int.difference(&ints) {
-                    self.callback(f, Callback::TurnInteractionsOff(*c));
-                }
-            }
-            if let Some(lf) = self.locals.get_mut(&f) {
-                lf.registration_on = reg;
-                lf.interactions_on = ints;
-            }
-        }
     }
 }

@@ -36,6 +36,22 @@ pub struct Instance {
     pub origin: Node,
 }
 
+impl Instance {
+    /// The owner of attribute `a`, if it is owned.
+    pub fn owner_of(&self, a: AttributeHandle) -> Option<FederateHandle> {
+        self.owner.filter(|_| self.owned.contains(&a))
+    }
+
+    /// The attributes `f` owns.
+    pub fn owned_by(&self, f: FederateHandle) -> Vec<AttributeHandle> {
+        if self.owner == Some(f) {
+            self.owned.iter().copied().collect()
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// Transportation handle of HLAreliable / HLAbestEffort with the standard MIM.
 fn transportation(reliable: bool) -> TransportationTypeHandle {
     TransportationTypeHandle(if reliable { 1 } else { 2 })
@@ -354,6 +370,7 @@ impl FederationCore {
             )));
         }
         self.local_mut(f)?.known.remove(&object);
+        self.advise_instance(object);
         Ok(())
     }
 
@@ -475,6 +492,7 @@ impl FederationCore {
                 producer,
             },
         );
+        self.advise_instance(o);
         Some(k)
     }
 
@@ -495,6 +513,7 @@ impl FederationCore {
         if self.objects.remove(&o).is_none() {
             return;
         }
+        self.advise_instance(o);
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
         for f in fs {
             let knew = self
@@ -585,6 +604,7 @@ impl FederationCore {
             self.time_other(p, seq, &served);
         }
         self.pump_time();
+        self.release_resignations(None);
     }
 
     fn apply_msg(&mut self, from: Node, seq: u64, msg: DataMsg, served: &mut Vec<FederateHandle>) {
@@ -618,6 +638,7 @@ impl FederationCore {
                     },
                 );
                 self.discover_for_subscribers(object);
+                self.advise_instance(object);
             }
             DataMsg::Update {
                 object,

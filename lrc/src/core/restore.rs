@@ -46,6 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::RtiError;
 use crate::handles::FederateHandle;
 
+use super::advisory::Advice;
 use super::declarations::{Declarations, ObjectSubscription};
 use super::membership::FederateRecord;
 use super::objects::Instance;
@@ -243,7 +244,8 @@ pub fn match_federates(
     Ok(pairs)
 }
 
-/// A local federate as saved (relevance advisories are recomputed after the restore).
+/// A local federate as saved with its advisory switches (the advisories themselves are
+/// recomputed after the restore).
 fn local_from_saved(st: &SavedFederateState) -> LocalFederate {
     let mut decl = Declarations::default();
     for (c, attrs) in &st.published_objects {
@@ -271,8 +273,10 @@ fn local_from_saved(st: &SavedFederateState) -> LocalFederate {
             .collect(),
         next_counter: st.next_counter,
         auto_resign: st.auto_resign,
-        registration_on: BTreeSet::new(),
-        interactions_on: BTreeSet::new(),
+        advice: Advice {
+            switches: st.switches,
+            ..Advice::default()
+        },
     }
 }
 
@@ -755,6 +759,8 @@ impl FederationCore {
             states.push((m.post, st));
         }
         self.objects.clear();
+        // Resignations of the abandoned run that were waiting for data: the saved state rules.
+        self.resign_gate.clear();
         self.interest.clear();
         self.auto_resign.clear();
         self.resigned_with.clear();

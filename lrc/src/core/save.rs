@@ -166,6 +166,8 @@ pub struct SavedFederateState {
     pub next_counter: u32,
     /// Automatic resign action.
     pub auto_resign: ResignAction,
+    /// Advisory switches.
+    pub switches: super::advisory::AdvisorySwitches,
     /// Logical time.
     pub logical_time: f64,
     /// Lookahead, if regulating.
@@ -561,6 +563,7 @@ impl FederationCore {
                 .collect(),
             next_counter: lf.next_counter,
             auto_resign: lf.auto_resign,
+            switches: lf.advice.switches,
             logical_time: tm.map_or(0.0, |m| m.logical_time().value()),
             lookahead: tm.and_then(|m| m.query_lookahead().ok()).map(|l| l.value()),
             regulating: tm.is_some_and(|m| m.regulation() == hlamesh_timesync::RegulationState::On),

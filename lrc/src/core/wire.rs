@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 4;
+pub const WIRE_VERSION: u8 = 5;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -193,6 +193,8 @@ pub enum Decision {
         handle: FederateHandle,
         /// Action applied.
         action: ResignAction,
+        /// Its LRC's data high-water when it resigned.
+        hw: u64,
     },
     /// Names reserved for a federate.
     NamesReserved {
@@ -326,8 +328,9 @@ pub enum Request {
         /// Type.
         federate_type: String,
     },
-    /// Resign a federate.
-    Resign(FederateHandle, ResignAction),
+    /// Resign a federate; the last field is its LRC's data high-water when it resigned (its
+    /// resignation takes effect elsewhere only after that data, see `super::resignation`).
+    Resign(FederateHandle, ResignAction, u64),
     /// Reserve names (all or none).
     Reserve(FederateHandle, Vec<String>),
     /// Release names.
@@ -424,7 +427,7 @@ impl Request {
             | Request::RestoreReport { federate, .. }
             | Request::Reserve(federate, _)
             | Request::Release(federate, _)
-            | Request::Resign(federate, _) => Some(*federate),
+            | Request::Resign(federate, ..) => Some(*federate),
             _ => None,
         }
     }
@@ -531,6 +534,12 @@ pub enum ControlMsg {
     },
     /// A member that joined later asks for this LRC's instances.
     SnapshotRequest,
+    /// "You are not a member of my view": sent to a removed LRC that is heard from again (a
+    /// healed partition). `nodes` is the sender's view; see `super::eviction`.
+    Evicted {
+        /// The sender's view (coordinator first).
+        nodes: Vec<u64>,
+    },
     /// This LRC's instances; the receiver skips this sender's reliable data up to `high_water`.
     Snapshot {
         /// Sender's reliable data sequence number when the snapshot was taken.

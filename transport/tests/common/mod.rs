@@ -139,6 +139,22 @@ impl Lab {
         }
     }
 
+    /// Cuts host `i` off the network (every UDP datagram in and out dropped), or heals it
+    /// (namespaces only).
+    pub fn cut(&self, i: usize, cut: bool) -> bool {
+        let Lab::Namespaces { prefix, .. } = self else {
+            return false;
+        };
+        let pct = if cut { "100" } else { "0" };
+        [&[][..], &["--out"][..]].iter().all(|extra| {
+            Command::new(lab_script())
+                .args(["loss", &i.to_string(), pct, "--all-udp", "--prefix", prefix])
+                .args(*extra)
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    }
+
     /// A command that runs `program` on host `i`.
     pub fn command(&self, i: usize, program: &str) -> Command {
         match self {
