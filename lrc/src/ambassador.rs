@@ -522,7 +522,49 @@ impl RtiAmbassador {
         federate_type: &str,
         federation: &str,
     ) -> RtiResult<FederateHandle> {
+        self.join_federation_execution_from_text(
+            federate_name,
+            federate_type,
+            federation,
+            Vec::new(),
+        )
+    }
+
+    /// 4.9 with additional FOM module files: they are merged into the federation's FDD after
+    /// its modules (every LRC merges them; existing handles do not change). A module that does
+    /// not parse is refused here (`CouldNotOpenFdd`, `ErrorReadingFdd`), one that does not merge
+    /// by the coordinator (`InconsistentFdd`); either way nothing joins.
+    pub fn join_federation_execution_with_modules(
+        &mut self,
+        federate_name: Option<&str>,
+        federate_type: &str,
+        federation: &str,
+        fom_modules: &[impl AsRef<Path>],
+    ) -> RtiResult<FederateHandle> {
+        let mut mods = Vec::new();
+        for p in fom_modules {
+            let p = p.as_ref();
+            let text = std::fs::read(p)
+                .map_err(|e| RtiError::CouldNotOpenFdd(format!("{}: {e}", p.display())))?;
+            let text = String::from_utf8(text)
+                .map_err(|e| RtiError::ErrorReadingFdd(format!("{}: {e}", p.display())))?;
+            mods.push((p.display().to_string(), text));
+        }
+        self.join_federation_execution_from_text(federate_name, federate_type, federation, mods)
+    }
+
+    /// 4.9 with additional FOM modules given as (designator, XML text).
+    pub fn join_federation_execution_from_text(
+        &mut self,
+        federate_name: Option<&str>,
+        federate_type: &str,
+        federation: &str,
+        modules: Vec<(String, String)>,
+    ) -> RtiResult<FederateHandle> {
         no_callback("join_federation_execution")?;
+        for (d, x) in &modules {
+            crate::fom::FomModule::parse(d, x).map_err(|e| RtiError::from_fom(&e))?;
+        }
         let lrc = self.lrc()?.clone();
         // After `connection_lost` the old membership is gone: the federate may join again.
         if let Some((f, h)) = &self.joined {
@@ -541,7 +583,7 @@ impl RtiAmbassador {
             .as_ref()
             .map(|c| c.tx.clone())
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
-        let h = lrc.join(federation, federate_name, federate_type, tx)?;
+        let h = lrc.join_with_modules(federation, federate_name, federate_type, modules, tx)?;
         let cell = lrc.handle_cell(federation, h);
         self.joined = Some((federation.to_string(), cell));
         Ok(h)

@@ -352,6 +352,18 @@ impl Lrc {
         federate_type: &str,
         queue: Sender<Delivery>,
     ) -> RtiResult<FederateHandle> {
+        self.join_with_modules(federation, name, federate_type, Vec::new(), queue)
+    }
+
+    /// Joins a federate that brings additional FOM modules (designator, XML).
+    pub fn join_with_modules(
+        &self,
+        federation: &str,
+        name: Option<&str>,
+        federate_type: &str,
+        modules: Vec<(String, String)>,
+        queue: Sender<Delivery>,
+    ) -> RtiResult<FederateHandle> {
         self.ensure_open(federation)?;
         let t = {
             let mut st = self.lock();
@@ -359,7 +371,9 @@ impl Lrc {
                 .feds
                 .get_mut(federation)
                 .ok_or_else(|| RtiError::FederationExecutionDoesNotExist(federation.to_string()))?;
-            let t = fed.core.join(name.map(str::to_string), federate_type);
+            let t = fed
+                .core
+                .join_with_modules(name.map(str::to_string), federate_type, modules);
             st.join_routes.insert((federation.to_string(), t), queue);
             run_actions(&self.shared, &mut st, federation);
             t

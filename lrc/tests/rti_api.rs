@@ -785,3 +785,114 @@ fn advisory_switches_gate_relevance_and_scope_advisories() {
         .unwrap();
     b.destroy_federation_execution(&name).unwrap();
 }
+
+fn extra_module(class: &str, attr: &str) -> (String, String) {
+    let xml = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+    <modelIdentification><name>Extra{class}</name><type>FOM</type><version>1.0</version></modelIdentification>
+    <objects>
+        <objectClass>
+            <name>HLAobjectRoot</name>
+            <objectClass>
+                <name>{class}</name>
+                <sharing>PublishSubscribe</sharing>
+                <attribute>
+                    <name>{attr}</name>
+                    <dataType>HLAopaqueData</dataType>
+                    <updateType>Periodic</updateType>
+                    <ownership>NoTransfer</ownership>
+                    <sharing>PublishSubscribe</sharing>
+                    <transportation>HLAreliable</transportation>
+                    <order>Receive</order>
+                </attribute>
+            </objectClass>
+        </objectClass>
+    </objects>
+</objectModel>
+"#
+    );
+    (format!("Extra{class}.xml"), xml)
+}
+
+/// 4.9 with additional FOM modules: a federate on a second LRC brings a module; every LRC
+/// merges it (existing handles unchanged) and both use the new class; a module that does not
+/// merge or does not parse refuses the join and changes nothing.
+#[test]
+fn join_with_additional_fom_modules_extends_the_federation_fdd() {
+    let name = unique("modules");
+    let (la, lb) = (lrc(), lrc());
+    let (mut a, ra) = connect(&la, CallbackModel::Evoked);
+    a.create_federation_execution_from_text(&name, fom())
+        .unwrap();
+    a.join_federation_execution(Some("base"), "test", &name)
+        .unwrap();
+    let car = a.get_object_class_handle("Vehicle.Car").unwrap();
+    let pos = a.get_attribute_handle(car, "Position").unwrap();
+    let before = a.fdd_of_federation().unwrap().digest();
+
+    // Broken XML: refused at the joiner, nothing asked of the federation.
+    let (mut bad, _rbad) = connect(&lb, CallbackModel::Evoked);
+    let broken = ("Broken.xml".to_string(), "<objectModel>".to_string());
+    let e = bad
+        .join_federation_execution_from_text(Some("bad"), "test", &name, vec![broken])
+        .unwrap_err();
+    assert!(matches!(e, RtiError::ErrorReadingFdd(_)), "{e}");
+    // A module redefining Vehicle differently does not merge: the coordinator refuses.
+    let clash = extra_module("Vehicle", "Speed");
+    let e = bad
+        .join_federation_execution_from_text(Some("bad"), "test", &name, vec![clash])
+        .unwrap_err();
+    assert!(matches!(e, RtiError::InconsistentFdd(_)), "{e}");
+    assert!(
+        a.get_federate_handle("bad").is_err(),
+        "refused joins join nobody"
+    );
+    assert_eq!(a.fdd_of_federation().unwrap().digest(), before);
+
+    let (mut b, rb) = connect(&lb, CallbackModel::Evoked);
+    let extra = extra_module("Aircraft", "Altitude");
+    b.join_federation_execution_from_text(Some("extra"), "test", &name, vec![extra.clone()])
+        .unwrap();
+    // Both LRCs merged it; what existed keeps its handles.
+    let aircraft = b.get_object_class_handle("Aircraft").unwrap();
+    let alt = b.get_attribute_handle(aircraft, "Altitude").unwrap();
+    assert_eq!(a.get_object_class_handle("Aircraft").unwrap(), aircraft);
+    assert_eq!(b.get_object_class_handle("Vehicle.Car").unwrap(), car);
+    assert_eq!(b.get_attribute_handle(car, "Position").unwrap(), pos);
+    assert_ne!(a.fdd_of_federation().unwrap().digest(), before);
+    assert_eq!(
+        a.fdd_of_federation().unwrap().digest(),
+        b.fdd_of_federation().unwrap().digest()
+    );
+
+    // The new class works across the LRCs.
+    a.subscribe_object_class_attributes(aircraft, &[alt], true)
+        .unwrap();
+    b.publish_object_class_attributes(aircraft, &[alt]).unwrap();
+    let o = b.register_object_instance(aircraft).unwrap();
+    b.update_attribute_values(o, vec![(alt, b"9000".to_vec())], b"")
+        .unwrap();
+    let mut seen = Vec::new();
+    evoke_until(&a, &ra, &mut seen, |s| {
+        s.iter()
+            .any(|e| matches!(e, Ev::Reflect(x, v, _) if *x == o && v[0].1 == b"9000"))
+    });
+    assert!(
+        seen.iter()
+            .any(|e| *e == Ev::Discover(o, aircraft, format!("HLAobject_{}_1", o.registrant().0)))
+    );
+
+    // A third federate bringing the same module again changes nothing.
+    let (mut c, _rc) = connect(&la, CallbackModel::Evoked);
+    let d = a.fdd_of_federation().unwrap().digest();
+    c.join_federation_execution_from_text(Some("again"), "test", &name, vec![extra])
+        .unwrap();
+    assert_eq!(c.fdd_of_federation().unwrap().digest(), d);
+    let _ = rb;
+    for x in [&mut a, &mut b, &mut c] {
+        x.resign_federation_execution(ResignAction::DeleteObjects)
+            .unwrap();
+    }
+    a.destroy_federation_execution(&name).unwrap();
+}

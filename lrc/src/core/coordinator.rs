@@ -280,6 +280,7 @@ impl FederationCore {
             Request::Join {
                 name,
                 federate_type,
+                modules,
             } => {
                 // Both change every member's state at once; a joiner would be left out.
                 let busy = match (&self.restore, &self.save) {
@@ -312,6 +313,19 @@ impl FederationCore {
                     ));
                     self.refuse_join(from, id, e);
                     return;
+                }
+                let added: Vec<(String, String)> = modules
+                    .into_iter()
+                    .filter(|(_, text)| !self.modules.iter().any(|(_, t)| t == text))
+                    .collect();
+                if !added.is_empty() {
+                    let mut all = self.modules.clone();
+                    all.extend(added.iter().cloned());
+                    if let Err(e) = super::parse_modules(&all) {
+                        self.refuse_join(from, id, e);
+                        return;
+                    }
+                    self.decide(Decision::ModulesAdded(added));
                 }
                 let new_node = !self.view.nodes.contains(&from);
                 if new_node {
@@ -509,6 +523,10 @@ impl FederationCore {
                 .map_or(default, |(_, a)| *a)
         };
         let is_destroy = d == Decision::Destroyed;
+        // The Welcome's modules already include those of the log it replays.
+        if let (Decision::ModulesAdded(m), false) = (&d, self.replaying) {
+            self.add_modules(m.clone());
+        }
         self.apply_sync(&d);
         self.apply_save(&d);
         self.apply_restore(&d);
@@ -699,6 +717,22 @@ impl FederationCore {
             .skip(usize::try_from(after).unwrap_or(usize::MAX))
             .cloned()
             .collect()
+    }
+
+    /// Merges modules a joiner brought (the coordinator checked they merge).
+    fn add_modules(&mut self, m: Vec<(String, String)>) {
+        let mut all = self.modules.clone();
+        all.extend(m);
+        match super::parse_modules(&all) {
+            Ok(fdd) => {
+                self.fdd = Some(std::sync::Arc::new(fdd));
+                self.modules = all;
+            }
+            Err(e) => tracing::error!(
+                federation = %self.name,
+                "FOM modules the coordinator accepted do not merge here: {e}"
+            ),
+        }
     }
 
     fn on_welcome(&mut self, from: Node, log: Vec<Decision>, modules: Vec<(String, String)>) {

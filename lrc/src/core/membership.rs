@@ -129,6 +129,8 @@ impl View {
                 self.destroyed = true;
                 Applied::Nothing
             }
+            // The FDD is the core's: see `FederationCore::apply_decision`.
+            Decision::ModulesAdded(_) => Applied::Nothing,
             // Synchronization points and saves are replicated by `super::sync_point` and
             // `super::save`.
             Decision::SyncRegistered { .. }

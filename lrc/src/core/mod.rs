@@ -663,6 +663,19 @@ impl FederationCore {
 
     /// Joins a federate (blocking call: completes with [`Completion::Joined`]).
     pub fn join(&mut self, name: Option<String>, federate_type: &str) -> Ticket {
+        self.join_with_modules(name, federate_type, Vec::new())
+    }
+
+    /// Joins a local federate that brings additional FOM modules (designator, XML): the
+    /// coordinator merges them after the federation's, or refuses the join with the merge
+    /// error (`InconsistentFdd`, `ErrorReadingFdd`). Modules already in the federation (same
+    /// text) are skipped.
+    pub fn join_with_modules(
+        &mut self,
+        name: Option<String>,
+        federate_type: &str,
+        modules: Vec<(String, String)>,
+    ) -> Ticket {
         let t = self.new_ticket();
         if let Some(n) = &name
             && n.is_empty()
@@ -682,6 +695,7 @@ impl FederationCore {
             Request::Join {
                 name,
                 federate_type: federate_type.to_string(),
+                modules,
             },
             Some(t),
             false,

@@ -174,6 +174,9 @@ pub enum Decision {
     NodeAdded(u64),
     /// An LRC left or was lost; its federates are resigned with their automatic action.
     NodeRemoved(u64),
+    /// FOM modules a joining federate brought, merged after the federation's (handles of
+    /// what existed do not change: they are assigned in merge order).
+    ModulesAdded(Vec<(String, String)>),
     /// A federate joined.
     FederateJoined {
         /// Allocated handle.
@@ -327,6 +330,8 @@ pub enum Request {
         name: Option<String>,
         /// Type.
         federate_type: String,
+        /// Additional FOM modules (designator, XML) to merge into the federation's FDD.
+        modules: Vec<(String, String)>,
     },
     /// Resign a federate; the last field is its LRC's data high-water when it resigned (its
     /// resignation takes effect elsewhere only after that data, see `super::resignation`).
