@@ -64,6 +64,9 @@ struct Args {
     /// Stay this long after the script before resigning.
     #[arg(long, default_value_t = 0)]
     hold_ms: u64,
+    /// Resign with NoAction (instances stay, unowned) instead of DeleteObjects.
+    #[arg(long)]
+    resign_no_action: bool,
     /// Echo every reflected value of the subscribed class on our own object (latency partner).
     #[arg(long)]
     echo: bool,
@@ -475,7 +478,11 @@ fn run() -> Result<(), RtiError> {
         out(serde_json::json!({"event":"deleted"}));
     }
     std::thread::sleep(Duration::from_millis(a.hold_ms));
-    rti.resign_federation_execution(ResignAction::DeleteObjects)?;
+    rti.resign_federation_execution(if a.resign_no_action {
+        ResignAction::NoAction
+    } else {
+        ResignAction::DeleteObjects
+    })?;
     out(serde_json::json!({"event":"done"}));
     Ok(())
 }

@@ -123,14 +123,22 @@ impl FederationCore {
     }
 
     pub(crate) fn on_snapshot_request(&mut self, from: Node) {
+        let coordinating = self.coordinator() == Some(self.me);
         let instances: Vec<InstanceState> = self
             .objects
             .iter()
             // Ours, and the orphans our former federates left (resigned without deleting): our
             // data stream is the authority on those, consistent with the high-water mark below.
+            // Orphans whose LRC hosts no federate any more (it may exit, or be gone already):
+            // the coordinator hands them on too, so they outlive the process that registered
+            // them (a joiner merges copies it gets twice).
             .filter(|(_, i)| match i.owner {
                 Some(o) => self.locals.contains_key(&o),
-                None => i.origin == self.me,
+                None => {
+                    i.origin == self.me
+                        || (coordinating
+                            && !self.view.federates.values().any(|r| r.node == i.origin))
+                }
             })
             .map(|(h, i)| InstanceState {
                 object: *h,
