@@ -246,7 +246,7 @@ impl FederationCore {
                 self.reply(from, id, Reply::Done);
                 return;
             }
-            if self.save.is_some() && !matches!(body, Request::Save { .. } | Request::AbortSave(_))
+            if self.save.is_some() && !matches!(body, Request::Save { .. } | Request::AbortSave(..))
                 || self.restore.is_some()
             {
                 // Decided once the save or restore ended (the requester retries): a save's
@@ -377,7 +377,7 @@ impl FederationCore {
                     self.reply(from, id, r);
                 }
             }
-            save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave(_)) => {
+            save @ (Request::Save { .. } | Request::SaveReport { .. } | Request::AbortSave(..)) => {
                 if let Some(r) = self.decide_save(from, id, save) {
                     self.reply(from, id, r);
                 }

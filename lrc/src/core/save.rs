@@ -364,15 +364,22 @@ impl FederationCore {
 
     fn send_save_report(&mut self, f: FederateHandle, report: SaveReport) {
         let hw = self.data_hw;
+        let save = self.save_id();
         self.request(
             Request::SaveReport {
                 federate: f,
                 report,
                 hw,
+                save,
             },
             None,
             false,
         );
+    }
+
+    /// The save in progress, as requests name it (0: none).
+    fn save_id(&self) -> u64 {
+        self.save.as_ref().map_or(0, |s| s.initiated_at)
     }
 
     /// The shell wrote (or could not write) the RTI's state of `f` for the save in progress.
@@ -486,7 +493,7 @@ impl FederationCore {
             )));
         }
         self.request(
-            Request::AbortSave(SaveFailureReason::SaveAborted),
+            Request::AbortSave(SaveFailureReason::SaveAborted, self.save_id()),
             None,
             false,
         );
@@ -607,11 +614,12 @@ impl FederationCore {
                 federate,
                 report,
                 hw,
+                save,
             } => {
                 if self
                     .save
                     .as_ref()
-                    .is_some_and(|s| s.members.contains_key(&federate))
+                    .is_some_and(|s| s.initiated_at == save && s.members.contains_key(&federate))
                 {
                     self.decide(Decision::SaveReported {
                         federate,
@@ -622,8 +630,8 @@ impl FederationCore {
                 }
                 Some(Reply::Done)
             }
-            Request::AbortSave(reason) => {
-                if self.save.is_some() {
+            Request::AbortSave(reason, save) => {
+                if self.save.as_ref().is_some_and(|s| s.initiated_at == save) {
                     self.decide(Decision::SaveAborted { reason, req });
                 }
                 Some(Reply::Done)
@@ -788,7 +796,7 @@ impl FederationCore {
     pub(crate) fn abort_save_deferred(&mut self) {
         if std::mem::take(&mut self.save_cannot_honor) && self.save.is_some() {
             self.request(
-                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored),
+                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored, self.save_id()),
                 None,
                 false,
             );

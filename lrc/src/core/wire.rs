@@ -370,10 +370,14 @@ pub enum Request {
         report: super::save::SaveReport,
         /// The reporting LRC's reliable data high-water mark (see `super::save`, the cut).
         hw: u64,
+        /// The save it reports on (the log position of its `SaveInitiated`): a report of an
+        /// earlier save still in flight must not count for the next one, even of the same label.
+        save: u64,
     },
     /// Abort the save in progress (`SaveAborted`, or `SaveTimeCannotBeHonored` from an LRC whose
-    /// federate is already past the save time).
-    AbortSave(super::save::SaveFailureReason),
+    /// federate is already past the save time); the second field identifies that save as in
+    /// `SaveReport`.
+    AbortSave(super::save::SaveFailureReason, u64),
     /// Achieve a synchronization point.
     AchieveSync {
         /// Federate.
@@ -417,7 +421,7 @@ impl Request {
                 | Request::Reserve(..)
                 | Request::Release(..)
                 | Request::Save { .. }
-                | Request::AbortSave(_)
+                | Request::AbortSave(..)
         )
     }
 
