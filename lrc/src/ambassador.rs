@@ -24,7 +24,7 @@ use crate::core::wire::ResignAction;
 pub use crate::core::wire::SynchronizationPointFailureReason;
 use crate::core::{Callback, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
-use crate::fom::{Fdd, LookupError};
+use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
     AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
@@ -98,6 +98,22 @@ pub trait FederateAmbassador: Send {
         tag: &[u8],
         producer: Option<FederateHandle>,
     ) {
+    }
+    /// 6.15 for a delete sent with a logical time: the time, the order it was sent in and the
+    /// order it is delivered in (time-stamp order when this federate is constrained and the
+    /// deleting federate regulating). By default calls
+    /// [`FederateAmbassador::remove_object_instance`].
+    fn remove_object_instance_with_time(
+        &mut self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+        producer: Option<FederateHandle>,
+        time: Time,
+        sent_order: OrderType,
+        received_order: OrderType,
+    ) {
+        let _ = (time, sent_order, received_order);
+        self.remove_object_instance(object, tag, producer);
     }
     /// 6.20.
     fn provide_attribute_value_update(
@@ -199,8 +215,20 @@ fn dispatch(amb: &Amb, d: Delivery) {
                 object,
                 tag,
                 producer,
-                ..
-            } => a.remove_object_instance(object, &tag, producer),
+                time,
+                sent_order,
+                received_order,
+            } => match time.as_deref().and_then(|b| Time::decode(b).ok()) {
+                Some(t) => a.remove_object_instance_with_time(
+                    object,
+                    &tag,
+                    producer,
+                    t,
+                    sent_order,
+                    received_order,
+                ),
+                None => a.remove_object_instance(object, &tag, producer),
+            },
             Callback::ProvideAttributeValueUpdate { object, attrs, tag } => {
                 a.provide_attribute_value_update(object, &attrs, &tag)
             }
@@ -949,6 +977,24 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), None)
+        })
+    }
+
+    /// 6.14 with a logical time: time-stamp order when this federate is regulating
+    /// (`InvalidLogicalTime` below its send bound, as for a timed update), receive order
+    /// otherwise. Constrained receivers get `remove_object_instance_with_time` at the grant
+    /// that covers `time`, after the timestamp-ordered updates before it.
+    pub fn delete_object_instance_with_time(
+        &self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+        time: Time,
+    ) -> RtiResult<()> {
+        self.not_saving("delete_object_instance_with_time")?;
+        let (lrc, fed, h) = self.member()?;
+        let time = time.encode().to_vec();
+        lrc.with_core(fed, |c| {
+            c.delete_object_instance(h, object, tag.to_vec(), Some(time))
         })
     }
 

@@ -46,6 +46,12 @@ enum Ev {
     ConstrainedEnabled(Time),
     Grant(Time),
     InitiateSave(Option<Time>),
+    Remove {
+        object: ObjectInstanceHandle,
+        time: Option<Time>,
+        sent: OrderType,
+        received: OrderType,
+    },
     NotSaved(String),
 }
 
@@ -97,6 +103,35 @@ impl FederateAmbassador for Rec {
             value: p.first().map(|x| x.1.clone()).unwrap_or_default(),
             time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
             received: info.received_order,
+        });
+    }
+    fn remove_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+    ) {
+        self.push(Ev::Remove {
+            object,
+            time: None,
+            sent: OrderType::Receive,
+            received: OrderType::Receive,
+        });
+    }
+    fn remove_object_instance_with_time(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+        time: Time,
+        sent: OrderType,
+        received: OrderType,
+    ) {
+        self.push(Ev::Remove {
+            object,
+            time: Some(time),
+            sent,
+            received,
         });
     }
     fn time_regulation_enabled(&mut self, time: Time) {
@@ -556,6 +591,95 @@ fn updates_and_interactions_sent_out_of_order_are_delivered_in_timestamp_order()
             (b"i5".to_vec(), Some(t(5.0)), ts),
             (b"u7".to_vec(), Some(t(7.0)), ts),
         ]
+    );
+}
+
+/// 6.14 with a time: a regulating federate's delete is time-stamp ordered like its updates —
+/// the constrained receiver gets the removal at the grant covering its time, after the earlier
+/// updates, and still knows the instance until then; a time below the deleter's send bound is
+/// `InvalidLogicalTime` and deletes nothing.
+#[test]
+fn timed_delete_is_delivered_in_timestamp_order_at_the_right_grant() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    let a = &feds[0].amb;
+    // Lookahead 1 at time 0: 0.5 is too early.
+    assert!(matches!(
+        a.delete_object_instance_with_time(obj, b"", t(0.5)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    // Sent: an update at 7, one at 3, the delete at 5. Delivered: 3, then the removal at 5;
+    // the update stamped after the delete is never reflected.
+    for (v, at) in [(b"u7", 7.0), (b"u3", 3.0)] {
+        a.update_attribute_values_with_time(obj, vec![(pos, v.to_vec())], b"", t(at))
+            .unwrap();
+    }
+    a.delete_object_instance_with_time(obj, b"", t(5.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(4.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(4.0))));
+    let b = &mut feds[1];
+    let seen = std::mem::take(&mut b.seen);
+    assert!(
+        matches!(&seen[..], [Ev::Reflect { time: Some(x), .. }, Ev::Grant(_)] if *x == t(3.0)),
+        "{seen:?}"
+    );
+    // Not removed yet: B still knows the instance at time 4.
+    assert!(b.amb.get_known_object_class_handle(obj).is_ok());
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(8.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(8.0))));
+    let b = &mut feds[1];
+    let ts = OrderType::TimeStamp;
+    assert_eq!(
+        b.seen,
+        vec![
+            Ev::Remove {
+                object: obj,
+                time: Some(t(5.0)),
+                sent: ts,
+                received: ts
+            },
+            Ev::Grant(t(8.0))
+        ]
+    );
+    assert!(matches!(
+        b.amb.get_known_object_class_handle(obj),
+        Err(RtiError::ObjectInstanceNotKnown(_))
+    ));
+    // The deleter saw no removal of its own instance.
+    assert_eq!(feds[0].seen, vec![Ev::Grant(t(4.0)), Ev::Grant(t(8.0))]);
+}
+
+/// A timed delete from a federate that is not regulating goes receive order (with its time):
+/// a constrained receiver with asynchronous delivery gets it at once, outside any advance.
+#[test]
+fn timed_delete_of_a_non_regulating_federate_is_receive_order() {
+    let mut feds = federation(2);
+    feds[1].amb.enable_time_constrained().unwrap();
+    drive(&mut feds[1..], |_, s| {
+        s.contains(&Ev::ConstrainedEnabled(t(0.0)))
+    });
+    feds[1].amb.enable_asynchronous_delivery().unwrap();
+    feds[1].seen.clear();
+    let obj = feds[0].object;
+    feds[0]
+        .amb
+        .delete_object_instance_with_time(obj, b"", t(0.5))
+        .unwrap();
+    drive(&mut feds[1..], |_, s| !s.is_empty());
+    assert_eq!(
+        feds[1].seen,
+        vec![Ev::Remove {
+            object: obj,
+            time: Some(t(0.5)),
+            sent: OrderType::Receive,
+            received: OrderType::Receive
+        }]
     );
 }
 

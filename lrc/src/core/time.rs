@@ -9,9 +9,13 @@
 //! sender's data itself. Time messages that arrive before the decision admitting their sender or
 //! addressee is applied here are kept in a bounded backlog and replayed when it is.
 //!
+//! Timed deletes from a regulating federate are time-stamp ordered like timed updates (the
+//! order of `HLAprivilegeToDeleteObject`): a local federate with a manager gets the removal when
+//! its manager delivers it and knows the instance until then; TSO reflections of an instance
+//! the federate no longer knows (stamped after its delete) are dropped at delivery.
+//!
 //! Not yet: the logical time is `HLAfloat64Time` for every federation (the time implementation
-//! name is not negotiated, so `HLAinteger64Time` federations are not offered); deletions
-//! (`removeObjectInstance` with a time) are delivered at once, not through the managers; best-effort
+//! name is not negotiated, so `HLAinteger64Time` federations are not offered); best-effort
 //! data is never TSO (it is delivered receive order with its time); the manager leaves the Time
 //! Advancing state when it queues the grant, not when the federate receives it; retraction and
 //! the MOM time reports do not exist.
@@ -465,10 +469,34 @@ impl FederationCore {
     fn time_delivered(&mut self, h: FederateHandle, d: Delivery<Time, Callback>) {
         let mut cb = d.payload;
         match &mut cb {
+            Callback::ReflectAttributeValues { object, .. }
+                if !self
+                    .locals
+                    .get(&h)
+                    .is_some_and(|lf| lf.known.contains_key(object)) =>
+            {
+                // Stamped after the instance's timed delete (or its owner left meanwhile):
+                // the federate no longer knows it, and must not reflect it.
+                tracing::debug!(federate = %h, %object, "TSO reflection of a removed instance dropped");
+                return;
+            }
             Callback::ReflectAttributeValues { info, .. }
             | Callback::ReceiveInteraction { info, .. } => {
                 info.sent_order = fom_order(d.sent_order);
                 info.received_order = fom_order(d.received_order);
+            }
+            Callback::RemoveObjectInstance {
+                object,
+                sent_order,
+                received_order,
+                ..
+            } => {
+                // A timed delete: the federate knew the instance until now.
+                *sent_order = fom_order(d.sent_order);
+                *received_order = fom_order(d.received_order);
+                if let Some(lf) = self.locals.get_mut(&h) {
+                    lf.known.remove(object);
+                }
             }
             _ => {}
         }

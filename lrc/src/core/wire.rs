@@ -142,6 +142,9 @@ pub enum DataMsg {
         tag: Vec<u8>,
         /// Logical time, if timestamped.
         time: Option<Timestamp>,
+        /// Sent in time-stamp order (a regulating sender with a time): the receivers' time
+        /// managers order it like a timed update.
+        tso: bool,
     },
     /// Request for current values, of one instance or of every instance of a class.
     RequestUpdate {
@@ -604,6 +607,7 @@ mod tests {
             producer: FederateHandle(1),
             tag: b"t".to_vec(),
             time: None,
+            tso: false,
         };
         assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         assert_eq!(DataMsg::decode(&[]), Err(WireError::Empty));
