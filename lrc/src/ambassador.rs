@@ -30,6 +30,7 @@ use crate::handles::{
     ObjectInstanceHandle, ParameterHandle,
 };
 use crate::node::{Delivery, Lrc};
+pub use hlamesh_timesync::clock_offset::OffsetEstimate;
 use hlamesh_timesync::{LogicalTime, TimeError};
 
 /// How callbacks are delivered (chosen at `connect`).
@@ -1244,6 +1245,28 @@ impl RtiAmbassador {
     /// 8.18: `None` when nothing can arrive.
     pub fn query_lits(&self) -> RtiResult<Option<Time>> {
         self.time_service(|t| Ok(t.lits()))
+    }
+
+    /// Wall-clock offset of the LRC that runs `federate` (its clock minus this LRC's) with the
+    /// error bound the true offset lies within: NTP-style probes over QUIC, filtered for the
+    /// smallest round trip (`hlamesh_timesync::clock_offset`). `None` until the first probe
+    /// round came back (the first call starts one; probing then continues at 1 Hz while it is
+    /// asked for). Not an HLA service; for measuring cross-node one-way latency. Logical time
+    /// never depends on it.
+    pub fn clock_offset(&self, federate: FederateHandle) -> RtiResult<Option<OffsetEstimate>> {
+        let (lrc, fed, _) = self.member()?;
+        let node = lrc.with_core(fed, |c| {
+            c.view
+                .federates
+                .get(&federate)
+                .map(|r| r.node)
+                .ok_or_else(|| {
+                    RtiError::InvalidFederateHandle(format!(
+                        "federation {fed}: no joined federate {federate}"
+                    ))
+                })
+        })?;
+        Ok(lrc.clock_offset(hlamesh_transport::NodeId(node)))
     }
 
     /// 8.19 modifyLookahead.

@@ -630,3 +630,49 @@ fn ner_event_driven_zero_lookahead_across_four_processes() {
     }
     let _ = std::fs::remove_file(&fom_path);
 }
+
+/// Issue 5, test 4 (across namespaces): two LRCs on one host share one wall clock, so the
+/// offset each estimates for the other through `RtiAmbassador::clock_offset` must be ≈ 0
+/// within the error bound it reports, both for the first estimate and after a few seconds of
+/// probing (metrics off: the first call starts the probes).
+#[test]
+fn clock_offset_between_two_processes_is_zero_within_its_bound() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let fed = fed_name("clock");
+    let mut extra = restaurant();
+    extra.extend(args(&["--create", "--hold-ms", "15000"]));
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let a = probe(&lab, 1, &ports, &fed, &extra, "ca");
+    let ha = a.wait_event("joined", Duration::from_secs(10))["handle"]
+        .as_u64()
+        .unwrap();
+    let ha = ha.to_string();
+    let b = probe(
+        &lab,
+        2,
+        &ports,
+        &fed,
+        &["--clock-of", &ha, "--clock-ms", "3000"],
+        "cb",
+    );
+    let r = b.wait_event("clock", Duration::from_secs(30));
+    eprintln!("clock offset across processes: {r}");
+    for e in [&r["first"], &r] {
+        let off = e["offset_ns"].as_i64().unwrap();
+        let bound = e["error_bound_ns"].as_u64().unwrap();
+        assert!(
+            off.unsigned_abs() <= bound,
+            "|{off}| ns within ±{bound} ns: {r}"
+        );
+        // The bound is half the best round trip (plus drift): loopback or a bridge, well under
+        // a second even on a loaded machine; a unit slip would show here.
+        assert!(bound < 500_000_000, "{r}");
+    }
+    // More probes never widen the bound by more than the drift allowance (100 ppm of the time
+    // since the first estimate: 3 s of settling plus at most one more second of polling).
+    let first = r["first"]["error_bound_ns"].as_u64().unwrap();
+    let later = r["error_bound_ns"].as_u64().unwrap();
+    assert!(later <= first + 400_000, "{r}");
+}

@@ -94,6 +94,12 @@ struct Args {
     /// Event-driven run: the final logical time every federate advances to.
     #[arg(long, default_value_t = 400.0)]
     ner_end: f64,
+    /// Report the wall-clock offset estimate of this federate's LRC (the first one, and the
+    /// one `--clock-ms` later), then go on with the script.
+    #[arg(long)]
+    clock_of: Option<u32>,
+    #[arg(long, default_value_t = 3000)]
+    clock_ms: u64,
     /// Event-driven run: the seed of our event times and reactions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -341,6 +347,9 @@ fn run() -> Result<(), RtiError> {
         serde_json::json!({"event":"joined","handle":me.0,"join_ms":t.elapsed().as_secs_f64()*1e3,"since_start_ms":start.elapsed().as_secs_f64()*1e3}),
     );
 
+    if let Some(h) = a.clock_of {
+        clock_report(&rti, FederateHandle(h), Duration::from_millis(a.clock_ms))?;
+    }
     let mut pub_class = None;
     let mut pub_attrs = Vec::new();
     if let Some(spec) = &a.publish {
@@ -800,4 +809,35 @@ fn ner_run(
         "logical_time": rti.query_logical_time()?.value(),
     }));
     Ok(())
+}
+
+/// Polls `rti.clock_offset(of)` (bounded: 20 s) and prints the first estimate and the one
+/// `settle` later as one `clock` line.
+fn clock_report(rti: &RtiAmbassador, of: FederateHandle, settle: Duration) -> Result<(), RtiError> {
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(20) + settle;
+    let mut first = None;
+    loop {
+        if let Some(e) = rti.clock_offset(of)? {
+            let (f, at) = *first.get_or_insert((e, t0.elapsed()));
+            if t0.elapsed() >= at + settle {
+                out(serde_json::json!({
+                    "event": "clock",
+                    "first_after_ms": at.as_secs_f64() * 1e3,
+                    "first": {"offset_ns": f.offset_ns, "error_bound_ns": f.error_bound_ns, "rtt_ns": f.rtt_ns},
+                    "offset_ns": e.offset_ns,
+                    "error_bound_ns": e.error_bound_ns,
+                    "rtt_ns": e.rtt_ns,
+                }));
+                return Ok(());
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(RtiError::RtiInternalError(format!(
+                "no clock offset estimate for {of} within 20 s"
+            )));
+        }
+        // No event announces a new estimate: poll at the probe rate's 1/20.
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
