@@ -14,7 +14,7 @@ use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
-use hlamesh_timesync::LogicalTime;
+use hlamesh_timesync::TimeKind;
 use hlamesh_transport::TransportConfig;
 
 const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
@@ -55,8 +55,9 @@ enum Ev {
     NotSaved(String),
 }
 
+/// Records callbacks; decodes times of the federation's kind.
 #[derive(Clone, Default)]
-struct Rec(Arc<Mutex<Vec<Ev>>>);
+struct Rec(Arc<Mutex<Vec<Ev>>>, TimeKind);
 
 impl Rec {
     fn take(&self) -> Vec<Ev> {
@@ -87,7 +88,7 @@ impl FederateAmbassador for Rec {
         self.push(Ev::Reflect {
             producer: info.producer,
             value: v[0].1.clone(),
-            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            time: info.time.as_deref().map(|b| self.1.decode(b).unwrap()),
             sent: info.sent_order,
             received: info.received_order,
         });
@@ -101,7 +102,7 @@ impl FederateAmbassador for Rec {
     ) {
         self.push(Ev::Interaction {
             value: p.first().map(|x| x.1.clone()).unwrap_or_default(),
-            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            time: info.time.as_deref().map(|b| self.1.decode(b).unwrap()),
             received: info.received_order,
         });
     }
@@ -123,13 +124,13 @@ impl FederateAmbassador for Rec {
         object: ObjectInstanceHandle,
         _tag: &[u8],
         _producer: Option<FederateHandle>,
-        time: Time,
+        time: &[u8],
         sent: OrderType,
         received: OrderType,
     ) {
         self.push(Ev::Remove {
             object,
-            time: Some(time),
+            time: Some(self.1.decode(time).unwrap()),
             sent,
             received,
         });
@@ -197,13 +198,18 @@ fn federation(n: usize) -> Vec<Fed> {
 
 /// `n` federates on `lrcs` LRCs (federate i on LRC i mod `lrcs`).
 fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
+    federation_of(n, lrcs, TimeKind::Float64)
+}
+
+/// `n` federates on `lrcs` LRCs in a federation of the time implementation `kind`.
+fn federation_of(n: usize, lrcs: usize, kind: TimeKind) -> Vec<Fed> {
     let nodes: Vec<Lrc> = (0..lrcs)
         .map(|_| Lrc::start(TransportConfig::default()).unwrap())
         .collect();
     let name = format!("time-{}-{:?}", std::process::id(), Instant::now());
     let mut feds: Vec<Fed> = Vec::new();
     for i in 0..n {
-        feds.push(join(&nodes[i % lrcs], &name, i));
+        feds.push(join_with_time(&nodes[i % lrcs], &name, i, kind));
     }
     let vehicle = feds[0].amb.get_object_class_handle("Vehicle").unwrap();
     for f in feds.iter_mut() {
@@ -221,18 +227,24 @@ fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
 /// Federate `i` joins federation `name` on `lrc` (federate 0 creates it), publishing and
 /// subscribing Vehicle.Position; no object yet.
 fn join(lrc: &Lrc, name: &str, i: usize) -> Fed {
+    join_with_time(lrc, name, i, TimeKind::Float64)
+}
+
+/// [`join`] into a federation of the time implementation `kind`.
+fn join_with_time(lrc: &Lrc, name: &str, i: usize, kind: TimeKind) -> Fed {
     {
         // Every attribute and interaction class in time-stamp order (best-effort Heading still
         // goes receive order).
         let fom = FOM.replace("<order>Receive</order>", "<order>TimeStamp</order>");
-        let rec = Rec::default();
+        let rec = Rec(Default::default(), kind);
         let mut amb = RtiAmbassador::with_lrc(lrc.clone());
         amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
             .unwrap();
         if i == 0 {
-            amb.create_federation_execution_from_text(
+            amb.create_federation_execution_with_time(
                 name,
                 vec![("MovingObject.xml".into(), fom.clone())],
+                kind.name(),
             )
             .unwrap();
         }
@@ -681,6 +693,122 @@ fn timed_delete_of_a_non_regulating_federate_is_receive_order() {
             received: OrderType::Receive
         }]
     );
+}
+
+/// 4.5 with `HLAinteger64Time`: the joiner gets the creator's time implementation; times and
+/// lookahead are integers (floats are refused), every callback and query answers integer
+/// times, timestamps travel in the integer encoding, and a lockstep runs as with floats —
+/// including zero lookahead, where a TAR(t) grant needs every other bound strictly above t.
+#[test]
+fn lockstep_of_two_federates_on_integer_time() {
+    let mut feds = federation_of(2, 2, TimeKind::Integer64);
+    for f in &feds {
+        assert_eq!(f.amb.time_kind().unwrap(), TimeKind::Integer64);
+    }
+    let i = Time::integer;
+    let a = &feds[0].amb;
+    assert!(matches!(
+        a.enable_time_regulation(la(1.0)),
+        Err(RtiError::InvalidLookahead(_))
+    ));
+    for f in feds.iter() {
+        f.amb
+            .enable_time_regulation(LogicalTimeInterval::integer(1))
+            .unwrap();
+    }
+    drive(&mut feds, |_, s| s.contains(&Ev::RegulationEnabled(i(0))));
+    for f in feds.iter() {
+        f.amb.enable_time_constrained().unwrap();
+    }
+    drive(&mut feds, |_, s| s.contains(&Ev::ConstrainedEnabled(i(0))));
+    for f in feds.iter_mut() {
+        for e in f.seen.drain(..) {
+            match e {
+                Ev::RegulationEnabled(t) | Ev::ConstrainedEnabled(t) => {
+                    assert_eq!(t.as_integer(), Some(0), "integer callbacks");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(f.amb.query_logical_time().unwrap().as_integer(), Some(0));
+        assert_eq!(
+            f.amb.query_lookahead().unwrap().as_integer(),
+            Some(1),
+            "integer lookahead"
+        );
+    }
+    assert!(matches!(
+        feds[0].amb.time_advance_request(t(1.0)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    assert!(matches!(
+        feds[0]
+            .amb
+            .update_attribute_values_with_time(obj, vec![(pos, b"x".to_vec())], b"", t(1.0)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    for step in 1..=50i64 {
+        for f in feds.iter() {
+            f.amb
+                .update_attribute_values_with_time(
+                    f.object,
+                    vec![(f.pos, step.to_be_bytes().to_vec())],
+                    b"",
+                    i(step),
+                )
+                .unwrap();
+            f.amb.time_advance_request(i(step)).unwrap();
+        }
+        drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(i(step))));
+        for f in feds.iter_mut() {
+            let seen = std::mem::take(&mut f.seen);
+            match &seen[..] {
+                [
+                    Ev::Reflect {
+                        value,
+                        time: Some(rt),
+                        received: OrderType::TimeStamp,
+                        ..
+                    },
+                    Ev::Grant(g),
+                ] => {
+                    assert_eq!(rt.as_integer(), Some(step), "integer timestamp");
+                    assert_eq!(value, &step.to_be_bytes().to_vec());
+                    assert_eq!(g.as_integer(), Some(step));
+                }
+                other => panic!("step {step}: {other:?}"),
+            }
+        }
+    }
+    // Zero lookahead on integers: both TAR(51) and are granted 51 (strict bounds, no
+    // epsilon), and the GALT query answers an integer.
+    for f in feds.iter() {
+        f.amb
+            .modify_lookahead(LogicalTimeInterval::integer(0))
+            .unwrap();
+        f.amb.time_advance_request(i(51)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(i(51))));
+    let galt = feds[0].amb.query_galt().unwrap().unwrap();
+    assert!(galt.as_integer().is_some_and(|g| g >= 51), "{galt:?}");
+}
+
+#[test]
+fn unknown_time_implementation_cannot_create_a_factory() {
+    let lrc = Lrc::start(TransportConfig::default()).unwrap();
+    let mut amb = RtiAmbassador::with_lrc(lrc);
+    amb.connect(Box::new(Rec::default()), CallbackModel::Evoked)
+        .unwrap();
+    let name = format!("time-bad-{}", std::process::id());
+    assert!(matches!(
+        amb.create_federation_execution_with_time(
+            &name,
+            vec![("MovingObject.xml".into(), FOM.to_string())],
+            "HLAfloat32Time"
+        ),
+        Err(RtiError::CouldNotCreateLogicalTimeFactory(_))
+    ));
 }
 
 #[test]

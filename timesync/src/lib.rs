@@ -63,12 +63,14 @@
 #![forbid(unsafe_code)]
 
 pub mod clock_offset;
+pub mod dyn_time;
 pub mod manager;
 pub mod message;
 pub mod pacer;
 pub mod time;
 pub mod tso_queue;
 
+pub use dyn_time::{DynInterval, DynTime, TimeKind};
 pub use manager::{
     Action, Advance, Callback, ConstraintState, Delivery, Incoming, OrderType, RegulationState,
     RequestKind, TimeError, TimeManager, TimeSnapshot, TimeStats,

@@ -520,7 +520,7 @@ impl FederationCore {
         if self.objects.remove(&o).is_none() {
             return;
         }
-        let t = super::time::decode_time(&time);
+        let t = self.decode_time(&time);
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
         for f in fs {
             let knew = self
@@ -721,7 +721,7 @@ impl FederationCore {
                         tag: tag.clone(),
                         info,
                     };
-                    let t = super::time::decode_time(&time);
+                    let t = self.decode_time(&time);
                     if reliable {
                         served.push(f);
                         self.time_deliver(f, producer, seq, t, tso, cb);
@@ -776,7 +776,7 @@ impl FederationCore {
                         tag: tag.clone(),
                         info,
                     };
-                    let t = super::time::decode_time(&time);
+                    let t = self.decode_time(&time);
                     if reliable {
                         served.push(f);
                         self.time_deliver(f, producer, seq, t, tso, cb);

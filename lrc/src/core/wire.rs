@@ -491,6 +491,8 @@ pub enum ControlMsg {
         log: Vec<Decision>,
         /// FOM modules (designator, XML text) in merge order.
         modules: Vec<(String, String)>,
+        /// The federation's logical time implementation.
+        time_kind: hlamesh_timesync::TimeKind,
     },
     /// Decisions numbered from `first`.
     Decisions {
@@ -520,7 +522,7 @@ pub enum ControlMsg {
         /// Addressee; `None` for a broadcast.
         to: Option<FederateHandle>,
         /// The time manager's message.
-        msg: hlamesh_timesync::TimeMessage<hlamesh_timesync::HLAfloat64Time>,
+        msg: hlamesh_timesync::TimeMessage<super::time::Time>,
         /// Number of federation restores the sender had applied (older messages are dropped,
         /// newer ones wait until this LRC applied the same restore).
         epoch: u32,
