@@ -352,6 +352,7 @@ impl LogicalTime for DynTime {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
