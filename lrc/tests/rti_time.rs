@@ -667,6 +667,39 @@ fn timed_delete_is_delivered_in_timestamp_order_at_the_right_grant() {
     assert_eq!(feds[0].seen, vec![Ev::Grant(t(4.0)), Ev::Grant(t(8.0))]);
 }
 
+/// A federate that forgot an instance with a local delete (6.16) while a timestamped update of
+/// it waits in its queue rediscovers it when the update is delivered, as with any update.
+#[test]
+fn queued_update_of_a_locally_deleted_instance_rediscovers_it() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    feds[0]
+        .amb
+        .update_attribute_values_with_time(obj, vec![(pos, b"u3".to_vec())], b"", t(3.0))
+        .unwrap();
+    // A asks for 2.5: its promise (3.5) lifts B's GALT above the update, so B's LITS is the
+    // update's time exactly when B holds it in its queue. Then B forgets the instance.
+    feds[0].amb.time_advance_request(t(2.5)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while feds[1].amb.query_lits().unwrap() != Some(t(3.0)) {
+        assert!(Instant::now() < deadline, "update never queued at B");
+        feds[1].evoke();
+    }
+    assert!(feds[1].seen.is_empty(), "{:?}", feds[1].seen);
+    feds[1].amb.local_delete_object_instance(obj).unwrap();
+    feds[1].amb.time_advance_request(t(5.0)).unwrap();
+    drive(&mut feds[..1], |_, s| s.last() == Some(&Ev::Grant(t(2.5))));
+    feds[0].amb.time_advance_request(t(5.0)).unwrap();
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(5.0))));
+    let seen = std::mem::take(&mut feds[1].seen);
+    assert!(
+        matches!(&seen[..], [Ev::Discover(o), Ev::Reflect { time: Some(x), .. }, Ev::Grant(_)] if *o == obj && *x == t(3.0)),
+        "{seen:?}"
+    );
+    assert!(feds[1].amb.get_known_object_class_handle(obj).is_ok());
+}
+
 /// A timed delete from a federate that is not regulating goes receive order (with its time):
 /// a constrained receiver with asynchronous delivery gets it at once, outside any advance.
 #[test]

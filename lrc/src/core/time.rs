@@ -533,18 +533,20 @@ impl FederationCore {
 
     fn time_delivered(&mut self, h: FederateHandle, d: Delivery<Time, Callback>) {
         let mut cb = d.payload;
+        if let Callback::ReflectAttributeValues { object, .. } = &cb
+            && !self
+                .locals
+                .get(&h)
+                .is_some_and(|lf| lf.known.contains_key(object))
+            && self.discover_for(h, *object).is_none()
+        {
+            // Stamped after the instance's timed delete (or its owner left meanwhile): the
+            // instance is gone and must not be reflected. (One the federate only forgot with a
+            // local delete was rediscovered just above, as for any update.)
+            tracing::debug!(federate = %h, %object, "TSO reflection of a removed instance dropped");
+            return;
+        }
         match &mut cb {
-            Callback::ReflectAttributeValues { object, .. }
-                if !self
-                    .locals
-                    .get(&h)
-                    .is_some_and(|lf| lf.known.contains_key(object)) =>
-            {
-                // Stamped after the instance's timed delete (or its owner left meanwhile):
-                // the federate no longer knows it, and must not reflect it.
-                tracing::debug!(federate = %h, %object, "TSO reflection of a removed instance dropped");
-                return;
-            }
             Callback::ReflectAttributeValues { info, .. }
             | Callback::ReceiveInteraction { info, .. } => {
                 info.sent_order = fom_order(d.sent_order);
