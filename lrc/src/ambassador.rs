@@ -25,12 +25,14 @@ use crate::core::wire::ResignAction;
 pub use crate::core::wire::SynchronizationPointFailureReason;
 use crate::core::{Callback, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
-use crate::fom::{Fdd, LookupError};
+use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
     AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
 };
 use crate::node::{Delivery, Lrc};
+pub use hlamesh_timesync::TimeKind;
+pub use hlamesh_timesync::clock_offset::OffsetEstimate;
 use hlamesh_timesync::{LogicalTime, TimeError};
 
 /// How callbacks are delivered (chosen at `connect`).
@@ -121,6 +123,22 @@ pub trait FederateAmbassador: Send {
         tag: &[u8],
         producer: Option<FederateHandle>,
     ) {
+    }
+    /// 6.15 for a delete sent with a logical time: the time (encoded in the federation's time
+    /// implementation, like `ReceiveInfo::time`), the order it was sent in and the order it is
+    /// delivered in (time-stamp order when this federate is constrained and the deleting
+    /// federate regulating). By default calls [`FederateAmbassador::remove_object_instance`].
+    fn remove_object_instance_with_time(
+        &mut self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+        producer: Option<FederateHandle>,
+        time: &[u8],
+        sent_order: OrderType,
+        received_order: OrderType,
+    ) {
+        let _ = (time, sent_order, received_order);
+        self.remove_object_instance(object, tag, producer);
     }
     /// 6.20.
     fn provide_attribute_value_update(
@@ -222,8 +240,20 @@ fn dispatch(amb: &Amb, d: Delivery) {
                 object,
                 tag,
                 producer,
-                ..
-            } => a.remove_object_instance(object, &tag, producer),
+                time,
+                sent_order,
+                received_order,
+            } => match time {
+                Some(t) => a.remove_object_instance_with_time(
+                    object,
+                    &tag,
+                    producer,
+                    &t,
+                    sent_order,
+                    received_order,
+                ),
+                None => a.remove_object_instance(object, &tag, producer),
+            },
             Callback::ProvideAttributeValueUpdate { object, attrs, tag } => {
                 a.provide_attribute_value_update(object, &attrs, &tag)
             }
@@ -496,6 +526,26 @@ impl RtiAmbassador {
         self.lrc()?.create(name, modules)
     }
 
+    /// 4.5 with the logical time implementation name: `"HLAfloat64Time"` (what the other
+    /// create services use) or `"HLAinteger64Time"`. Every joiner gets the federation's one;
+    /// its federates then pass and get times and intervals of that kind (`Time::integer`,
+    /// `LogicalTimeInterval::integer`; anything else is `InvalidLogicalTime` /
+    /// `InvalidLookahead`). `CouldNotCreateLogicalTimeFactory` for other names.
+    pub fn create_federation_execution_with_time(
+        &self,
+        name: &str,
+        modules: Vec<(String, String)>,
+        logical_time_implementation: &str,
+    ) -> RtiResult<()> {
+        let kind = TimeKind::from_name(logical_time_implementation).ok_or_else(|| {
+            RtiError::CouldNotCreateLogicalTimeFactory(format!(
+                "unknown logical time implementation {logical_time_implementation:?} \
+                 (HLAfloat64Time or HLAinteger64Time)"
+            ))
+        })?;
+        self.lrc()?.create_with_time(name, modules, kind)
+    }
+
     /// 4.6.
     pub fn destroy_federation_execution(&self, name: &str) -> RtiResult<()> {
         self.lrc()?.destroy(name)
@@ -504,10 +554,15 @@ impl RtiAmbassador {
     /// 4.7: the answer arrives as `report_federation_executions`.
     pub fn list_federation_executions(&self) -> RtiResult<()> {
         let lrc = self.lrc()?;
+        // The time implementation of federations open on this LRC; others are announced by
+        // name only and reported with the default.
         let list = lrc
             .federation_names()
             .into_iter()
-            .map(|n| (n, "HLAfloat64Time".to_string()))
+            .map(|n| {
+                let kind = lrc.with_core(&n, |c| Ok(c.time_kind())).unwrap_or_default();
+                (n, kind.name().to_string())
+            })
             .collect();
         if let Some(c) = &self.conn {
             let _ = c.tx.send(Delivery::Report(list));
@@ -656,7 +711,10 @@ impl RtiAmbassador {
     pub fn request_federation_save_with_time(&self, label: &str, time: Time) -> RtiResult<()> {
         self.not_saving_unless_scheduled("request_federation_save_with_time")?;
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.request_federation_save(h, label, Some(time)))
+        lrc.with_core(fed, |c| {
+            let time = c.check_time(time)?;
+            c.request_federation_save(h, label, Some(time))
+        })
     }
 
     /// 4.18.
@@ -1036,7 +1094,7 @@ impl RtiAmbassador {
         time: Time,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        let time = time.encode().to_vec();
+        let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
@@ -1067,7 +1125,7 @@ impl RtiAmbassador {
         time: Time,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        let time = time.encode().to_vec();
+        let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
@@ -1084,6 +1142,24 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), None)
+        })
+    }
+
+    /// 6.14 with a logical time: time-stamp order when this federate is regulating
+    /// (`InvalidLogicalTime` below its send bound, as for a timed update), receive order
+    /// otherwise. Constrained receivers get `remove_object_instance_with_time` at the grant
+    /// that covers `time`, after the timestamp-ordered updates before it.
+    pub fn delete_object_instance_with_time(
+        &self,
+        object: ObjectInstanceHandle,
+        tag: &[u8],
+        time: Time,
+    ) -> RtiResult<()> {
+        self.not_saving("delete_object_instance_with_time")?;
+        let (lrc, fed, h) = self.member()?;
+        let time = self.of_kind(time)?.encode().to_vec();
+        lrc.with_core(fed, |c| {
+            c.delete_object_instance(h, object, tag.to_vec(), Some(time))
         })
     }
 
@@ -1256,10 +1332,60 @@ impl RtiAmbassador {
         lrc.with_core(fed, |c| c.time_service(h, op))
     }
 
+    /// A time service taking a time: `InvalidLogicalTime` unless it is of the federation's
+    /// time implementation.
+    fn time_service_at<R>(
+        &self,
+        time: Time,
+        op: impl FnOnce(&mut Manager, Time) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            let time = c.check_time(time)?;
+            c.time_service(h, |m| op(m, time))
+        })
+    }
+
+    /// A time service taking an interval: `InvalidLookahead` unless it is of the federation's
+    /// time implementation.
+    fn time_service_by<R>(
+        &self,
+        interval: Interval,
+        op: impl FnOnce(&mut Manager, Interval) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            let interval = c.check_interval(interval)?;
+            c.time_service(h, |m| op(m, interval))
+        })
+    }
+
+    /// A query answering times in the federation's kind.
+    fn time_query(&self, op: impl FnOnce(&Manager) -> Option<Time>) -> RtiResult<Option<Time>> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            let t = c.time_service(h, |m| Ok(op(m)))?;
+            Ok(t.map(|t| c.time_out(t)))
+        })
+    }
+
+    /// `time` if it is of the joined federation's time implementation.
+    fn of_kind(&self, time: Time) -> RtiResult<Time> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| c.check_time(time))
+    }
+
+    /// The logical time implementation of the joined federation (`HLAfloat64Time` or
+    /// `HLAinteger64Time`), chosen by its creator.
+    pub fn time_kind(&self) -> RtiResult<TimeKind> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| Ok(c.time_kind()))
+    }
+
     /// 8.2.
     pub fn enable_time_regulation(&self, lookahead: Interval) -> RtiResult<()> {
         self.not_saving("enable_time_regulation")?;
-        self.time_service(|t| t.enable_time_regulation(lookahead))
+        self.time_service_by(lookahead, |t, l| t.enable_time_regulation(l))
     }
 
     /// 8.4.
@@ -1283,31 +1409,31 @@ impl RtiAmbassador {
     /// 8.8.
     pub fn time_advance_request(&self, time: Time) -> RtiResult<()> {
         self.not_saving("time_advance_request")?;
-        self.time_service(|t| t.time_advance_request(time))
+        self.time_service_at(time, |t, time| t.time_advance_request(time))
     }
 
     /// 8.9.
     pub fn time_advance_request_available(&self, time: Time) -> RtiResult<()> {
         self.not_saving("time_advance_request_available")?;
-        self.time_service(|t| t.time_advance_request_available(time))
+        self.time_service_at(time, |t, time| t.time_advance_request_available(time))
     }
 
     /// 8.10.
     pub fn next_message_request(&self, time: Time) -> RtiResult<()> {
         self.not_saving("next_message_request")?;
-        self.time_service(|t| t.next_message_request(time))
+        self.time_service_at(time, |t, time| t.next_message_request(time))
     }
 
     /// 8.11.
     pub fn next_message_request_available(&self, time: Time) -> RtiResult<()> {
         self.not_saving("next_message_request_available")?;
-        self.time_service(|t| t.next_message_request_available(time))
+        self.time_service_at(time, |t, time| t.next_message_request_available(time))
     }
 
     /// 8.12.
     pub fn flush_queue_request(&self, time: Time) -> RtiResult<()> {
         self.not_saving("flush_queue_request")?;
-        self.time_service(|t| t.flush_queue_request(time))
+        self.time_service_at(time, |t, time| t.flush_queue_request(time))
     }
 
     /// 8.14.
@@ -1322,28 +1448,55 @@ impl RtiAmbassador {
 
     /// 8.16: `None` when no other federate regulates.
     pub fn query_galt(&self) -> RtiResult<Option<Time>> {
-        self.time_service(|t| Ok(t.galt()))
+        self.time_query(|t| t.galt())
     }
 
     /// 8.17.
     pub fn query_logical_time(&self) -> RtiResult<Time> {
-        self.time_service(|t| Ok(t.logical_time()))
+        self.time_query(|t| Some(t.logical_time()))?
+            .ok_or_else(|| RtiError::RtiInternalError("no logical time".into()))
     }
 
     /// 8.18: `None` when nothing can arrive.
     pub fn query_lits(&self) -> RtiResult<Option<Time>> {
-        self.time_service(|t| Ok(t.lits()))
+        self.time_query(|t| t.lits())
+    }
+
+    /// Wall-clock offset of the LRC that runs `federate` (its clock minus this LRC's) with the
+    /// error bound the true offset lies within: NTP-style probes over QUIC, filtered for the
+    /// smallest round trip (`hlamesh_timesync::clock_offset`). `None` until the first probe
+    /// round came back (the first call starts one; probing then continues at 1 Hz while it is
+    /// asked for). Not an HLA service; for measuring cross-node one-way latency. Logical time
+    /// never depends on it.
+    pub fn clock_offset(&self, federate: FederateHandle) -> RtiResult<Option<OffsetEstimate>> {
+        let (lrc, fed, _) = self.member()?;
+        let node = lrc.with_core(fed, |c| {
+            c.view
+                .federates
+                .get(&federate)
+                .map(|r| r.node)
+                .ok_or_else(|| {
+                    RtiError::InvalidFederateHandle(format!(
+                        "federation {fed}: no joined federate {federate}"
+                    ))
+                })
+        })?;
+        Ok(lrc.clock_offset(hlamesh_transport::NodeId(node)))
     }
 
     /// 8.19 modifyLookahead.
     pub fn modify_lookahead(&self, lookahead: Interval) -> RtiResult<()> {
         self.not_saving("modify_lookahead")?;
-        self.time_service(|t| t.modify_lookahead(lookahead))
+        self.time_service_by(lookahead, |t, l| t.modify_lookahead(l))
     }
 
     /// 8.20.
     pub fn query_lookahead(&self) -> RtiResult<Interval> {
-        self.time_service(|t| t.query_lookahead())
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            let l = c.time_service(h, |m| m.query_lookahead())?;
+            Ok(c.interval_out(l))
+        })
     }
 
     /// 10.41: delivers at most one callback, waiting up to `approx_min_wait`. Returns whether

@@ -74,6 +74,8 @@ pub enum RtiError {
     InvalidParameterHandle(String),
     #[error("CouldNotOpenFdd: {0}")]
     CouldNotOpenFdd(String),
+    #[error("CouldNotCreateLogicalTimeFactory: {0}")]
+    CouldNotCreateLogicalTimeFactory(String),
     #[error("ErrorReadingFdd: {0}")]
     ErrorReadingFdd(String),
     #[error("InconsistentFdd: {0}")]

@@ -18,7 +18,8 @@
 //! 1516-2010 API ([`ambassador::RtiAmbassador`], [`ambassador::FederateAmbassador`], evoked or
 //! immediate callbacks, several federates per process); [`error::RtiError`] mirrors the
 //! standard's exceptions. Time management ([`core::time`]): each joined federate has an
-//! `hlamesh-timesync` time manager (HLAfloat64Time) fed with its LRC's data stream and membership;
+//! `hlamesh-timesync` time manager (the federation's `HLAfloat64Time` or `HLAinteger64Time`)
+//! fed with its LRC's data stream and membership;
 //! regulation, constraint, TAR/TARA/NER/NERA/FQR and TSO delivery work across LRCs, the managers'
 //! promises travelling as control messages.
 //!

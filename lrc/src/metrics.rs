@@ -905,6 +905,7 @@ mod tests {
             producer: FederateHandle(1),
             tag: vec![],
             time: None,
+            tso: false,
         };
         assert_eq!(peek_class(&d.encode()), None);
         assert_eq!(peek_class(&[]), None);

@@ -216,6 +216,16 @@ impl Lrc {
 
     /// Creates a federation execution from FOM modules given as (designator, XML text).
     pub fn create(&self, name: &str, modules: Vec<(String, String)>) -> RtiResult<()> {
+        self.create_with_time(name, modules, hlamesh_timesync::TimeKind::Float64)
+    }
+
+    /// [`Lrc::create`] with the federation's logical time implementation.
+    pub fn create_with_time(
+        &self,
+        name: &str,
+        modules: Vec<(String, String)>,
+        time_kind: hlamesh_timesync::TimeKind,
+    ) -> RtiResult<()> {
         let exists = || {
             RtiError::FederationExecutionAlreadyExists(format!("federation {name} already exists"))
         };
@@ -251,7 +261,8 @@ impl Lrc {
             .transport
             .open_federation(name, KeySource::Create)
             .map_err(internal)?;
-        let core = FederationCore::create(name, me.0, self.now(), modules)?;
+        let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
+        core.set_time_kind(time_kind);
         let mut st = self.lock();
         st.tags.insert(channel.tag(), name.to_string());
         st.feds.insert(

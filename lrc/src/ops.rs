@@ -6,7 +6,8 @@
 //!   [`NodeStatus`]: its federations, the federates it knows in each (name, type, node), and for
 //!   its own federates logical time, GALT and the regulating/constrained flags, plus its QUIC RTT
 //!   to each peer. Nothing in the federation core changes for it.
-//! - **Clock offset** — LRCs with metrics on probe each peer NTP-style ([`OpsMsg::ClockProbe`] /
+//! - **Clock offset** — LRCs with metrics on, or whose offsets someone asked for
+//!   (`RtiAmbassador::clock_offset`), probe each peer NTP-style ([`OpsMsg::ClockProbe`] /
 //!   [`OpsMsg::ClockEcho`]) to estimate the offset between their wall clocks.
 //! - **Latency marks** — [`OpsMsg::Mark`]: "my reliable message `seq` left at `T`", sent ordered
 //!   behind that data, from which receivers sample the reflection latency (see

@@ -14,7 +14,7 @@ use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
-use hlamesh_timesync::LogicalTime;
+use hlamesh_timesync::TimeKind;
 use hlamesh_transport::TransportConfig;
 
 const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
@@ -46,11 +46,18 @@ enum Ev {
     ConstrainedEnabled(Time),
     Grant(Time),
     InitiateSave(Option<Time>),
+    Remove {
+        object: ObjectInstanceHandle,
+        time: Option<Time>,
+        sent: OrderType,
+        received: OrderType,
+    },
     NotSaved(String),
 }
 
+/// Records callbacks; decodes times of the federation's kind.
 #[derive(Clone, Default)]
-struct Rec(Arc<Mutex<Vec<Ev>>>);
+struct Rec(Arc<Mutex<Vec<Ev>>>, TimeKind);
 
 impl Rec {
     fn take(&self) -> Vec<Ev> {
@@ -81,7 +88,7 @@ impl FederateAmbassador for Rec {
         self.push(Ev::Reflect {
             producer: info.producer,
             value: v[0].1.clone(),
-            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            time: info.time.as_deref().map(|b| self.1.decode(b).unwrap()),
             sent: info.sent_order,
             received: info.received_order,
         });
@@ -95,8 +102,37 @@ impl FederateAmbassador for Rec {
     ) {
         self.push(Ev::Interaction {
             value: p.first().map(|x| x.1.clone()).unwrap_or_default(),
-            time: info.time.as_deref().map(|b| Time::decode(b).unwrap()),
+            time: info.time.as_deref().map(|b| self.1.decode(b).unwrap()),
             received: info.received_order,
+        });
+    }
+    fn remove_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+    ) {
+        self.push(Ev::Remove {
+            object,
+            time: None,
+            sent: OrderType::Receive,
+            received: OrderType::Receive,
+        });
+    }
+    fn remove_object_instance_with_time(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+        time: &[u8],
+        sent: OrderType,
+        received: OrderType,
+    ) {
+        self.push(Ev::Remove {
+            object,
+            time: Some(self.1.decode(time).unwrap()),
+            sent,
+            received,
         });
     }
     fn time_regulation_enabled(&mut self, time: Time) {
@@ -162,13 +198,18 @@ fn federation(n: usize) -> Vec<Fed> {
 
 /// `n` federates on `lrcs` LRCs (federate i on LRC i mod `lrcs`).
 fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
+    federation_of(n, lrcs, TimeKind::Float64)
+}
+
+/// `n` federates on `lrcs` LRCs in a federation of the time implementation `kind`.
+fn federation_of(n: usize, lrcs: usize, kind: TimeKind) -> Vec<Fed> {
     let nodes: Vec<Lrc> = (0..lrcs)
         .map(|_| Lrc::start(TransportConfig::default()).unwrap())
         .collect();
     let name = format!("time-{}-{:?}", std::process::id(), Instant::now());
     let mut feds: Vec<Fed> = Vec::new();
     for i in 0..n {
-        feds.push(join(&nodes[i % lrcs], &name, i));
+        feds.push(join_with_time(&nodes[i % lrcs], &name, i, kind));
     }
     let vehicle = feds[0].amb.get_object_class_handle("Vehicle").unwrap();
     for f in feds.iter_mut() {
@@ -186,18 +227,24 @@ fn federation_on(n: usize, lrcs: usize) -> Vec<Fed> {
 /// Federate `i` joins federation `name` on `lrc` (federate 0 creates it), publishing and
 /// subscribing Vehicle.Position; no object yet.
 fn join(lrc: &Lrc, name: &str, i: usize) -> Fed {
+    join_with_time(lrc, name, i, TimeKind::Float64)
+}
+
+/// [`join`] into a federation of the time implementation `kind`.
+fn join_with_time(lrc: &Lrc, name: &str, i: usize, kind: TimeKind) -> Fed {
     {
         // Every attribute and interaction class in time-stamp order (best-effort Heading still
         // goes receive order).
         let fom = FOM.replace("<order>Receive</order>", "<order>TimeStamp</order>");
-        let rec = Rec::default();
+        let rec = Rec(Default::default(), kind);
         let mut amb = RtiAmbassador::with_lrc(lrc.clone());
         amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
             .unwrap();
         if i == 0 {
-            amb.create_federation_execution_from_text(
+            amb.create_federation_execution_with_time(
                 name,
                 vec![("MovingObject.xml".into(), fom.clone())],
+                kind.name(),
             )
             .unwrap();
         }
@@ -557,6 +604,244 @@ fn updates_and_interactions_sent_out_of_order_are_delivered_in_timestamp_order()
             (b"u7".to_vec(), Some(t(7.0)), ts),
         ]
     );
+}
+
+/// 6.14 with a time: a regulating federate's delete is time-stamp ordered like its updates —
+/// the constrained receiver gets the removal at the grant covering its time, after the earlier
+/// updates, and still knows the instance until then; a time below the deleter's send bound is
+/// `InvalidLogicalTime` and deletes nothing.
+#[test]
+fn timed_delete_is_delivered_in_timestamp_order_at_the_right_grant() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    let a = &feds[0].amb;
+    // Lookahead 1 at time 0: 0.5 is too early.
+    assert!(matches!(
+        a.delete_object_instance_with_time(obj, b"", t(0.5)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    // Sent: an update at 7, one at 3, the delete at 5. Delivered: 3, then the removal at 5;
+    // the update stamped after the delete is never reflected.
+    for (v, at) in [(b"u7", 7.0), (b"u3", 3.0)] {
+        a.update_attribute_values_with_time(obj, vec![(pos, v.to_vec())], b"", t(at))
+            .unwrap();
+    }
+    a.delete_object_instance_with_time(obj, b"", t(5.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(4.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(4.0))));
+    let b = &mut feds[1];
+    let seen = std::mem::take(&mut b.seen);
+    assert!(
+        matches!(&seen[..], [Ev::Reflect { time: Some(x), .. }, Ev::Grant(_)] if *x == t(3.0)),
+        "{seen:?}"
+    );
+    // Not removed yet: B still knows the instance at time 4.
+    assert!(b.amb.get_known_object_class_handle(obj).is_ok());
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(8.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(8.0))));
+    let b = &mut feds[1];
+    let ts = OrderType::TimeStamp;
+    assert_eq!(
+        b.seen,
+        vec![
+            Ev::Remove {
+                object: obj,
+                time: Some(t(5.0)),
+                sent: ts,
+                received: ts
+            },
+            Ev::Grant(t(8.0))
+        ]
+    );
+    assert!(matches!(
+        b.amb.get_known_object_class_handle(obj),
+        Err(RtiError::ObjectInstanceNotKnown(_))
+    ));
+    // The deleter saw no removal of its own instance.
+    assert_eq!(feds[0].seen, vec![Ev::Grant(t(4.0)), Ev::Grant(t(8.0))]);
+}
+
+/// A federate that forgot an instance with a local delete (6.16) while a timestamped update of
+/// it waits in its queue rediscovers it when the update is delivered, as with any update.
+#[test]
+fn queued_update_of_a_locally_deleted_instance_rediscovers_it() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    feds[0]
+        .amb
+        .update_attribute_values_with_time(obj, vec![(pos, b"u3".to_vec())], b"", t(3.0))
+        .unwrap();
+    // A asks for 2.5: its promise (3.5) lifts B's GALT above the update, so B's LITS is the
+    // update's time exactly when B holds it in its queue. Then B forgets the instance.
+    feds[0].amb.time_advance_request(t(2.5)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while feds[1].amb.query_lits().unwrap() != Some(t(3.0)) {
+        assert!(Instant::now() < deadline, "update never queued at B");
+        feds[1].evoke();
+    }
+    assert!(feds[1].seen.is_empty(), "{:?}", feds[1].seen);
+    feds[1].amb.local_delete_object_instance(obj).unwrap();
+    feds[1].amb.time_advance_request(t(5.0)).unwrap();
+    drive(&mut feds[..1], |_, s| s.last() == Some(&Ev::Grant(t(2.5))));
+    feds[0].amb.time_advance_request(t(5.0)).unwrap();
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(5.0))));
+    let seen = std::mem::take(&mut feds[1].seen);
+    assert!(
+        matches!(&seen[..], [Ev::Discover(o), Ev::Reflect { time: Some(x), .. }, Ev::Grant(_)] if *o == obj && *x == t(3.0)),
+        "{seen:?}"
+    );
+    assert!(feds[1].amb.get_known_object_class_handle(obj).is_ok());
+}
+
+/// A timed delete from a federate that is not regulating goes receive order (with its time):
+/// a constrained receiver with asynchronous delivery gets it at once, outside any advance.
+#[test]
+fn timed_delete_of_a_non_regulating_federate_is_receive_order() {
+    let mut feds = federation(2);
+    feds[1].amb.enable_time_constrained().unwrap();
+    drive(&mut feds[1..], |_, s| {
+        s.contains(&Ev::ConstrainedEnabled(t(0.0)))
+    });
+    feds[1].amb.enable_asynchronous_delivery().unwrap();
+    feds[1].seen.clear();
+    let obj = feds[0].object;
+    feds[0]
+        .amb
+        .delete_object_instance_with_time(obj, b"", t(0.5))
+        .unwrap();
+    drive(&mut feds[1..], |_, s| !s.is_empty());
+    assert_eq!(
+        feds[1].seen,
+        vec![Ev::Remove {
+            object: obj,
+            time: Some(t(0.5)),
+            sent: OrderType::Receive,
+            received: OrderType::Receive
+        }]
+    );
+}
+
+/// 4.5 with `HLAinteger64Time`: the joiner gets the creator's time implementation; times and
+/// lookahead are integers (floats are refused), every callback and query answers integer
+/// times, timestamps travel in the integer encoding, and a lockstep runs as with floats —
+/// including zero lookahead, where a TAR(t) grant needs every other bound strictly above t.
+#[test]
+fn lockstep_of_two_federates_on_integer_time() {
+    let mut feds = federation_of(2, 2, TimeKind::Integer64);
+    for f in &feds {
+        assert_eq!(f.amb.time_kind().unwrap(), TimeKind::Integer64);
+    }
+    let i = Time::integer;
+    let a = &feds[0].amb;
+    assert!(matches!(
+        a.enable_time_regulation(la(1.0)),
+        Err(RtiError::InvalidLookahead(_))
+    ));
+    for f in feds.iter() {
+        f.amb
+            .enable_time_regulation(LogicalTimeInterval::integer(1))
+            .unwrap();
+    }
+    drive(&mut feds, |_, s| s.contains(&Ev::RegulationEnabled(i(0))));
+    for f in feds.iter() {
+        f.amb.enable_time_constrained().unwrap();
+    }
+    drive(&mut feds, |_, s| s.contains(&Ev::ConstrainedEnabled(i(0))));
+    for f in feds.iter_mut() {
+        for e in f.seen.drain(..) {
+            match e {
+                Ev::RegulationEnabled(t) | Ev::ConstrainedEnabled(t) => {
+                    assert_eq!(t.as_integer(), Some(0), "integer callbacks");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(f.amb.query_logical_time().unwrap().as_integer(), Some(0));
+        assert_eq!(
+            f.amb.query_lookahead().unwrap().as_integer(),
+            Some(1),
+            "integer lookahead"
+        );
+    }
+    assert!(matches!(
+        feds[0].amb.time_advance_request(t(1.0)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    assert!(matches!(
+        feds[0]
+            .amb
+            .update_attribute_values_with_time(obj, vec![(pos, b"x".to_vec())], b"", t(1.0)),
+        Err(RtiError::InvalidLogicalTime(_))
+    ));
+    for step in 1..=50i64 {
+        for f in feds.iter() {
+            f.amb
+                .update_attribute_values_with_time(
+                    f.object,
+                    vec![(f.pos, step.to_be_bytes().to_vec())],
+                    b"",
+                    i(step),
+                )
+                .unwrap();
+            f.amb.time_advance_request(i(step)).unwrap();
+        }
+        drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(i(step))));
+        for f in feds.iter_mut() {
+            let seen = std::mem::take(&mut f.seen);
+            match &seen[..] {
+                [
+                    Ev::Reflect {
+                        value,
+                        time: Some(rt),
+                        received: OrderType::TimeStamp,
+                        ..
+                    },
+                    Ev::Grant(g),
+                ] => {
+                    assert_eq!(rt.as_integer(), Some(step), "integer timestamp");
+                    assert_eq!(value, &step.to_be_bytes().to_vec());
+                    assert_eq!(g.as_integer(), Some(step));
+                }
+                other => panic!("step {step}: {other:?}"),
+            }
+        }
+    }
+    // Zero lookahead on integers: both TAR(51) and are granted 51 (strict bounds, no
+    // epsilon), and the GALT query answers an integer.
+    for f in feds.iter() {
+        f.amb
+            .modify_lookahead(LogicalTimeInterval::integer(0))
+            .unwrap();
+        f.amb.time_advance_request(i(51)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(i(51))));
+    let galt = feds[0].amb.query_galt().unwrap().unwrap();
+    assert!(galt.as_integer().is_some_and(|g| g >= 51), "{galt:?}");
+}
+
+#[test]
+fn unknown_time_implementation_cannot_create_a_factory() {
+    let lrc = Lrc::start(TransportConfig::default()).unwrap();
+    let mut amb = RtiAmbassador::with_lrc(lrc);
+    amb.connect(Box::new(Rec::default()), CallbackModel::Evoked)
+        .unwrap();
+    let name = format!("time-bad-{}", std::process::id());
+    assert!(matches!(
+        amb.create_federation_execution_with_time(
+            &name,
+            vec![("MovingObject.xml".into(), FOM.to_string())],
+            "HLAfloat32Time"
+        ),
+        Err(RtiError::CouldNotCreateLogicalTimeFactory(_))
+    ));
 }
 
 #[test]

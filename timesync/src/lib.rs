@@ -4,6 +4,8 @@
 //!
 //! - [`time`]: `HLAinteger64Time` / `HLAfloat64Time` with their intervals, the [`LogicalTime`]
 //!   trait, and [`Bound`] — a time with an inclusive/exclusive flag (never an epsilon).
+//! - [`dyn_time`]: [`DynTime`], either type chosen per federation at run time ([`TimeKind`]),
+//!   for an RTI that serves both through one API.
 //! - [`manager`]: [`TimeManager`], the per-federate state machine of HLA 1516-2010 clause 8
 //!   (regulation, constraint, TAR/TARA/NER/NERA/FQR, TSO/RO delivery, GALT from promises). The
 //!   LRC calls its methods (federate services, [`TimeManager::on_data`],
@@ -63,12 +65,14 @@
 #![forbid(unsafe_code)]
 
 pub mod clock_offset;
+pub mod dyn_time;
 pub mod manager;
 pub mod message;
 pub mod pacer;
 pub mod time;
 pub mod tso_queue;
 
+pub use dyn_time::{DynInterval, DynTime, TimeKind};
 pub use manager::{
     Action, Advance, Callback, ConstraintState, Delivery, Incoming, OrderType, RegulationState,
     RequestKind, TimeError, TimeManager, TimeSnapshot, TimeStats,

@@ -89,6 +89,23 @@ struct Args {
     /// Lockstep: lookahead.
     #[arg(long, default_value_t = 1.0)]
     lookahead: f64,
+    /// Event-driven run: regulating and constrained (lookahead `--lookahead`, 0 for the real
+    /// test), advancing only with NER; this many own events at sparse random times in
+    /// [1, --ner-end), each sending one timestamped update, and reactions to received updates.
+    #[arg(long, default_value_t = 0)]
+    ner_events: u32,
+    /// Event-driven run: the final logical time every federate advances to.
+    #[arg(long, default_value_t = 400.0)]
+    ner_end: f64,
+    /// Report the wall-clock offset estimate of this federate's LRC (the first one, and the
+    /// one `--clock-ms` later), then go on with the script.
+    #[arg(long)]
+    clock_of: Option<u32>,
+    #[arg(long, default_value_t = 3000)]
+    clock_ms: u64,
+    /// Event-driven run: the seed of our event times and reactions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// What the lockstep driver hears from the callbacks, in callback order.
@@ -302,7 +319,7 @@ fn run() -> Result<(), RtiError> {
             seen: seen.clone(),
             start,
             quiet: a.ping > 0 || a.echo,
-            steps: (a.lockstep > 0).then_some(step_tx),
+            steps: (a.lockstep > 0 || a.ner_events > 0).then_some(step_tx),
         }),
         CallbackModel::Immediate,
     )?;
@@ -333,6 +350,9 @@ fn run() -> Result<(), RtiError> {
         serde_json::json!({"event":"joined","handle":me.0,"join_ms":t.elapsed().as_secs_f64()*1e3,"since_start_ms":start.elapsed().as_secs_f64()*1e3}),
     );
 
+    if let Some(h) = a.clock_of {
+        clock_report(&rti, FederateHandle(h), Duration::from_millis(a.clock_ms))?;
+    }
     let mut pub_class = None;
     let mut pub_attrs = Vec::new();
     if let Some(spec) = &a.publish {
@@ -381,10 +401,9 @@ fn run() -> Result<(), RtiError> {
 
     let mut objs = Vec::new();
     if let Some(c) = pub_class {
-        for _ in 0..a
-            .objects
-            .max(u32::from(a.echo || a.ping > 0 || a.lockstep > 0))
-        {
+        for _ in 0..a.objects.max(u32::from(
+            a.echo || a.ping > 0 || a.lockstep > 0 || a.ner_events > 0,
+        )) {
             objs.push(rti.register_object_instance(c)?);
         }
         out(
@@ -410,6 +429,21 @@ fn run() -> Result<(), RtiError> {
         // crate docs — and the test would measure that race instead of time management.
         let last = time(f64::from(a.lockstep) + 1.0)?;
         rti.time_advance_request(last)?;
+        while !matches!(next_step(&step_rx, "the closing grant")?, Step::Grant(_)) {}
+        rti.resign_federation_execution(ResignAction::DeleteObjects)?;
+        out(serde_json::json!({"event":"done"}));
+        return Ok(());
+    }
+    if a.ner_events > 0 {
+        let Some(obj) = objs.first().copied() else {
+            return Err(RtiError::ObjectClassNotPublished(
+                "--ner-events needs --publish".into(),
+            ));
+        };
+        ner_run(&rti, &a, obj, &pub_attrs, &step_rx)?;
+        // Closing TAR past the end, as for the lockstep: its grant means every other federate
+        // reached the end too, so resigning cannot race anyone's last deliveries.
+        rti.time_advance_request(time(a.ner_end + 1.0)?)?;
         while !matches!(next_step(&step_rx, "the closing grant")?, Step::Grant(_)) {}
         rti.resign_federation_execution(ResignAction::DeleteObjects)?;
         out(serde_json::json!({"event":"done"}));
@@ -499,33 +533,28 @@ fn time(v: f64) -> Result<Time, RtiError> {
     Time::new(v).ok_or_else(|| RtiError::InvalidLogicalTime(format!("{v}")))
 }
 
-/// The lockstep run (see `--lockstep`). Prints one `lockstep` line: grants, reflections and the
-/// first violations found (a reflection with the wrong time, order or step, or a missing one).
-fn lockstep(
+/// Common start of the time-managed runs: waits for the other federates' instances, becomes
+/// regulating (lookahead `--lookahead`) and constrained with asynchronous delivery, then a ready
+/// barrier. Returns the other federates that are ready.
+fn time_setup(
     rti: &RtiAmbassador,
     a: &Args,
     obj: ObjectInstanceHandle,
     attrs: &[AttributeHandle],
     rx: &crossbeam_channel::Receiver<Step>,
-) -> Result<(), RtiError> {
+) -> Result<std::collections::BTreeSet<FederateHandle>, RtiError> {
     let others = a.federates.saturating_sub(1) as usize;
-    let me = rti.federate().map(|(_, h)| h);
-    let mut discovered = 0;
-    while discovered < others {
-        if let Step::Discovered = next_step(rx, "discoveries")? {
-            discovered += 1;
-        }
-    }
-    // RO messages reach a constrained federate outside advances only with async delivery.
-    rti.enable_asynchronous_delivery()?;
-    let lookahead = LogicalTimeInterval::new(a.lookahead)
-        .ok_or_else(|| RtiError::InvalidLookahead(format!("{}", a.lookahead)))?;
-    // Others' ready messages may come while we still wait for our own enables: keep them.
+    // Others' ready messages may come at any point before we wait for them — even while we
+    // still wait for the last discovery: a federate that discovered every instance and got
+    // through its enables sends "ready" that can reach us before a third federate's
+    // registration does (no order between senders). Dropping it there stalled the barrier
+    // (~1 run in 10 under CPU load): keep every "ready" from the first callback on.
     let mut ready = std::collections::BTreeSet::new();
-    let mut wait_enabled = |what: &str| -> Result<(), RtiError> {
+    let mut wait_for = |what: &str, enabled: bool| -> Result<(), RtiError> {
         loop {
             match next_step(rx, what)? {
-                Step::Enabled => return Ok(()),
+                Step::Enabled if enabled => return Ok(()),
+                Step::Discovered if !enabled => return Ok(()),
                 Step::Reflect {
                     producer, value, ..
                 } if value == b"ready" => {
@@ -535,10 +564,17 @@ fn lockstep(
             }
         }
     };
+    for _ in 0..others {
+        wait_for("discoveries", false)?;
+    }
+    // RO messages reach a constrained federate outside advances only with async delivery.
+    rti.enable_asynchronous_delivery()?;
+    let lookahead = LogicalTimeInterval::new(a.lookahead)
+        .ok_or_else(|| RtiError::InvalidLookahead(format!("{}", a.lookahead)))?;
     rti.enable_time_regulation(lookahead)?;
-    wait_enabled("regulation")?;
+    wait_for("regulation", true)?;
     rti.enable_time_constrained()?;
-    wait_enabled("constraint")?;
+    wait_for("constraint", true)?;
     // Ready barrier: a receive-order update once regulating and constrained; everyone answered
     // our regulation query before it, so their managers already bound their advances by ours.
     let vals = |v: &[u8]| attrs.iter().map(|h| (*h, v.to_vec())).collect::<Vec<_>>();
@@ -553,6 +589,21 @@ fn lockstep(
         }
     }
     out(serde_json::json!({"event":"ready"}));
+    Ok(ready)
+}
+
+/// The lockstep run (see `--lockstep`). Prints one `lockstep` line: grants, reflections and the
+/// first violations found (a reflection with the wrong time, order or step, or a missing one).
+fn lockstep(
+    rti: &RtiAmbassador,
+    a: &Args,
+    obj: ObjectInstanceHandle,
+    attrs: &[AttributeHandle],
+    rx: &crossbeam_channel::Receiver<Step>,
+) -> Result<(), RtiError> {
+    let me = rti.federate().map(|(_, h)| h);
+    let ready = time_setup(rti, a, obj, attrs, rx)?;
+    let vals = |v: &[u8]| attrs.iter().map(|h| (*h, v.to_vec())).collect::<Vec<_>>();
     // Federates still running: a lost one's instance is removed and it is no longer awaited.
     let mut alive = ready.clone();
     let mut violations: Vec<String> = Vec::new();
@@ -619,4 +670,181 @@ fn lockstep(
         "logical_time": rti.query_logical_time()?.value(),
     }));
     Ok(())
+}
+
+/// splitmix64: the event-driven run's own small seeded generator (no dependency needed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in 0..n (n > 0).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The event-driven run (see `--ner-events`): every advance is a NER to our next own event (or
+/// to the end). Each own event sends one timestamped update just after it (a regulating
+/// federate with zero lookahead may send only strictly after a NER grant); each received update
+/// is answered with probability 1/5 the same way, so chains of events arise that nobody could
+/// know when requesting. Times are multiples of 0.5 (ties between federates happen).
+///
+/// Checks per advance: every delivery is time-stamp order at one time t' ≤ the request, the
+/// grant is at t' when something was delivered and at the request otherwise (a NER grants only
+/// at a message time or at its request), and grants never go back. Prints one `ner` line with
+/// every update sent and received, for the test to check that each federate received every
+/// other's updates exactly once, each in the advance granted at its time (so none was granted
+/// past).
+fn ner_run(
+    rti: &RtiAmbassador,
+    a: &Args,
+    obj: ObjectInstanceHandle,
+    attrs: &[AttributeHandle],
+    rx: &crossbeam_channel::Receiver<Step>,
+) -> Result<(), RtiError> {
+    let me = rti.federate().map(|(_, h)| h);
+    time_setup(rti, a, obj, attrs, rx)?;
+    let end = a.ner_end;
+    // Half-units in [2, 2·end): own events at sparse random times.
+    let half_end = (end * 2.0) as u64;
+    let mut rng = Rng(a.seed);
+    let mut wakeups: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
+    while wakeups.len() < a.ner_events as usize && (wakeups.len() as u64) < half_end - 2 {
+        wakeups.insert(2 + rng.below(half_end - 2));
+    }
+    let vals = |v: &[u8]| attrs.iter().map(|h| (*h, v.to_vec())).collect::<Vec<_>>();
+    let mut sent: Vec<f64> = Vec::new();
+    // (producer, time, grant index it was delivered in)
+    let mut received: Vec<(u32, f64, u64)> = Vec::new();
+    let mut grants: Vec<f64> = Vec::new();
+    let mut violations: Vec<String> = Vec::new();
+    let mut now = 0u64; // logical time in half-units
+    let started = Instant::now();
+    loop {
+        let request = wakeups.first().copied().unwrap_or(half_end);
+        let target = time(request as f64 / 2.0)?;
+        rti.next_message_request(target)?;
+        let mut delivered: Vec<f64> = Vec::new();
+        let g = loop {
+            match next_step(rx, &format!("NER({target:?}), delivered {delivered:?}"))? {
+                Step::Grant(g) => break g,
+                Step::Reflect {
+                    producer,
+                    time,
+                    received: order,
+                    ..
+                } => {
+                    let t = time.map(|t| t.value());
+                    if order != OrderType::TimeStamp || Some(producer) == me {
+                        violations.push(format!(
+                            "NER({request}): reflect from {producer} at {t:?} in {order:?}"
+                        ));
+                    }
+                    let t = t.unwrap_or(f64::NAN);
+                    received.push((producer.0, t, grants.len() as u64));
+                    delivered.push(t);
+                }
+                other => violations.push(format!("NER({request}): unexpected {other:?}")),
+            }
+        };
+        let gv = g.value();
+        let req = request as f64 / 2.0;
+        if delivered.is_empty() {
+            if gv != req {
+                violations.push(format!("NER({req}) granted {gv} with nothing delivered"));
+            }
+        } else if delivered.iter().any(|t| *t != gv) || gv > req {
+            violations.push(format!(
+                "NER({req}) granted {gv} after delivering {delivered:?}"
+            ));
+        }
+        // Every request is past our time, so a grant at or below it (and any delivery there)
+        // would mean a message at that time came after we were granted it.
+        if gv * 2.0 <= now as f64 {
+            violations.push(format!(
+                "grant {gv} not past the previous one {}",
+                now as f64 / 2.0
+            ));
+        }
+        grants.push(gv);
+        now = (gv * 2.0) as u64;
+        if now >= half_end {
+            break;
+        }
+        // Our events due now, and reactions to what was delivered: one update each, strictly
+        // after now (0.5 to 5 later), while before the end.
+        let mut sends = 0;
+        while wakeups.first() == Some(&now) {
+            wakeups.pop_first();
+            sends += 1;
+        }
+        for _ in &delivered {
+            if rng.below(5) == 0 {
+                sends += 1;
+            }
+        }
+        for _ in 0..sends {
+            let at = now + 1 + rng.below(10);
+            if at < half_end {
+                let t = at as f64 / 2.0;
+                rti.update_attribute_values_with_time(obj, vals(&at.to_be_bytes()), b"", time(t)?)?;
+                sent.push(t);
+            }
+        }
+        violations.truncate(10);
+        if grants.len() > 100_000 {
+            violations.push("more than 100000 grants: creeping".into());
+            break;
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    out(serde_json::json!({
+        "event": "ner",
+        "handle": me.map(|h| h.0),
+        "grants": grants.len(),
+        "sent": sent,
+        "received": received,
+        "violations": violations,
+        "secs": secs,
+        "grants_per_s": grants.len() as f64 / secs,
+        "logical_time": rti.query_logical_time()?.value(),
+    }));
+    Ok(())
+}
+
+/// Polls `rti.clock_offset(of)` (bounded: 20 s) and prints the first estimate and the one
+/// `settle` later as one `clock` line.
+fn clock_report(rti: &RtiAmbassador, of: FederateHandle, settle: Duration) -> Result<(), RtiError> {
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(20) + settle;
+    let mut first = None;
+    loop {
+        if let Some(e) = rti.clock_offset(of)? {
+            let (f, at) = *first.get_or_insert((e, t0.elapsed()));
+            if t0.elapsed() >= at + settle {
+                out(serde_json::json!({
+                    "event": "clock",
+                    "first_after_ms": at.as_secs_f64() * 1e3,
+                    "first": {"offset_ns": f.offset_ns, "error_bound_ns": f.error_bound_ns, "rtt_ns": f.rtt_ns},
+                    "offset_ns": e.offset_ns,
+                    "error_bound_ns": e.error_bound_ns,
+                    "rtt_ns": e.rtt_ns,
+                }));
+                return Ok(());
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(RtiError::RtiInternalError(format!(
+                "no clock offset estimate for {of} within 20 s"
+            )));
+        }
+        // No event announces a new estimate: poll at the probe rate's 1/20.
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

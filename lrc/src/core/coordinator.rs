@@ -488,7 +488,16 @@ impl FederationCore {
             .cloned()
             .collect();
         let modules = self.modules.clone();
-        self.send_control(to, false, ControlMsg::Welcome { log, modules });
+        let time_kind = self.time_kind();
+        self.send_control(
+            to,
+            false,
+            ControlMsg::Welcome {
+                log,
+                modules,
+                time_kind,
+            },
+        );
     }
 
     /// Appends a decision, applies it here and sends it to every other member.
@@ -661,7 +670,16 @@ impl FederationCore {
         match msg {
             ControlMsg::Request { id, body, epoch } => self.on_request(from, id, body, epoch),
             ControlMsg::Reply { id, reply } => self.on_reply(id, reply),
-            ControlMsg::Welcome { log, modules } => self.on_welcome(from, log, modules),
+            ControlMsg::Welcome {
+                log,
+                modules,
+                time_kind,
+            } => {
+                if !self.admitted {
+                    self.set_time_kind(time_kind);
+                }
+                self.on_welcome(from, log, modules)
+            }
             ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
             ControlMsg::Report { last, to } => self.on_report(from, last, to),
             ControlMsg::Fetch { after } => {

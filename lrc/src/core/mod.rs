@@ -132,6 +132,10 @@ pub enum Callback {
         tag: Vec<u8>,
         producer: Option<FederateHandle>,
         time: Option<Timestamp>,
+        /// Order the deleting federate sent it in, and the order it is delivered in
+        /// (time-stamp order for a timed delete from a regulating federate to a constrained one).
+        sent_order: OrderType,
+        received_order: OrderType,
     },
     ProvideAttributeValueUpdate {
         object: ObjectInstanceHandle,

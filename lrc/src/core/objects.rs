@@ -337,6 +337,12 @@ impl FederationCore {
                 self.name
             )));
         }
+        // Ordered like an update of HLAprivilegeToDeleteObject (TimeStamp in the MIM):
+        // `InvalidLogicalTime` for a regulating federate's too-early time.
+        let preferred = privilege
+            .and_then(|p| fdd.attribute(inst.class, p).ok())
+            .map_or(OrderType::TimeStamp, |a| a.order);
+        let tso = self.time_send_order(f, &time, preferred)?;
         self.send_data(
             true,
             DataMsg::Delete {
@@ -344,8 +350,11 @@ impl FederationCore {
                 producer: f,
                 tag,
                 time,
+                tso,
             },
         );
+        self.time_data_sent(f, self.data_hw, tso);
+        self.pump_time();
         Ok(())
     }
 
@@ -510,26 +519,64 @@ impl FederationCore {
         producer: Option<FederateHandle>,
         time: Option<Timestamp>,
     ) {
+        self.remove_instance_ordered(o, tag, producer, time, None, &mut Vec::new());
+    }
+
+    /// Removes an instance; `tso_seq` is `Some(seq)` for a delete sent in time-stamp order as
+    /// reliable message `seq`: the removal then reaches each local federate with a time manager
+    /// through it (at the grant that covers its time when constrained), and the federate keeps
+    /// knowing the instance until then. Federates it went through are added to `served`.
+    pub(crate) fn remove_instance_ordered(
+        &mut self,
+        o: ObjectInstanceHandle,
+        tag: Vec<u8>,
+        producer: Option<FederateHandle>,
+        time: Option<Timestamp>,
+        tso_seq: Option<u64>,
+        served: &mut Vec<FederateHandle>,
+    ) {
         if self.objects.remove(&o).is_none() {
             return;
         }
         self.advise_instance(o);
+        let t = self.decode_time(&time);
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
         for f in fs {
             let knew = self
                 .locals
-                .get_mut(&f)
-                .is_some_and(|lf| lf.known.remove(&o).is_some());
-            if knew && producer != Some(f) {
-                self.callback(
-                    f,
-                    Callback::RemoveObjectInstance {
-                        object: o,
-                        tag: tag.clone(),
-                        producer,
-                        time: time.clone(),
-                    },
-                );
+                .get(&f)
+                .is_some_and(|lf| lf.known.contains_key(&o));
+            if !knew || producer == Some(f) {
+                if let Some(lf) = self.locals.get_mut(&f) {
+                    lf.known.remove(&o);
+                }
+                continue;
+            }
+            let sent_order = if tso_seq.is_some() {
+                OrderType::TimeStamp
+            } else {
+                OrderType::Receive
+            };
+            let cb = Callback::RemoveObjectInstance {
+                object: o,
+                tag: tag.clone(),
+                producer,
+                time: time.clone(),
+                sent_order,
+                received_order: OrderType::Receive,
+            };
+            match (tso_seq, producer, t) {
+                (Some(seq), Some(p), Some(t)) if self.time.managers.contains_key(&f) => {
+                    // Forgotten when delivered (`time_delivered`).
+                    served.push(f);
+                    self.time_deliver(f, p, seq, Some(t), true, cb);
+                }
+                _ => {
+                    if let Some(lf) = self.locals.get_mut(&f) {
+                        lf.known.remove(&o);
+                    }
+                    self.callback(f, cb);
+                }
             }
         }
     }
@@ -695,7 +742,7 @@ impl FederationCore {
                         tag: tag.clone(),
                         info,
                     };
-                    let t = super::time::decode_time(&time);
+                    let t = self.decode_time(&time);
                     if reliable {
                         served.push(f);
                         self.time_deliver(f, producer, seq, t, tso, cb);
@@ -750,7 +797,7 @@ impl FederationCore {
                         tag: tag.clone(),
                         info,
                     };
-                    let t = super::time::decode_time(&time);
+                    let t = self.decode_time(&time);
                     if reliable {
                         served.push(f);
                         self.time_deliver(f, producer, seq, t, tso, cb);
@@ -764,7 +811,11 @@ impl FederationCore {
                 producer,
                 tag,
                 time,
-            } => self.remove_instance(object, tag, Some(producer), time),
+                tso,
+            } => {
+                let tso_seq = (tso && time.is_some()).then_some(seq);
+                self.remove_instance_ordered(object, tag, Some(producer), time, tso_seq, served)
+            }
             DataMsg::RequestUpdate {
                 object,
                 class,

@@ -649,7 +649,7 @@ impl FederationCore {
                 members,
                 ..
             } => {
-                let time = super::time::decode_time(time);
+                let time = self.decode_time(time);
                 let members: BTreeMap<FederateHandle, SaveStatus> = members
                     .iter()
                     .filter(|h| self.view.federates.contains_key(h))

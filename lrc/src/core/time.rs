@@ -9,9 +9,20 @@
 //! sender's data itself. Time messages that arrive before the decision admitting their sender or
 //! addressee is applied here are kept in a bounded backlog and replayed when it is.
 //!
-//! Not yet: the logical time is `HLAfloat64Time` for every federation (the time implementation
-//! name is not negotiated, so `HLAinteger64Time` federations are not offered); deletions
-//! (`removeObjectInstance` with a time) are delivered at once, not through the managers; best-effort
+//! Timed deletes from a regulating federate are time-stamp ordered like timed updates (the
+//! order of `HLAprivilegeToDeleteObject`): a local federate with a manager gets the removal when
+//! its manager delivers it and knows the instance until then; TSO reflections of an instance
+//! the federate no longer knows (stamped after its delete) are dropped at delivery.
+//!
+//! The logical time implementation is the federation's (`HLAfloat64Time` by default,
+//! `HLAinteger64Time` if its creator named it): one [`hlamesh_timesync::DynTime`] type carries
+//! both, the managers run on it unchanged, the kind travels to joiners in the Welcome, every
+//! time and interval a federate hands in is checked to be of that kind (`InvalidLogicalTime`,
+//! `InvalidLookahead`), wire timestamps are encoded and decoded in it, and the kind-neutral
+//! initial and final values the managers make are converted to it before they reach a
+//! federate ([`FederationCore::time_out`]).
+//!
+//! Not yet: best-effort
 //! data is never TSO (it is delivered receive order with its time); the manager leaves the Time
 //! Advancing state when it queues the grant, not when the federate receives it; retraction and
 //! the MOM time reports do not exist.
@@ -19,8 +30,8 @@
 use std::collections::VecDeque;
 
 use hlamesh_timesync::{
-    Action as TimeAction, Callback as TimeCallback, Delivery, HLAfloat64Time, Incoming,
-    LogicalTime, MemberId, OrderType as TimeOrder, Seq, TimeError, TimeManager, TimeMessage,
+    Action as TimeAction, Callback as TimeCallback, Delivery, DynInterval, DynTime, Incoming,
+    MemberId, OrderType as TimeOrder, Seq, TimeError, TimeKind, TimeManager, TimeMessage,
     ViewNumber,
 };
 
@@ -31,10 +42,11 @@ use crate::handles::FederateHandle;
 use super::wire::{ControlMsg, Request, Timestamp};
 use super::{Callback, FederationCore, Node};
 
-/// The logical time of every federation (see the module docs).
-pub type Time = HLAfloat64Time;
+/// A logical time: `HLAfloat64Time` or `HLAinteger64Time`, the federation's kind (see the
+/// module docs).
+pub type Time = DynTime;
 /// Its interval (lookahead).
-pub type Interval = hlamesh_timesync::HLAfloat64Interval;
+pub type Interval = DynInterval;
 /// A local federate's time manager; payloads are the callbacks it releases.
 pub type Manager = TimeManager<Time, Callback>;
 
@@ -56,14 +68,11 @@ fn fom_order(o: TimeOrder) -> OrderType {
     }
 }
 
-/// Decodes a wire timestamp (`None` if absent or malformed: delivered without a time).
-pub(crate) fn decode_time(t: &Option<Timestamp>) -> Option<Time> {
-    t.as_deref().and_then(|b| Time::decode(b).ok())
-}
-
 /// Time-management state of one federation core.
 #[derive(Debug, Default)]
 pub struct TimeState {
+    /// The federation's logical time implementation (chosen at create, handed to joiners).
+    pub(crate) kind: TimeKind,
     pub(crate) managers: std::collections::BTreeMap<FederateHandle, Manager>,
     /// Early time messages: (from, to, message).
     pub(crate) backlog: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
@@ -84,6 +93,59 @@ pub struct TimeState {
 impl FederationCore {
     fn time_context(&self, f: FederateHandle) -> String {
         format!("federation {}, federate {f}", self.name)
+    }
+
+    /// The federation's logical time implementation.
+    pub fn time_kind(&self) -> TimeKind {
+        self.time.kind
+    }
+
+    /// Sets the time implementation of a federation this LRC creates (before anyone joins).
+    pub fn set_time_kind(&mut self, kind: TimeKind) {
+        self.time.kind = kind;
+    }
+
+    /// Decodes a wire timestamp of the federation's kind (`None` if absent or malformed:
+    /// delivered without a time).
+    pub(crate) fn decode_time(&self, t: &Option<Timestamp>) -> Option<Time> {
+        t.as_deref().and_then(|b| self.time.kind.decode(b).ok())
+    }
+
+    /// `InvalidLogicalTime` unless `t` is of the federation's kind.
+    pub fn check_time(&self, t: Time) -> Result<Time, RtiError> {
+        if self.time.kind.check(t) {
+            Ok(t)
+        } else {
+            Err(RtiError::InvalidLogicalTime(format!(
+                "federation {}: {t:?} is not an {}",
+                self.name,
+                self.time.kind.name()
+            )))
+        }
+    }
+
+    /// `InvalidLookahead` unless `i` is of the federation's kind.
+    pub fn check_interval(&self, i: Interval) -> Result<Interval, RtiError> {
+        if self.time.kind.check_interval(i) {
+            Ok(i)
+        } else {
+            Err(RtiError::InvalidLookahead(format!(
+                "federation {}: {i:?} is not an interval of {}",
+                self.name,
+                self.time.kind.name()
+            )))
+        }
+    }
+
+    /// A time the manager made, in the federation's kind (its initial and final values are
+    /// kind-neutral).
+    pub fn time_out(&self, t: Time) -> Time {
+        self.time.kind.convert(t)
+    }
+
+    /// An interval the manager made, in the federation's kind.
+    pub fn interval_out(&self, i: Interval) -> Interval {
+        self.time.kind.convert_interval(i)
     }
 
     /// Runs a time service on a local federate's manager and executes what it queued.
@@ -114,8 +176,10 @@ impl FederationCore {
         preferred: OrderType,
     ) -> Result<bool, RtiError> {
         let Some(bytes) = time else { return Ok(false) };
-        let t = Time::decode(bytes)
-            .map_err(|e| RtiError::InvalidLogicalTime(format!("{}: {e}", self.time_context(f))))?;
+        let t =
+            self.time.kind.decode(bytes).map_err(|e| {
+                RtiError::InvalidLogicalTime(format!("{}: {e}", self.time_context(f)))
+            })?;
         let Some(tm) = self.time.managers.get(&f) else {
             return Ok(false);
         };
@@ -445,10 +509,15 @@ impl FederationCore {
             }
             TimeAction::Deliver(d) => self.time_delivered(h, d),
             TimeAction::Callback(c) => {
+                let k = self.time.kind;
                 let cb = match c {
-                    TimeCallback::TimeRegulationEnabled(t) => Callback::TimeRegulationEnabled(t),
-                    TimeCallback::TimeConstrainedEnabled(t) => Callback::TimeConstrainedEnabled(t),
-                    TimeCallback::TimeAdvanceGrant(t) => Callback::TimeAdvanceGrant(t),
+                    TimeCallback::TimeRegulationEnabled(t) => {
+                        Callback::TimeRegulationEnabled(k.convert(t))
+                    }
+                    TimeCallback::TimeConstrainedEnabled(t) => {
+                        Callback::TimeConstrainedEnabled(k.convert(t))
+                    }
+                    TimeCallback::TimeAdvanceGrant(t) => Callback::TimeAdvanceGrant(k.convert(t)),
                 };
                 let granted = match &cb {
                     Callback::TimeAdvanceGrant(t) => Some(*t),
@@ -464,11 +533,37 @@ impl FederationCore {
 
     fn time_delivered(&mut self, h: FederateHandle, d: Delivery<Time, Callback>) {
         let mut cb = d.payload;
+        if let Callback::ReflectAttributeValues { object, .. } = &cb
+            && !self
+                .locals
+                .get(&h)
+                .is_some_and(|lf| lf.known.contains_key(object))
+            && self.discover_for(h, *object).is_none()
+        {
+            // Stamped after the instance's timed delete (or its owner left meanwhile): the
+            // instance is gone and must not be reflected. (One the federate only forgot with a
+            // local delete was rediscovered just above, as for any update.)
+            tracing::debug!(federate = %h, %object, "TSO reflection of a removed instance dropped");
+            return;
+        }
         match &mut cb {
             Callback::ReflectAttributeValues { info, .. }
             | Callback::ReceiveInteraction { info, .. } => {
                 info.sent_order = fom_order(d.sent_order);
                 info.received_order = fom_order(d.received_order);
+            }
+            Callback::RemoveObjectInstance {
+                object,
+                sent_order,
+                received_order,
+                ..
+            } => {
+                // A timed delete: the federate knew the instance until now.
+                *sent_order = fom_order(d.sent_order);
+                *received_order = fom_order(d.received_order);
+                if let Some(lf) = self.locals.get_mut(&h) {
+                    lf.known.remove(object);
+                }
             }
             _ => {}
         }

@@ -142,6 +142,9 @@ pub enum DataMsg {
         tag: Vec<u8>,
         /// Logical time, if timestamped.
         time: Option<Timestamp>,
+        /// Sent in time-stamp order (a regulating sender with a time): the receivers' time
+        /// managers order it like a timed update.
+        tso: bool,
     },
     /// Request for current values, of one instance or of every instance of a class.
     RequestUpdate {
@@ -500,6 +503,8 @@ pub enum ControlMsg {
         log: Vec<Decision>,
         /// FOM modules (designator, XML text) in merge order.
         modules: Vec<(String, String)>,
+        /// The federation's logical time implementation.
+        time_kind: hlamesh_timesync::TimeKind,
     },
     /// Decisions numbered from `first`.
     Decisions {
@@ -529,7 +534,7 @@ pub enum ControlMsg {
         /// Addressee; `None` for a broadcast.
         to: Option<FederateHandle>,
         /// The time manager's message.
-        msg: hlamesh_timesync::TimeMessage<hlamesh_timesync::HLAfloat64Time>,
+        msg: hlamesh_timesync::TimeMessage<super::time::Time>,
         /// Number of federation restores the sender had applied (older messages are dropped,
         /// newer ones wait until this LRC applied the same restore).
         epoch: u32,
@@ -622,6 +627,7 @@ mod tests {
             producer: FederateHandle(1),
             tag: b"t".to_vec(),
             time: None,
+            tso: false,
         };
         assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         assert_eq!(DataMsg::decode(&[]), Err(WireError::Empty));

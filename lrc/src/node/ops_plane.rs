@@ -2,12 +2,17 @@
 //! peers' clocks and answers their probes, sends and receives latency marks, and registers the
 //! metrics collector. Kept beside the shell because it reads the shell's state; everything here
 //! runs under the shell's state lock, like the rest of it.
+//!
+//! Clock probes (one small QUIC control message and its echo per peer per second) run while
+//! metrics are on, and otherwise for [`WANTED_FOR`] after the last [`Lrc::clock_offset`] call:
+//! an LRC nobody measures sends none, and the first call starts a round at once so an estimate
+//! is there after one round trip.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hlamesh_timesync::clock_offset::{ClockOffsetEstimator, Probe};
+use hlamesh_timesync::clock_offset::{ClockOffsetEstimator, OffsetEstimate, Probe};
 use hlamesh_transport::{FederationChannel, NodeId};
 
 use super::{Shared, State};
@@ -21,11 +26,56 @@ const PROBE_WINDOW: usize = 32;
 /// Assumed worst relative drift of two lab clocks, parts per million.
 const DRIFT_PPM: u64 = 100;
 
+/// How long clock probing goes on (with metrics off) after the last consumer asked.
+pub const WANTED_FOR: Duration = Duration::from_secs(600);
+
 /// Per-LRC state of the operations plane.
 #[derive(Default)]
 pub(super) struct OpsState {
     clocks: HashMap<u64, ClockOffsetEstimator>,
     last_probe: Option<Instant>,
+    /// Probe (with metrics off) until then: someone asked for a clock offset.
+    wanted_until: Option<Instant>,
+}
+
+impl super::Lrc {
+    /// The wall-clock offset of LRC `node` (its clock minus this LRC's, NTP-style over QUIC,
+    /// minimum-round-trip filtered) with its error bound: `None` until a probe came back. Zero
+    /// with a zero bound for this LRC itself. Keeps the probes running (see the module docs).
+    pub fn clock_offset(&self, node: NodeId) -> Option<OffsetEstimate> {
+        let shared = &self.shared;
+        if node == shared.transport.node_id() {
+            return Some(OffsetEstimate {
+                offset_ns: 0,
+                error_bound_ns: 0,
+                rtt_ns: 0,
+            });
+        }
+        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.ops.wanted_until = Some(Instant::now() + WANTED_FOR);
+        let est = st
+            .ops
+            .clocks
+            .get(&node.0)
+            .and_then(|c| c.estimate(wall_ns()));
+        if est.is_none() && st.ops.last_probe.is_none_or(|t| t.elapsed() >= PROBE_EVERY) {
+            probe_peers(shared, &mut st);
+        }
+        est
+    }
+}
+
+/// Sends every peer a clock probe now.
+fn probe_peers(shared: &Shared, st: &mut State) {
+    st.ops.last_probe = Some(Instant::now());
+    let peers = shared.transport.peers();
+    st.ops.clocks.retain(|n, _| peers.contains(&NodeId(*n)));
+    let probe = OpsMsg::ClockProbe { t1: wall_ns() }.encode();
+    for p in peers {
+        if let Err(e) = shared.transport.send_control(p, None, &probe) {
+            tracing::debug!("clock probe to {p:?} failed: {e}");
+        }
+    }
 }
 
 /// Tells the federation's peers when reliable message `m.seq` left (ordered behind it).
@@ -133,24 +183,18 @@ pub(super) fn handle(shared: &Shared, st: &mut State, from: NodeId, payload: &[u
 
 /// The shell's timer tick: follows membership for the metrics and probes peers' clocks.
 pub(super) fn tick(shared: &Shared, st: &mut State) {
-    if !shared.metrics_on {
-        return;
-    }
-    for f in st.feds.values_mut() {
-        f.metrics.follow(&f.core);
-    }
-    if st.ops.last_probe.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
-        return;
-    }
-    st.ops.last_probe = Some(Instant::now());
-    let peers = shared.transport.peers();
-    st.ops.clocks.retain(|n, _| peers.contains(&NodeId(*n)));
-    let probe = OpsMsg::ClockProbe { t1: wall_ns() }.encode();
-    for p in peers {
-        if let Err(e) = shared.transport.send_control(p, None, &probe) {
-            tracing::debug!("clock probe to {p:?} failed: {e}");
+    if shared.metrics_on {
+        for f in st.feds.values_mut() {
+            f.metrics.follow(&f.core);
         }
     }
+    let wanted = st.ops.wanted_until.is_some_and(|t| Instant::now() < t);
+    if !(shared.metrics_on || wanted)
+        || st.ops.last_probe.is_some_and(|t| t.elapsed() < PROBE_EVERY)
+    {
+        return;
+    }
+    probe_peers(shared, st);
 }
 
 /// Registers the collector that copies the HLA-level metrics at every scrape.
