@@ -22,9 +22,12 @@
 //!
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 400, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
 //! `HLAMESH_SIM_STEPS` (default 300). `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start
-//! from a partial member list (see [`partial_candidates`]). `HLAMESH_SIM_ORPHANS=1` also resigns with NoAction; it
-//! exposes a known gap (orphaned instances whose registering LRC died are not handed to late
-//! joiners), so it is opt-in until that is fixed.
+//! from a partial member list (see [`partial_candidates`]). `HLAMESH_SIM_ORPHANS=1` also resigns
+//! with NoAction; it exposes a known gap (an orphan's registering LRC that crashes after some
+//! LRCs got the registration and others did not leaves them disagreeing: nobody can repair that
+//! stream), so it is opt-in. `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes
+//! three times as frequent (known failure: seed 998, a stale value reflected after a restore).
+//! `SIM_TRACE=1` prints callbacks and actions, `SIM_LOG=1` the core's trace log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -999,7 +1002,9 @@ impl Sim {
             73..=75 => self.report_save(),
             77 => self.request_restore(),
             78..=79 => self.report_restore(),
-            80 if self.rng.below(3) == 0 => self.save_then_restore(),
+            // HLAMESH_SIM_FREQUENT_RESTORES=1: three times as many save-then-restore episodes.
+            80 if frequent_restores() || self.rng.below(3) == 0 => self.save_then_restore(),
+            81 if frequent_restores() => self.save_then_restore(),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
                     let core = &mut self.nodes.get_mut(&node).unwrap().core;
@@ -1575,6 +1580,10 @@ fn busy(e: &hlamesh_lrc::error::RtiError) -> bool {
 /// rest from redirects and later beacons). Opt-in: it exposes a known gap of coordinator takeover
 /// (a node added by a coordinator that dies before welcoming it can end up next in line and
 /// never learn it), see the crate docs.
+fn frequent_restores() -> bool {
+    std::env::var("HLAMESH_SIM_FREQUENT_RESTORES").is_ok()
+}
+
 fn partial_candidates() -> bool {
     std::env::var("HLAMESH_SIM_PARTIAL_CANDIDATES").is_ok()
 }
@@ -1587,6 +1596,12 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 fn run(seed: u64, steps: u64) -> Sim {
+    if std::env::var("SIM_LOG").is_ok() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("hlamesh_lrc=trace"))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
     let mut sim = Sim::new(seed);
     sim.add_node_and_join();
     for _ in 0..steps {

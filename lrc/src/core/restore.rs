@@ -780,6 +780,19 @@ impl FederationCore {
             }
         }
 
+        // An LRC none of whose federates was restored loaded no instances (each federate's file
+        // holds every instance its LRC knew): it takes the federation's state from the other
+        // LRCs' snapshots of the new run, like a joiner (simulator seed 38 with frequent
+        // restores: a federate joining such an LRC later never discovered the restored
+        // instances).
+        if states.is_empty() && !self.replaying {
+            for st in self.streams.values_mut() {
+                st.live = false;
+                st.needs_snapshot = true;
+                st.requested = false;
+                st.held.clear();
+            }
+        }
         // Streams: data from before a sender's marker is dropped from now on.
         for st in self.streams.values_mut() {
             if self.replaying {
