@@ -347,16 +347,25 @@ fn reliable_updates_survive_five_percent_loss() {
     );
 }
 
+/// A FOM file written for one test, removed when the test ends (passed or panicked).
+struct TempFom(std::path::PathBuf);
+
+impl Drop for TempFom {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// `n` `rti-probe` federates (named `{prefix}1`…) on hosts 1..=n set up for `steps` lockstep
 /// TAR steps on MovingObject with Vehicle.Position in time-stamp order; they join one after the
-/// other (the first creates). Returns the probes and the temporary FOM file to remove.
+/// other (the first creates). Returns the probes and the temporary FOM file (removed when dropped).
 fn lockstep_federation(
     lab: &Lab,
     tag: &str,
     prefix: &str,
     n: usize,
     steps: u32,
-) -> (Vec<Probe>, std::path::PathBuf) {
+) -> (Vec<Probe>, TempFom) {
     let steps = steps.to_string();
     time_federation(lab, tag, prefix, n, |_| {
         args(&["--lockstep", &steps, "--lookahead", "1.0"])
@@ -371,7 +380,7 @@ fn time_federation(
     prefix: &str,
     n: usize,
     mode: impl Fn(usize) -> Vec<String>,
-) -> (Vec<Probe>, std::path::PathBuf) {
+) -> (Vec<Probe>, TempFom) {
     let ports = Ports::unique();
     let fed = fed_name(tag);
     let fom_text = std::fs::read_to_string(
@@ -404,7 +413,7 @@ fn time_federation(
         p.wait_event("joined", Duration::from_secs(30));
         probes.push(p);
     }
-    (probes, fom_path)
+    (probes, TempFom(fom_path))
 }
 
 #[test]
@@ -453,7 +462,7 @@ fn lockstep_tar_across_four_processes() {
     for p in &probes {
         p.wait_event("done", Duration::from_secs(20));
     }
-    let _ = std::fs::remove_file(&fom_path);
+    drop(fom_path);
 }
 
 #[test]
@@ -505,7 +514,7 @@ fn lockstep_survives_a_federate_killed_mid_run() {
             p.name
         );
     }
-    let _ = std::fs::remove_file(&fom_path);
+    drop(fom_path);
 }
 
 /// Issue 5, test 3 (event-driven part): four regulating and constrained federates with zero
@@ -628,7 +637,7 @@ fn ner_event_driven_zero_lookahead_across_four_processes() {
     for p in &probes {
         p.wait_event("done", Duration::from_secs(20));
     }
-    let _ = std::fs::remove_file(&fom_path);
+    drop(fom_path);
 }
 
 /// Issue 5, test 4 (across namespaces): two LRCs on one host share one wall clock, so the

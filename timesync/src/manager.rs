@@ -55,9 +55,12 @@
 //! 5. **Enabling constraint is available-style** (§2.5): after `time_constrained_enabled(T)` a
 //!    TSO message at exactly T may still come, even if T was reached by a strict grant.
 //!
-//! Not implemented: message retraction (`retract`, `requestRetraction`); FQR deliveries carry no
-//! retraction handles. Advance requests never raise `InvalidLogicalTime` (every value of the two
-//! time types is a valid request). The departed-regulator requirements are not garbage-collected:
+//! Retraction: [`TimeManager::retract`] removes a still-queued TSO message by its sender's
+//! stream number; the LRC side (`retract`, `requestRetraction`, retraction handles, FQR
+//! deliveries carrying them) is not implemented.
+//!
+//! Advance requests never raise `InvalidLogicalTime` (every value of the two time types is a
+//! valid request). The departed-regulator requirements are not garbage-collected:
 //! one small entry per regulator that sent TSO and left, which is bounded by the churn.
 //! `disableTimeConstrained` during a pending advance grants it at its requested time.
 
@@ -786,7 +789,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     self.stats.late_tso += 1;
                 }
                 if self.constraint == ConstraintState::On && !late {
-                    self.tso.push(time, from, payload);
+                    self.tso.push_seq(time, from, seq, payload);
                 } else {
                     self.deliver(Delivery {
                         from,
@@ -815,6 +818,18 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         }
         self.process_inbox(from);
         self.run();
+    }
+
+    /// Retraction at a receiver (8.21): removes TSO message `seq` of `from` if it is still
+    /// queued here and returns it (the LRC drops it); a pending NER/NERA then advances to the
+    /// next event, and the next promise reflects it. `None` when it is not queued: already
+    /// delivered (the LRC then asks the federate with `requestRetraction`), delivered at once
+    /// (not constrained, or late), or restored from a save (a restored queue keeps no stream
+    /// numbers).
+    pub fn retract(&mut self, from: MemberId, seq: Seq) -> Option<M> {
+        let q = self.tso.remove(from, seq)?;
+        self.run();
+        Some(q.payload)
     }
 
     /// A control message arrived from `from` (per sender in the order sent).
