@@ -19,7 +19,7 @@ use crate::core::save::SavedFederateState;
 /// Leading bytes of every save file.
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]

@@ -280,8 +280,8 @@ fn instance_from_saved(i: &SavedInstance, origin: Node) -> Instance {
     Instance {
         class: i.class,
         name: i.name.clone(),
-        owner: i.owner,
-        owned: i.owned.iter().copied().collect(),
+        owners: i.owners.iter().copied().collect(),
+        versions: i.versions.iter().copied().collect(),
         values: i.values.iter().cloned().collect(),
         origin,
     }
@@ -755,6 +755,8 @@ impl FederationCore {
             states.push((m.post, st));
         }
         self.objects.clear();
+        // Negotiations belonged to the abandoned run; owners come back with the instances.
+        self.ownership.reset();
         self.interest.clear();
         self.auto_resign.clear();
         self.resigned_with.clear();
@@ -766,7 +768,7 @@ impl FederationCore {
                 let origin = self
                     .view
                     .federates
-                    .get(&i.owner.unwrap_or(i.object.registrant()))
+                    .get(&i.object.registrant())
                     .map_or(self.me, |x| x.node);
                 self.objects
                     .entry(i.object)
