@@ -674,7 +674,7 @@ impl FederationCore {
                 object,
                 owner,
                 attrs,
-            } => self.on_hand_over(object, owner, attrs),
+            } => self.on_hand_over(from, seq, object, owner, attrs),
             DataMsg::OfferOwnership {
                 object,
                 owner,
@@ -690,7 +690,13 @@ impl FederationCore {
                 tso,
                 versions,
             } => {
-                match self.update_verdict(object, producer, &values, &versions) {
+                // Behind an update of the same stream that is held, it waits too (order).
+                let verdict = if self.has_held(from, producer, object) {
+                    super::ownership::Verdict::Hold
+                } else {
+                    self.update_verdict(object, producer, &values, &versions)
+                };
+                match verdict {
                     super::ownership::Verdict::Accept => {}
                     super::ownership::Verdict::Hold => {
                         self.hold_update(
@@ -713,7 +719,7 @@ impl FederationCore {
                         return;
                     }
                 }
-                self.reflect_update(object, producer, values, tag, time, tso, seq, served);
+                self.reflect_update(object, producer, values, tag, time, tso, seq, served, false);
             }
             DataMsg::Interaction {
                 class,
@@ -836,6 +842,7 @@ impl FederationCore {
         tso: bool,
         seq: u64,
         served: &mut Vec<FederateHandle>,
+        held: bool,
     ) {
         let Some(inst) = self.objects.get_mut(&object) else {
             return;
@@ -883,6 +890,12 @@ impl FederationCore {
                 tag: tag.clone(),
                 info,
             };
+            if held {
+                // Its sequence number went past the time managers when it was held: it is
+                // delivered in receive order (see `super::ownership`).
+                self.callback(f, cb);
+                continue;
+            }
             let t = super::time::decode_time(&time);
             if reliable {
                 served.push(f);

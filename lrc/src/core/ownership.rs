@@ -87,6 +87,8 @@ pub(crate) struct Candidate {
     pub(crate) requester: FederateHandle,
     pub(crate) node: Node,
     pub(crate) if_available: bool,
+    /// Ownership version the request was made for.
+    pub(crate) version: u32,
 }
 
 /// Ownership state of one LRC beyond the owners and versions kept with each instance.
@@ -106,6 +108,12 @@ pub struct OwnershipState {
     pub(crate) history: BTreeMap<(Obj, Attr), BTreeMap<u32, (Option<FederateHandle>, bool)>>,
     /// Transfers decided for instances this LRC does not know yet: (owner, version).
     pub(crate) early: BTreeMap<Obj, BTreeMap<Attr, (Option<FederateHandle>, u32)>>,
+    /// Attributes transferred to a local federate whose earlier owners' hand-overs have not
+    /// all arrived: it is notified (and may update) once they have: (new owner, tag).
+    pub(crate) starting: BTreeMap<(Obj, Attr), (FederateHandle, Vec<u8>)>,
+    /// Acquisition requests made for a version this LRC has not applied yet (the requester saw
+    /// the transfer first): handled again after the next transfer or registration.
+    pub(crate) early_acquires: Vec<(Node, OwnershipMsg)>,
     /// Updates held for a hand-over: (sender LRC, sequence, message).
     pub(crate) held: Vec<(Node, u64, DataMsg)>,
     /// Updates dropped because their producer did not own an attribute when it sent them.
@@ -140,6 +148,7 @@ impl FederationCore {
     pub(crate) fn owns_now(&self, f: FederateHandle, o: Obj, a: Attr) -> bool {
         self.objects.get(&o).and_then(|i| i.owner_of(a)) == Some(f)
             && !self.ownership.in_flight.contains_key(&(o, a))
+            && !self.ownership.starting.contains_key(&(o, a))
     }
 
     /// Whether `f` has an acquisition pending (on `o`, or on any instance).
@@ -426,7 +435,7 @@ impl FederationCore {
             // If-available acquirers wanted it only while it was being divested.
             if let Some(c) = self.ownership.candidates.get_mut(&(o, *a)) {
                 for x in c.iter().filter(|x| x.if_available) {
-                    unavailable.push(((x.node, x.requester), *a));
+                    unavailable.push(((x.node, x.requester), (*a, x.version)));
                 }
                 c.retain(|x| !x.if_available);
             }
@@ -457,7 +466,7 @@ impl FederationCore {
         for a in attrs {
             if let Some(c) = self.ownership.candidates.get_mut(&(o, *a)) {
                 for x in c.iter().filter(|x| !x.if_available) {
-                    unavailable.push(((x.node, x.requester), *a));
+                    unavailable.push(((x.node, x.requester), (*a, x.version)));
                 }
                 c.retain(|x| x.if_available);
             }
@@ -563,7 +572,10 @@ impl FederationCore {
                 self.name
             )));
         }
-        if let Some(a) = attrs.iter().find(|a| self.owns_now(f, o, **a)) {
+        if let Some(a) = attrs
+            .iter()
+            .find(|a| self.objects.get(&o).and_then(|i| i.owner_of(**a)) == Some(f))
+        {
             return Err(RtiError::FederateOwnsAttributes(format!(
                 "federation {}: federate {f} already owns attribute {a} of {o}",
                 self.name
@@ -645,7 +657,11 @@ impl FederationCore {
         attrs: &[Attr],
     ) -> Result<(), RtiError> {
         self.service_checks(f, o, attrs, "cancelAttributeOwnershipAcquisition")?;
-        if let Some(a) = attrs.iter().find(|a| self.owns_now(f, o, **a)) {
+        // Owned includes granted and about to be notified.
+        if let Some(a) = attrs
+            .iter()
+            .find(|a| self.objects.get(&o).and_then(|i| i.owner_of(**a)) == Some(f))
+        {
             return Err(RtiError::AttributeAlreadyOwned(format!(
                 "federation {}: federate {f} already owns attribute {a} of {o}",
                 self.name
@@ -722,7 +738,7 @@ impl FederationCore {
             return;
         }
         let mut to_coordinator: BTreeMap<(FederateHandle, Obj), Vec<(Attr, u32)>> = BTreeMap::new();
-        let mut to_owner: BTreeMap<(FederateHandle, FederateHandle, Obj, bool), Vec<Attr>> =
+        let mut to_owner: BTreeMap<(FederateHandle, FederateHandle, Obj, bool), Vec<(Attr, u32)>> =
             BTreeMap::new();
         let mut confirm: BTreeMap<(FederateHandle, Obj), Vec<Attr>> = BTreeMap::new();
         let mut tags: BTreeMap<(FederateHandle, Obj), Vec<u8>> = BTreeMap::new();
@@ -747,9 +763,12 @@ impl FederationCore {
             if acq.req.is_some() || cur.0 == Some(*f) {
                 continue;
             }
+            // An owner's LRC answers once per (owner, version) over a reliable channel: asked
+            // again only when that changes (a repeat could be granted after the answer ended
+            // the request). The coordinator refuses stale requests: asked again every RETRY_US.
             if let Some((so, sv, at)) = acq.sent
                 && (so, sv) == cur
-                && now.saturating_sub(at) < RETRY_US
+                && (so.is_some() || now.saturating_sub(at) < RETRY_US)
             {
                 continue;
             }
@@ -766,7 +785,7 @@ impl FederationCore {
                     to_owner
                         .entry((g, *f, *o, acq.if_available))
                         .or_default()
-                        .push(*a);
+                        .push((*a, cur.1));
                     tags.entry((*f, *o)).or_insert_with(|| acq.tag.clone());
                 }
             }
@@ -875,12 +894,17 @@ impl FederationCore {
             } => {
                 let ended: Vec<Attr> = attrs
                     .into_iter()
-                    .filter(|a| {
+                    .filter(|(a, v)| {
                         self.ownership
                             .acquiring
                             .get(&(requester, object, *a))
-                            .is_some_and(|x| !x.cancel && x.req.is_none())
+                            .is_some_and(|x| {
+                                !x.cancel
+                                    && x.req.is_none()
+                                    && x.sent.is_some_and(|(o, sv, _)| o.is_some() && sv == *v)
+                            })
                     })
+                    .map(|(a, _)| a)
                     .collect();
                 for a in &ended {
                     self.ownership.acquiring.remove(&(requester, object, *a));
@@ -930,10 +954,27 @@ impl FederationCore {
         from: Node,
         requester: FederateHandle,
         object: Obj,
-        attrs: Vec<Attr>,
+        attrs: Vec<(Attr, u32)>,
         if_available: bool,
         tag: Vec<u8>,
     ) {
+        let newer: Vec<(Attr, u32)> = attrs
+            .iter()
+            .copied()
+            .filter(|(a, v)| self.objects.get(&object).is_none_or(|i| *v > i.version(*a)))
+            .collect();
+        if !newer.is_empty() && self.ownership.early_acquires.len() < MAX_HELD_UPDATES {
+            self.ownership.early_acquires.push((
+                from,
+                OwnershipMsg::Acquire {
+                    requester,
+                    object,
+                    attrs: newer,
+                    if_available,
+                    tag: tag.clone(),
+                },
+            ));
+        }
         let Some(inst) = self.objects.get(&object) else {
             return;
         };
@@ -941,11 +982,14 @@ impl FederationCore {
         let mut release: BTreeMap<FederateHandle, Vec<Attr>> = BTreeMap::new();
         let mut unavailable = Vec::new();
         let mut candidates = Vec::new();
-        for a in attrs {
+        for (a, version) in attrs {
             // Not ours (any more): the requester re-routes once its view catches up.
             let Some(owner) = inst.owner_of(a) else {
                 continue;
             };
+            if inst.version(a) != version {
+                continue;
+            }
             if !self.locals.contains_key(&owner)
                 || self.ownership.in_flight.contains_key(&(object, a))
                 || owner == requester
@@ -954,7 +998,7 @@ impl FederationCore {
             }
             let divesting = self.ownership.divesting.contains_key(&(object, a));
             if if_available && !divesting {
-                unavailable.push(a);
+                unavailable.push((a, version));
                 continue;
             }
             let known = self
@@ -965,9 +1009,9 @@ impl FederationCore {
             if known {
                 continue;
             }
-            candidates.push((a, owner, divesting));
+            candidates.push((a, owner, divesting, version));
         }
-        for (a, owner, divesting) in candidates {
+        for (a, owner, divesting, version) in candidates {
             self.ownership
                 .candidates
                 .entry((object, a))
@@ -976,6 +1020,7 @@ impl FederationCore {
                     requester,
                     node: from,
                     if_available,
+                    version,
                 });
             if divesting {
                 confirm.entry(owner).or_default().push(a);
@@ -1132,24 +1177,66 @@ impl FederationCore {
             self.ownership.divesting.remove(&(object, *a));
             self.ownership.candidates.remove(&(object, *a));
         }
+        for a in &applied {
+            self.ownership.starting.remove(&(object, *a));
+        }
         if let Some(t) = to
             && self.locals.contains_key(t)
             && !applied.is_empty()
         {
             for a in &applied {
                 self.ownership.acquiring.remove(&(*t, object, *a));
+                // The new owner starts once every earlier owner's updates are in: it never
+                // reflects an old owner's value after sending its own.
+                self.ownership
+                    .starting
+                    .insert((object, *a), (*t, tag.clone()));
             }
-            self.callback(
-                *t,
-                Callback::AttributeOwnershipAcquisitionNotification {
-                    object,
-                    attrs: applied.clone(),
-                    tag: tag.clone(),
-                },
-            );
         }
         self.prune_history(object);
         self.release_held();
+        self.retry_early_acquires();
+    }
+
+    fn retry_early_acquires(&mut self) {
+        for (from, msg) in std::mem::take(&mut self.ownership.early_acquires) {
+            self.on_ownership_msg(from, msg);
+        }
+    }
+
+    /// Notifies local new owners whose earlier owners all handed over.
+    fn start_owners(&mut self) {
+        if self.ownership.starting.is_empty() {
+            return;
+        }
+        let ready: Vec<((Obj, Attr), (FederateHandle, Vec<u8>))> = self
+            .ownership
+            .starting
+            .iter()
+            .filter(|((o, a), _)| {
+                let v = self.objects.get(o).map_or(0, |i| i.version(*a));
+                self.all_over_before(*o, *a, v)
+            })
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        let mut notify: BTreeMap<(FederateHandle, Obj, Vec<u8>), Vec<Attr>> = BTreeMap::new();
+        for ((o, a), (f, tag)) in ready {
+            self.ownership.starting.remove(&(o, a));
+            notify.entry((f, o, tag)).or_default().push(a);
+        }
+        for ((f, object, tag), attrs) in notify {
+            self.callback(
+                f,
+                Callback::AttributeOwnershipAcquisitionNotification { object, attrs, tag },
+            );
+        }
+    }
+
+    fn all_over_before(&self, object: Obj, a: Attr, v: u32) -> bool {
+        self.ownership
+            .history
+            .get(&(object, a))
+            .is_none_or(|h| h.range(..v).all(|(w, _)| self.version_over(object, a, *w)))
     }
 
     /// A new instance (registration or snapshot): transfers decided before it arrived apply.
@@ -1178,6 +1265,7 @@ impl FederationCore {
             .collect();
         inst.owners.retain(|_, f| !resigned.contains(f));
         self.release_held();
+        self.retry_early_acquires();
     }
 
     /// An instance was deleted.
@@ -1186,6 +1274,7 @@ impl FederationCore {
         self.ownership.divesting.retain(|(o, _), _| *o != object);
         self.ownership.candidates.retain(|(o, _), _| *o != object);
         self.ownership.in_flight.retain(|(o, _), _| *o != object);
+        self.ownership.starting.retain(|(o, _), _| *o != object);
         let ended: Vec<(FederateHandle, Attr)> = self
             .ownership
             .acquiring
@@ -1197,7 +1286,7 @@ impl FederationCore {
         // The federates learn it from remove_object_instance; their requests ended with it.
         drop(ended);
         self.ownership.held.retain(|(_, _, m)| match m {
-            DataMsg::Update { object: o, .. } => *o != object,
+            DataMsg::Update { object: o, .. } | DataMsg::HandOver { object: o, .. } => *o != object,
             _ => true,
         });
     }
@@ -1205,6 +1294,7 @@ impl FederationCore {
     /// A federate resigned or was lost (its attributes are already unowned).
     pub(crate) fn ownership_on_resign(&mut self, h: FederateHandle) {
         self.ownership.acquiring.retain(|(f, _, _), _| *f != h);
+        self.ownership.starting.retain(|_, (f, _)| *f != h);
         for c in self.ownership.candidates.values_mut() {
             c.retain(|x| x.requester != h);
         }
@@ -1225,20 +1315,38 @@ impl FederationCore {
         self.release_held();
     }
 
-    /// A hand-over in `owner`'s LRC's stream.
+    /// A hand-over in `owner`'s LRC's stream (held behind that stream's held updates).
     pub(crate) fn on_hand_over(
         &mut self,
+        from: Node,
+        seq: u64,
         object: Obj,
         owner: FederateHandle,
         attrs: Vec<(Attr, u32)>,
     ) {
+        if self.has_held(from, owner, object) {
+            self.ownership.held.push((
+                from,
+                seq,
+                DataMsg::HandOver {
+                    object,
+                    owner,
+                    attrs,
+                },
+            ));
+            return;
+        }
+        self.mark_handed_over(object, owner, attrs);
+        self.release_held();
+    }
+
+    fn mark_handed_over(&mut self, object: Obj, owner: FederateHandle, attrs: Vec<(Attr, u32)>) {
         for (a, v) in attrs {
             let h = self.ownership.history.entry((object, a)).or_default();
             let e = h.entry(v).or_insert((Some(owner), true));
             e.1 = true;
         }
         self.prune_history(object);
-        self.release_held();
     }
 
     /// A negotiated divestiture was announced: local federates that publish the attributes and
@@ -1347,15 +1455,31 @@ impl FederationCore {
             if hist.and_then(|h| h.get(&w)).is_some_and(|(_, done)| *done) {
                 return Verdict::Drop;
             }
-            let earlier_open = hist.is_some_and(|h| {
-                h.range(..w)
-                    .any(|(v, _)| !self.version_over(object, *a, *v))
-            });
-            if earlier_open {
+            if !self.all_over_before(object, *a, w) {
                 verdict = Verdict::Hold;
             }
         }
         verdict
+    }
+
+    /// Whether an update of `producer` about `object` from `from`'s stream is held.
+    pub(crate) fn has_held(&self, from: Node, producer: FederateHandle, object: Obj) -> bool {
+        self.ownership.held.iter().any(|(n, _, m)| {
+            *n == from
+                && match m {
+                    DataMsg::Update {
+                        object: o,
+                        producer: p,
+                        ..
+                    }
+                    | DataMsg::HandOver {
+                        object: o,
+                        owner: p,
+                        ..
+                    } => *o == object && *p == producer,
+                    _ => false,
+                }
+        })
     }
 
     /// Holds an update until its hand-over or transfer arrived.
@@ -1368,70 +1492,106 @@ impl FederationCore {
         self.ownership.held.push((from, seq, msg));
     }
 
-    /// Delivers held updates that became acceptable, in arrival order.
+    /// Delivers held updates that became acceptable, in arrival order (hand-overs held behind
+    /// them take effect when reached), until nothing more moves.
     pub(crate) fn release_held(&mut self) {
-        if self.ownership.held.is_empty() {
-            return;
+        self.start_owners();
+        let mut passes = 0;
+        while !self.ownership.held.is_empty() && passes < 64 {
+            passes += 1;
+            if !self.release_pass() {
+                break;
+            }
+            self.start_owners();
         }
+    }
+
+    /// One pass over the held messages; whether any left the queue.
+    fn release_pass(&mut self) -> bool {
         let held = std::mem::take(&mut self.ownership.held);
+        let before = held.len();
         let mut keep = Vec::new();
-        // Once one update of a producer stays held, its later ones stay too (order).
+        // Once one message of a stream stays held, its later ones about the same instance and
+        // producer stay too (order).
         let mut blocked: BTreeSet<(Node, FederateHandle, Obj)> = BTreeSet::new();
         for (from, seq, msg) in held {
-            let DataMsg::Update {
-                object,
-                producer,
-                values,
-                tag,
-                time,
-                tso: _,
-                versions,
-            } = msg
-            else {
-                continue;
-            };
-            let key = (from, producer, object);
-            let verdict = if blocked.contains(&key) {
-                Verdict::Hold
-            } else {
-                self.update_verdict(object, producer, &values, &versions)
-            };
-            match verdict {
-                Verdict::Accept => {
-                    let mut served = Vec::new();
-                    self.reflect_update(
-                        object,
-                        producer,
-                        values,
-                        tag,
-                        time,
-                        false,
-                        seq,
-                        &mut served,
-                    );
+            match msg {
+                DataMsg::HandOver {
+                    object,
+                    owner,
+                    attrs,
+                } => {
+                    if blocked.contains(&(from, owner, object)) {
+                        keep.push((
+                            from,
+                            seq,
+                            DataMsg::HandOver {
+                                object,
+                                owner,
+                                attrs,
+                            },
+                        ));
+                    } else {
+                        self.mark_handed_over(object, owner, attrs);
+                    }
                 }
-                Verdict::Drop => self.ownership.dropped_updates += 1,
-                Verdict::Hold => {
-                    blocked.insert(key);
-                    keep.push((
-                        from,
-                        seq,
-                        DataMsg::Update {
-                            object,
-                            producer,
-                            values,
-                            tag,
-                            time,
-                            tso: false,
-                            versions,
-                        },
-                    ));
+                DataMsg::Update {
+                    object,
+                    producer,
+                    values,
+                    tag,
+                    time,
+                    tso: _,
+                    versions,
+                } => {
+                    let key = (from, producer, object);
+                    let verdict = if blocked.contains(&key) {
+                        Verdict::Hold
+                    } else {
+                        self.update_verdict(object, producer, &values, &versions)
+                    };
+                    match verdict {
+                        Verdict::Accept => {
+                            let mut served = Vec::new();
+                            self.reflect_update(
+                                object,
+                                producer,
+                                values,
+                                tag,
+                                time,
+                                false,
+                                seq,
+                                &mut served,
+                                true,
+                            );
+                        }
+                        Verdict::Drop => self.ownership.dropped_updates += 1,
+                        Verdict::Hold => {
+                            blocked.insert(key);
+                            keep.push((
+                                from,
+                                seq,
+                                DataMsg::Update {
+                                    object,
+                                    producer,
+                                    values,
+                                    tag,
+                                    time,
+                                    tso: false,
+                                    versions,
+                                },
+                            ));
+                        }
+                    }
                 }
+                _ => {}
             }
         }
+        let moved = keep.len() < before;
         // Anything that arrived while delivering stays behind what was held before.
         keep.append(&mut self.ownership.held);
         self.ownership.held = keep;
+        moved
     }
 
     /// Checks a resignation against what the federate still owns or acquires (4.10).

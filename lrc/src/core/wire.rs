@@ -530,8 +530,9 @@ pub enum OwnershipMsg {
         requester: FederateHandle,
         /// Instance.
         object: ObjectInstanceHandle,
-        /// Attributes.
-        attrs: Vec<AttributeHandle>,
+        /// Attributes, with the ownership version the requester saw (a request for another
+        /// version than the owner's is ignored: the requester re-routes when its view changes).
+        attrs: Vec<(AttributeHandle, u32)>,
         /// Only if available (7.9).
         if_available: bool,
         /// Tag for `request_attribute_ownership_release`.
@@ -552,8 +553,9 @@ pub enum OwnershipMsg {
         requester: FederateHandle,
         /// Instance.
         object: ObjectInstanceHandle,
-        /// Attributes.
-        attrs: Vec<AttributeHandle>,
+        /// Attributes, with the version of the request answered (an answer to a request the
+        /// requester has since re-routed is ignored).
+        attrs: Vec<(AttributeHandle, u32)>,
     },
     /// To the acquirer's LRC: the cancellation took effect (7.16).
     CancelConfirmed {
