@@ -861,6 +861,24 @@ impl FederationCore {
                 object,
                 attrs,
             } => {
+                // A request not handled yet (made for a version this LRC had not applied) is
+                // cancelled with it.
+                for (_, m) in self.ownership.early_acquires.iter_mut() {
+                    if let OwnershipMsg::Acquire {
+                        requester: r,
+                        object: o,
+                        attrs: list,
+                        ..
+                    } = m
+                        && *r == requester
+                        && *o == object
+                    {
+                        list.retain(|(a, _)| !attrs.contains(a));
+                    }
+                }
+                self.ownership.early_acquires.retain(
+                    |(_, m)| !matches!(m, OwnershipMsg::Acquire { attrs, .. } if attrs.is_empty()),
+                );
                 let mut confirmed = Vec::new();
                 for a in attrs {
                     if let Some(c) = self.ownership.candidates.get_mut(&(object, a)) {
@@ -871,7 +889,8 @@ impl FederationCore {
                         .ownership
                         .in_flight
                         .get(&(object, a))
-                        .is_some_and(|(to, _)| *to == Some(requester));
+                        .is_some_and(|(to, _)| *to == Some(requester))
+                        || self.objects.get(&object).and_then(|i| i.owner_of(a)) == Some(requester);
                     if !granted {
                         confirmed.push(a);
                     }
@@ -931,6 +950,8 @@ impl FederationCore {
                             .acquiring
                             .get(&(requester, object, *a))
                             .is_some_and(|x| x.cancel)
+                            && self.objects.get(&object).and_then(|i| i.owner_of(*a))
+                                != Some(requester)
                     })
                     .collect();
                 for a in &ended {
@@ -996,17 +1017,13 @@ impl FederationCore {
             {
                 continue;
             }
+            // A new request of the same federate replaces its earlier one.
+            if let Some(c) = self.ownership.candidates.get_mut(&(object, a)) {
+                c.retain(|x| x.requester != requester);
+            }
             let divesting = self.ownership.divesting.contains_key(&(object, a));
             if if_available && !divesting {
                 unavailable.push((a, version));
-                continue;
-            }
-            let known = self
-                .ownership
-                .candidates
-                .get(&(object, a))
-                .is_some_and(|c| c.iter().any(|x| x.requester == requester));
-            if known {
                 continue;
             }
             candidates.push((a, owner, divesting, version));
