@@ -661,3 +661,39 @@ fn resigning_owner_hands_its_attribute_to_the_waiting_acquirer() {
         x.contains(&Ev::Reflect(o, b"7".to_vec(), hq))
     });
 }
+
+#[test]
+fn late_joiner_learns_per_attribute_owners() {
+    let mut s = setup("own-late");
+    let (o, pos, colour) = (s.o, s.pos, s.colour);
+    s.q.amb
+        .attribute_ownership_acquisition(o, &[pos], b"")
+        .unwrap();
+    s.p.until("the release request", |x| {
+        x.iter().any(|e| matches!(e, Ev::Release(..)))
+    });
+    s.p.amb
+        .attribute_ownership_divestiture_if_wanted(o, &[pos])
+        .unwrap();
+    s.q.until("the acquisition", |x| {
+        x.iter().any(|e| matches!(e, Ev::Acquired(..)))
+    });
+    // A fourth LRC joins now: its state transfer carries Position's new owner.
+    let l4 = Lrc::start(TransportConfig::default()).unwrap();
+    let mut late = Fed::join(&l4, &s.name, "late");
+    late.amb
+        .subscribe_object_class_attributes(s.car, &[pos, colour], true)
+        .unwrap();
+    late.until("discovery", |x| x.contains(&Ev::Discover(o)));
+    late.amb.query_attribute_ownership(o, pos).unwrap();
+    late.amb.query_attribute_ownership(o, colour).unwrap();
+    let (hp, hq) = (s.p.handle, s.q.handle);
+    late.until("both answers", |x| {
+        x.contains(&Ev::Owner(o, pos, Some(hq))) && x.contains(&Ev::Owner(o, colour, Some(hp)))
+    });
+    // And it accepts the new owner's updates.
+    send(&s.q, o, pos, 42).unwrap();
+    late.until("the value", |x| {
+        x.contains(&Ev::Reflect(o, b"42".to_vec(), hq))
+    });
+}
