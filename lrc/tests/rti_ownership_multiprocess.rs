@@ -140,3 +140,74 @@ fn intrusive_release_if_available_while_divesting_and_owner_killed_mid_negotiati
     ok(&mut a, &format!("query {o} PayRate"));
     assert_eq!(next_event(&mut a, "owner")["owner"], hb);
 }
+
+#[test]
+fn restore_brings_back_the_owners_as_saved() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let fed = format!("ownsave{}", std::process::id());
+    let dirs: Vec<common::temp_dir::TempDir> = (0..2)
+        .map(|i| common::temp_dir::TempDir::new(&format!("ownsave{i}")))
+        .collect();
+    let (mut a, ha) = common::shell::shell_env(
+        &lab,
+        1,
+        &ports,
+        &fed,
+        "A",
+        &[("HLAMESH_SAVE_DIR", dirs[0].path())],
+    );
+    let (mut b, hb) = common::shell::shell_env(
+        &lab,
+        2,
+        &ports,
+        &fed,
+        "B",
+        &[("HLAMESH_SAVE_DIR", dirs[1].path())],
+    );
+    ok(&mut a, "publish Employee PayRate");
+    ok(&mut b, "publish Employee PayRate");
+    ok(&mut b, "subscribe Employee PayRate");
+    ok(&mut a, "register-object Employee");
+    let o = next_event(&mut a, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(next_event(&mut b, "discover")["object"], o);
+    // Saved while A owns PayRate.
+    ok(&mut a, "save s1");
+    for s in [&mut a, &mut b] {
+        common::shell::until(s, "initiate_save", "s1");
+        ok(s, "save-begun");
+        ok(s, "save-complete");
+    }
+    for s in [&mut a, &mut b] {
+        next_event(s, "saved");
+    }
+    // B takes it, then the federation goes back to the save.
+    ok(&mut b, &format!("acquire {o} PayRate x"));
+    next_event(&mut a, "release_request");
+    ok(&mut a, &format!("if-wanted {o} PayRate"));
+    next_event(&mut b, "acquired");
+    ok(&mut a, &format!("query {o} PayRate"));
+    assert_eq!(next_event(&mut a, "owner")["owner"], hb);
+    ok(&mut b, "restore s1");
+    for s in [&mut a, &mut b] {
+        next_event(s, "initiate_restore");
+        ok(s, "restore-complete");
+    }
+    for s in [&mut a, &mut b] {
+        next_event(s, "restored");
+    }
+    for s in [&mut a, &mut b] {
+        ok(s, &format!("query {o} PayRate"));
+        assert_eq!(next_event(s, "owner")["owner"], ha, "[{}]", s.name);
+    }
+    ok(&mut a, &format!("update {o} PayRate 7"));
+    assert!(failed(&mut b, &format!("update {o} PayRate 8")).starts_with("AttributeNotOwned"));
+    let l = next_event(&mut b, "reflect");
+    assert_eq!(
+        (l["value"].as_str(), l["producer"].as_u64()),
+        (Some("7"), Some(ha))
+    );
+}
