@@ -53,6 +53,13 @@ use super::{Callback, FederationCore, Node, RETRY_US};
 
 type Obj = ObjectInstanceHandle;
 type Attr = AttributeHandle;
+/// Owner of each version of one attribute that may still have updates in flight, and whether
+/// its hand-over arrived.
+type VersionOwners = BTreeMap<u32, (Option<FederateHandle>, bool)>;
+/// (owner, acquirer, instance, if available).
+type OwnerRoute = (FederateHandle, FederateHandle, Obj, bool);
+/// A new owner waiting for earlier hand-overs: its tag.
+type Starting = (FederateHandle, Vec<u8>);
 
 /// Most updates held waiting for a hand-over; more are dropped and counted.
 pub const MAX_HELD_UPDATES: usize = 1 << 16;
@@ -105,12 +112,12 @@ pub struct OwnershipState {
     pub(crate) acquiring: BTreeMap<(FederateHandle, Obj, Attr), Acquisition>,
     /// Owners of versions that may still have updates in flight: version -> (owner, handed
     /// over).
-    pub(crate) history: BTreeMap<(Obj, Attr), BTreeMap<u32, (Option<FederateHandle>, bool)>>,
+    pub(crate) history: BTreeMap<(Obj, Attr), VersionOwners>,
     /// Transfers decided for instances this LRC does not know yet: (owner, version).
     pub(crate) early: BTreeMap<Obj, BTreeMap<Attr, (Option<FederateHandle>, u32)>>,
     /// Attributes transferred to a local federate whose earlier owners' hand-overs have not
     /// all arrived: it is notified (and may update) once they have: (new owner, tag).
-    pub(crate) starting: BTreeMap<(Obj, Attr), (FederateHandle, Vec<u8>)>,
+    pub(crate) starting: BTreeMap<(Obj, Attr), Starting>,
     /// Acquisition requests made for a version this LRC has not applied yet (the requester saw
     /// the transfer first): handled again after the next transfer or registration.
     pub(crate) early_acquires: Vec<(Node, OwnershipMsg)>,
@@ -738,8 +745,7 @@ impl FederationCore {
             return;
         }
         let mut to_coordinator: BTreeMap<(FederateHandle, Obj), Vec<(Attr, u32)>> = BTreeMap::new();
-        let mut to_owner: BTreeMap<(FederateHandle, FederateHandle, Obj, bool), Vec<(Attr, u32)>> =
-            BTreeMap::new();
+        let mut to_owner: BTreeMap<OwnerRoute, Vec<(Attr, u32)>> = BTreeMap::new();
         let mut confirm: BTreeMap<(FederateHandle, Obj), Vec<Attr>> = BTreeMap::new();
         let mut tags: BTreeMap<(FederateHandle, Obj), Vec<u8>> = BTreeMap::new();
         let now = self.now;
@@ -1226,7 +1232,7 @@ impl FederationCore {
         if self.ownership.starting.is_empty() {
             return;
         }
-        let ready: Vec<((Obj, Attr), (FederateHandle, Vec<u8>))> = self
+        let ready: Vec<((Obj, Attr), Starting)> = self
             .ownership
             .starting
             .iter()

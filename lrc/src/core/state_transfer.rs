@@ -246,6 +246,13 @@ impl FederationCore {
                     versions.insert(a, v);
                 }
             }
+            // The registrant's LRC is the authority on the instance's existence (any LRC whose
+            // federates own some of its attributes also sends it).
+            let origin = self
+                .view
+                .federates
+                .get(&i.object.registrant())
+                .map_or(from, |r| r.node);
             self.objects.insert(
                 i.object,
                 Instance {
@@ -254,7 +261,7 @@ impl FederationCore {
                     owners,
                     versions,
                     values: i.values.into_iter().collect(),
-                    origin: from,
+                    origin,
                 },
             );
             // Owners that resigned meanwhile own nothing (and decisions seen first apply).

@@ -121,29 +121,6 @@ pub enum DataMsg {
         /// receivers accept it only from the owner of that version, see `super::ownership`).
         versions: Vec<u32>,
     },
-    /// The owner's LRC gave up these attributes of `owner` (versions as they were): every update
-    /// of `owner` for them is before this in the stream, so receivers may now accept the next
-    /// owner's updates (see `super::ownership`).
-    HandOver {
-        /// Instance.
-        object: ObjectInstanceHandle,
-        /// Federate that owned them.
-        owner: FederateHandle,
-        /// (attribute, ownership version it had while `owner` owned it).
-        attrs: Vec<(AttributeHandle, u32)>,
-    },
-    /// A negotiated divestiture: federates that publish these attributes and know the instance
-    /// are asked to assume ownership (7.4).
-    OfferOwnership {
-        /// Instance.
-        object: ObjectInstanceHandle,
-        /// Divesting federate.
-        owner: FederateHandle,
-        /// Attributes offered.
-        attrs: Vec<AttributeHandle>,
-        /// User tag.
-        tag: Vec<u8>,
-    },
     /// An interaction.
     Interaction {
         /// Class as sent.
@@ -191,6 +168,30 @@ pub enum DataMsg {
         federate: FederateHandle,
         /// What changed.
         decl: Declaration,
+    },
+    // Ownership variants come last: `crate::metrics::peek_class` reads variant indices.
+    /// The owner's LRC gave up these attributes of `owner` (versions as they were): every update
+    /// of `owner` for them is before this in the stream, so receivers may now accept the next
+    /// owner's updates (see `super::ownership`).
+    HandOver {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Federate that owned them.
+        owner: FederateHandle,
+        /// (attribute, ownership version it had while `owner` owned it).
+        attrs: Vec<(AttributeHandle, u32)>,
+    },
+    /// A negotiated divestiture: federates that publish these attributes and know the instance
+    /// are asked to assume ownership (7.4).
+    OfferOwnership {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Divesting federate.
+        owner: FederateHandle,
+        /// Attributes offered.
+        attrs: Vec<AttributeHandle>,
+        /// User tag.
+        tag: Vec<u8>,
     },
 }
 
