@@ -150,9 +150,10 @@ impl Fed {
         self.seen.extend(self.rec.take());
     }
 
-    /// Evokes until `pred` holds on what was received so far (5 s at most).
+    /// Evokes until `pred` holds on what was received so far (20 s at most: the suite runs
+    /// many federations at once).
     fn until(&mut self, what: &str, pred: impl Fn(&[Ev]) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             self.evoke();
             if pred(&self.seen) {
@@ -435,7 +436,7 @@ fn error_catalogue() {
     s.q.until("removal", |x| {
         x.iter().any(|e| matches!(e, Ev::Discover(_)))
     }); // already seen
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(20);
     // The instance is gone with p's resignation, and q's acquisition with it.
     while kind(&s.q.amb.resign_federation_execution(ResignAction::NoAction)) != "Ok" {
         assert!(Instant::now() < deadline, "q could not resign");
@@ -484,7 +485,7 @@ fn negotiated_hand_over_is_seen_by_a_third_federate_as_one_owner_at_a_time() {
         .attribute_ownership_acquisition_if_available(o, &[pos])
         .unwrap();
     // The owner keeps updating while it waits for a taker.
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(20);
     while !s.p.has(&Ev::Confirm(o, vec![pos])) {
         assert!(Instant::now() < deadline, "{:?}", s.p.seen);
         n += 1;
@@ -580,7 +581,7 @@ fn unowned_attribute_goes_to_exactly_one_of_two_racing_acquirers() {
     s.p.amb
         .unconditional_attribute_ownership_divestiture(o, &[pos])
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         s.r.amb.query_attribute_ownership(o, pos).unwrap();
         if s.r.has(&Ev::Owner(o, pos, None)) {
@@ -598,7 +599,7 @@ fn unowned_attribute_goes_to_exactly_one_of_two_racing_acquirers() {
         x.iter()
             .any(|e| matches!(e, Ev::Acquired(..) | Ev::Unavailable(..)))
     };
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(20);
     while !(ended(&s.q.seen) && ended(&s.r.seen)) {
         assert!(Instant::now() < deadline, "{:?} {:?}", s.q.seen, s.r.seen);
         s.q.evoke();

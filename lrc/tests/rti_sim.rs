@@ -898,7 +898,7 @@ impl Sim {
                     m.resigning = true;
                     let objs: Vec<ObjectInstanceHandle> = m.owned.keys().copied().collect();
                     let action = if keep {
-                        ResignAction::NoAction
+                        ResignAction::UnconditionallyDivestAttributes
                     } else {
                         ResignAction::DeleteObjects
                     };
