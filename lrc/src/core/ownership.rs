@@ -686,7 +686,7 @@ impl FederationCore {
             )));
         }
         let mut now_confirmed = Vec::new();
-        let mut to_owner: Vec<(FederateHandle, Attr)> = Vec::new();
+        let mut to_owner: Vec<(FederateHandle, (Attr, u32))> = Vec::new();
         for a in attrs {
             let Some(acq) = self.ownership.acquiring.get_mut(&(f, o, *a)) else {
                 continue;
@@ -694,7 +694,7 @@ impl FederationCore {
             acq.cancel = true;
             match (acq.req, acq.sent) {
                 (Some(_), _) => {} // the coordinator's answer decides
-                (None, Some((Some(g), _, _))) => to_owner.push((g, *a)),
+                (None, Some((Some(g), v, _))) => to_owner.push((g, (*a, v))),
                 _ => now_confirmed.push(*a),
             }
         }
@@ -722,6 +722,7 @@ impl FederationCore {
                 ),
                 None => {
                     // The owner is gone: nothing can be granted by it any more.
+                    let attrs: Vec<Attr> = attrs.into_iter().map(|(a, _)| a).collect();
                     for a in &attrs {
                         self.ownership.acquiring.remove(&(f, o, *a));
                     }
@@ -879,14 +880,14 @@ impl FederationCore {
                         && *r == requester
                         && *o == object
                     {
-                        list.retain(|(a, _)| !attrs.contains(a));
+                        list.retain(|(a, _)| !attrs.iter().any(|(x, _)| x == a));
                     }
                 }
                 self.ownership.early_acquires.retain(
                     |(_, m)| !matches!(m, OwnershipMsg::Acquire { attrs, .. } if attrs.is_empty()),
                 );
                 let mut confirmed = Vec::new();
-                for a in attrs {
+                for (a, version) in attrs {
                     if let Some(c) = self.ownership.candidates.get_mut(&(object, a)) {
                         c.retain(|x| x.requester != requester);
                     }
@@ -898,7 +899,7 @@ impl FederationCore {
                         .is_some_and(|(to, _)| *to == Some(requester))
                         || self.objects.get(&object).and_then(|i| i.owner_of(a)) == Some(requester);
                     if !granted {
-                        confirmed.push(a);
+                        confirmed.push((a, version));
                     }
                 }
                 if !confirmed.is_empty() {
@@ -951,14 +952,19 @@ impl FederationCore {
             } => {
                 let ended: Vec<Attr> = attrs
                     .into_iter()
-                    .filter(|a| {
+                    .filter(|(a, v)| {
                         self.ownership
                             .acquiring
                             .get(&(requester, object, *a))
-                            .is_some_and(|x| x.cancel)
+                            .is_some_and(|x| {
+                                x.cancel
+                                    && x.req.is_none()
+                                    && x.sent.is_some_and(|(o, sv, _)| o.is_some() && sv == *v)
+                            })
                             && self.objects.get(&object).and_then(|i| i.owner_of(*a))
                                 != Some(requester)
                     })
+                    .map(|(a, _)| a)
                     .collect();
                 for a in &ended {
                     self.ownership.acquiring.remove(&(requester, object, *a));

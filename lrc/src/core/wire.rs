@@ -545,8 +545,8 @@ pub enum OwnershipMsg {
         requester: FederateHandle,
         /// Instance.
         object: ObjectInstanceHandle,
-        /// Attributes.
-        attrs: Vec<AttributeHandle>,
+        /// Attributes, with the version of the request cancelled.
+        attrs: Vec<(AttributeHandle, u32)>,
     },
     /// To the acquirer's LRC: not available (7.10; also the answer to a release denial).
     Unavailable {
@@ -564,8 +564,9 @@ pub enum OwnershipMsg {
         requester: FederateHandle,
         /// Instance.
         object: ObjectInstanceHandle,
-        /// Attributes.
-        attrs: Vec<AttributeHandle>,
+        /// Attributes, with the version echoed from the cancellation (a confirmation of an
+        /// earlier request does not end a later one).
+        attrs: Vec<(AttributeHandle, u32)>,
     },
 }
 
