@@ -27,6 +27,7 @@ fn update(payload: usize, time: bool) -> DataMsg {
         tag: Vec::new(),
         time: time.then(|| HLAfloat64Time::new(12.5).expect("time").encode().to_vec()),
         tso: time,
+        versions: vec![0],
     }
 }
 

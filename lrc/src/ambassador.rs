@@ -148,6 +148,67 @@ pub trait FederateAmbassador: Send {
         tag: &[u8],
     ) {
     }
+    /// 7.4: the owner offers these attributes (negotiated divestiture); acquire them with
+    /// `attribute_ownership_acquisition(_if_available)` to take them.
+    fn request_attribute_ownership_assumption(
+        &mut self,
+        object: ObjectInstanceHandle,
+        offered: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+    }
+    /// 7.5: somebody wants attributes this federate is divesting: `confirm_divestiture` hands
+    /// them over.
+    fn request_divestiture_confirmation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        released: &[AttributeHandle],
+    ) {
+    }
+    /// 7.7: this federate owns these attributes now.
+    fn attribute_ownership_acquisition_notification(
+        &mut self,
+        object: ObjectInstanceHandle,
+        secured: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+    }
+    /// 7.10: the acquisition of these attributes ended without success (if-available on an
+    /// owned attribute, or the owner denied the release).
+    fn attribute_ownership_unavailable(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+    }
+    /// 7.11: another federate wants these attributes (answer with divestiture if wanted, an
+    /// unconditional or negotiated divestiture, or `attribute_ownership_release_denied`).
+    fn request_attribute_ownership_release(
+        &mut self,
+        object: ObjectInstanceHandle,
+        candidates: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+    }
+    /// 7.16.
+    fn confirm_attribute_ownership_acquisition_cancellation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+    }
+    /// 7.18.
+    fn inform_attribute_ownership(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+        owner: FederateHandle,
+    ) {
+    }
+    /// 7.18.
+    fn attribute_is_not_owned(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {}
+    /// 7.18: for MOM instances, which hlamesh does not have (never called).
+    fn attribute_is_owned_by_rti(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {}
     /// 8.3: regulation is on at this logical time.
     fn time_regulation_enabled(&mut self, time: Time) {}
     /// 8.6: constraint is on at this logical time.
@@ -322,6 +383,32 @@ fn dispatch(amb: &Amb, d: Delivery) {
             Callback::FederationNotRestored(r) => a.federation_not_restored(r),
             Callback::FederationRestoreStatusResponse(v) => {
                 a.federation_restore_status_response(&v)
+            }
+            Callback::RequestAttributeOwnershipAssumption { object, attrs, tag } => {
+                a.request_attribute_ownership_assumption(object, &attrs, &tag)
+            }
+            Callback::RequestDivestitureConfirmation { object, attrs } => {
+                a.request_divestiture_confirmation(object, &attrs)
+            }
+            Callback::AttributeOwnershipAcquisitionNotification { object, attrs, tag } => {
+                a.attribute_ownership_acquisition_notification(object, &attrs, &tag)
+            }
+            Callback::AttributeOwnershipUnavailable { object, attrs } => {
+                a.attribute_ownership_unavailable(object, &attrs)
+            }
+            Callback::RequestAttributeOwnershipRelease { object, attrs, tag } => {
+                a.request_attribute_ownership_release(object, &attrs, &tag)
+            }
+            Callback::ConfirmAttributeOwnershipAcquisitionCancellation { object, attrs } => {
+                a.confirm_attribute_ownership_acquisition_cancellation(object, &attrs)
+            }
+            Callback::InformAttributeOwnership {
+                object,
+                attr,
+                owner,
+            } => a.inform_attribute_ownership(object, attr, owner),
+            Callback::AttributeIsNotOwned { object, attr } => {
+                a.attribute_is_not_owned(object, attr)
             }
         },
     }
@@ -1168,6 +1255,138 @@ impl RtiAmbassador {
         self.not_saving("local_delete_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.local_delete_object_instance(h, object))
+    }
+
+    // ----- 7: ownership management (see `crate::core::ownership` for the semantics) -----
+
+    /// 7.2: the attributes become unowned at once (or go to a federate waiting to acquire them).
+    pub fn unconditional_attribute_ownership_divestiture(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.unconditional_attribute_ownership_divestiture(h, object, attrs)
+        })
+    }
+
+    /// 7.3: offers the attributes; ownership changes hands at [`Self::confirm_divestiture`].
+    pub fn negotiated_attribute_ownership_divestiture(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.negotiated_attribute_ownership_divestiture(h, object, attrs, tag)
+        })
+    }
+
+    /// 7.6: hands the attributes to the federates that asked (after
+    /// `request_divestiture_confirmation`).
+    pub fn confirm_divestiture(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.confirm_divestiture(h, object, attrs, tag))
+    }
+
+    /// 7.14.
+    pub fn cancel_negotiated_attribute_ownership_divestiture(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.cancel_negotiated_attribute_ownership_divestiture(h, object, attrs)
+        })
+    }
+
+    /// 7.8: intrusive acquisition (the owner is asked to release).
+    pub fn attribute_ownership_acquisition(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.attribute_ownership_acquisition(h, object, attrs, tag)
+        })
+    }
+
+    /// 7.9: succeeds for unowned attributes and attributes being divested (negotiated).
+    pub fn attribute_ownership_acquisition_if_available(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.attribute_ownership_acquisition_if_available(h, object, attrs)
+        })
+    }
+
+    /// 7.12: the acquirers get `attribute_ownership_unavailable`.
+    pub fn attribute_ownership_release_denied(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.attribute_ownership_release_denied(h, object, attrs)
+        })
+    }
+
+    /// 7.13: releases the attributes somebody waits for; returns them.
+    pub fn attribute_ownership_divestiture_if_wanted(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<Vec<AttributeHandle>> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.attribute_ownership_divestiture_if_wanted(h, object, attrs)
+        })
+    }
+
+    /// 7.15.
+    pub fn cancel_attribute_ownership_acquisition(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.cancel_attribute_ownership_acquisition(h, object, attrs)
+        })
+    }
+
+    /// 7.17: answered by `inform_attribute_ownership` or `attribute_is_not_owned`.
+    pub fn query_attribute_ownership(
+        &self,
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.query_attribute_ownership(h, object, attr))
+    }
+
+    /// 7.19.
+    pub fn is_attribute_owned_by_federate(
+        &self,
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+    ) -> RtiResult<bool> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.is_attribute_owned_by_federate(h, object, attr))
     }
 
     /// 6.19 for one instance.

@@ -60,6 +60,22 @@ pub enum RtiError {
     DeletePrivilegeNotHeld(String),
     #[error("FederateOwnsAttributes: {0}")]
     FederateOwnsAttributes(String),
+    #[error("OwnershipAcquisitionPending: {0}")]
+    OwnershipAcquisitionPending(String),
+    #[error("AttributeAlreadyOwned: {0}")]
+    AttributeAlreadyOwned(String),
+    #[error("AttributeAlreadyBeingDivested: {0}")]
+    AttributeAlreadyBeingDivested(String),
+    #[error("AttributeAlreadyBeingAcquired: {0}")]
+    AttributeAlreadyBeingAcquired(String),
+    #[error("AttributeAcquisitionWasNotRequested: {0}")]
+    AttributeAcquisitionWasNotRequested(String),
+    #[error("AttributeAcquisitionWasNotCanceled: {0}")]
+    AttributeAcquisitionWasNotCanceled(String),
+    #[error("AttributeDivestitureWasNotRequested: {0}")]
+    AttributeDivestitureWasNotRequested(String),
+    #[error("NoAcquisitionPending: {0}")]
+    NoAcquisitionPending(String),
     #[error("InvalidResignAction: {0}")]
     InvalidResignAction(String),
     #[error("InvalidFederateHandle: {0}")]

@@ -70,6 +70,26 @@
 //! its instances only after its LRC's data up to the resignation was applied here, so its last
 //! updates are reflected before the removal.
 //!
+//! Ownership management ([`core::ownership`], IEEE 1516-2010 clause 7): owners are per instance
+//! attribute; every change of hands is a coordinator decision (asked for by the owner's LRC for
+//! owned attributes, by the acquirer's LRC for unowned ones), so concurrent acquisitions end
+//! with exactly one owner. The old owner's LRC stops it at once and marks the hand-over in its
+//! data stream; receivers accept an update only from the owner of the version it was sent
+//! with, holding the new owner's first updates until the hand-over arrived, so a third
+//! federate never sees the two owners' updates interleaved:
+//!
+//! ```text
+//! owner.negotiated_attribute_ownership_divestiture(o, &[pos], b"")?; // → request_attribute_ownership_assumption
+//! taker.attribute_ownership_acquisition_if_available(o, &[pos])?;   // owner ← request_divestiture_confirmation
+//! owner.confirm_divestiture(o, &[pos], b"")?;   // taker ← attribute_ownership_acquisition_notification
+//! taker.attribute_ownership_acquisition(o, &[pos], b"")?;  // intrusive: owner ← request_attribute_ownership_release,
+//! owner.attribute_ownership_divestiture_if_wanted(o, &[pos])?; // or …_release_denied → taker ← …_unavailable
+//! ```
+//!
+//! A lost or resigned owner's attributes become unowned and go to a federate still waiting for
+//! them; owners travel in late joiners' state transfer and in save files. MOM instances do not
+//! exist, so `attribute_is_owned_by_rti` is never called.
+//!
 //! Known gap (coordinator takeover): an LRC that the coordinator added to the view but had not
 //! welcomed yet when it died can be next in line; it never learns it coordinates and the
 //! federation's requests stall. The deterministic simulation reproduces it with

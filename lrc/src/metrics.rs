@@ -889,6 +889,7 @@ mod tests {
             tag: vec![],
             time: None,
             tso: false,
+            versions: vec![],
         };
         assert_eq!(peek_class(&u.encode()), Some((Kind::Object, 0x1_0000_0005)));
         let i = DataMsg::Interaction {

@@ -370,7 +370,9 @@ fn lockstep_with_two_federates_sharing_an_lrc_and_a_regulator_resigning() {
     // A regulator resigns: the others keep advancing without it.
     let mut gone = feds.remove(1);
     gone.amb
-        .resign_federation_execution(hlamesh_lrc::core::wire::ResignAction::NoAction)
+        .resign_federation_execution(
+            hlamesh_lrc::core::wire::ResignAction::UnconditionallyDivestAttributes,
+        )
         .unwrap();
     run_steps(&mut feds, 20, 20);
 }

@@ -16,6 +16,16 @@
 //!   federate wrote in the save being restored (`{"event":"state","text":…}`).
 //! - `reserve NAME` — reserve an object instance name (a service refused during a save); the
 //!   outcome prints `reserved` / `not_reserved` with the name as label.
+//! - Objects and ownership (CLASS and ATTR are names, ATTRS comma-separated names, OBJ the
+//!   number printed by `register-object` / `discover`): `publish CLASS ATTRS`,
+//!   `subscribe CLASS ATTRS`, `register-object CLASS` (prints `registered_object`),
+//!   `update OBJ ATTR VALUE`, `divest OBJ ATTRS`, `negotiate OBJ ATTRS TAG`,
+//!   `confirm OBJ ATTRS TAG`, `cancel-divest OBJ ATTRS`, `acquire OBJ ATTRS TAG`,
+//!   `acquire-if OBJ ATTRS`, `cancel-acquire OBJ ATTRS`, `deny OBJ ATTRS`,
+//!   `if-wanted OBJ ATTRS` (prints `divested`), `query OBJ ATTR`, `owned OBJ ATTR` (prints
+//!   `owned`), `auto-resign ACTION`. Callbacks print `discover`, `reflect` (value as text,
+//!   producer), `assume`, `confirm_request`, `acquired`, `unavailable`, `release_request`,
+//!   `cancelled`, `owner` (owner 0: not owned), with `object` and `attrs` as numbers.
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
@@ -34,7 +44,9 @@ use hlamesh_lrc::ambassador::{
 use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
-use hlamesh_lrc::handles::FederateHandle;
+use hlamesh_lrc::handles::{
+    AttributeHandle, FederateHandle, ObjectClassHandle, ObjectInstanceHandle,
+};
 use hlamesh_lrc::node::Lrc;
 use serde_json::json;
 
@@ -60,9 +72,99 @@ fn out(v: serde_json::Value) {
 
 struct Amb;
 
+fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
+    attrs.iter().map(|a| a.0).collect()
+}
+
 impl FederateAmbassador for Amb {
     fn connection_lost(&mut self, fault: &str) {
         out(json!({"event":"connection_lost","fault":fault}));
+    }
+    fn discover_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _class: ObjectClassHandle,
+        name: &str,
+        _producer: FederateHandle,
+    ) {
+        out(json!({"event":"discover","object":object.0,"label":name}));
+    }
+    fn reflect_attribute_values(
+        &mut self,
+        object: ObjectInstanceHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &hlamesh_lrc::core::ReceiveInfo,
+    ) {
+        for (a, v) in values {
+            out(json!({"event":"reflect","object":object.0,"attr":a.0,
+                "value":String::from_utf8_lossy(v),"producer":info.producer.0}));
+        }
+    }
+    fn request_attribute_ownership_assumption(
+        &mut self,
+        object: ObjectInstanceHandle,
+        offered: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"assume","object":object.0,"attrs":nums(offered),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn request_divestiture_confirmation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        released: &[AttributeHandle],
+    ) {
+        out(json!({"event":"confirm_request","object":object.0,"attrs":nums(released)}));
+    }
+    fn attribute_ownership_acquisition_notification(
+        &mut self,
+        object: ObjectInstanceHandle,
+        secured: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"acquired","object":object.0,"attrs":nums(secured),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn attribute_ownership_unavailable(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"unavailable","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn request_attribute_ownership_release(
+        &mut self,
+        object: ObjectInstanceHandle,
+        candidates: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"release_request","object":object.0,"attrs":nums(candidates),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn confirm_attribute_ownership_acquisition_cancellation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"cancelled","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn inform_attribute_ownership(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+        owner: FederateHandle,
+    ) {
+        out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":owner.0}));
+    }
+    fn attribute_is_not_owned(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {
+        out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":0}));
     }
     fn synchronization_point_registration_succeeded(&mut self, label: &str) {
         out(json!({"event":"registered","label":label}));
@@ -165,6 +267,11 @@ fn run() -> Result<(), RtiError> {
     }
     let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
     out(json!({"event":"joined","handle":h.0}));
+    let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
+        s.parse()
+            .map(ObjectInstanceHandle)
+            .map_err(|_| RtiError::RtiInternalError(format!("bad object {s:?}")))
+    };
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -212,6 +319,69 @@ fn run() -> Result<(), RtiError> {
             ["join"] => rti
                 .join_federation_execution(Some(&a.name), "shell", &a.federation)
                 .map(|h| out(json!({"event":"joined","handle":h.0}))),
+            ["publish", class, attrs] => class_attrs(&rti, class, attrs)
+                .and_then(|(c, a)| rti.publish_object_class_attributes(c, &a)),
+            ["subscribe", class, attrs] => class_attrs(&rti, class, attrs)
+                .and_then(|(c, a)| rti.subscribe_object_class_attributes(c, &a, true)),
+            ["register-object", class] => rti
+                .get_object_class_handle(class)
+                .and_then(|c| rti.register_object_instance(c))
+                .map(|o| out(json!({"event":"registered_object","object":o.0}))),
+            ["update", o, attr, value] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                rti.update_attribute_values(o, vec![(a[0], value.as_bytes().to_vec())], b"")
+            }),
+            ["divest", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.unconditional_attribute_ownership_divestiture(o, &a)
+            }),
+            ["negotiate", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.negotiated_attribute_ownership_divestiture(o, &a, tag.as_bytes())
+            }),
+            ["confirm", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.confirm_divestiture(o, &a, tag.as_bytes())
+            }),
+            ["cancel-divest", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.cancel_negotiated_attribute_ownership_divestiture(o, &a)
+            }),
+            ["acquire", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_acquisition(o, &a, tag.as_bytes())
+            }),
+            ["acquire-if", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_acquisition_if_available(o, &a)
+            }),
+            ["cancel-acquire", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.cancel_attribute_ownership_acquisition(o, &a)
+            }),
+            ["deny", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_release_denied(o, &a)
+            }),
+            ["if-wanted", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                let d = rti.attribute_ownership_divestiture_if_wanted(o, &a)?;
+                out(json!({"event":"divested","object":o.0,"attrs":nums(&d)}));
+                Ok(())
+            }),
+            ["query", o, attr] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                rti.query_attribute_ownership(o, a[0])
+            }),
+            ["owned", o, attr] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                let owned = rti.is_attribute_owned_by_federate(o, a[0])?;
+                out(json!({"event":"owned","object":o.0,"owned":owned}));
+                Ok(())
+            }),
+            ["auto-resign", action] => ResignAction::from_switch(action)
+                .ok_or_else(|| RtiError::RtiInternalError(format!("bad action {action:?}")))
+                .and_then(|a| rti.set_automatic_resign_directive(a)),
             ["resign"] => {
                 let r = rti.resign_federation_execution(ResignAction::DeleteObjects);
                 out(json!({"event":"resigned","ok":r.is_ok()}));
@@ -228,4 +398,30 @@ fn run() -> Result<(), RtiError> {
         }
     }
     Ok(())
+}
+
+fn class_attrs(
+    rti: &RtiAmbassador,
+    class: &str,
+    attrs: &str,
+) -> Result<(ObjectClassHandle, Vec<AttributeHandle>), RtiError> {
+    let c = rti.get_object_class_handle(class)?;
+    let a = attrs
+        .split(',')
+        .map(|n| rti.get_attribute_handle(c, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((c, a))
+}
+
+/// Attribute names of `o`'s known class (a registered instance's own class for its registrant).
+fn object_attrs(
+    rti: &RtiAmbassador,
+    o: ObjectInstanceHandle,
+    attrs: &str,
+) -> Result<Vec<AttributeHandle>, RtiError> {
+    let c = rti.get_known_object_class_handle(o)?;
+    attrs
+        .split(',')
+        .map(|n| rti.get_attribute_handle(c, n))
+        .collect()
 }

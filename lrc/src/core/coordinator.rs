@@ -271,7 +271,8 @@ impl FederationCore {
                 | Decision::RestoreDenied { .. }
                 | Decision::RestoreInitiated { .. }
                 | Decision::RestoreReported { .. }
-                | Decision::RestoreAborted { .. } => self.reply(from, id, Reply::Done),
+                | Decision::RestoreAborted { .. }
+                | Decision::Transfer { .. } => self.reply(from, id, Reply::Done),
                 _ => {}
             }
             return;
@@ -386,6 +387,17 @@ impl FederationCore {
             | Request::RestoreReport { .. }
             | Request::AbortRestore) => {
                 if let Some(r) = self.decide_restore(from, id, restore) {
+                    self.reply(from, id, r);
+                }
+            }
+            Request::Transfer {
+                object,
+                attrs,
+                from: owner,
+                to,
+                tag,
+            } => {
+                if let Some(r) = self.decide_transfer(req, object, attrs, owner, to, tag) {
                     self.reply(from, id, r);
                 }
             }
@@ -539,6 +551,7 @@ impl FederationCore {
         self.apply_sync(&d);
         self.apply_save(&d);
         self.apply_restore(&d);
+        self.apply_transfer(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -619,6 +632,9 @@ impl FederationCore {
         let Some(p) = self.pending.remove(&id) else {
             return;
         };
+        if let Request::Transfer { .. } = &p.body {
+            self.transfer_answered(id, &p.body);
+        }
         let result = match (&p.body, reply) {
             (_, Reply::Failed(e)) => Err(e),
             (_, Reply::Joined(h)) => Ok(Completion::Joined(h)),
@@ -705,6 +721,11 @@ impl FederationCore {
             ControlMsg::Redirect { coordinator } => self.add_candidates([coordinator]),
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
+            ControlMsg::Ownership { msg, epoch } => {
+                if epoch == self.epoch {
+                    self.on_ownership_msg(from, msg);
+                }
+            }
             ControlMsg::Time {
                 from: f,
                 to,

@@ -172,6 +172,8 @@ impl FederationCore {
                 .published_objects
                 .insert(class, attrs.iter().copied().collect());
         }
+        // Unpublishing divests (see `super::ownership`).
+        self.divest_unpublished(f);
         self.advise();
         Ok(())
     }
@@ -201,6 +203,8 @@ impl FederationCore {
                 }
             }
         }
+        // Unpublishing divests (see `super::ownership`).
+        self.divest_unpublished(f);
         self.advise();
         Ok(())
     }

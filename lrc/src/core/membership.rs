@@ -143,6 +143,8 @@ impl View {
             | Decision::RestoreInitiated { .. }
             | Decision::RestoreReported { .. }
             | Decision::RestoreAborted { .. } => Applied::Nothing,
+            // Ownership transfers are applied by `super::ownership`.
+            Decision::Transfer { .. } => Applied::Nothing,
         };
         self.next_handle = self.next_handle.max(1);
         self.log.push(d);
@@ -170,7 +172,8 @@ impl View {
             | Decision::RestoreDenied { req: r, .. }
             | Decision::RestoreInitiated { req: r, .. }
             | Decision::RestoreReported { req: r, .. }
-            | Decision::RestoreAborted { req: r, .. } => *r == req,
+            | Decision::RestoreAborted { req: r, .. }
+            | Decision::Transfer { req: r, .. } => *r == req,
             _ => false,
         })
     }

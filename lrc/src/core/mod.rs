@@ -10,6 +10,7 @@
 //! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
 //! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
+//! [`ownership`] (instance attribute ownership and its transfers),
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
 //! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
 //! [`wire`] (messages).
@@ -21,6 +22,7 @@ pub mod eviction;
 pub mod membership;
 pub mod objects;
 pub mod resignation;
+pub mod ownership;
 pub mod restore;
 pub mod save;
 pub mod state_transfer;
@@ -222,6 +224,50 @@ pub enum Callback {
     FederationNotRestored(restore::RestoreFailureReason),
     /// 4.33: (handle before the restore, handle after it, status) per federate.
     FederationRestoreStatusResponse(Vec<(FederateHandle, FederateHandle, restore::RestoreStatus)>),
+    /// 7.4.
+    RequestAttributeOwnershipAssumption {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.5.
+    RequestDivestitureConfirmation {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.7.
+    AttributeOwnershipAcquisitionNotification {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.10.
+    AttributeOwnershipUnavailable {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.11.
+    RequestAttributeOwnershipRelease {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.16.
+    ConfirmAttributeOwnershipAcquisitionCancellation {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.18.
+    InformAttributeOwnership {
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+        owner: FederateHandle,
+    },
+    /// 7.18.
+    AttributeIsNotOwned {
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+    },
 }
 
 impl Callback {
@@ -414,6 +460,8 @@ pub struct FederationCore {
     pub(crate) epoch: u32,
     /// Replaying a log received on admission: decisions change state but start no I/O.
     pub(crate) replaying: bool,
+    /// Ownership negotiations and hand-overs (see [`ownership`]).
+    pub(crate) ownership: ownership::OwnershipState,
     pub(crate) actions: VecDeque<Action>,
 }
 
@@ -477,6 +525,7 @@ impl FederationCore {
             restore_reports_made: BTreeSet::new(),
             epoch: 0,
             replaying: false,
+            ownership: Default::default(),
             actions: VecDeque::new(),
         }
     }
@@ -609,6 +658,7 @@ impl FederationCore {
                 self.retry_requests()
             }
         }
+        self.pump_ownership();
     }
 
     pub(crate) fn fdd_ref(&self) -> Result<Arc<Fdd>, RtiError> {
@@ -714,6 +764,7 @@ impl FederationCore {
         action: ResignAction,
     ) -> Result<Ticket, RtiError> {
         self.local(federate)?;
+        self.check_resign(federate, action)?;
         self.time_before_resign(federate);
         let t = self.new_ticket();
         self.request(

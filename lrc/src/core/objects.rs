@@ -4,8 +4,9 @@
 //! Every LRC receives the whole stream and keeps every instance; what a local federate sees is
 //! decided here from its subscriptions (see [`super::declarations`]). Instance handles are
 //! `(registrant, counter)` so registration needs no round trip; the registrant owns the
-//! attributes it publishes at registration plus `HLAprivilegeToDeleteObject` (until ownership
-//! management exists the registrant always holds the delete privilege).
+//! attributes it publishes at registration plus `HLAprivilegeToDeleteObject`. Ownership is per
+//! instance attribute and changes hands as [`super::ownership`] describes; whoever holds
+//! `HLAprivilegeToDeleteObject` may delete the instance.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,10 +27,10 @@ pub struct Instance {
     pub class: ObjectClassHandle,
     /// Name.
     pub name: String,
-    /// Federate owning its attributes (`None` once divested by a resign).
-    pub owner: Option<FederateHandle>,
-    /// Attributes owned by `owner`.
-    pub owned: BTreeSet<AttributeHandle>,
+    /// Owner of each owned attribute (an attribute that is absent is unowned).
+    pub owners: BTreeMap<AttributeHandle, FederateHandle>,
+    /// Ownership version of each attribute that changed hands (absent: 0, as registered).
+    pub versions: BTreeMap<AttributeHandle, u32>,
     /// Last values seen.
     pub values: BTreeMap<AttributeHandle, Vec<u8>>,
     /// The LRC whose data stream registered it (the authority on it once it is orphaned).
@@ -37,18 +38,28 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// The owner of attribute `a`, if it is owned.
+    /// Owner of attribute `a`.
     pub fn owner_of(&self, a: AttributeHandle) -> Option<FederateHandle> {
-        self.owner.filter(|_| self.owned.contains(&a))
+        self.owners.get(&a).copied()
     }
 
-    /// The attributes `f` owns.
-    pub fn owned_by(&self, f: FederateHandle) -> Vec<AttributeHandle> {
-        if self.owner == Some(f) {
-            self.owned.iter().copied().collect()
-        } else {
-            Vec::new()
-        }
+    /// Ownership version of attribute `a` (how many times it changed hands).
+    pub fn version(&self, a: AttributeHandle) -> u32 {
+        self.versions.get(&a).copied().unwrap_or(0)
+    }
+
+    /// Whether `f` owns any attribute of this instance.
+    pub fn owned_by_any(&self, f: FederateHandle) -> bool {
+        self.owners.values().any(|o| *o == f)
+    }
+
+    /// Attributes `f` owns.
+    pub fn owned_by(&self, f: FederateHandle) -> BTreeSet<AttributeHandle> {
+        self.owners
+            .iter()
+            .filter(|(_, o)| **o == f)
+            .map(|(a, _)| *a)
+            .collect()
     }
 }
 
@@ -211,13 +222,15 @@ impl FederationCore {
             fdd.attribute(class, *a).map_err(|e| {
                 RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
             })?;
-            if inst.owner != Some(f) || !inst.owned.contains(a) || !lf.decl.publishes(class, *a) {
+            if !self.owns_now(f, object, *a) || !lf.decl.publishes(class, *a) {
                 return Err(RtiError::AttributeNotOwned(format!(
                     "federation {}: federate {f} does not own attribute {a} of instance {object}",
                     self.name
                 )));
             }
         }
+        let inst_versions: BTreeMap<AttributeHandle, u32> =
+            values.iter().map(|(a, _)| (*a, inst.version(*a))).collect();
         // One message per (transportation, order): reliable TSO, reliable RO, best effort
         // (never TSO: the time manager orders only the reliable stream).
         let (rel, be): (Vec<_>, Vec<_>) = values
@@ -241,6 +254,10 @@ impl FederationCore {
             (false, false, be),
         ] {
             if !vals.is_empty() {
+                let versions = vals
+                    .iter()
+                    .map(|(a, _)| inst_versions.get(a).copied().unwrap_or(0))
+                    .collect();
                 self.send_data(
                     reliable,
                     DataMsg::Update {
@@ -250,6 +267,7 @@ impl FederationCore {
                         tag: tag.clone(),
                         time: time.clone(),
                         tso,
+                        versions,
                     },
                 );
                 if reliable {
@@ -331,7 +349,7 @@ impl FederationCore {
             .get(&object)
             .ok_or_else(|| self.not_known(f, object))?;
         let privilege = fdd.attribute_handle(inst.class, PRIVILEGE_TO_DELETE).ok();
-        if inst.owner != Some(f) || privilege.is_none_or(|p| !inst.owned.contains(&p)) {
+        if privilege.is_none_or(|p| !self.owns_now(f, object, p)) {
             return Err(RtiError::DeletePrivilegeNotHeld(format!(
                 "federation {}: federate {f} does not hold the delete privilege of {object}",
                 self.name
@@ -368,13 +386,15 @@ impl FederationCore {
         if !lf.known.contains_key(&object) {
             return Err(self.not_known(f, object));
         }
-        if self
-            .objects
-            .get(&object)
-            .is_some_and(|i| i.owner == Some(f))
-        {
+        if self.objects.get(&object).is_some_and(|i| i.owned_by_any(f)) {
             return Err(RtiError::FederateOwnsAttributes(format!(
                 "federation {}: federate {f} owns attributes of {object}",
+                self.name
+            )));
+        }
+        if self.acquiring_on(f, Some(object)) {
+            return Err(RtiError::OwnershipAcquisitionPending(format!(
+                "federation {}: federate {f} is acquiring attributes of {object}",
                 self.name
             )));
         }
@@ -483,7 +503,7 @@ impl FederationCore {
         if let Some(k) = lf.known.get(&o) {
             return Some(*k);
         }
-        if inst.owner == Some(f) {
+        if o.registrant() == f {
             return None;
         }
         let k = lf.decl.promoted_object_class(&fdd, inst.class)?;
@@ -540,6 +560,7 @@ impl FederationCore {
         }
         self.advise_instance(o);
         let t = self.decode_time(&time);
+        self.forget_ownership_of(o);
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
         for f in fs {
             let knew = self
@@ -581,23 +602,32 @@ impl FederationCore {
         }
     }
 
-    /// A federate resigned (or was lost): its instances are removed or orphaned.
+    /// A federate resigned (or was lost): the instances it may delete are removed if its action
+    /// deletes objects, and every attribute it owned becomes unowned (an acquirer still waiting
+    /// for one gets it through the coordinator, see [`super::ownership`]).
     pub(crate) fn apply_resign(&mut self, h: FederateHandle, action: ResignAction) {
         self.resigned_with.insert(h, action);
-        let owned: Vec<ObjectInstanceHandle> = self
+        let fdd = self.fdd.clone();
+        let owned: Vec<(ObjectInstanceHandle, bool)> = self
             .objects
             .iter()
-            .filter(|(_, i)| i.owner == Some(h))
-            .map(|(o, _)| *o)
+            .filter(|(_, i)| i.owned_by_any(h))
+            .map(|(o, i)| {
+                let privilege = fdd
+                    .as_ref()
+                    .and_then(|f| f.attribute_handle(i.class, PRIVILEGE_TO_DELETE).ok())
+                    .is_some_and(|p| i.owner_of(p) == Some(h));
+                (*o, privilege)
+            })
             .collect();
-        for o in owned {
-            if action.deletes_objects() {
+        for (o, privilege) in owned {
+            if action.deletes_objects() && privilege {
                 self.remove_instance(o, Vec::new(), Some(h), None);
             } else if let Some(i) = self.objects.get_mut(&o) {
-                i.owner = None;
-                i.owned.clear();
+                i.owners.retain(|_, f| *f != h);
             }
         }
+        self.ownership_on_resign(h);
         self.interest.remove(&h);
         self.locals.remove(&h);
     }
@@ -643,6 +673,7 @@ impl FederationCore {
             | DataMsg::Interaction { producer, .. }
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
+            DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
             DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) => None,
         };
         let mut served: Vec<FederateHandle> = Vec::new();
@@ -672,21 +703,36 @@ impl FederationCore {
                 let Some(owner) = self.owner_after_resigns(registrant) else {
                     return;
                 };
-                let owned = if owner.is_some() { owned } else { Vec::new() };
+                let owners = match owner {
+                    Some(o) => owned.into_iter().map(|a| (a, o)).collect(),
+                    None => BTreeMap::new(),
+                };
                 self.objects.insert(
                     object,
                     Instance {
                         class,
                         name,
-                        owner,
-                        owned: owned.into_iter().collect(),
+                        owners,
+                        versions: BTreeMap::new(),
                         values: BTreeMap::new(),
                         origin: from,
                     },
                 );
+                self.ownership_on_new_instance(object);
                 self.discover_for_subscribers(object);
                 self.advise_instance(object);
             }
+            DataMsg::HandOver {
+                object,
+                owner,
+                attrs,
+            } => self.on_hand_over(from, seq, object, owner, attrs),
+            DataMsg::OfferOwnership {
+                object,
+                owner,
+                attrs,
+                tag,
+            } => self.on_offer(object, owner, attrs, tag),
             DataMsg::Update {
                 object,
                 producer,
@@ -694,62 +740,38 @@ impl FederationCore {
                 tag,
                 time,
                 tso,
+                versions,
             } => {
-                let Some(inst) = self.objects.get_mut(&object) else {
-                    return;
+                // Behind an update of the same stream that is held, it waits too (order).
+                let verdict = if self.has_held(from, producer, object) {
+                    super::ownership::Verdict::Hold
+                } else {
+                    self.update_verdict(object, producer, &values, &versions)
                 };
-                let class = inst.class;
-                for (a, v) in &values {
-                    inst.values.insert(*a, v.clone());
-                }
-                let reliable = values
-                    .first()
-                    .is_none_or(|(a, _)| self.is_reliable_attr(class, *a));
-                let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
-                for f in fs {
-                    if f == producer {
-                        continue;
+                match verdict {
+                    super::ownership::Verdict::Accept => {}
+                    super::ownership::Verdict::Hold => {
+                        self.hold_update(
+                            from,
+                            seq,
+                            DataMsg::Update {
+                                object,
+                                producer,
+                                values,
+                                tag,
+                                time,
+                                tso,
+                                versions,
+                            },
+                        );
+                        return;
                     }
-                    let Some(k) = self.discover_for(f, object) else {
-                        continue;
-                    };
-                    let Some(subs) = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k))
-                    else {
-                        continue;
-                    };
-                    let vals: Vec<(AttributeHandle, Vec<u8>)> = values
-                        .iter()
-                        .filter(|(a, _)| subs.contains(a))
-                        .cloned()
-                        .collect();
-                    if vals.is_empty() {
-                        continue;
-                    }
-                    let info = ReceiveInfo {
-                        producer,
-                        sent_order: if time.is_some() {
-                            OrderType::TimeStamp
-                        } else {
-                            OrderType::Receive
-                        },
-                        received_order: OrderType::Receive,
-                        transportation: transportation(reliable),
-                        time: time.clone(),
-                    };
-                    let cb = Callback::ReflectAttributeValues {
-                        object,
-                        values: vals,
-                        tag: tag.clone(),
-                        info,
-                    };
-                    let t = self.decode_time(&time);
-                    if reliable {
-                        served.push(f);
-                        self.time_deliver(f, producer, seq, t, tso, cb);
-                    } else {
-                        self.time_deliver(f, producer, seq, t, false, cb);
+                    super::ownership::Verdict::Drop => {
+                        self.ownership.dropped_updates += 1;
+                        return;
                     }
                 }
+                self.reflect_update(object, producer, values, tag, time, tso, seq, served, false);
             }
             DataMsg::Interaction {
                 class,
@@ -832,17 +854,17 @@ impl FederationCore {
                             }
                             _ => false,
                         })
-                        .filter_map(|(o, i)| {
-                            let owner = i.owner?;
-                            if !self.locals.contains_key(&owner) {
-                                return None;
+                        .flat_map(|(o, i)| {
+                            let mut per: BTreeMap<FederateHandle, Vec<AttributeHandle>> =
+                                BTreeMap::new();
+                            for a in &attrs {
+                                if let Some(owner) = i.owner_of(*a)
+                                    && self.locals.contains_key(&owner)
+                                {
+                                    per.entry(owner).or_default().push(*a);
+                                }
                             }
-                            let a: Vec<AttributeHandle> = attrs
-                                .iter()
-                                .copied()
-                                .filter(|a| i.owned.contains(a))
-                                .collect();
-                            (!a.is_empty()).then_some((*o, owner, a))
+                            per.into_iter().map(move |(f, a)| (*o, f, a))
                         })
                         .collect();
                 for (o, owner, a) in targets {
@@ -861,6 +883,82 @@ impl FederationCore {
                 self.advise();
             }
             DataMsg::Epoch(_) => {}
+        }
+    }
+
+    /// Delivers an accepted update to the local federates subscribed to it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn reflect_update(
+        &mut self,
+        object: ObjectInstanceHandle,
+        producer: FederateHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+        tso: bool,
+        seq: u64,
+        served: &mut Vec<FederateHandle>,
+        held: bool,
+    ) {
+        let Some(inst) = self.objects.get_mut(&object) else {
+            return;
+        };
+        let class = inst.class;
+        for (a, v) in &values {
+            inst.values.insert(*a, v.clone());
+        }
+        let reliable = values
+            .first()
+            .is_none_or(|(a, _)| self.is_reliable_attr(class, *a));
+        let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+        for f in fs {
+            if f == producer {
+                continue;
+            }
+            let Some(k) = self.discover_for(f, object) else {
+                continue;
+            };
+            let Some(subs) = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k)) else {
+                continue;
+            };
+            let vals: Vec<(AttributeHandle, Vec<u8>)> = values
+                .iter()
+                .filter(|(a, _)| subs.contains(a))
+                .cloned()
+                .collect();
+            if vals.is_empty() {
+                continue;
+            }
+            let info = ReceiveInfo {
+                producer,
+                sent_order: if time.is_some() {
+                    OrderType::TimeStamp
+                } else {
+                    OrderType::Receive
+                },
+                received_order: OrderType::Receive,
+                transportation: transportation(reliable),
+                time: time.clone(),
+            };
+            let cb = Callback::ReflectAttributeValues {
+                object,
+                values: vals,
+                tag: tag.clone(),
+                info,
+            };
+            if held {
+                // Its sequence number went past the time managers when it was held: it is
+                // delivered in receive order (see `super::ownership`).
+                self.callback(f, cb);
+                continue;
+            }
+            let t = self.decode_time(&time);
+            if reliable {
+                served.push(f);
+                self.time_deliver(f, producer, seq, t, tso, cb);
+            } else {
+                self.time_deliver(f, producer, seq, t, false, cb);
+            }
         }
     }
 

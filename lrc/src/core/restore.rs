@@ -284,8 +284,8 @@ fn instance_from_saved(i: &SavedInstance, origin: Node) -> Instance {
     Instance {
         class: i.class,
         name: i.name.clone(),
-        owner: i.owner,
-        owned: i.owned.iter().copied().collect(),
+        owners: i.owners.iter().copied().collect(),
+        versions: i.versions.iter().copied().collect(),
         values: i.values.iter().cloned().collect(),
         origin,
     }
@@ -761,6 +761,8 @@ impl FederationCore {
         self.objects.clear();
         // Resignations of the abandoned run that were waiting for data: the saved state rules.
         self.resign_gate.clear();
+        // Negotiations belonged to the abandoned run; owners come back with the instances.
+        self.ownership.reset();
         self.interest.clear();
         self.auto_resign.clear();
         self.resigned_with.clear();
@@ -772,7 +774,7 @@ impl FederationCore {
                 let origin = self
                     .view
                     .federates
-                    .get(&i.owner.unwrap_or(i.object.registrant()))
+                    .get(&i.object.registrant())
                     .map_or(self.me, |x| x.node);
                 self.objects
                     .entry(i.object)

@@ -20,7 +20,7 @@
 //!
 //! What is saved: when a federate reports complete, its LRC captures [`SavedFederateState`] —
 //! the decision log (membership, handles, reservations, synchronization points), the FOM
-//! modules, every instance this LRC knows with its owner and values, the federate's
+//! modules, every instance this LRC knows with its attribute owners (and ownership versions) and values, the federate's
 //! declarations, instance counter and resign action, and its time state (logical time,
 //! lookahead, regulating/constrained) — and the shell writes it atomically with a checksum next
 //! to the directory the federate wrote its own state into (see `crate::save_file`).
@@ -127,10 +127,10 @@ pub struct SavedInstance {
     pub known_as: Option<ObjectClassHandle>,
     /// Name.
     pub name: String,
-    /// Owner of its attributes.
-    pub owner: Option<FederateHandle>,
-    /// Owned attributes.
-    pub owned: Vec<AttributeHandle>,
+    /// Owner of each owned attribute.
+    pub owners: Vec<(AttributeHandle, FederateHandle)>,
+    /// Ownership version of each attribute that changed hands (see `super::ownership`).
+    pub versions: Vec<(AttributeHandle, u32)>,
     /// Last values.
     pub values: Vec<(AttributeHandle, Vec<u8>)>,
 }
@@ -535,8 +535,8 @@ impl FederationCore {
                 class: i.class,
                 known_as: lf.known.get(o).copied(),
                 name: i.name.clone(),
-                owner: i.owner,
-                owned: i.owned.iter().copied().collect(),
+                owners: i.owners.iter().map(|(a, f)| (*a, *f)).collect(),
+                versions: i.versions.iter().map(|(a, v)| (*a, *v)).collect(),
                 values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
             })
             .collect();

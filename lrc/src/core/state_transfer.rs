@@ -127,24 +127,30 @@ impl FederationCore {
         let instances: Vec<InstanceState> = self
             .objects
             .iter()
-            // Ours, and the orphans our former federates left (resigned without deleting): our
-            // data stream is the authority on those, consistent with the high-water mark below.
-            // Orphans whose LRC hosts no federate any more (it may exit, or be gone already):
-            // the coordinator hands them on too, so they outlive the process that registered
-            // them (a joiner merges copies it gets twice).
-            .filter(|(_, i)| match i.owner {
-                Some(o) => self.locals.contains_key(&o),
-                None => {
-                    i.origin == self.me
-                        || (coordinating
-                            && !self.view.federates.values().any(|r| r.node == i.origin))
-                }
+            // Registered through our data stream (the authority on their existence, consistent
+            // with the high-water mark below), or with attributes our federates own. Orphans
+            // (no attribute owned) whose LRC hosts no federate any more (it may exit, or be gone
+            // already): the coordinator hands them on too, so they outlive the process that
+            // registered them (a joiner merges copies it gets twice).
+            .filter(|(_, i)| {
+                i.origin == self.me
+                    || i.owners.values().any(|o| self.locals.contains_key(o))
+                    || (i.owners.is_empty()
+                        && coordinating
+                        && !self.view.federates.values().any(|r| r.node == i.origin))
             })
             .map(|(h, i)| InstanceState {
                 object: *h,
                 class: i.class,
                 name: i.name.clone(),
-                owned: i.owned.iter().copied().collect(),
+                owners: i
+                    .versions
+                    .keys()
+                    .chain(i.owners.keys())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .map(|a| (*a, i.owner_of(*a), i.version(*a)))
+                    .collect(),
                 values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
             })
             .collect();
@@ -211,47 +217,63 @@ impl FederationCore {
         let stale: Vec<_> = self
             .objects
             .iter()
-            .filter(|(o, i)| {
-                !in_snapshot.contains(o)
-                    && i.owner.is_some_and(|f| {
-                        self.view.federates.get(&f).is_some_and(|r| r.node == from)
-                    })
-            })
+            .filter(|(o, i)| !in_snapshot.contains(o) && i.origin == from)
             .map(|(o, _)| *o)
             .collect();
         for o in stale {
             self.remove_instance(o, Vec::new(), None, None);
         }
         for i in instances {
-            // The snapshot may predate a resignation this LRC already applied.
-            let owner = if i.owned.is_empty() {
-                None
-            } else {
-                match self.owner_after_resigns(i.object.registrant()) {
-                    Some(o) => o,
-                    None => continue,
-                }
-            };
-            let orphan = owner.is_none();
-            let i = InstanceState {
-                owned: if orphan { Vec::new() } else { i.owned },
-                ..i
-            };
-            if let Some(known) = self.objects.get_mut(&i.object) {
-                known.values.extend(i.values);
+            // The snapshot may predate a resignation this LRC already applied: the registrant's
+            // resign action decides whether the instance still exists.
+            if self.owner_after_resigns(i.object.registrant()).is_none() {
                 continue;
             }
+            if let Some(known) = self.objects.get_mut(&i.object) {
+                known.values.extend(i.values);
+                // Ownership: the higher version is the later state.
+                for (a, owner, v) in i.owners {
+                    if v > known.version(a) {
+                        match owner {
+                            Some(o) => known.owners.insert(a, o),
+                            None => known.owners.remove(&a),
+                        };
+                        known.versions.insert(a, v);
+                    }
+                }
+                self.ownership_on_new_instance(i.object);
+                continue;
+            }
+            let mut owners = std::collections::BTreeMap::new();
+            let mut versions = std::collections::BTreeMap::new();
+            for (a, owner, v) in i.owners {
+                if let Some(o) = owner {
+                    owners.insert(a, o);
+                }
+                if v > 0 {
+                    versions.insert(a, v);
+                }
+            }
+            // The registrant's LRC is the authority on the instance's existence (any LRC whose
+            // federates own some of its attributes also sends it).
+            let origin = self
+                .view
+                .federates
+                .get(&i.object.registrant())
+                .map_or(from, |r| r.node);
             self.objects.insert(
                 i.object,
                 Instance {
                     class: i.class,
                     name: i.name,
-                    owner,
-                    owned: i.owned.into_iter().collect(),
+                    owners,
+                    versions,
                     values: i.values.into_iter().collect(),
-                    origin: from,
+                    origin,
                 },
             );
+            // Owners that resigned meanwhile own nothing (and decisions seen first apply).
+            self.ownership_on_new_instance(i.object);
             self.discover_for_subscribers(i.object);
         }
         let theirs: Vec<FederateHandle> = self
@@ -280,6 +302,7 @@ impl FederationCore {
                 DataMsg::Update { .. }
                     | DataMsg::Interaction { .. }
                     | DataMsg::RequestUpdate { .. }
+                    | DataMsg::HandOver { .. }
             ) {
                 self.apply_data(from, seq, true, m);
             }

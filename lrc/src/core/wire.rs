@@ -41,7 +41,8 @@ pub enum ResignAction {
     UnconditionallyDivestAttributes,
     /// Instances the federate may delete are deleted.
     DeleteObjects,
-    /// Pending acquisitions cancelled (no ownership management yet: like `NoAction`).
+    /// Pending ownership acquisitions are cancelled (fails with `FederateOwnsAttributes` while
+    /// the federate owns attributes).
     CancelPendingOwnershipAcquisitions,
     /// Delete, then divest the rest.
     DeleteObjectsThenDivest,
@@ -116,6 +117,9 @@ pub enum DataMsg {
         /// Sent in time-stamp order (a regulating sender, TSO in the FOM): the receiver's time
         /// manager orders it.
         tso: bool,
+        /// Ownership version of each value's attribute when it was sent (aligned with `values`;
+        /// receivers accept it only from the owner of that version, see `super::ownership`).
+        versions: Vec<u32>,
     },
     /// An interaction.
     Interaction {
@@ -167,6 +171,30 @@ pub enum DataMsg {
         federate: FederateHandle,
         /// What changed.
         decl: Declaration,
+    },
+    // Ownership variants come last: `crate::metrics::peek_class` reads variant indices.
+    /// The owner's LRC gave up these attributes of `owner` (versions as they were): every update
+    /// of `owner` for them is before this in the stream, so receivers may now accept the next
+    /// owner's updates (see `super::ownership`).
+    HandOver {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Federate that owned them.
+        owner: FederateHandle,
+        /// (attribute, ownership version it had while `owner` owned it).
+        attrs: Vec<(AttributeHandle, u32)>,
+    },
+    /// A negotiated divestiture: federates that publish these attributes and know the instance
+    /// are asked to assume ownership (7.4).
+    OfferOwnership {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Divesting federate.
+        owner: FederateHandle,
+        /// Attributes offered.
+        attrs: Vec<AttributeHandle>,
+        /// User tag.
+        tag: Vec<u8>,
     },
 }
 
@@ -302,6 +330,22 @@ pub enum Decision {
         /// Request it answers.
         req: (u64, u64),
     },
+    /// Instance attributes changed hands (the only way ownership changes after registration,
+    /// besides resignations): `to` owns them from the given version on.
+    Transfer {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// (attribute, new ownership version).
+        attrs: Vec<(AttributeHandle, u32)>,
+        /// Previous owner (`None`: they were unowned).
+        from: Option<FederateHandle>,
+        /// New owner (`None`: unowned).
+        to: Option<FederateHandle>,
+        /// Tag forwarded to the new owner's acquisition notification.
+        tag: Vec<u8>,
+        /// Request it answers.
+        req: (u64, u64),
+    },
     /// A federate achieved a synchronization point (4.14).
     SyncAchieved {
         /// Label.
@@ -409,6 +453,21 @@ pub enum Request {
     },
     /// Abort the restore in progress.
     AbortRestore,
+    /// Move instance attributes from `from` to `to`, if each still has the ownership version
+    /// given (else nothing happens: the requester's view was stale). Made by the owner's LRC for
+    /// owned attributes, by an acquirer's LRC for unowned ones.
+    Transfer {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// (attribute, ownership version the requester saw).
+        attrs: Vec<(AttributeHandle, u32)>,
+        /// Current owner as the requester saw it.
+        from: Option<FederateHandle>,
+        /// New owner.
+        to: Option<FederateHandle>,
+        /// Tag for the acquisition notification.
+        tag: Vec<u8>,
+    },
 }
 
 impl Request {
@@ -425,6 +484,7 @@ impl Request {
                 | Request::Release(..)
                 | Request::Save { .. }
                 | Request::AbortSave(..)
+                | Request::Transfer { .. }
         )
     }
 
@@ -471,10 +531,58 @@ pub struct InstanceState {
     pub class: ObjectClassHandle,
     /// Name.
     pub name: String,
-    /// Owned attributes.
-    pub owned: Vec<AttributeHandle>,
+    /// Attribute owners as the sender knows them: (attribute, owner, ownership version).
+    pub owners: Vec<(AttributeHandle, Option<FederateHandle>, u32)>,
     /// Current values.
     pub values: Vec<(AttributeHandle, Vec<u8>)>,
+}
+
+/// Ownership negotiation between an acquirer's LRC and the owner's LRC (see `super::ownership`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OwnershipMsg {
+    /// To the owner's LRC: `requester` wants these attributes (7.8 / 7.9).
+    Acquire {
+        /// Acquiring federate.
+        requester: FederateHandle,
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Attributes, with the ownership version the requester saw (a request for another
+        /// version than the owner's is ignored: the requester re-routes when its view changes).
+        attrs: Vec<(AttributeHandle, u32)>,
+        /// Only if available (7.9).
+        if_available: bool,
+        /// Tag for `request_attribute_ownership_release`.
+        tag: Vec<u8>,
+    },
+    /// To the owner's LRC: the acquisition is cancelled (7.15).
+    Cancel {
+        /// Acquiring federate.
+        requester: FederateHandle,
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Attributes, with the version of the request cancelled.
+        attrs: Vec<(AttributeHandle, u32)>,
+    },
+    /// To the acquirer's LRC: not available (7.10; also the answer to a release denial).
+    Unavailable {
+        /// Acquiring federate.
+        requester: FederateHandle,
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Attributes, with the version of the request answered (an answer to a request the
+        /// requester has since re-routed is ignored).
+        attrs: Vec<(AttributeHandle, u32)>,
+    },
+    /// To the acquirer's LRC: the cancellation took effect (7.16).
+    CancelConfirmed {
+        /// Acquiring federate.
+        requester: FederateHandle,
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Attributes, with the version echoed from the cancellation (a confirmation of an
+        /// earlier request does not end a later one).
+        attrs: Vec<(AttributeHandle, u32)>,
+    },
 }
 
 /// A message between LRCs over QUIC.
@@ -553,6 +661,13 @@ pub enum ControlMsg {
     Evicted {
         /// The sender's view (coordinator first).
         nodes: Vec<u64>,
+    },
+    /// Ownership negotiation.
+    Ownership {
+        /// What.
+        msg: OwnershipMsg,
+        /// Federation restores the sender had applied (messages of another run are dropped).
+        epoch: u32,
     },
     /// This LRC's instances; the receiver skips this sender's reliable data up to `high_water`.
     Snapshot {
