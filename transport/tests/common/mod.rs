@@ -195,7 +195,9 @@ pub struct Ports {
 impl Ports {
     pub fn unique() -> Ports {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let base = 20_000 + ((std::process::id() % 400) as u16) * 100 + (n % 25) * 4;
+        // Below the kernel's ephemeral range (32768–60999): a QUIC socket's ephemeral port
+        // once took a test's data port in the same namespace (bind: address in use).
+        let base = 20_000 + ((std::process::id() % 120) as u16) * 100 + (n % 25) * 4;
         Ports {
             discovery: base,
             data: base + 1,
