@@ -2120,6 +2120,35 @@ impl OwnRun {
                     }
                 }
             }
+            82 if resigns_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+                // A federate resigns with an action that divests (instances it may delete go
+                // first with the Delete… actions).
+                let live = self.live();
+                if live.len() > 2 {
+                    let (h, node) = live[self.sim.rng.below(live.len())];
+                    let action = [
+                        ResignAction::UnconditionallyDivestAttributes,
+                        ResignAction::DeleteObjectsThenDivest,
+                        ResignAction::CancelThenDeleteThenDivest,
+                    ][self.sim.rng.below(3)];
+                    match self.core(node).resign(h, action) {
+                        Ok(_) => {
+                            self.sim.feds.get_mut(&h).unwrap().resigning = true;
+                            self.models.remove(&h);
+                        }
+                        Err(hlamesh_lrc::error::RtiError::OwnershipAcquisitionPending(_)) => {
+                            assert_ne!(action, ResignAction::CancelThenDeleteThenDivest);
+                        }
+                        Err(e) => panic!("{h}: resign {action:?}: {e}"),
+                    }
+                    self.sim.drain(node);
+                }
+            }
+            83 if fall_behind_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+                // The transport loses a link's data beyond repair: resynchronised by snapshot.
+                self.sim.fall_behind();
+                self.gaps = true;
+            }
             82..=87 => self.sim.tick(),
             _ => {
                 for _ in 0..3 {
@@ -2207,6 +2236,20 @@ impl OwnRun {
             assert!(views.len() <= 1, "{o}: LRCs disagree: {views:?}");
         }
     }
+}
+
+/// `HLAMESH_SIM_OWN_RESIGNS=1`: ownership runs also resign federates. Opt-in: it exposes an
+/// open case (seed 204: an acquirer granted an attribute whose previous owner resigned is never
+/// notified at its LRC).
+fn resigns_in_ownership_runs() -> bool {
+    std::env::var("HLAMESH_SIM_OWN_RESIGNS").is_ok()
+}
+
+/// `HLAMESH_SIM_OWN_FALL_BEHIND=1`: ownership runs also lose links' data beyond repair
+/// (resynchronised by snapshot). Opt-in: seed 598 ends with an if-available request that never
+/// ends.
+fn fall_behind_in_ownership_runs() -> bool {
+    std::env::var("HLAMESH_SIM_OWN_FALL_BEHIND").is_ok()
 }
 
 #[test]

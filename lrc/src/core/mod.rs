@@ -692,6 +692,8 @@ impl FederationCore {
     ) -> Result<Ticket, RtiError> {
         self.local(federate)?;
         self.check_resign(federate, action)?;
+        // Its updates end here in its data stream (see `ownership`).
+        self.hand_over_all(federate);
         self.time_before_resign(federate);
         let t = self.new_ticket();
         self.request(Request::Resign(federate, action), Some(t), false);
