@@ -1,5 +1,5 @@
-//! Instances left by a `NoAction` resignation (orphans) outlive the process that registered
-//! them: a federate joining after that process exited still discovers them, because the
+//! Instances left unowned by a divesting resignation (orphans) outlive the process that
+//! registered them: a federate joining after that process exited still discovers them, because the
 //! coordinator hands on orphans whose LRC hosts no federate any more
 //! (`hlamesh_lrc::core::state_transfer`). Separate `rti-probe` processes, across namespaces when
 //! run as root.
@@ -79,7 +79,7 @@ fn orphans_reach_a_late_joiner_after_their_registrant_process_exited() {
             "2",
             "--updates",
             "3",
-            "--resign-no-action",
+            "--resign-divest",
         ],
         "P",
     );

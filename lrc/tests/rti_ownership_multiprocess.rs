@@ -22,6 +22,21 @@ fn failed(p: &mut Shell, line: &str) -> String {
     l["error"].as_str().unwrap().to_string()
 }
 
+/// Queries until `p`'s LRC names `owner` (its view follows the coordinator's decisions, which
+/// reach LRCs at different moments); at most 100 queries.
+fn wait_owner(p: &mut Shell, o: u64, owner: u64) {
+    let mut last = serde_json::Value::Null;
+    for _ in 0..100 {
+        ok(p, &format!("query {o} PayRate"));
+        last = next_event(p, "owner");
+        if last["owner"] == owner {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("[{}] owner of {o} never became {owner}: {last}", p.name);
+}
+
 /// A registers an Employee; B and C publish and subscribe PayRate and discover it.
 fn three(prefix: &str) -> (Lab, [(Shell, u64); 3], u64) {
     let lab = Lab::new(3);
@@ -92,8 +107,7 @@ fn negotiated_hand_over_is_reflected_by_a_third_federate_without_gap_or_interlea
     let switch = got.iter().position(|(_, p)| *p == hb).unwrap();
     assert!(got[..switch].iter().all(|(_, p)| *p == ha), "{got:?}");
     assert!(got[switch..].iter().all(|(_, p)| *p == hb), "{got:?}");
-    ok(&mut c, &format!("query {o} PayRate"));
-    assert_eq!(next_event(&mut c, "owner")["owner"], hb);
+    wait_owner(&mut c, o, hb);
 }
 
 #[test]
@@ -112,8 +126,7 @@ fn intrusive_release_if_available_while_divesting_and_owner_killed_mid_negotiati
         1
     );
     next_event(&mut b, "acquired");
-    ok(&mut c, &format!("query {o} PayRate"));
-    assert_eq!(next_event(&mut c, "owner")["owner"], hb);
+    wait_owner(&mut c, o, hb);
 
     // If-available on an attribute being divested: the owner confirms.
     ok(&mut b, &format!("negotiate {o} PayRate n2"));
@@ -122,8 +135,7 @@ fn intrusive_release_if_available_while_divesting_and_owner_killed_mid_negotiati
     next_event(&mut b, "confirm_request");
     ok(&mut b, &format!("confirm {o} PayRate c2"));
     assert_eq!(next_event(&mut c, "acquired")["label"], "c2");
-    ok(&mut a, &format!("query {o} PayRate"));
-    assert_eq!(next_event(&mut a, "owner")["owner"], hc);
+    wait_owner(&mut a, o, hc);
 
     // The owner is killed while it negotiates: its attribute becomes unowned when it is declared
     // lost and goes to the federate waiting for it.
@@ -137,8 +149,7 @@ fn intrusive_release_if_available_while_divesting_and_owner_killed_mid_negotiati
     ok(&mut b, &format!("owned {o} PayRate"));
     assert_eq!(next_event(&mut b, "owned")["owned"], true);
     ok(&mut b, &format!("update {o} PayRate 1"));
-    ok(&mut a, &format!("query {o} PayRate"));
-    assert_eq!(next_event(&mut a, "owner")["owner"], hb);
+    wait_owner(&mut a, o, hb);
 }
 
 #[test]
@@ -189,8 +200,7 @@ fn restore_brings_back_the_owners_as_saved() {
     next_event(&mut a, "release_request");
     ok(&mut a, &format!("if-wanted {o} PayRate"));
     next_event(&mut b, "acquired");
-    ok(&mut a, &format!("query {o} PayRate"));
-    assert_eq!(next_event(&mut a, "owner")["owner"], hb);
+    wait_owner(&mut a, o, hb);
     ok(&mut b, "restore s1");
     for s in [&mut a, &mut b] {
         next_event(s, "initiate_restore");
@@ -200,8 +210,7 @@ fn restore_brings_back_the_owners_as_saved() {
         next_event(s, "restored");
     }
     for s in [&mut a, &mut b] {
-        ok(s, &format!("query {o} PayRate"));
-        assert_eq!(next_event(s, "owner")["owner"], ha, "[{}]", s.name);
+        wait_owner(s, o, ha);
     }
     ok(&mut a, &format!("update {o} PayRate 7"));
     assert!(failed(&mut b, &format!("update {o} PayRate 8")).starts_with("AttributeNotOwned"));

@@ -23,7 +23,7 @@
 //! Seeds: `HLAMESH_SIM_SEEDS` (default 400, from `HLAMESH_SIM_FIRST_SEED`), steps per seed
 //! `HLAMESH_SIM_STEPS` (default 300). `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start
 //! from a partial member list (see [`partial_candidates`]). `HLAMESH_SIM_ORPHANS=1` also resigns
-//! with NoAction; it exposes a known gap (an orphan's registering LRC that crashes after some
+//! with UnconditionallyDivestAttributes; it exposes a known gap (an orphan's registering LRC that crashes after some
 //! LRCs got the registration and others did not leaves them disagreeing: nobody can repair that
 //! stream), so it is opt-in. `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes
 //! three times as frequent (known failure: seed 998, a stale value reflected after a restore).
@@ -2168,6 +2168,35 @@ impl OwnRun {
                     }
                 }
             }
+            82 if resigns_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+                // A federate resigns with an action that divests (instances it may delete go
+                // first with the Delete… actions).
+                let live = self.live();
+                if live.len() > 2 {
+                    let (h, node) = live[self.sim.rng.below(live.len())];
+                    let action = [
+                        ResignAction::UnconditionallyDivestAttributes,
+                        ResignAction::DeleteObjectsThenDivest,
+                        ResignAction::CancelThenDeleteThenDivest,
+                    ][self.sim.rng.below(3)];
+                    match self.core(node).resign(h, action) {
+                        Ok(_) => {
+                            self.sim.feds.get_mut(&h).unwrap().resigning = true;
+                            self.models.remove(&h);
+                        }
+                        Err(hlamesh_lrc::error::RtiError::OwnershipAcquisitionPending(_)) => {
+                            assert_ne!(action, ResignAction::CancelThenDeleteThenDivest);
+                        }
+                        Err(e) => panic!("{h}: resign {action:?}: {e}"),
+                    }
+                    self.sim.drain(node);
+                }
+            }
+            83 if fall_behind_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+                // The transport loses a link's data beyond repair: resynchronised by snapshot.
+                self.sim.fall_behind();
+                self.gaps = true;
+            }
             82..=87 => self.sim.tick(),
             _ => {
                 for _ in 0..3 {
@@ -2255,6 +2284,20 @@ impl OwnRun {
             assert!(views.len() <= 1, "{o}: LRCs disagree: {views:?}");
         }
     }
+}
+
+/// `HLAMESH_SIM_OWN_RESIGNS=1`: ownership runs also resign federates. Opt-in: it exposes an
+/// open case (seed 204: an acquirer granted an attribute whose previous owner resigned is never
+/// notified at its LRC).
+fn resigns_in_ownership_runs() -> bool {
+    std::env::var("HLAMESH_SIM_OWN_RESIGNS").is_ok()
+}
+
+/// `HLAMESH_SIM_OWN_FALL_BEHIND=1`: ownership runs also lose links' data beyond repair
+/// (resynchronised by snapshot). Opt-in: 1,271 seeds pass, seed 1272 ends with a cancelled
+/// acquisition never confirmed.
+fn fall_behind_in_ownership_runs() -> bool {
+    std::env::var("HLAMESH_SIM_OWN_FALL_BEHIND").is_ok()
 }
 
 #[test]

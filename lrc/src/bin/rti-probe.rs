@@ -64,9 +64,10 @@ struct Args {
     /// Stay this long after the script before resigning.
     #[arg(long, default_value_t = 0)]
     hold_ms: u64,
-    /// Resign with NoAction (instances stay, unowned) instead of DeleteObjects.
+    /// Resign with UnconditionallyDivestAttributes (instances stay, unowned) instead of
+    /// DeleteObjects.
     #[arg(long)]
-    resign_no_action: bool,
+    resign_divest: bool,
     /// Echo every reflected value of the subscribed class on our own object (latency partner).
     #[arg(long)]
     echo: bool,
@@ -512,8 +513,8 @@ fn run() -> Result<(), RtiError> {
         out(serde_json::json!({"event":"deleted"}));
     }
     std::thread::sleep(Duration::from_millis(a.hold_ms));
-    rti.resign_federation_execution(if a.resign_no_action {
-        ResignAction::NoAction
+    rti.resign_federation_execution(if a.resign_divest {
+        ResignAction::UnconditionallyDivestAttributes
     } else {
         ResignAction::DeleteObjects
     })?;

@@ -595,6 +595,10 @@ impl FederationCore {
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
                     }
+                    if lost {
+                        // Its data stream is gone: its versions end without a hand-over.
+                        self.ownership.lost.insert(h);
+                    }
                     self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);
                     self.sync_on_left(h);
@@ -737,9 +741,10 @@ impl FederationCore {
                 instances,
                 declarations,
                 epoch,
+                hand_overs,
             } => {
                 if epoch == self.epoch {
-                    self.on_snapshot(from, high_water, instances, declarations)
+                    self.on_snapshot(from, high_water, instances, declarations, hand_overs)
                 } else if let Some(st) = self.streams.get_mut(&from) {
                     // Taken in another run: asked again at the next tick (the sender is
                     // behind) or at our commit (we are).

@@ -21,8 +21,8 @@ pub mod declarations;
 pub mod eviction;
 pub mod membership;
 pub mod objects;
-pub mod resignation;
 pub mod ownership;
+pub mod resignation;
 pub mod restore;
 pub mod save;
 pub mod state_transfer;
@@ -765,6 +765,8 @@ impl FederationCore {
     ) -> Result<Ticket, RtiError> {
         self.local(federate)?;
         self.check_resign(federate, action)?;
+        // Its updates end here in its data stream (see `ownership`).
+        self.hand_over_all(federate);
         self.time_before_resign(federate);
         let t = self.new_ticket();
         self.request(

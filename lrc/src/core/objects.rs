@@ -607,6 +607,7 @@ impl FederationCore {
     /// for one gets it through the coordinator, see [`super::ownership`]).
     pub(crate) fn apply_resign(&mut self, h: FederateHandle, action: ResignAction) {
         self.resigned_with.insert(h, action);
+        self.remember_resigned_owner(h);
         let fdd = self.fdd.clone();
         let owned: Vec<(ObjectInstanceHandle, bool)> = self
             .objects

@@ -58,6 +58,10 @@ type Attr = AttributeHandle;
 type VersionOwners = BTreeMap<u32, (Option<FederateHandle>, bool)>;
 /// (owner, acquirer, instance, if available).
 type OwnerRoute = (FederateHandle, FederateHandle, Obj, bool);
+/// A hand-over an LRC sent: (instance, owner, attributes with versions).
+pub type SentHandOver = super::wire::HandOverRecord;
+/// Hand-overs an LRC remembers for its snapshots.
+pub const MAX_SENT_HAND_OVERS: usize = 4096;
 /// A new owner waiting for earlier hand-overs: its tag.
 type Starting = (FederateHandle, Vec<u8>);
 
@@ -118,6 +122,10 @@ pub struct OwnershipState {
     /// Attributes transferred to a local federate whose earlier owners' hand-overs have not
     /// all arrived: it is notified (and may update) once they have: (new owner, tag).
     pub(crate) starting: BTreeMap<(Obj, Attr), Starting>,
+    /// Federates lost with their LRC (their versions end without a hand-over).
+    pub(crate) lost: BTreeSet<FederateHandle>,
+    /// This LRC's latest hand-overs, oldest first (carried in its snapshots).
+    pub(crate) sent_hand_overs: std::collections::VecDeque<SentHandOver>,
     /// Acquisition requests made for a version this LRC has not applied yet (the requester saw
     /// the transfer first): handled again after the next transfer or registration.
     pub(crate) early_acquires: Vec<(Node, OwnershipMsg)>,
@@ -289,6 +297,12 @@ impl FederationCore {
             self.ownership.divesting.remove(&(o, *a));
             self.ownership.candidates.remove(&(o, *a));
         }
+        if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
+            self.ownership.sent_hand_overs.pop_front();
+        }
+        self.ownership
+            .sent_hand_overs
+            .push_back((o, f, handed.clone()));
         // In the stream behind every update `f` sent with these versions.
         self.send_data(
             true,
@@ -1176,6 +1190,12 @@ impl FederationCore {
         match self.objects.get_mut(&object) {
             Some(inst) => {
                 for (a, v) in attrs {
+                    if *v == inst.version(*a) && inst.owner_of(*a) == *to && to.is_some() {
+                        // A snapshot brought this state first: the decision still ends the
+                        // new owner's request here.
+                        applied.push(*a);
+                        continue;
+                    }
                     if *v <= inst.version(*a) {
                         continue;
                     }
@@ -1324,6 +1344,58 @@ impl FederationCore {
         });
     }
 
+    /// Before a resigned or lost federate's attributes become unowned: its current versions
+    /// are remembered, so its updates still in flight are accepted until its hand-over.
+    pub(crate) fn remember_resigned_owner(&mut self, h: FederateHandle) {
+        if self.replaying {
+            return;
+        }
+        for (o, i) in &self.objects {
+            for (a, f) in &i.owners {
+                if *f == h {
+                    self.ownership
+                        .history
+                        .entry((*o, *a))
+                        .or_default()
+                        .entry(i.version(*a))
+                        .or_insert((Some(h), false));
+                }
+            }
+        }
+    }
+
+    /// Hands over everything `f` owns, in the data stream before its resignation request.
+    pub(crate) fn hand_over_all(&mut self, f: FederateHandle) {
+        let list: Vec<(Obj, Vec<(Attr, u32)>)> = self
+            .objects
+            .iter()
+            .filter_map(|(o, i)| {
+                let a: Vec<(Attr, u32)> = i
+                    .owned_by(f)
+                    .into_iter()
+                    .map(|a| (a, i.version(a)))
+                    .collect();
+                (!a.is_empty()).then_some((*o, a))
+            })
+            .collect();
+        for (object, attrs) in list {
+            if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
+                self.ownership.sent_hand_overs.pop_front();
+            }
+            self.ownership
+                .sent_hand_overs
+                .push_back((object, f, attrs.clone()));
+            self.send_data(
+                true,
+                DataMsg::HandOver {
+                    object,
+                    owner: f,
+                    attrs,
+                },
+            );
+        }
+    }
+
     /// A federate resigned or was lost (its attributes are already unowned).
     pub(crate) fn ownership_on_resign(&mut self, h: FederateHandle) {
         self.ownership.acquiring.retain(|(f, _, _), _| *f != h);
@@ -1370,6 +1442,14 @@ impl FederationCore {
             return;
         }
         self.mark_handed_over(object, owner, attrs);
+        self.release_held();
+    }
+
+    /// Hand-overs carried by a snapshot (all before its high-water mark).
+    pub(crate) fn hand_overs_from_snapshot(&mut self, list: Vec<SentHandOver>) {
+        for (object, owner, attrs) in list {
+            self.mark_handed_over(object, owner, attrs);
+        }
         self.release_held();
     }
 
@@ -1451,9 +1531,9 @@ impl FederationCore {
             .and_then(|h| h.get(&v))
         {
             Some((None, _)) | None => true,
-            Some((Some(o), done)) => {
-                *done || (!self.view.federates.contains_key(o) && o.0 < self.view.next_handle)
-            }
+            // A resigning federate's LRC hands over before its resignation; a lost one's data
+            // stream is gone.
+            Some((Some(o), done)) => *done || self.ownership.lost.contains(o),
         }
     }
 
@@ -1478,7 +1558,9 @@ impl FederationCore {
             }
             let hist = self.ownership.history.get(&(object, *a));
             let owner_then = if w == cur {
+                // A resigned owner's updates sent before its resignation still count.
                 inst.owner_of(*a)
+                    .or_else(|| hist.and_then(|h| h.get(&w)).and_then(|(o, _)| *o))
             } else {
                 hist.and_then(|h| h.get(&w)).and_then(|(o, _)| *o)
             };

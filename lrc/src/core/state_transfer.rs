@@ -181,6 +181,7 @@ impl FederationCore {
                 instances,
                 declarations,
                 epoch,
+                hand_overs: self.ownership.sent_hand_overs.iter().cloned().collect(),
             },
         );
     }
@@ -191,6 +192,7 @@ impl FederationCore {
         high_water: u64,
         instances: Vec<InstanceState>,
         declarations: Vec<(FederateHandle, Declaration)>,
+        hand_overs: Vec<super::ownership::SentHandOver>,
     ) {
         let Some(st) = self.streams.get_mut(&from) else {
             return;
@@ -210,6 +212,8 @@ impl FederationCore {
         // in it, even if its marker was in data we lost.
         st.epoch = Some(self.epoch);
         let held = std::mem::take(&mut st.held);
+        // Hand-overs sent before the snapshot may be in data this LRC never got.
+        self.hand_overs_from_snapshot(hand_overs);
         // The snapshot is the truth about the sender's federates' instances: what we hold of
         // theirs and it lacks was deleted in data we never got (resynchronisation).
         let in_snapshot: std::collections::BTreeSet<_> =

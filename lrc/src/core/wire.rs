@@ -537,6 +537,13 @@ pub struct InstanceState {
     pub values: Vec<(AttributeHandle, Vec<u8>)>,
 }
 
+/// A hand-over an LRC sent: (instance, owner, attributes with the versions they had).
+pub type HandOverRecord = (
+    ObjectInstanceHandle,
+    FederateHandle,
+    Vec<(AttributeHandle, u32)>,
+);
+
 /// Ownership negotiation between an acquirer's LRC and the owner's LRC (see `super::ownership`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OwnershipMsg {
@@ -677,6 +684,10 @@ pub enum ControlMsg {
         instances: Vec<InstanceState>,
         /// Current declarations of the sender's federates.
         declarations: Vec<(FederateHandle, Declaration)>,
+        /// The sender's latest hand-overs (object, owner, attributes with versions), all sent
+        /// before `high_water`: a receiver that lost them in the data it resynchronises over
+        /// still learns that those owners stopped (see `super::ownership`).
+        hand_overs: Vec<HandOverRecord>,
         /// Federation restores the sender had applied (a snapshot of another run than the
         /// receiver's is asked for again).
         epoch: u32,
