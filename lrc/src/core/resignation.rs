@@ -29,7 +29,15 @@ impl FederationCore {
         hw: u64,
         action: ResignAction,
     ) {
-        if node == self.me || self.applied_upto(node) >= hw || self.removed.contains(&node) {
+        // Known at once: a late registration of its still arriving decides by it.
+        self.resigned_with.insert(h, action);
+        // A joiner replaying the log takes the resigner's instances from snapshots, not from
+        // its stream: nothing to wait for.
+        if self.replaying
+            || node == self.me
+            || self.applied_upto(node) >= hw
+            || self.removed.contains(&node)
+        {
             self.apply_resign(h, action);
         } else {
             self.resign_gate.push(Gated {
