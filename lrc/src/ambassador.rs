@@ -951,6 +951,20 @@ impl RtiAmbassador {
         lrc.with_core(fed, |c| c.set_automatic_resign_action(h, action))
     }
 
+    /// 8.23: sends these attributes of `object` (owned by this federate) with `order` from now
+    /// on instead of the FOM's order type.
+    pub fn change_attribute_order_type(
+        &self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        order: crate::fom::OrderType,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.change_attribute_order_type(h, object, attrs, order)
+        })
+    }
+
     /// 10.33.
     pub fn enable_object_class_relevance_advisory_switch(&self) -> RtiResult<()> {
         self.set_advisory_switch(AdvisorySwitch::ObjectClassRelevance, true)

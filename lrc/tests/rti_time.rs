@@ -930,3 +930,46 @@ fn timed_save_before_a_constrained_federates_time_cannot_be_honored() {
         assert!(!f.seen.iter().any(|e| matches!(e, Ev::InitiateSave(_))));
     }
 }
+
+/// 8.23: a federate sends an attribute the FOM orders TimeStamp in receive order instead: the
+/// constrained receiver gets it as a receive-order message during its advance to 8, although
+/// it is stamped 9; the update sent before the change, with the FOM's order at 8, comes at its
+/// time. Changing an attribute one does not own is refused.
+#[test]
+fn changed_attribute_order_type_is_used_by_the_sender() {
+    let mut feds = federation(2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let (obj, pos) = (feds[0].object, feds[0].pos);
+    let a = &feds[0].amb;
+    assert!(matches!(
+        a.change_attribute_order_type(feds[1].object, &[feds[1].pos], OrderType::Receive),
+        Err(RtiError::AttributeNotOwned(_))
+    ));
+    a.update_attribute_values_with_time(obj, vec![(pos, b"ts".to_vec())], b"", t(8.0))
+        .unwrap();
+    a.change_attribute_order_type(obj, &[pos], OrderType::Receive)
+        .unwrap();
+    a.update_attribute_values_with_time(obj, vec![(pos, b"ro".to_vec())], b"", t(9.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(8.0)).unwrap();
+    }
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(8.0))));
+    let seen = std::mem::take(&mut feds[1].seen);
+    let got: Vec<(Vec<u8>, OrderType)> = seen
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Reflect {
+                value, received, ..
+            } => Some((value.clone(), *received)),
+            _ => None,
+        })
+        .collect();
+    let (ro, ts) = (OrderType::Receive, OrderType::TimeStamp);
+    assert_eq!(
+        got,
+        vec![(b"ro".to_vec(), ro), (b"ts".to_vec(), ts)],
+        "{seen:?}"
+    );
+    assert_eq!(seen.last(), Some(&Ev::Grant(t(8.0))));
+}

@@ -569,6 +569,7 @@ impl FederationCore {
                                 next_counter: 1,
                                 auto_resign: default,
                                 advice: super::advisory::Advice::new(self.fdd.as_deref()),
+                                orders: Default::default(),
                             },
                         );
                     }

@@ -21,6 +21,7 @@ pub mod declarations;
 pub mod eviction;
 pub mod membership;
 pub mod objects;
+pub mod order_type;
 pub mod ownership;
 pub mod resignation;
 pub mod restore;
@@ -381,6 +382,8 @@ pub struct LocalFederate {
     pub auto_resign: ResignAction,
     /// Advisory switches and what the advisories last told it.
     pub advice: advisory::Advice,
+    /// Order types it chose instead of the FOM's (8.23, 8.24).
+    pub orders: order_type::OrderOverrides,
 }
 
 /// A request sent to the coordinator and not yet answered.

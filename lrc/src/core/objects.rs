@@ -237,8 +237,10 @@ impl FederationCore {
             .into_iter()
             .partition(|(a, _)| self.is_reliable_attr(class, *a));
         let (rel_ts, rel_ro): (Vec<_>, Vec<_>) = rel.into_iter().partition(|(a, _)| {
-            fdd.attribute(class, *a)
-                .is_ok_and(|x| x.order == OrderType::TimeStamp)
+            let fom = fdd
+                .attribute(class, *a)
+                .map_or(OrderType::Receive, |x| x.order);
+            lf.orders.attribute(object, *a).unwrap_or(fom) == OrderType::TimeStamp
         });
         let ts_tso = if rel_ts.is_empty() {
             false

@@ -273,6 +273,7 @@ fn local_from_saved(st: &SavedFederateState) -> LocalFederate {
             .collect(),
         next_counter: st.next_counter,
         auto_resign: st.auto_resign,
+        orders: Default::default(),
         advice: Advice {
             switches: st.switches,
             ..Advice::default()
