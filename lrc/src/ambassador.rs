@@ -965,6 +965,16 @@ impl RtiAmbassador {
         })
     }
 
+    /// 8.24: sends interactions of `class` (published by this federate) with `order` from now on.
+    pub fn change_interaction_order_type(
+        &self,
+        class: InteractionClassHandle,
+        order: crate::fom::OrderType,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.change_interaction_order_type(h, class, order))
+    }
+
     /// 10.33.
     pub fn enable_object_class_relevance_advisory_switch(&self) -> RtiResult<()> {
         self.set_advisory_switch(AdvisorySwitch::ObjectClassRelevance, true)

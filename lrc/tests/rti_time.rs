@@ -973,3 +973,48 @@ fn changed_attribute_order_type_is_used_by_the_sender() {
     );
     assert_eq!(seen.last(), Some(&Ev::Grant(t(8.0))));
 }
+
+/// 8.24: interactions of a class the FOM orders TimeStamp, sent in receive order after the
+/// change: the constrained receiver gets one stamped 9 as a receive-order message during its
+/// advance to 8. Changing the order of a class one does not publish is refused.
+#[test]
+fn changed_interaction_order_type_is_used_by_the_sender() {
+    let mut feds = federation(2);
+    let command = feds[0].amb.get_interaction_class_handle("Command").unwrap();
+    let text = feds[0].amb.get_parameter_handle(command, "Text").unwrap();
+    assert!(matches!(
+        feds[0]
+            .amb
+            .change_interaction_order_type(command, OrderType::Receive),
+        Err(RtiError::InteractionClassNotPublished(_))
+    ));
+    feds[0].amb.publish_interaction_class(command).unwrap();
+    feds[1]
+        .amb
+        .subscribe_interaction_class(command, true)
+        .unwrap();
+    regulate_and_constrain(&mut feds, 1.0);
+    let a = &feds[0].amb;
+    a.change_interaction_order_type(command, OrderType::Receive)
+        .unwrap();
+    a.send_interaction_with_time(command, vec![(text, b"i9".to_vec())], b"", t(9.0))
+        .unwrap();
+    for f in feds.iter() {
+        f.amb.time_advance_request(t(8.0)).unwrap();
+    }
+    // Receive order gives no place relative to the grant: wait for both.
+    let got = |s: &[Ev]| s.iter().any(|e| matches!(e, Ev::Interaction { .. }));
+    drive(&mut feds, |i, s| {
+        s.contains(&Ev::Grant(t(8.0))) && (i == 0 || got(s))
+    });
+    let seen = &feds[1].seen;
+    assert!(
+        seen.iter().any(|e| *e
+            == Ev::Interaction {
+                value: b"i9".to_vec(),
+                time: Some(t(9.0)),
+                received: OrderType::Receive
+            }),
+        "{seen:?}"
+    );
+}

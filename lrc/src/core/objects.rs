@@ -308,11 +308,13 @@ impl FederationCore {
             })?;
         }
         let reliable = ic.transportation.0 != 2;
-        let preferred = if reliable {
-            ic.order
-        } else {
-            OrderType::Receive
-        };
+        let chosen = lf
+            .orders
+            .interactions
+            .get(&class)
+            .copied()
+            .unwrap_or(ic.order);
+        let preferred = if reliable { chosen } else { OrderType::Receive };
         let tso = self.time_send_order(f, &time, preferred)?;
         self.send_data(
             reliable,
