@@ -68,6 +68,22 @@ fn transportation(reliable: bool) -> TransportationTypeHandle {
     TransportationTypeHandle(if reliable { 1 } else { 2 })
 }
 
+/// What a receiver is told about a reflected update or received interaction (as it arrives:
+/// receive order; a time manager that delivers it in time-stamp order says so itself).
+fn received(producer: FederateHandle, time: &Option<Timestamp>, reliable: bool) -> ReceiveInfo {
+    ReceiveInfo {
+        producer,
+        sent_order: if time.is_some() {
+            OrderType::TimeStamp
+        } else {
+            OrderType::Receive
+        },
+        received_order: OrderType::Receive,
+        transportation: transportation(reliable),
+        time: time.clone(),
+    }
+}
+
 fn illegal(name: &str) -> bool {
     name.is_empty() || name.starts_with("HLA")
 }
@@ -807,17 +823,7 @@ impl FederationCore {
                         .filter(|(p, _)| allowed.contains(p))
                         .cloned()
                         .collect();
-                    let info = ReceiveInfo {
-                        producer,
-                        sent_order: if time.is_some() {
-                            OrderType::TimeStamp
-                        } else {
-                            OrderType::Receive
-                        },
-                        received_order: OrderType::Receive,
-                        transportation: transportation(reliable),
-                        time: time.clone(),
-                    };
+                    let info = received(producer, &time, reliable);
                     let cb = Callback::ReceiveInteraction {
                         class: k,
                         params: ps,
@@ -934,17 +940,7 @@ impl FederationCore {
             if vals.is_empty() {
                 continue;
             }
-            let info = ReceiveInfo {
-                producer,
-                sent_order: if time.is_some() {
-                    OrderType::TimeStamp
-                } else {
-                    OrderType::Receive
-                },
-                received_order: OrderType::Receive,
-                transportation: transportation(reliable),
-                time: time.clone(),
-            };
+            let info = received(producer, &time, reliable);
             let cb = Callback::ReflectAttributeValues {
                 object,
                 values: vals,

@@ -408,15 +408,7 @@ impl FederationCore {
     ) -> Result<(), RtiError> {
         self.service_checks(f, o, attrs, "confirmDivestiture")?;
         self.not_owned(f, o, attrs)?;
-        if let Some(a) = attrs
-            .iter()
-            .find(|a| !self.ownership.divesting.contains_key(&(o, **a)))
-        {
-            return Err(RtiError::AttributeDivestitureWasNotRequested(format!(
-                "federation {}: federate {f} is not divesting attribute {a} of {o}",
-                self.name
-            )));
-        }
+        self.divesting_all(f, o, attrs)?;
         if let Some(a) = attrs.iter().find(|a| {
             self.ownership
                 .candidates
@@ -432,6 +424,21 @@ impl FederationCore {
         Ok(())
     }
 
+    /// `AttributeDivestitureWasNotRequested` unless `f` negotiates the divestiture of every
+    /// attribute of `attrs`.
+    fn divesting_all(&self, f: FederateHandle, o: Obj, attrs: &[Attr]) -> Result<(), RtiError> {
+        match attrs
+            .iter()
+            .find(|a| !self.ownership.divesting.contains_key(&(o, **a)))
+        {
+            Some(a) => Err(RtiError::AttributeDivestitureWasNotRequested(format!(
+                "federation {}: federate {f} is not divesting attribute {a} of {o}",
+                self.name
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// 7.14.
     pub fn cancel_negotiated_attribute_ownership_divestiture(
         &mut self,
@@ -441,15 +448,7 @@ impl FederationCore {
     ) -> Result<(), RtiError> {
         self.service_checks(f, o, attrs, "cancelNegotiatedAttributeOwnershipDivestiture")?;
         self.not_owned(f, o, attrs)?;
-        if let Some(a) = attrs
-            .iter()
-            .find(|a| !self.ownership.divesting.contains_key(&(o, **a)))
-        {
-            return Err(RtiError::AttributeDivestitureWasNotRequested(format!(
-                "federation {}: federate {f} is not divesting attribute {a} of {o}",
-                self.name
-            )));
-        }
+        self.divesting_all(f, o, attrs)?;
         let mut unavailable = Vec::new();
         for a in attrs {
             self.ownership.divesting.remove(&(o, *a));
