@@ -5,7 +5,8 @@
 //! [`Lrc`], and federates in one process and in different processes behave identically (local
 //! delivery goes through the same core paths). Callbacks are queued per federate and delivered
 //! either inside [`RtiAmbassador::evoke_callback`] / [`RtiAmbassador::evoke_multiple_callbacks`]
-//! ([`CallbackModel::Evoked`]) or on an LRC thread ([`CallbackModel::Immediate`]).
+//! ([`CallbackModel::Evoked`]) or on an LRC thread ([`CallbackModel::Immediate`]; usually the
+//! receive thread that got the message, see [`crate::callback_queue`]).
 
 use std::cell::Cell;
 use std::path::Path;
@@ -13,8 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
-
+use crate::callback_queue::{Amb, CallbackQueue};
 pub use crate::core::advisory::AdvisorySwitch;
 pub use crate::core::restore::{RestoreFailureReason, RestoreStatus};
 use crate::core::save::SaveReport;
@@ -38,7 +38,8 @@ use hlamesh_timesync::{LogicalTime, TimeError};
 /// How callbacks are delivered (chosen at `connect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallbackModel {
-    /// On an LRC thread as soon as they arrive.
+    /// On an LRC thread as soon as they arrive: the receive thread that handled the message
+    /// when it can, else the federate's delivery thread (see [`crate::callback_queue`]).
     Immediate,
     /// Only inside `evoke_callback` / `evoke_multiple_callbacks`.
     Evoked,
@@ -270,11 +271,9 @@ thread_local! {
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
 
-type Amb = Arc<Mutex<Box<dyn FederateAmbassador>>>;
-
-fn dispatch(amb: &Amb, d: Delivery) {
-    IN_CALLBACK.with(|c| c.set(true));
-    let mut a = amb.lock().unwrap_or_else(|e| e.into_inner());
+/// Hands one delivery to the federate ambassador (locked by the caller).
+pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
+    let was = IN_CALLBACK.with(|c| c.replace(true));
     match d {
         Delivery::Report(v) => a.report_federation_executions(&v),
         Delivery::ConnectionLost(s) => a.connection_lost(&s),
@@ -412,17 +411,23 @@ fn dispatch(amb: &Amb, d: Delivery) {
             }
         },
     }
-    drop(a);
-    IN_CALLBACK.with(|c| c.set(false));
+    IN_CALLBACK.with(|c| c.set(was));
 }
 
 struct Connection {
-    amb: Amb,
+    queue: Arc<CallbackQueue>,
     model: CallbackModel,
-    tx: Sender<Delivery>,
-    rx: Receiver<Delivery>,
     enabled: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+}
+
+impl Connection {
+    /// Evoked model: delivers one callback.
+    fn evoke(&self, d: Delivery) {
+        if let Some(mut a) = self.queue.ambassador() {
+            dispatch_to(&mut **a, d);
+        }
+    }
 }
 
 /// One federate's handle on the RTI. See the module docs.
@@ -539,32 +544,21 @@ impl RtiAmbassador {
         if self.lrc.is_none() {
             self.lrc = Some(Lrc::shared()?);
         }
-        let (tx, rx) = crossbeam_channel::unbounded();
         let amb: Amb = Arc::new(Mutex::new(ambassador));
         let enabled = Arc::new(AtomicBool::new(true));
         let stop = Arc::new(AtomicBool::new(false));
-        if model == CallbackModel::Immediate {
-            let (rx2, amb2, en2, stop2) = (rx.clone(), amb.clone(), enabled.clone(), stop.clone());
+        let immediate = model == CallbackModel::Immediate;
+        let (queue, woken) = CallbackQueue::new(amb, immediate, enabled.clone());
+        if immediate {
+            let (q, stop2) = (queue.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("hlamesh-callbacks".into())
-                .spawn(move || {
-                    while !stop2.load(Ordering::Acquire) {
-                        if !en2.load(Ordering::Acquire) {
-                            std::thread::sleep(Duration::from_millis(5));
-                            continue;
-                        }
-                        if let Ok(d) = rx2.recv_timeout(Duration::from_millis(50)) {
-                            dispatch(&amb2, d);
-                        }
-                    }
-                })
+                .spawn(move || q.serve(woken, stop2))
                 .map_err(|e| RtiError::RtiInternalError(e.to_string()))?;
         }
         self.conn = Some(Connection {
-            amb,
+            queue,
             model,
-            tx,
-            rx,
             enabled,
             stop,
         });
@@ -652,7 +646,7 @@ impl RtiAmbassador {
             })
             .collect();
         if let Some(c) = &self.conn {
-            let _ = c.tx.send(Delivery::Report(list));
+            c.queue.push(Delivery::Report(list));
         }
         Ok(())
     }
@@ -723,7 +717,7 @@ impl RtiAmbassador {
         let tx = self
             .conn
             .as_ref()
-            .map(|c| c.tx.clone())
+            .map(|c| c.queue.clone())
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
         let h = lrc.join_with_modules(federation, federate_name, federate_type, modules, tx)?;
         let cell = lrc.handle_cell(federation, h);
@@ -1752,11 +1746,11 @@ impl RtiAmbassador {
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
         if c.model == CallbackModel::Evoked
             && c.enabled.load(Ordering::Acquire)
-            && let Ok(d) = c.rx.recv_timeout(approx_min_wait)
+            && let Ok(d) = c.queue.receiver().recv_timeout(approx_min_wait)
         {
-            dispatch(&c.amb, d);
+            c.evoke(d);
         }
-        Ok(!c.rx.is_empty())
+        Ok(!c.queue.receiver().is_empty())
     }
 
     /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`.
@@ -1774,13 +1768,13 @@ impl RtiAmbassador {
                 } else {
                     Duration::ZERO
                 };
-                match c.rx.recv_timeout(left) {
-                    Ok(d) => dispatch(&c.amb, d),
+                match c.queue.receiver().recv_timeout(left) {
+                    Ok(d) => c.evoke(d),
                     Err(_) => break,
                 }
             }
         }
-        Ok(!c.rx.is_empty())
+        Ok(!c.queue.receiver().is_empty())
     }
 
     /// 10.43.
@@ -1790,6 +1784,7 @@ impl RtiAmbassador {
             .as_ref()
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
         c.enabled.store(true, Ordering::Release);
+        c.queue.wake();
         Ok(())
     }
 

@@ -13,15 +13,17 @@
 //! [`core::FederationCore`] per federation per LRC: membership through a coordinator's replicated
 //! decision log with takeover, declarations with class promotion, the object registry, updates,
 //! interactions, deletion, state transfer for late joiners; messages in [`core::wire`]);
-//! [`node`] is the shell ([`node::Lrc`]: owns the transport, pumps its events into the cores and
-//! executes their actions; the create race over beacon claims); [`ambassador`] is the IEEE
-//! 1516-2010 API ([`ambassador::RtiAmbassador`], [`ambassador::FederateAmbassador`], evoked or
-//! immediate callbacks, several federates per process); [`error::RtiError`] mirrors the
+//! [`node`] is the shell ([`node::Lrc`]: owns the transport, runs the cores on the transport's
+//! receive threads and executes their actions; the create race over beacon claims);
+//! [`ambassador`] is the IEEE 1516-2010 API ([`ambassador::RtiAmbassador`],
+//! [`ambassador::FederateAmbassador`], evoked or immediate callbacks, several federates per
+//! process); [`callback_queue`] is where callbacks wait and which thread delivers them
+//! (immediate ones on the receive thread that produced them, with no hand-off); [`error::RtiError`] mirrors the
 //! standard's exceptions. Time management ([`core::time`]): each joined federate has an
 //! `hlamesh-timesync` time manager (the federation's `HLAfloat64Time` or `HLAinteger64Time`)
 //! fed with its LRC's data stream and membership;
 //! regulation, constraint, TAR/TARA/NER/NERA/FQR and TSO delivery work across LRCs, the managers'
-//! promises travelling as control messages.
+//! promises travelling as one multicast each in the sender's reliable data stream.
 //!
 //! Operations: [`metrics`] is the HLA-level Prometheus families (updates/interactions sent and
 //! reflected by class, sampled reflection latency, time-advance waits, GALT lag, null messages,
@@ -103,6 +105,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ambassador;
+pub mod callback_queue;
 pub mod cli;
 pub mod core;
 pub mod encoding;

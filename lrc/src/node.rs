@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crossbeam_channel::Sender;
+use crate::callback_queue::{self, CallbackQueue};
 use hlamesh_transport::data::Reliability;
 use hlamesh_transport::discovery::Claim;
 use hlamesh_transport::{
@@ -59,8 +59,8 @@ struct State {
     feds: HashMap<String, Fed>,
     tags: HashMap<FederationTag, String>,
     done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
-    routes: HashMap<(String, FederateHandle), Sender<Delivery>>,
-    join_routes: HashMap<(String, Ticket), Sender<Delivery>>,
+    routes: HashMap<(String, FederateHandle), Arc<CallbackQueue>>,
+    join_routes: HashMap<(String, Ticket), Arc<CallbackQueue>>,
     ops: ops_plane::OpsState,
     /// Callbacks for a federate whose join is decided but not yet completed here (e.g. the
     /// announcement of a pending federation-wide synchronization point): handed over in order
@@ -135,6 +135,7 @@ impl Lrc {
         if metrics_on {
             let _ = shared.collector.set(ops_plane::register_collector(&shared));
         }
+        install_hooks(&shared);
         let weak = Arc::downgrade(&shared);
         std::thread::Builder::new()
             .name("hlamesh-lrc".into())
@@ -193,6 +194,19 @@ impl Lrc {
         fed.metrics.call_end(&fed.core);
         run_actions(&self.shared, &mut st, federation);
         r
+    }
+
+    /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
+    /// `federation`: one per broadcast, however many LRCs receive it (0 if it is not open
+    /// here). The same figure feeds `hlamesh_time_null_messages_sent_total`.
+    pub fn null_messages_sent(&self, federation: &str) -> u64 {
+        self.with_core(federation, |c| {
+            Ok(c.local_federates()
+                .filter_map(|(h, _)| c.time_manager(*h))
+                .map(|m| m.stats().promises_sent)
+                .sum())
+        })
+        .unwrap_or(0)
     }
 
     /// Names of the federation executions seen on the network or open here.
@@ -355,13 +369,13 @@ impl Lrc {
         }
     }
 
-    /// Joins a federate; its callbacks go to `queue`.
+    /// Joins a federate; its callbacks go to `queue` (e.g. [`CallbackQueue::detached`]).
     pub fn join(
         &self,
         federation: &str,
         name: Option<&str>,
         federate_type: &str,
-        queue: Sender<Delivery>,
+        queue: Arc<CallbackQueue>,
     ) -> RtiResult<FederateHandle> {
         self.join_with_modules(federation, name, federate_type, Vec::new(), queue)
     }
@@ -373,7 +387,7 @@ impl Lrc {
         name: Option<&str>,
         federate_type: &str,
         modules: Vec<(String, String)>,
-        queue: Sender<Delivery>,
+        queue: Arc<CallbackQueue>,
     ) -> RtiResult<FederateHandle> {
         self.ensure_open(federation)?;
         let t = {
@@ -475,6 +489,12 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                     Err(e) => tracing::warn!(federation, "data send failed: {e}"),
                 }
             }
+            Action::SendTime { bytes } => {
+                if let Err(e) = fed.channel.send(Reliability::Reliable, &bytes) {
+                    tracing::warn!(federation, "time message send failed: {e}");
+                }
+                fed.channel.flush();
+            }
             Action::SendControl { to, causal, bytes } => {
                 let tag = causal.then(|| fed.channel.tag());
                 if let Err(e) = shared.transport.send_control(NodeId(to), tag, &bytes) {
@@ -485,7 +505,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 fed.metrics.callback(&fed.core, federate, &callback);
                 let key = (federation.to_string(), federate);
                 if let Some(q) = st.routes.get(&key) {
-                    let _ = q.send(Delivery::Core(callback));
+                    q.push(Delivery::Core(callback));
                 } else if st.early.values().map(Vec::len).sum::<usize>() < EARLY_CALLBACKS_MAX {
                     st.early.entry(key).or_default().push(callback);
                 } else {
@@ -505,7 +525,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                         .remove(&(federation.to_string(), *h))
                         .unwrap_or_default()
                     {
-                        let _ = q.send(Delivery::Core(cb));
+                        q.push(Delivery::Core(cb));
                     }
                     st.routes.insert((federation.to_string(), *h), q);
                 }
@@ -522,7 +542,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             Action::Destroyed => destroyed = true,
             Action::ConnectionLost { reason } => {
                 for (_, q) in st.routes.iter().filter(|((f, _), _)| f == federation) {
-                    let _ = q.send(Delivery::ConnectionLost(reason.clone()));
+                    q.push(Delivery::ConnectionLost(reason.clone()));
                 }
                 st.lost.insert(federation.to_string(), reason);
                 destroyed = true;
@@ -607,6 +627,128 @@ fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
     }
 }
 
+/// Handles one transport event: on the transport thread that produced it (the event hook
+/// installed by [`Lrc::start`]) or on the pump thread (events from other threads).
+fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
+    match ev {
+        TransportEvent::FellBehind {
+            tag,
+            from,
+            first,
+            last,
+        } => {
+            if let Some(name) = st.tags.get(&tag).cloned() {
+                tracing::warn!(
+                    federation = %name,
+                    "fell behind {from:?}: {first}..={last} lost; resynchronising by state transfer"
+                );
+                feed(shared, st, &name, Event::FellBehind { from: from.0, last });
+            }
+        }
+        TransportEvent::Data {
+            tag,
+            from,
+            seq,
+            payload,
+        } => {
+            if let Some(name) = st.tags.get(&tag).cloned() {
+                let on = shared.metrics_on;
+                if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                    f.metrics.data_in(from.0, seq);
+                    if crate::core::wire::is_time_data(&payload) {
+                        f.metrics.null_in();
+                    }
+                }
+                feed(
+                    shared,
+                    st,
+                    &name,
+                    Event::Data {
+                        from: from.0,
+                        seq,
+                        payload: &payload,
+                    },
+                );
+                if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                    f.metrics.data_done();
+                }
+            }
+        }
+        TransportEvent::Control { from, payload, .. } if OpsMsg::is_ops(&payload) => {
+            ops_plane::handle(shared, st, from, &payload);
+        }
+        TransportEvent::Control { from, payload, .. } => match Envelope::decode(&payload) {
+            Ok(env) => {
+                let name = env.federation.clone();
+                if let (true, ControlMsg::Time { .. }, Some(f)) =
+                    (shared.metrics_on, &env.msg, st.feds.get_mut(&name))
+                {
+                    f.metrics.null_in();
+                }
+                feed(
+                    shared,
+                    st,
+                    &name,
+                    Event::Control {
+                        from: from.0,
+                        msg: env.msg,
+                    },
+                )
+            }
+            Err(e) => tracing::debug!("bad control message from {from:?}: {e}"),
+        },
+        TransportEvent::FederationPeer { tag, node, joined } => {
+            if let Some(name) = st.tags.get(&tag).cloned() {
+                let ev = if joined {
+                    Event::ChannelPeer(node.0)
+                } else {
+                    Event::PeerGone(node.0)
+                };
+                feed(shared, st, &name, ev);
+            }
+        }
+        TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node } => {
+            let names: Vec<String> = st.feds.keys().cloned().collect();
+            for n in names {
+                feed(shared, st, &n, Event::PeerGone(node.0));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs the cores on the transport's own threads: each event is handled on the thread that
+/// produced it (the data thread for data, the control thread for control messages and peer
+/// events), and the callbacks it produced are delivered on that thread once the transport's
+/// locks are released (the idle hook, see [`crate::callback_queue`]). That saves two thread
+/// hand-offs per message against handing events to the pump thread and callbacks to a delivery
+/// thread. Events from other threads (none that matter to the cores today) still go through
+/// the event channel to the pump thread.
+///
+/// Lock order: the transport's receive state (held while it emits), then the LRC's state. The
+/// LRC never waits for a receive state while holding its own.
+fn install_hooks(shared: &Arc<Shared>) {
+    let weak = Arc::downgrade(shared);
+    shared.transport.set_event_hook(Some(Arc::new(move |ev| {
+        if !hlamesh_transport::idle_follows() {
+            return Some(ev);
+        }
+        let Some(shared) = weak.upgrade() else {
+            return Some(ev);
+        };
+        let was = callback_queue::defer(true);
+        {
+            let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            on_event(&shared, &mut st, ev);
+        }
+        callback_queue::defer(was);
+        None
+    })));
+    shared
+        .transport
+        .set_idle_hook(Some(Arc::new(callback_queue::deliver_pending)));
+}
+
 fn pump(weak: std::sync::Weak<Shared>) {
     let mut last_tick = Instant::now();
     loop {
@@ -614,98 +756,14 @@ fn pump(weak: std::sync::Weak<Shared>) {
         let ev = shared.transport.events().recv_timeout(TICK);
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         match ev {
-            Ok(TransportEvent::FellBehind {
-                tag,
-                from,
-                first,
-                last,
-            }) => {
-                if let Some(name) = st.tags.get(&tag).cloned() {
-                    tracing::warn!(
-                        federation = %name,
-                        "fell behind {from:?}: {first}..={last} lost; resynchronising by state transfer"
-                    );
-                    feed(
-                        &shared,
-                        &mut st,
-                        &name,
-                        Event::FellBehind { from: from.0, last },
-                    );
-                }
-            }
-            Ok(TransportEvent::Data {
-                tag,
-                from,
-                seq,
-                payload,
-            }) => {
-                if let Some(name) = st.tags.get(&tag).cloned() {
-                    let on = shared.metrics_on;
-                    if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
-                        f.metrics.data_in(from.0, seq);
-                    }
-                    feed(
-                        &shared,
-                        &mut st,
-                        &name,
-                        Event::Data {
-                            from: from.0,
-                            seq,
-                            payload: &payload,
-                        },
-                    );
-                    if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
-                        f.metrics.data_done();
-                    }
-                }
-            }
-            Ok(TransportEvent::Control { from, payload, .. }) if OpsMsg::is_ops(&payload) => {
-                ops_plane::handle(&shared, &mut st, from, &payload);
-            }
-            Ok(TransportEvent::Control { from, payload, .. }) => match Envelope::decode(&payload) {
-                Ok(env) => {
-                    let name = env.federation.clone();
-                    if let (true, ControlMsg::Time { .. }, Some(f)) =
-                        (shared.metrics_on, &env.msg, st.feds.get_mut(&name))
-                    {
-                        f.metrics.null_in();
-                    }
-                    feed(
-                        &shared,
-                        &mut st,
-                        &name,
-                        Event::Control {
-                            from: from.0,
-                            msg: env.msg,
-                        },
-                    )
-                }
-                Err(e) => tracing::debug!("bad control message from {from:?}: {e}"),
-            },
-            Ok(TransportEvent::FederationPeer { tag, node, joined }) => {
-                if let Some(name) = st.tags.get(&tag).cloned() {
-                    let ev = if joined {
-                        Event::ChannelPeer(node.0)
-                    } else {
-                        Event::PeerGone(node.0)
-                    };
-                    feed(&shared, &mut st, &name, ev);
-                }
-            }
-            Ok(TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node }) => {
-                let names: Vec<String> = st.feds.keys().cloned().collect();
-                for n in names {
-                    feed(&shared, &mut st, &n, Event::PeerGone(node.0));
-                }
-            }
-            Ok(_) => {}
+            Ok(ev) => on_event(&shared, &mut st, ev),
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
                 // The transport stopped: every federate here lost its connection.
                 let reason = "the transport of this LRC stopped".to_string();
                 tracing::error!("{reason}");
                 for q in st.routes.values() {
-                    let _ = q.send(Delivery::ConnectionLost(reason.clone()));
+                    q.push(Delivery::ConnectionLost(reason.clone()));
                 }
                 let feds: Vec<(String, Fed)> = st.feds.drain().collect();
                 for (name, f) in feds {

@@ -354,6 +354,14 @@ impl Sim {
             let Some(a) = node.core.poll_action() else {
                 return;
             };
+            // A time message is reliable data sent at once (the simulated links do not batch).
+            let a = match a {
+                Action::SendTime { bytes } => Action::SendData {
+                    reliable: true,
+                    bytes,
+                },
+                a => a,
+            };
             match a {
                 Action::SendData { reliable, bytes } => {
                     let seq = if reliable {
@@ -465,6 +473,7 @@ impl Sim {
                         (a, b) => panic!("unexpected completion {a:?} {b:?}"),
                     }
                 }
+                Action::SendTime { .. } => unreachable!("mapped to SendData above"),
                 Action::FederateLost { .. } => self.lost_reported += 1,
                 Action::Destroyed => {}
                 Action::ConnectionLost { reason } => {

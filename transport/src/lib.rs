@@ -46,4 +46,7 @@ pub mod sockets;
 pub use config::{FaultSettings, PROTOCOL_VERSION, SecurityConfig, TransportConfig};
 pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
-pub use node::{EventHook, FederationChannel, KeySource, ShellStats, Transport, TransportEvent};
+pub use node::{
+    EventHook, FederationChannel, IdleHook, KeySource, ShellStats, Transport, TransportEvent,
+    idle_follows,
+};

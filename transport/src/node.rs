@@ -233,6 +233,7 @@ struct Shared {
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
     hook: RwLock<Option<EventHook>>,
+    idle_hook: RwLock<Option<IdleHook>>,
     /// Frames waiting for a peer's connection.
     held_frames: Mutex<HashMap<NodeId, HeldFrames>>,
     /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
@@ -246,6 +247,23 @@ type HeldFrames = (u64, Vec<Vec<u8>>);
 /// A function that sees every event on the thread that produced it, before the event channel.
 /// See [`Transport::set_event_hook`].
 pub type EventHook = Arc<dyn Fn(TransportEvent) -> Option<TransportEvent> + Send + Sync>;
+
+thread_local! {
+    /// This thread is the data or the control thread: the idle hook runs on it after every
+    /// event it emits (see [`idle_follows`]).
+    static IDLE_FOLLOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is a transport thread that runs the idle hook after each event
+/// it emits (the data and control threads). Events emitted elsewhere (the QUIC runtime, or an
+/// API call such as [`Transport::open_federation`]) are not followed by an idle call.
+pub fn idle_follows() -> bool {
+    IDLE_FOLLOWS.with(std::cell::Cell::get)
+}
+
+/// A function the data and control threads call after each unit of work, with none of the
+/// transport's locks held. See [`Transport::set_idle_hook`].
+pub type IdleHook = Arc<dyn Fn() + Send + Sync>;
 
 /// Work for the control thread. Frames are handled there, not on the tokio worker, because
 /// handling them takes the data plane's locks, which a sender blocked in `sendto` may hold: the
@@ -321,6 +339,18 @@ impl Shared {
             None => ev,
         };
         let _ = self.events.send(ev);
+    }
+
+    /// Runs the idle hook, if any (on the data or control thread, no lock held).
+    fn idle(&self) {
+        let hook = self
+            .idle_hook
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(h) = hook {
+            h();
+        }
     }
 
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
@@ -845,6 +875,7 @@ impl Transport {
             control: control_tx,
             claims: Mutex::new(Vec::new()),
             hook: RwLock::new(None),
+            idle_hook: RwLock::new(None),
             held_frames: Mutex::new(HashMap::new()),
             data_wake_by_ns: AtomicU64::new(u64::MAX),
         });
@@ -964,6 +995,21 @@ impl Transport {
     /// should return quickly: the data thread waits for it.
     pub fn set_event_hook(&self, hook: Option<EventHook>) {
         *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
+    }
+
+    /// Installs (or removes) a hook that the data thread calls once per turn of its loop (after
+    /// each datagram it received and its timers) and the control thread after each frame or
+    /// peer event, with none of the transport's locks held.
+    ///
+    /// It completes the event hook: work the event hook may not do under the receive lock — the
+    /// LRC runs user callbacks here, which may call back into the RTI — is noted there and done
+    /// here, on the same thread and before the thread waits again, so it costs no hand-off.
+    pub fn set_idle_hook(&self, hook: Option<IdleHook>) {
+        *self
+            .shared
+            .idle_hook
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
     /// Sends a beacon now (e.g. after opening a federation) instead of at the next period.
@@ -1183,7 +1229,10 @@ impl Transport {
             });
             rt.shutdown_timeout(Duration::from_millis(200));
         }
-        if let Some(t) = self.data_thread.take() {
+        // A hook may drop the last handle on the transport on the data or control thread
+        // itself: that thread ends on the shutdown flag, it cannot wait for itself.
+        let me = std::thread::current().id();
+        if let Some(t) = self.data_thread.take().filter(|t| t.thread().id() != me) {
             let _ = t.join();
         }
         // Wakes the control thread so it sees the shutdown flag.
@@ -1191,7 +1240,7 @@ impl Transport {
             .shared
             .control
             .send(ControlWork::Registered(self.shared.node));
-        if let Some(t) = self.control_thread.take() {
+        if let Some(t) = self.control_thread.take().filter(|t| t.thread().id() != me) {
             let _ = t.join();
         }
     }
@@ -1606,12 +1655,14 @@ async fn liveness_loop(shared: Arc<Shared>) {
 }
 
 fn control_loop(shared: Arc<Shared>, work: Receiver<ControlWork>) {
+    IDLE_FOLLOWS.with(|c| c.set(true));
     while let Ok(w) = work.recv() {
         match w {
             ControlWork::Frame(node, frame) => shared.on_frame(node, frame),
             ControlWork::Gone { node, lost } => shared.peer_gone(node, lost),
             ControlWork::Registered(node) => shared.on_registered(node),
         }
+        shared.idle();
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
@@ -1622,6 +1673,7 @@ fn control_loop(shared: Arc<Shared>, work: Receiver<ControlWork>) {
 // data thread
 
 fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
+    IDLE_FOLLOWS.with(|c| c.set(true));
     let mut fault = shared.cfg.fault.as_ref().map(|f| {
         FaultInjector::new(
             f.seed,
@@ -1732,6 +1784,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             shared.ns_since_epoch(Instant::now() + read_timeout),
             Ordering::Relaxed,
         );
+        shared.idle();
     }
 }
 

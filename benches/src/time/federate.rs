@@ -26,7 +26,7 @@ use super::PhaseReport;
 use crate::BenchError;
 use crate::net::NetParams;
 use crate::procstat::ProcSample;
-use crate::rti::{CLASS, ProcessCounters, join_federation};
+use crate::rti::{CLASS, join_federation};
 use crate::session::Level;
 use crate::sut::{RawUdpSut, Sut};
 
@@ -132,6 +132,8 @@ struct Fed {
     others: usize,
     raw: BarrierPath,
     transport: BarrierPath,
+    lrc: Lrc,
+    federation: String,
 }
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -158,6 +160,11 @@ impl Fed {
             }
             self.rti.evoke_callback(Duration::from_millis(50))?;
         }
+    }
+
+    /// Time messages (promises, the null messages) this federate sent so far.
+    fn null_sent(&self) -> u64 {
+        self.lrc.null_messages_sent(&self.federation)
     }
 
     /// Waits for the grant of the pending request; counts reflections before it and checks
@@ -190,7 +197,7 @@ impl Fed {
     }
 
     fn tar(&mut self, steps: u64, update: bool) -> Result<PhaseReport, BenchError> {
-        let c0 = control_sent();
+        let c0 = self.null_sent();
         let t0 = Instant::now();
         let (mut reflects, mut violations) = (0u64, Vec::new());
         for _ in 0..steps {
@@ -222,7 +229,7 @@ impl Fed {
         Ok(PhaseReport {
             grants: steps,
             secs: t0.elapsed().as_secs_f64(),
-            control_msgs: control_sent() - c0,
+            null_msgs: self.null_sent() - c0,
             reflects,
             violations,
             process: ProcSample::default(),
@@ -234,7 +241,7 @@ impl Fed {
     /// per own event and requests NER to its next one, so every event in the federation is a
     /// grant for everyone.
     fn ner(&mut self, events: u64, gap: f64) -> Result<PhaseReport, BenchError> {
-        let c0 = control_sent();
+        let c0 = self.null_sent();
         let t0 = Instant::now();
         let n = (self.others + 1) as f64;
         let base = self.now;
@@ -269,7 +276,7 @@ impl Fed {
         Ok(PhaseReport {
             grants,
             secs: t0.elapsed().as_secs_f64(),
-            control_msgs: control_sent() - c0,
+            null_msgs: self.null_sent() - c0,
             reflects,
             violations,
             process: ProcSample::default(),
@@ -326,7 +333,7 @@ impl Fed {
         Ok(PhaseReport {
             grants: rounds,
             secs: t0.elapsed().as_secs_f64(),
-            control_msgs: 0,
+            null_msgs: 0,
             reflects: 0,
             violations: Vec::new(),
             process: ProcSample::default(),
@@ -337,10 +344,6 @@ impl Fed {
 
 fn complete(g: &HashMap<u32, u64>, others: usize, round: u64) -> bool {
     g.values().filter(|r| **r >= round).count() >= others
-}
-
-fn control_sent() -> u64 {
-    ProcessCounters::now().sum("hlamesh_control_frames_sent_total", "kind=\"app\"")
 }
 
 /// The federate process (`hlamesh-bench peer --role time`): joins, becomes regulating and
@@ -359,7 +362,7 @@ pub fn federate(
     let _ = hlamesh_transport::metrics::install();
     let lrc = Lrc::start(net.transport_config())?;
     let (tx, rx) = crossbeam_channel::unbounded();
-    let mut rti = RtiAmbassador::with_lrc(lrc);
+    let mut rti = RtiAmbassador::with_lrc(lrc.clone());
     let model = if evoked {
         CallbackModel::Evoked
     } else {
@@ -414,6 +417,8 @@ pub fn federate(
         others,
         raw,
         transport,
+        lrc,
+        federation: federation.to_string(),
     };
     let mut discovered = 0;
     while discovered < fed.others {

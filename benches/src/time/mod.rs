@@ -2,14 +2,13 @@
 //! phases the driver orders, each next to a raw UDP multicast "barrier round" among the same
 //! processes (send my round number, wait until every other process has sent it; the floor any
 //! lockstep protocol pays). Per block the phases run in order: raw barrier, the same barrier over
-//! hlamesh's own data channel (reliable multicast, delivered in the transport's event hook — what
-//! time messages would cost on the data plane), TAR, TAR + one timestamped update per step, and
+//! hlamesh's own data channel (reliable multicast, delivered in the transport's event hook — the
+//! path time messages take), TAR, TAR + one timestamped update per step, and
 //! all-NER with sparse events (A B A B over blocks).
 //!
-//! Figures per federate: grants/s and LRC control messages sent per grant. Time messages (null
-//! messages, i.e. promises) travel as LRC control messages; the LRC exposes no separate counter
-//! for them, so the figure is every LRC control message (`hlamesh_control_frames_sent_total
-//! {kind="app"}`) — in a lockstep run nothing else is sent, so it is the null-message count.
+//! Figures per federate: grants/s and time messages (null messages, i.e. promises) sent per
+//! grant, from `Lrc::null_messages_sent`. A broadcast time message is one multicast on the data
+//! plane, whatever the number of LRCs.
 
 mod federate;
 
@@ -53,8 +52,8 @@ pub struct PhaseReport {
     pub grants: u64,
     /// From the command to the last grant.
     pub secs: f64,
-    /// LRC control messages this process sent.
-    pub control_msgs: u64,
+    /// Time messages (null messages) this federate sent.
+    pub null_msgs: u64,
     /// Timestamped reflections received.
     pub reflects: u64,
     /// Broken expectations (wrong grant time, missing reflection), at most 10.
@@ -80,10 +79,11 @@ pub struct PhaseFigures {
     pub grants_per_s_min: f64,
     /// `grants_per_s` ÷ the raw barrier's rounds/s (1 for raw itself).
     pub ratio_to_raw: f64,
-    /// LRC control messages sent per grant, per federate, over all blocks (0 for raw).
-    pub control_msgs_per_grant: f64,
+    /// Time messages (null messages) sent per grant, per federate, over all blocks (0 for
+    /// raw). Each is one multicast, whatever N.
+    pub null_msgs_per_grant: f64,
     /// The same per block (the NER phase must not creep up).
-    pub control_msgs_per_grant_per_block: Vec<f64>,
+    pub null_msgs_per_grant_per_block: Vec<f64>,
     /// Timestamped reflections per grant per federate (N − 1 for tar-update).
     pub reflects_per_grant: f64,
     /// CPU time of a federate process (all its threads) per grant, µs.
@@ -286,10 +286,9 @@ pub fn run(
         placement: placement.describe(),
         machine,
         options: opts.clone(),
-        null_message_note: "control_msgs_per_grant counts every LRC control message a federate's \
-            process sent (hlamesh_control_frames_sent_total{kind=\"app\"}); time messages \
-            (promises, the null messages) travel that way and the LRC has no separate counter \
-            for them"
+        null_message_note: "null_msgs_per_grant counts the time messages (promises, the null \
+            messages) a federate sent (Lrc::null_messages_sent); each is one multicast that \
+            reaches every other LRC"
             .into(),
         results,
     })
@@ -326,10 +325,10 @@ fn figures(phase: &str, blocks: &[Vec<PhaseReport>], n: usize, raw_rate: f64) ->
         } else {
             med / raw_rate.max(f64::MIN_POSITIVE)
         },
-        control_msgs_per_grant: per_grant(&all, |r| r.control_msgs),
-        control_msgs_per_grant_per_block: blocks
+        null_msgs_per_grant: per_grant(&all, |r| r.null_msgs),
+        null_msgs_per_grant_per_block: blocks
             .iter()
-            .map(|b| per_grant(&b.iter().collect::<Vec<_>>(), |r| r.control_msgs))
+            .map(|b| per_grant(&b.iter().collect::<Vec<_>>(), |r| r.null_msgs))
             .collect(),
         reflects_per_grant: per_grant(&all, |r| r.reflects),
         cpu_us_per_grant: per_grant(&all, |r| r.process.cpu_ns) / 1e3,
@@ -373,7 +372,7 @@ pub fn table(r: &TimeReport) -> String {
         "grants/s",
         "slowest",
         "ratio",
-        "ctl/grant",
+        "null/grant",
         "refl/grant",
         "cpuµs/gr",
         "ctxsw/gr",
@@ -388,7 +387,7 @@ pub fn table(r: &TimeReport) -> String {
                 p.grants_per_s,
                 p.grants_per_s_min,
                 p.ratio_to_raw,
-                p.control_msgs_per_grant,
+                p.null_msgs_per_grant,
                 p.reflects_per_grant,
                 p.cpu_us_per_grant,
                 p.ctx_switches_per_grant,

@@ -306,6 +306,12 @@ pub enum Action {
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,
     },
+    /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
+    /// time message is what the other LRCs wait for).
+    SendTime {
+        /// Encoded [`DataMsg::Time`].
+        bytes: Vec<u8>,
+    },
     /// Send an encoded [`Envelope`] to one LRC over QUIC. With `causal`, the receiver must
     /// release it only after this LRC's data sent before it (state transfer needs this).
     SendControl {

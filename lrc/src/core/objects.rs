@@ -695,7 +695,7 @@ impl FederationCore {
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
-            DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) => None,
+            DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) | DataMsg::Time { .. } => None,
         };
         let mut served: Vec<FederateHandle> = Vec::new();
         self.apply_msg(from, seq, msg, &mut served);
@@ -893,7 +893,9 @@ impl FederationCore {
                 self.apply_declaration(federate, decl);
                 self.advise();
             }
-            DataMsg::Epoch(_) => {}
+            // Epochs are handled in `apply_data`; time messages were handed to the managers
+            // before the stream gate (`on_data`) and only advance the stream here.
+            DataMsg::Epoch(_) | DataMsg::Time { .. } => {}
         }
     }
 

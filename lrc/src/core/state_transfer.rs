@@ -50,6 +50,17 @@ impl FederationCore {
         if from == self.me || self.removed.contains(&from) || self.suspected.contains(&from) {
             return;
         }
+        if let DataMsg::Time {
+            from: f,
+            msg,
+            epoch,
+        } = &msg
+        {
+            // Not held behind a snapshot or an admission: the managers order it themselves,
+            // and early ones wait in the time backlog. It still takes its place in the stream
+            // below: save cuts and resignation gates wait until its sequence number is applied.
+            self.on_time_message(from, *f, None, msg.clone(), *epoch);
+        }
         let st = self.streams.entry(from).or_default();
         if !st.live {
             if st.held.len() < MAX_HELD {

@@ -4,9 +4,11 @@
 //! LRC's reliable stream: sequence numbers are the LRC's (monotone, with gaps where the LRC sent
 //! for other federates), which the time manager accepts because it only compares them. Each
 //! reliable data message is reported to every local manager in stream order — as TSO or RO when
-//! it is delivered to that federate, as `Other` otherwise. Time messages travel as
-//! [`ControlMsg::Time`] on the ordered control stream; the manager gates them behind the
-//! sender's data itself. Time messages that arrive before the decision admitting their sender or
+//! it is delivered to that federate, as `Other` otherwise. A federate's broadcast time messages
+//! (promises, i.e. null messages) travel as one [`DataMsg::Time`] multicast in its LRC's reliable
+//! stream; the rare addressed ones as [`ControlMsg::Time`] over QUIC. Either way they bypass the
+//! stream's gate (state transfer, admission) and the manager orders them behind the sender's
+//! data itself. Time messages that arrive before the decision admitting their sender or
 //! addressee is applied here are kept in a bounded backlog and replayed when it is.
 //!
 //! Timed deletes from a regulating federate are time-stamp ordered like timed updates (the
@@ -39,8 +41,8 @@ use crate::error::RtiError;
 use crate::fom::OrderType;
 use crate::handles::FederateHandle;
 
-use super::wire::{ControlMsg, Request, Timestamp};
-use super::{Callback, FederationCore, Node};
+use super::wire::{ControlMsg, DataMsg, Request, Timestamp};
+use super::{Action, Callback, FederationCore, Node};
 
 /// A logical time: `HLAfloat64Time` or `HLAinteger64Time`, the federation's kind (see the
 /// module docs).
@@ -469,24 +471,23 @@ impl FederationCore {
                         tm.on_message(member(h), msg.clone());
                     }
                 }
-                let nodes: Vec<Node> = self
+                let remote = self
                     .view
                     .nodes
                     .iter()
-                    .copied()
-                    .filter(|n| *n != self.me && !self.suspected.contains(n))
-                    .collect();
-                for n in nodes {
-                    self.send_control(
-                        n,
-                        false,
-                        ControlMsg::Time {
+                    .any(|n| *n != self.me && !self.suspected.contains(n));
+                if remote {
+                    // One multicast on the data plane reaches every LRC: N−1 QUIC sends and
+                    // two thread hand-offs per receiver less than the control plane.
+                    self.data_hw += 1;
+                    self.actions.push_back(Action::SendTime {
+                        bytes: DataMsg::Time {
                             from: h,
-                            to: None,
-                            msg: msg.clone(),
+                            msg,
                             epoch: self.epoch,
-                        },
-                    );
+                        }
+                        .encode(),
+                    });
                 }
             }
             TimeAction::SendTo(to, msg) => {

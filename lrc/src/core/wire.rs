@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 5;
+pub const WIRE_VERSION: u8 = 6;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,6 +196,26 @@ pub enum DataMsg {
         /// User tag.
         tag: Vec<u8>,
     },
+    /// A time-management message of federate `from` for every federate of every other LRC: one
+    /// multicast instead of one control message per LRC. It travels in the sender's reliable
+    /// stream but is not gated by it (the managers order promises behind the sender's data
+    /// themselves, see `super::time`).
+    Time {
+        /// Sending federate.
+        from: FederateHandle,
+        /// The time manager's message.
+        msg: hlamesh_timesync::TimeMessage<super::time::Time>,
+        /// Number of federation restores the sender had applied.
+        epoch: u32,
+    },
+}
+
+/// Variant index of [`DataMsg::Time`] in the encoding (postcard writes it as one byte).
+const DATA_TIME_VARIANT: u8 = 9;
+
+/// Whether an encoded data message is a [`DataMsg::Time`] (for the shell's counters).
+pub fn is_time_data(bytes: &[u8]) -> bool {
+    bytes.len() > 1 && bytes[0] == WIRE_VERSION && bytes[1] == DATA_TIME_VARIANT
 }
 
 /// A replicated decision of the coordinator. Every member applies the same log in the same order.

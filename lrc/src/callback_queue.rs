@@ -1,0 +1,222 @@
+//! A federate's callback queue: where callbacks wait between the federation core and the
+//! federate ambassador, and which thread delivers them.
+//!
+//! The core produces callbacks under the LRC's lock and they enter the queue there, so the
+//! queue holds them in the core's order whichever thread later delivers them.
+//!
+//! **Immediate model.** The thread that produced a callback delivers it, right after it released
+//! the LRC's lock, when it can do so without re-entering the federate:
+//! - a transport thread (data or control) delivers what the event it handled produced, in the
+//!   transport's idle hook, before it waits for the next datagram or frame;
+//! - a thread already delivering this queue's callbacks delivers what a callback produced by
+//!   calling the RTI (e.g. an update sent from `reflect_attribute_values`).
+//!
+//! This costs no thread hand-off on the reflect and grant paths (about 13 µs each on a 2-vCPU
+//! machine, see `benches/README.md`). Everything else wakes the queue's delivery thread
+//! (`hlamesh-callbacks`), which delivers it: callbacks produced by an API call on the federate's
+//! own thread (delivering them there would call the federate inside its own call), callbacks
+//! queued while callbacks are disabled, and callbacks queued while another thread is
+//! delivering. The ambassador's lock serialises delivery, and a deliverer takes callbacks off
+//! the queue only while it holds that lock, so callbacks are never delivered concurrently or out
+//! of order.
+//!
+//! What this means for a federate: an immediate callback may run on the LRC's receive thread,
+//! which receives nothing while it runs. Return promptly and keep long work on the federate's
+//! own threads, as with any RTI's immediate callbacks. Joining and resigning from a callback
+//! are refused anyway (`CallNotAllowedFromWithinCallback`); destroying a federation from a
+//! callback may wait until the call's timeout, because the answer can queue behind the
+//! datagrams the waiting thread would receive.
+//!
+//! **Evoked model.** Callbacks wait in the queue until `evoke_callback(s)`.
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::ambassador::{FederateAmbassador, dispatch_to};
+use crate::node::Delivery;
+
+/// The federate ambassador a queue delivers to.
+pub(crate) type Amb = Arc<Mutex<Box<dyn FederateAmbassador>>>;
+
+thread_local! {
+    /// Callbacks queued on this thread now are delivered by this thread before it waits again
+    /// (set while a transport hook handles an event, and while this thread delivers).
+    static DEFERRED: Cell<bool> = const { Cell::new(false) };
+    /// Queues this thread still has to deliver.
+    static PENDING: RefCell<Vec<Arc<CallbackQueue>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks (or unmarks) the calling thread as one that delivers the callbacks it queues before it
+/// waits again; returns the previous mark.
+pub(crate) fn defer(on: bool) -> bool {
+    DEFERRED.with(|d| d.replace(on))
+}
+
+/// Delivers every queue the calling thread noted while it was marked (see [`defer`]).
+pub(crate) fn deliver_pending() {
+    while let Some(q) = PENDING.with(|p| p.borrow_mut().pop()) {
+        q.deliver_here();
+    }
+}
+
+/// One federate's queue of callbacks.
+pub struct CallbackQueue {
+    tx: Sender<Delivery>,
+    rx: Receiver<Delivery>,
+    target: Option<Target>,
+}
+
+struct Target {
+    amb: Amb,
+    immediate: bool,
+    enabled: Arc<AtomicBool>,
+    /// Wakes the delivery thread (capacity 1: wake-ups coalesce).
+    wake: Sender<()>,
+}
+
+impl std::fmt::Debug for CallbackQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallbackQueue")
+            .field("queued", &self.rx.len())
+            .field("immediate", &self.target.as_ref().map(|t| t.immediate))
+            .finish()
+    }
+}
+
+impl CallbackQueue {
+    /// A queue nobody delivers: the caller takes the deliveries from the receiver.
+    pub fn detached() -> (Arc<CallbackQueue>, Receiver<Delivery>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let q = Arc::new(CallbackQueue {
+            tx,
+            rx: rx.clone(),
+            target: None,
+        });
+        (q, rx)
+    }
+
+    /// A queue delivering to `amb`. With `immediate`, the returned receiver is the delivery
+    /// thread's wake-up (see [`CallbackQueue::serve`]).
+    pub(crate) fn new(
+        amb: Amb,
+        immediate: bool,
+        enabled: Arc<AtomicBool>,
+    ) -> (Arc<CallbackQueue>, Receiver<()>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let (wake, woken) = crossbeam_channel::bounded(1);
+        let q = Arc::new(CallbackQueue {
+            tx,
+            rx,
+            target: Some(Target {
+                amb,
+                immediate,
+                enabled,
+                wake,
+            }),
+        });
+        (q, woken)
+    }
+
+    /// How many deliveries wait.
+    pub fn len(&self) -> usize {
+        self.rx.len()
+    }
+
+    /// Whether none waits.
+    pub fn is_empty(&self) -> bool {
+        self.rx.is_empty()
+    }
+
+    /// The queued deliveries (the evoked model takes them from here).
+    pub(crate) fn receiver(&self) -> &Receiver<Delivery> {
+        &self.rx
+    }
+
+    /// The ambassador, locked (for the evoked model).
+    pub(crate) fn ambassador(&self) -> Option<MutexGuard<'_, Box<dyn FederateAmbassador>>> {
+        let t = self.target.as_ref()?;
+        Some(t.amb.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Queues `d`; called under the LRC's lock, in the core's order.
+    pub(crate) fn push(self: &Arc<Self>, d: Delivery) {
+        let _ = self.tx.send(d);
+        let Some(t) = self.target.as_ref().filter(|t| t.immediate) else {
+            return;
+        };
+        if DEFERRED.with(Cell::get) {
+            PENDING.with(|p| {
+                let mut p = p.borrow_mut();
+                if !p.iter().any(|q| Arc::ptr_eq(q, self)) {
+                    p.push(self.clone());
+                }
+            });
+        } else {
+            let _ = t.wake.try_send(());
+        }
+    }
+
+    /// Wakes the delivery thread (callbacks were enabled again).
+    pub(crate) fn wake(&self) {
+        if let Some(t) = &self.target {
+            let _ = t.wake.try_send(());
+        }
+    }
+
+    /// Delivers what is queued on the calling thread if no other thread is delivering; else
+    /// leaves it to the delivery thread.
+    fn deliver_here(&self) {
+        let Some(t) = self.target.as_ref().filter(|t| t.immediate) else {
+            return;
+        };
+        if !t.enabled.load(Ordering::Acquire) {
+            return;
+        }
+        let amb = match t.amb.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                // The other deliverer may be past its last look at the queue.
+                let _ = t.wake.try_send(());
+                return;
+            }
+        };
+        self.deliver_locked(amb, t);
+    }
+
+    fn deliver_locked(&self, mut amb: MutexGuard<'_, Box<dyn FederateAmbassador>>, t: &Target) {
+        let was = defer(true);
+        while t.enabled.load(Ordering::Acquire) {
+            match self.rx.try_recv() {
+                Ok(d) => dispatch_to(&mut **amb, d),
+                Err(_) => break,
+            }
+        }
+        defer(was);
+        drop(amb);
+        deliver_pending();
+    }
+
+    /// The delivery thread of an immediate queue: delivers whenever woken, until `stop`.
+    pub(crate) fn serve(self: Arc<Self>, woken: Receiver<()>, stop: Arc<AtomicBool>) {
+        let Some(t) = self.target.as_ref() else {
+            return;
+        };
+        while !stop.load(Ordering::Acquire) {
+            // The timeout only bounds how late `stop` is seen; every queued callback wakes us.
+            let _ = woken.recv_timeout(Duration::from_millis(100));
+            if stop.load(Ordering::Acquire) || !t.enabled.load(Ordering::Acquire) {
+                continue;
+            }
+            if self.rx.is_empty() {
+                continue;
+            }
+            let amb = t.amb.lock().unwrap_or_else(|e| e.into_inner());
+            self.deliver_locked(amb, t);
+        }
+    }
+}
