@@ -34,7 +34,7 @@ impl Level {
     pub fn delivery(self) -> &'static str {
         match self {
             Level::Rti => {
-                "reflectAttributeValues, immediate callbacks (LRC pump thread, then the callback thread)"
+                "reflectAttributeValues, immediate callbacks (on the LRC's receive thread)"
             }
             Level::Transport => "immediate (transport event hook on the data thread)",
         }

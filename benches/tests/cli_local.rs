@@ -358,7 +358,7 @@ fn throughput_rti_level_tiny_local_run_loses_nothing_reliable() {
 }
 
 #[test]
-fn time_tiny_local_run_reports_grants_and_control_messages() {
+fn time_tiny_local_run_reports_grants_and_null_messages() {
     let (j, svg) = run(
         &[
             "time",
@@ -399,7 +399,8 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
                 "transport-barrier",
                 "tar",
                 "tar-update",
-                "ner"
+                "ner",
+                "tar-callback"
             ]
         );
         let raw = num(&phases[0], "grants_per_s");
@@ -445,6 +446,10 @@ fn time_tiny_local_run_reports_grants_and_control_messages() {
         // NER: every event is a grant for everyone; the others' events are reflections.
         let ner_reflects = num(&phases[4], "reflects_per_grant");
         assert!((ner_reflects - (n - 1.0) / n).abs() < 0.05, "{}", phases[4]);
+        // TAR chained from inside the grant callback: the same one time message per grant.
+        let chained = num(&phases[5], "null_msgs_per_grant");
+        assert!((1.0..n).contains(&chained), "{}", phases[5]);
+        assert!(num(&phases[5], "grants_per_s") > 0.0);
     }
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 10);
 }

@@ -5,7 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -40,6 +41,48 @@ enum Ev {
 
 struct TimeAmb {
     tx: Sender<Ev>,
+    chain: Arc<Chain>,
+}
+
+/// The `tar-callback` phase: the federate asks for its next step from inside the grant callback,
+/// as an event-driven federate does, so no thread of its own sits on the path. Only the last
+/// grant reaches the federate's main thread.
+#[derive(Default)]
+struct Chain {
+    /// Grants still to chain (0: grants go to the main thread).
+    remaining: AtomicU64,
+    rti: OnceLock<Weak<RtiAmbassador>>,
+    /// The first failed request, if any.
+    error: Mutex<Option<String>>,
+}
+
+impl Chain {
+    /// Called with each grant; true when the grant was consumed by the chain.
+    fn on_grant(&self, t: Time) -> bool {
+        let left = self.remaining.load(Ordering::Acquire);
+        if left <= 1 {
+            self.remaining.store(0, Ordering::Release);
+            return false;
+        }
+        self.remaining.store(left - 1, Ordering::Release);
+        let r = match (
+            self.rti.get().and_then(Weak::upgrade),
+            Time::new(t.value() + 1.0),
+        ) {
+            (Some(rti), Some(next)) => rti.time_advance_request(next).map_err(|e| e.to_string()),
+            _ => Err("no RTI ambassador for the chained request".into()),
+        };
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                if let Ok(mut slot) = self.error.lock() {
+                    slot.get_or_insert(e);
+                }
+                self.remaining.store(0, Ordering::Release);
+                false
+            }
+        }
+    }
 }
 
 impl FederateAmbassador for TimeAmb {
@@ -73,7 +116,9 @@ impl FederateAmbassador for TimeAmb {
         let _ = self.tx.send(Ev::Enabled);
     }
     fn time_advance_grant(&mut self, t: Time) {
-        let _ = self.tx.send(Ev::Grant(t.value()));
+        if !self.chain.on_grant(t) {
+            let _ = self.tx.send(Ev::Grant(t.value()));
+        }
     }
 }
 
@@ -122,7 +167,8 @@ impl BarrierPath {
 }
 
 struct Fed {
-    rti: RtiAmbassador,
+    rti: Arc<RtiAmbassador>,
+    chain: Arc<Chain>,
     evoked: bool,
     object: ObjectInstanceHandle,
     stamped: AttributeHandle,
@@ -226,6 +272,34 @@ impl Fed {
             violations.truncate(10);
             self.now = g;
         }
+        Ok(PhaseReport {
+            grants: steps,
+            secs: t0.elapsed().as_secs_f64(),
+            null_msgs: self.null_sent() - c0,
+            reflects,
+            violations,
+            process: ProcSample::default(),
+            threads: BTreeMap::new(),
+        })
+    }
+
+    /// TAR(t+1) asked from inside each grant callback (see [`Chain`]); the main thread starts the
+    /// chain and waits for its last grant.
+    fn tar_callback(&mut self, steps: u64) -> Result<PhaseReport, BenchError> {
+        let c0 = self.null_sent();
+        let t0 = Instant::now();
+        let (mut reflects, mut violations) = (0u64, Vec::new());
+        let target = self.now + steps as f64;
+        self.chain.remaining.store(steps, Ordering::Release);
+        self.rti.time_advance_request(t(self.now + 1.0)?)?;
+        let g = self.grant("the chain's last grant", &mut reflects, &mut violations)?;
+        if let Some(e) = self.chain.error.lock().ok().and_then(|mut e| e.take()) {
+            return Err(BenchError::Protocol(format!("chained TAR failed: {e}")));
+        }
+        if g != target {
+            violations.push(format!("chain of {steps} TARs ended at {g}, want {target}"));
+        }
+        self.now = g;
         Ok(PhaseReport {
             grants: steps,
             secs: t0.elapsed().as_secs_f64(),
@@ -368,7 +442,14 @@ pub fn federate(
     } else {
         CallbackModel::Immediate
     };
-    rti.connect(Box::new(TimeAmb { tx }), model)?;
+    let chain = Arc::new(Chain::default());
+    rti.connect(
+        Box::new(TimeAmb {
+            tx,
+            chain: chain.clone(),
+        }),
+        model,
+    )?;
     join_federation(
         &mut rti,
         federation,
@@ -406,8 +487,11 @@ pub fn federate(
         Reliability::Reliable,
         index,
     )?;
+    let rti = Arc::new(rti);
+    let _ = chain.rti.set(Arc::downgrade(&rti));
     let mut fed = Fed {
         rti,
+        chain,
         evoked,
         object,
         stamped,
@@ -456,6 +540,7 @@ pub fn federate(
             "transport-barrier" => fed.barrier_rounds(count, true),
             "tar" => fed.tar(count, false),
             "tar-update" => fed.tar(count, true),
+            "tar-callback" => fed.tar_callback(count),
             "ner" => fed.ner(count, gap.max(1.0)),
             other => Err(BenchError::Protocol(format!("unknown phase {other:?}"))),
         };

@@ -69,7 +69,7 @@ pub struct PhaseReport {
 /// One phase's figures in one run.
 #[derive(Clone, Debug, Serialize)]
 pub struct PhaseFigures {
-    /// "raw-barrier", "transport-barrier", "tar", "tar-update" or "ner".
+    /// "raw-barrier", "transport-barrier", "tar", "tar-update", "ner" or "tar-callback".
     pub phase: String,
     /// Per federate: median over blocks of grants/s (rounds/s for raw).
     pub grants_per_s_per_federate: Vec<f64>,
@@ -136,12 +136,13 @@ pub struct TimeReport {
     pub results: Vec<TimeResult>,
 }
 
-const PHASES: [&str; 5] = [
+const PHASES: [&str; 6] = [
     "raw-barrier",
     "transport-barrier",
     "tar",
     "tar-update",
     "ner",
+    "tar-callback",
 ];
 
 /// Runs the `time` benchmark.
