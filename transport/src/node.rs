@@ -27,7 +27,9 @@ use crate::config::{PROTOCOL_VERSION, TransportConfig};
 use crate::data::{
     self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
 };
-use crate::discovery::{Beacon, Claim, DiscoveryEvent, PeerInfo, PeerTable};
+use crate::discovery::{
+    Beacon, BeaconSchedule, Claim, DiscoveryEvent, PeerInfo, PeerTable, Solicit, SolicitSchedule,
+};
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::frame::{Frame, MAX_FRAME};
@@ -229,6 +231,8 @@ struct Shared {
     metrics: ShellCounters,
     key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
     beacon_now: Notify,
+    /// Asks the beacon task to multicast a [`Solicit`].
+    solicit_now: Notify,
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
@@ -841,6 +845,7 @@ impl Transport {
             metrics: ShellCounters::default(),
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
+            solicit_now: Notify::new(),
             endpoint: endpoint.clone(),
             control: control_tx,
             claims: Mutex::new(Vec::new()),
@@ -966,9 +971,18 @@ impl Transport {
         *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
-    /// Sends a beacon now (e.g. after opening a federation) instead of at the next period.
+    /// Sends a beacon now (e.g. after opening a federation) instead of at the next period (at
+    /// most one per `beacon_min_gap`).
     pub fn announce_now(&self) {
         self.shared.beacon_now.notify_one();
+    }
+
+    /// Multicasts a query for beacons: every node that hears it answers with its beacon at once
+    /// (within its `beacon_min_gap`) instead of at its next period, so [`Transport::discovered`]
+    /// fills within a round trip. The transport already asks when it starts; call this when the
+    /// discovery table must be current now. Queries are at most one per `beacon_min_gap`.
+    pub fn solicit_beacons(&self) {
+        self.shared.solicit_now.notify_one();
     }
 
     /// Shell counters.
@@ -1506,6 +1520,7 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
                 maybe_dial(&shared, node);
             }
             Some(DiscoveryEvent::Changed(node)) => maybe_dial(&shared, node),
+            Some(DiscoveryEvent::Solicited(_)) => shared.beacon_now.notify_one(),
             Some(DiscoveryEvent::IncompatibleVersion { node, version }) => {
                 tracing::warn!(
                     peer = %node, %src, version,
@@ -1544,23 +1559,40 @@ fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     tokio::spawn(dial(shared.clone(), info));
 }
 
+/// Repeats of the start's query while nobody has been heard.
+const START_SOLICIT_REPEATS: u32 = 2;
+
 async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
     let dest = SocketAddr::from((shared.cfg.discovery_group, shared.cfg.discovery_port));
-    let mut tick = tokio::time::interval(shared.cfg.beacon_interval);
-    let mut last_sent = Instant::now() - shared.cfg.beacon_interval;
+    let gap = shared.cfg.beacon_min_gap;
+    let start = Instant::now();
+    let mut beacons = BeaconSchedule::new(start, shared.cfg.beacon_interval, gap);
+    // The first query goes out at start, before the first beacon: members answer at once instead
+    // of at their next period.
+    let mut solicits = SolicitSchedule::new(start, gap, START_SOLICIT_REPEATS);
     loop {
+        let due = solicits
+            .due()
+            .map_or(beacons.due(), |q| q.min(beacons.due()));
         tokio::select! {
-            _ = tick.tick() => {}
-            _ = shared.beacon_now.notified() => {
-                // Rate-limit answers to newcomers.
-                if last_sent.elapsed() < Duration::from_millis(20) { continue; }
-            }
+            _ = tokio::time::sleep_until(due.into()) => {}
+            _ = shared.beacon_now.notified() => beacons.request(),
+            _ = shared.solicit_now.notified() => solicits.request(Instant::now()),
         }
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
+        let now = Instant::now();
+        let alone = lock(&shared.discovery).peers().next().is_none();
+        if solicits.fire(now, alone) {
+            let query = Solicit { node: shared.node }.encode();
+            let _ = sock.send_to(&query, dest).await;
+        }
+        if beacons.due() > now {
+            continue;
+        }
         let _ = sock.send_to(&shared.beacon().encode(), dest).await;
-        last_sent = Instant::now();
+        beacons.sent(now);
         let known: Vec<NodeId> = {
             let mut d = lock(&shared.discovery);
             d.expire(Instant::now());
