@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -233,6 +233,11 @@ struct Shared {
     beacon_now: Notify,
     /// Asks the beacon task to multicast a [`Solicit`].
     solicit_now: Notify,
+    /// Counts changes of what [`Transport::discovered`] and [`Transport::peers`] show (a beacon
+    /// heard for the first time or changed, a peer connected), for
+    /// [`Transport::wait_discovery_change`].
+    discovery_epoch: Mutex<u64>,
+    discovery_cv: Condvar,
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
@@ -365,6 +370,12 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .get(&tag)
             .cloned()
+    }
+
+    /// Wakes the callers of [`Transport::wait_discovery_change`].
+    fn discovery_changed(&self) {
+        *lock(&self.discovery_epoch) += 1;
+        self.discovery_cv.notify_all();
     }
 
     fn beacon(&self) -> Beacon {
@@ -846,6 +857,8 @@ impl Transport {
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
             solicit_now: Notify::new(),
+            discovery_epoch: Mutex::new(0),
+            discovery_cv: Condvar::new(),
             endpoint: endpoint.clone(),
             control: control_tx,
             claims: Mutex::new(Vec::new()),
@@ -983,6 +996,27 @@ impl Transport {
     /// discovery table must be current now. Queries are at most one per `beacon_min_gap`.
     pub fn solicit_beacons(&self) {
         self.shared.solicit_now.notify_one();
+    }
+
+    /// A counter of changes to [`Transport::discovered`] (a node heard for the first time, a
+    /// changed beacon) and [`Transport::peers`] (a peer connected); see
+    /// [`Transport::wait_discovery_change`].
+    pub fn discovery_epoch(&self) -> u64 {
+        *lock(&self.shared.discovery_epoch)
+    }
+
+    /// Blocks until the [`Transport::discovery_epoch`] differs from `seen`, or `timeout` passed;
+    /// returns the epoch then. A caller waiting for a peer reads the epoch, checks
+    /// `discovered()` / `peers()`, and waits here with the epoch it read instead of sleeping: a
+    /// change between its check and its wait returns at once.
+    pub fn wait_discovery_change(&self, seen: u64, timeout: Duration) -> u64 {
+        let epoch = lock(&self.shared.discovery_epoch);
+        let (epoch, _) = self
+            .shared
+            .discovery_cv
+            .wait_timeout_while(epoch, timeout, |e| *e == seen)
+            .unwrap_or_else(|e| e.into_inner());
+        *epoch
     }
 
     /// Shell counters.
@@ -1499,6 +1533,7 @@ fn register(
         }
     });
     let _ = shared.control.send(ControlWork::Registered(node));
+    shared.discovery_changed();
     tracing::info!(peer = %node, %addr, "peer connected");
     shared.emit(TransportEvent::PeerConnected { node, addr });
 }
@@ -1517,9 +1552,13 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
             Some(DiscoveryEvent::Discovered(node)) => {
                 // Answer at once so the newcomer learns of us without waiting a beacon period.
                 shared.beacon_now.notify_one();
+                shared.discovery_changed();
                 maybe_dial(&shared, node);
             }
-            Some(DiscoveryEvent::Changed(node)) => maybe_dial(&shared, node),
+            Some(DiscoveryEvent::Changed(node)) => {
+                shared.discovery_changed();
+                maybe_dial(&shared, node);
+            }
             Some(DiscoveryEvent::Solicited(_)) => shared.beacon_now.notify_one(),
             Some(DiscoveryEvent::IncompatibleVersion { node, version }) => {
                 tracing::warn!(

@@ -96,28 +96,39 @@ fn a_starting_node_learns_a_member_and_connects_without_waiting_a_beacon_period(
     let started = Instant::now();
     let b = Transport::start(config(&ports)).expect("start b");
     let deadline = started + PROMPT;
-    let mut connected = false;
-    let mut knows_federation = false;
-    while !(connected && knows_federation) {
+    // Waits on the discovery epoch, as the LRC does before a join: each wait ends at the change
+    // (a beacon heard, a peer connected), not at a poll period. An epoch that did not move would
+    // leave the loop waiting until the deadline.
+    let mut epoch = 0;
+    loop {
+        let connected = b.peers().contains(&a.node_id());
+        let knows_federation = b.discovered().iter().any(|p| {
+            p.beacon.node == a.node_id() && p.beacon.federations.iter().any(|f| f == "Solicited")
+        });
+        if connected && knows_federation {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
         assert!(
-            Instant::now() < deadline,
+            !left.is_zero(),
             "b did not learn a within {PROMPT:?} (connected {connected}, heard its beacon \
              {knows_federation}); a's next periodic beacon is {INTERVAL:?} away"
         );
-        if let Ok(TransportEvent::PeerConnected { node, .. }) =
-            b.events().recv_timeout(Duration::from_millis(5))
-        {
-            connected |= node == a.node_id();
-        }
-        knows_federation = b.discovered().iter().any(|p| {
-            p.beacon.node == a.node_id() && p.beacon.federations.iter().any(|f| f == "Solicited")
-        });
+        epoch = b.wait_discovery_change(epoch, left);
     }
     eprintln!(
-        "b heard a's beacon and connected {:?} after its start",
+        "b heard a's beacon and connected {:?} after its start (discovery epoch {epoch})",
         started.elapsed()
     );
-    assert!(b.peers().contains(&a.node_id()));
+    assert!(
+        epoch >= 2,
+        "a beacon heard and a peer connected: two changes at least"
+    );
+    assert!(
+        b.events().try_iter().any(
+            |e| matches!(e, TransportEvent::PeerConnected { node, .. } if node == a.node_id())
+        )
+    );
 }
 
 #[test]
