@@ -40,6 +40,7 @@ pub mod frame;
 pub mod id;
 pub mod metrics;
 pub mod node;
+pub mod recv_buf;
 pub mod security;
 pub mod sockets;
 

@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::{Notify, mpsc, oneshot};
 
@@ -35,6 +35,7 @@ use crate::fault::{FaultConfig, FaultInjector};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
+use crate::recv_buf::RecvBuffer;
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
 
@@ -1706,17 +1707,12 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             },
         )
     });
-    let mut buf = BytesMut::with_capacity(256 << 10);
+    let mut buf = RecvBuffer::new();
     let mut read_timeout = Duration::from_millis(10);
     while !shared.shutdown.load(Ordering::Relaxed) {
-        if buf.capacity() < 65_536 {
-            buf = BytesMut::with_capacity(256 << 10);
-        }
-        buf.resize(65_536, 0);
-        match sock.recv_from(&mut buf) {
-            Ok((n, _src)) => {
-                buf.truncate(n);
-                let dgram = buf.split().freeze();
+        match buf.recv_with(|b| sock.recv_from(b)) {
+            Ok((dgram, _src)) => {
+                let n = dgram.len();
                 shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
                 shared.metrics.datagram_in(n);
                 match fault.as_mut() {
@@ -1730,12 +1726,8 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 if matches!(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                buf.clear();
-            }
+                ) => {}
             Err(e) => {
-                buf.clear();
                 tracing::debug!("data socket receive error: {e}");
             }
         }
