@@ -1,6 +1,6 @@
 //! Criterion micro-benchmarks of the hot pieces under an update and a grant: the wire form of an
 //! attribute update, datagram authentication, one message through the sans-I/O data plane
-//! (fragmentation and reassembly at 8 KiB), GALT with 64 regulating peers, the TSO queue, the
+//! (fragmentation and reassembly at 8 KiB), the data thread's receive buffer, GALT with 64 regulating peers, the TSO queue, the
 //! engine's data-reconstruction queue (a frame's reflections pushed by the HLA thread, swapped
 //! out by the engine thread), and loading the RPR FOM set. `cargo bench -p hlamesh-benches --bench micro` (not built by
 //! `cargo test`). FOMs come from `$HLAMESH_FOM_DIR` or `<repo>/../shared/foms`.
@@ -33,7 +33,7 @@ fn update(payload: usize, time: bool) -> DataMsg {
 
 fn bench_wire(c: &mut Criterion) {
     let mut g = c.benchmark_group("wire");
-    for (size, time) in [(100, false), (100, true), (1024, false)] {
+    for (size, time) in [(100, false), (100, true), (1024, false), (8192, false)] {
         let m = update(size, time);
         let bytes = m.encode();
         let name = format!("{size}B{}", if time { "_timestamped" } else { "" });
@@ -97,6 +97,45 @@ fn bench_data_plane(c: &mut Criterion) {
                     }
                 }
                 assert_eq!(delivered, size, "one whole message delivered");
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The data thread's receive buffer per datagram, the kernel's copy simulated by a `memcpy` of
+/// the datagram: zero-filling a 64 KiB `BytesMut` before each receive (the old way, kept here as
+/// the baseline) against `RecvBuffer` (a scratch buffer zeroed once, the received bytes copied
+/// into an arena).
+fn bench_recv_buffer(c: &mut Criterion) {
+    use bytes::BytesMut;
+    use hlamesh_transport::recv_buf::RecvBuffer;
+    let mut g = c.benchmark_group("recv_buffer");
+    for size in [100usize, 1472] {
+        let src = vec![0x11u8; size];
+        g.throughput(Throughput::Bytes(size as u64));
+        let mut buf = BytesMut::with_capacity(256 << 10);
+        g.bench_function(format!("zero_fill_64k_then_split_{size}B"), |b| {
+            b.iter(|| {
+                if buf.capacity() < 65_536 {
+                    buf = BytesMut::with_capacity(256 << 10);
+                }
+                buf.resize(65_536, 0);
+                buf[..size].copy_from_slice(black_box(&src));
+                buf.truncate(size);
+                black_box(buf.split().freeze())
+            })
+        });
+        let mut rb = RecvBuffer::new();
+        g.bench_function(format!("scratch_then_copy_{size}B"), |b| {
+            b.iter(|| {
+                let (d, ()) = rb
+                    .recv_with(|s| {
+                        s[..size].copy_from_slice(black_box(&src));
+                        Ok::<_, ()>((size, ()))
+                    })
+                    .expect("recv");
+                black_box(d)
             })
         });
     }
@@ -265,6 +304,7 @@ criterion_group!(
     bench_wire,
     bench_auth,
     bench_data_plane,
+    bench_recv_buffer,
     bench_galt,
     bench_tso,
     bench_fom

@@ -308,6 +308,7 @@ impl Lrc {
             }
         }
         let deadline = Instant::now() + Duration::from_millis(1500);
+        let mut epoch = self.shared.transport.discovery_epoch();
         let members = loop {
             let m = self.members_of(name);
             let peers = self.shared.transport.peers();
@@ -319,7 +320,12 @@ impl Lrc {
                     "no LRC announces federation {name}"
                 )));
             }
-            std::thread::sleep(Duration::from_millis(20));
+            // Woken by the next beacon or connected peer (the transport solicits beacons when
+            // it starts), not by a poll period.
+            epoch = self
+                .shared
+                .transport
+                .wait_discovery_change(epoch, Duration::from_millis(20));
         };
         let channel = self
             .shared

@@ -106,6 +106,11 @@ pub struct TransportConfig {
     /// A peer that sent no beacon for this long is forgotten by discovery.
     #[serde(with = "duration_ms")]
     pub beacon_expiry: Duration,
+    /// Least time between two beacons of this node. A beacon asked for sooner (an answer to a
+    /// starting node's query, a new federation) is deferred to this gap, so a storm of queries
+    /// costs at most one beacon per gap. It is also the least time between two queries.
+    #[serde(with = "duration_ms")]
+    pub beacon_min_gap: Duration,
     /// How often control-plane heartbeats are sent to each peer.
     #[serde(with = "duration_ms")]
     pub heartbeat_interval: Duration,
@@ -144,6 +149,7 @@ impl Default for TransportConfig {
             quic_port: 0,
             beacon_interval: Duration::from_millis(200),
             beacon_expiry: Duration::from_secs(3),
+            beacon_min_gap: Duration::from_millis(10),
             heartbeat_interval: Duration::from_millis(100),
             peer_timeout: Duration::from_millis(1000),
             security: SecurityConfig::default(),
@@ -259,6 +265,12 @@ impl TransportConfig {
             return Err(TransportError::Config(format!(
                 "max_datagram {} outside 256..=65000",
                 self.max_datagram
+            )));
+        }
+        if self.beacon_min_gap.is_zero() || self.beacon_min_gap > self.beacon_interval {
+            return Err(TransportError::Config(format!(
+                "beacon_min_gap {:?} must be at least 1 ms and at most beacon_interval {:?}",
+                self.beacon_min_gap, self.beacon_interval
             )));
         }
         if self.peer_timeout <= self.heartbeat_interval {

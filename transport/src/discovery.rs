@@ -5,6 +5,12 @@
 //!
 //! Beacons are hints, not credentials: a peer is trusted only after the QUIC handshake (mutual TLS or
 //! the development-mode secret proof). The fingerprint lets a dialer pin the certificate it expects.
+//!
+//! A node that must not wait a beacon period (a starting node, an LRC about to join) multicasts a
+//! [`Solicit`]; every member answers with its beacon at once. Answers, like every other beacon sent
+//! out of period, go through [`BeaconSchedule`], which defers (never drops) a beacon asked for less
+//! than a minimum gap after the last one, so a storm of queries costs each member at most one beacon
+//! per gap.
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -16,6 +22,10 @@ use crate::config::PROTOCOL_VERSION;
 use crate::id::NodeId;
 
 const MAGIC: &[u8; 4] = b"HLMB";
+/// Magic of a [`Solicit`]. A node that predates solicitation takes it for a malformed beacon and
+/// ignores it.
+const SOLICIT_MAGIC: &[u8; 4] = b"HLMQ";
+/// Magic, protocol version, node id: the same header for beacons and solicitations.
 const HEADER: usize = 4 + 2 + 8;
 
 /// What a node announces.
@@ -84,10 +94,7 @@ impl Beacon {
         if bytes.len() < HEADER || &bytes[..4] != MAGIC {
             return Err(BeaconError::NotABeacon);
         }
-        let version = u16::from_be_bytes([bytes[4], bytes[5]]);
-        let mut id = [0u8; 8];
-        id.copy_from_slice(&bytes[6..14]);
-        let node = NodeId(u64::from_be_bytes(id));
+        let (node, version) = header(bytes);
         if version != PROTOCOL_VERSION {
             return Err(BeaconError::IncompatibleVersion { node, version });
         }
@@ -100,6 +107,51 @@ impl Beacon {
         }
         Ok(beacon)
     }
+}
+
+/// A query for beacons: whoever hears it answers with its beacon at once (rate-limited by
+/// [`BeaconSchedule`]). On the wire it is the beacon header with its own magic: magic, protocol
+/// version, node id. Bytes after the header are ignored, so later versions may add a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Solicit {
+    /// The asking node.
+    pub node: NodeId,
+}
+
+impl Solicit {
+    /// Encodes the query: magic, version, node id.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER);
+        out.extend_from_slice(SOLICIT_MAGIC);
+        out.extend_from_slice(&PROTOCOL_VERSION.to_be_bytes());
+        out.extend_from_slice(&self.node.0.to_be_bytes());
+        out
+    }
+
+    /// Decodes a query; never panics on arbitrary bytes. A beacon is `NotABeacon` here.
+    pub fn decode(bytes: &[u8]) -> Result<Solicit, BeaconError> {
+        if bytes.len() < HEADER || &bytes[..4] != SOLICIT_MAGIC {
+            return Err(BeaconError::NotABeacon);
+        }
+        let (node, version) = header(bytes);
+        if version != PROTOCOL_VERSION {
+            return Err(BeaconError::IncompatibleVersion { node, version });
+        }
+        Ok(Solicit { node })
+    }
+
+    /// Whether a datagram of the discovery group is a query (by its magic).
+    pub fn is_solicit(bytes: &[u8]) -> bool {
+        bytes.get(..4) == Some(SOLICIT_MAGIC.as_slice())
+    }
+}
+
+/// Node id and protocol version from a header already checked to be `HEADER` bytes long.
+fn header(bytes: &[u8]) -> (NodeId, u16) {
+    let version = u16::from_be_bytes([bytes[4], bytes[5]]);
+    let mut id = [0u8; 8];
+    id.copy_from_slice(&bytes[6..14]);
+    (NodeId(u64::from_be_bytes(id)), version)
 }
 
 /// A peer as discovery knows it.
@@ -120,6 +172,8 @@ pub enum DiscoveryEvent {
     Discovered(NodeId),
     /// A known node's beacon changed (federations, addresses, claims).
     Changed(NodeId),
+    /// Another node asks for beacons ([`Solicit`]): answer with ours.
+    Solicited(NodeId),
     /// A beacon of an incompatible version: reported once per node, then silently ignored.
     IncompatibleVersion {
         /// The sender.
@@ -138,6 +192,8 @@ pub struct DiscoveryStats {
     pub malformed: u64,
     /// Beacons of another protocol version.
     pub incompatible: u64,
+    /// Queries for beacons ([`Solicit`]) from other nodes.
+    pub solicits: u64,
 }
 
 /// The peers heard on the discovery group.
@@ -169,6 +225,9 @@ impl PeerTable {
         source: SocketAddr,
         bytes: &[u8],
     ) -> Option<DiscoveryEvent> {
+        if Solicit::is_solicit(bytes) {
+            return self.on_solicit(bytes);
+        }
         match Beacon::decode(bytes) {
             Ok(b) if b.node == self.local => None,
             Ok(b) => {
@@ -211,6 +270,26 @@ impl PeerTable {
         }
     }
 
+    fn on_solicit(&mut self, bytes: &[u8]) -> Option<DiscoveryEvent> {
+        match Solicit::decode(bytes) {
+            Ok(q) if q.node == self.local => None,
+            Ok(q) => {
+                self.stats.solicits += 1;
+                Some(DiscoveryEvent::Solicited(q.node))
+            }
+            Err(BeaconError::IncompatibleVersion { node, version }) => {
+                self.stats.incompatible += 1;
+                self.warned
+                    .insert(node)
+                    .then_some(DiscoveryEvent::IncompatibleVersion { node, version })
+            }
+            Err(_) => {
+                self.stats.malformed += 1;
+                None
+            }
+        }
+    }
+
     /// Forgets peers not heard for the expiry interval; returns them.
     pub fn expire(&mut self, now: Instant) -> Vec<NodeId> {
         let expiry = self.expiry;
@@ -239,6 +318,113 @@ impl PeerTable {
     /// Counters.
     pub fn stats(&self) -> &DiscoveryStats {
         &self.stats
+    }
+}
+
+/// When this node's next beacon goes out: once per `interval`, and soon after a request (an answer
+/// to a newcomer or a [`Solicit`], a changed federation list or claim), but never less than
+/// `min_gap` after the previous beacon. Requests within the gap are deferred and merged into one
+/// beacon, never dropped: a storm of requests costs at most one beacon per gap.
+#[derive(Debug)]
+pub struct BeaconSchedule {
+    interval: Duration,
+    min_gap: Duration,
+    last_sent: Option<Instant>,
+    next_periodic: Instant,
+    requested: bool,
+}
+
+impl BeaconSchedule {
+    /// A schedule whose first (periodic) beacon is due at `now`.
+    pub fn new(now: Instant, interval: Duration, min_gap: Duration) -> Self {
+        BeaconSchedule {
+            interval,
+            min_gap,
+            last_sent: None,
+            next_periodic: now,
+            requested: false,
+        }
+    }
+
+    /// Asks for a beacon as soon as the gap allows.
+    pub fn request(&mut self) {
+        self.requested = true;
+    }
+
+    /// When the next beacon is due (possibly in the past: send now).
+    pub fn due(&self) -> Instant {
+        // Before the first beacon, the periodic one is due at once anyway.
+        match self.last_sent {
+            Some(t) if self.requested => (t + self.min_gap).min(self.next_periodic),
+            _ => self.next_periodic,
+        }
+    }
+
+    /// Records a beacon sent at `now`: pending requests are answered by it, and the next periodic
+    /// one is an interval later.
+    pub fn sent(&mut self, now: Instant) {
+        self.last_sent = Some(now);
+        self.requested = false;
+        self.next_periodic = now + self.interval;
+    }
+}
+
+/// When this node multicasts a [`Solicit`]: once at start, repeated a few times two gaps apart
+/// while nobody has been heard (a lost query or answer costs two gaps, not a beacon period), and on
+/// request, never less than `min_gap` after the previous query.
+#[derive(Debug)]
+pub struct SolicitSchedule {
+    min_gap: Duration,
+    next: Option<Instant>,
+    last: Option<Instant>,
+    requested: bool,
+    repeats_left: u32,
+}
+
+impl SolicitSchedule {
+    /// A schedule whose first query is due at `now`, then repeated up to `repeats` times while
+    /// alone.
+    pub fn new(now: Instant, min_gap: Duration, repeats: u32) -> Self {
+        SolicitSchedule {
+            min_gap,
+            next: Some(now),
+            last: None,
+            requested: true,
+            repeats_left: repeats,
+        }
+    }
+
+    /// Asks for a query as soon as the gap allows.
+    pub fn request(&mut self, now: Instant) {
+        let earliest = self.last.map_or(now, |t| (t + self.min_gap).max(now));
+        self.next = Some(self.next.map_or(earliest, |n| n.min(earliest)));
+        self.requested = true;
+    }
+
+    /// When the schedule next wants to run, if at all.
+    pub fn due(&self) -> Option<Instant> {
+        self.next
+    }
+
+    /// Called at or after [`SolicitSchedule::due`]; `alone` says whether any peer has been heard.
+    /// Returns whether to send a query now (a record that it was sent is kept).
+    pub fn fire(&mut self, now: Instant, alone: bool) -> bool {
+        if self.next.is_none_or(|n| n > now) {
+            return false;
+        }
+        self.next = None;
+        let send = self.requested || alone;
+        self.requested = false;
+        if send {
+            self.last = Some(now);
+        }
+        if self.repeats_left > 0 && alone {
+            self.repeats_left -= 1;
+            self.next = Some(now + self.min_gap * 2);
+        } else {
+            self.repeats_left = 0;
+        }
+        send
     }
 }
 
@@ -304,6 +490,121 @@ mod tests {
         assert!(t.get(NodeId(2)).is_none());
     }
 
+    #[test]
+    fn solicit_round_trip_answered_by_others_only() {
+        let q = Solicit { node: NodeId(9) };
+        let bytes = q.encode();
+        assert_eq!(Solicit::decode(&bytes), Ok(q));
+        assert_eq!(
+            Beacon::decode(&bytes),
+            Err(BeaconError::NotABeacon),
+            "a query is no beacon"
+        );
+        assert_eq!(
+            Solicit::decode(&beacon(9).encode()),
+            Err(BeaconError::NotABeacon)
+        );
+        let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+        let now = Instant::now();
+        let src = "127.0.0.1:1".parse().expect("addr");
+        assert_eq!(
+            t.on_datagram(now, src, &bytes),
+            Some(DiscoveryEvent::Solicited(NodeId(9)))
+        );
+        // A query does not make its sender a peer: only its beacon does.
+        assert!(t.get(NodeId(9)).is_none());
+        assert_eq!(
+            t.on_datagram(now, src, &Solicit { node: NodeId(1) }.encode()),
+            None,
+            "own query"
+        );
+        // Later versions may append a body: it is ignored.
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(b"future body");
+        assert_eq!(
+            t.on_datagram(now, src, &longer),
+            Some(DiscoveryEvent::Solicited(NodeId(9)))
+        );
+        assert_eq!(t.stats().solicits, 2);
+        assert_eq!(t.on_datagram(now, src, &bytes[..HEADER - 1]), None);
+        assert_eq!(t.stats().malformed, 1);
+    }
+
+    #[test]
+    fn solicit_of_other_version_reported_once_and_not_answered() {
+        let mut bytes = Solicit { node: NodeId(5) }.encode();
+        bytes[5] = bytes[5].wrapping_add(1);
+        let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+        let now = Instant::now();
+        let src = "127.0.0.1:1".parse().expect("addr");
+        assert_eq!(
+            t.on_datagram(now, src, &bytes),
+            Some(DiscoveryEvent::IncompatibleVersion {
+                node: NodeId(5),
+                version: PROTOCOL_VERSION + 1
+            })
+        );
+        assert_eq!(t.on_datagram(now, src, &bytes), None);
+        assert_eq!(t.stats().incompatible, 2);
+        assert_eq!(t.stats().solicits, 0);
+    }
+
+    #[test]
+    fn beacon_schedule_defers_and_merges_requests_within_the_gap() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut s = BeaconSchedule::new(t0, ms(1000), ms(10));
+        assert_eq!(s.due(), t0, "the first beacon goes out at start");
+        s.sent(t0);
+        assert_eq!(s.due(), t0 + ms(1000), "then one per interval");
+        // Requests 3 ms after a beacon wait for the gap, and many become one beacon.
+        for _ in 0..100 {
+            s.request();
+        }
+        assert_eq!(s.due(), t0 + ms(10));
+        s.sent(t0 + ms(10));
+        assert_eq!(
+            s.due(),
+            t0 + ms(1010),
+            "all requests answered by one beacon"
+        );
+        // The next request is due a gap after that beacon.
+        s.request();
+        assert_eq!(s.due(), t0 + ms(20));
+        // A request never brings a periodic beacon later.
+        let mut p = BeaconSchedule::new(t0, ms(5), ms(5));
+        p.sent(t0);
+        p.request();
+        assert_eq!(p.due(), t0 + ms(5));
+    }
+
+    #[test]
+    fn solicit_schedule_repeats_while_alone_and_rate_limits_requests() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut s = SolicitSchedule::new(t0, ms(10), 2);
+        assert_eq!(s.due(), Some(t0));
+        assert!(!s.fire(t0 - ms(1), true), "not due yet");
+        assert!(s.fire(t0, true), "the start's query");
+        assert_eq!(s.due(), Some(t0 + ms(20)));
+        assert!(s.fire(t0 + ms(20), true), "first repeat while alone");
+        assert!(s.fire(t0 + ms(40), true), "second repeat");
+        assert_eq!(s.due(), None, "repeats are bounded");
+        // A request is rate-limited to the gap after the previous query, and always sent.
+        s.request(t0 + ms(45));
+        assert_eq!(s.due(), Some(t0 + ms(50)));
+        s.request(t0 + ms(46));
+        assert_eq!(s.due(), Some(t0 + ms(50)), "requests merge");
+        assert!(s.fire(t0 + ms(50), false));
+        assert_eq!(s.due(), None);
+
+        // Someone answered: the repeats stop.
+        let mut s = SolicitSchedule::new(t0, ms(10), 2);
+        assert!(s.fire(t0, true));
+        assert!(!s.fire(t0 + ms(20), false));
+        assert_eq!(s.due(), None);
+    }
+
     proptest! {
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
@@ -312,6 +613,13 @@ mod tests {
             with_header.extend_from_slice(&PROTOCOL_VERSION.to_be_bytes());
             with_header.extend_from_slice(&bytes);
             let _ = Beacon::decode(&with_header);
+            let _ = Solicit::decode(&bytes);
+            let mut query = b"HLMQ".to_vec();
+            query.extend_from_slice(&bytes);
+            let _ = Solicit::decode(&query);
+            let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+            let src = "127.0.0.1:1".parse().expect("addr");
+            let _ = t.on_datagram(Instant::now(), src, &query);
         }
     }
 }

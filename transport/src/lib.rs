@@ -2,8 +2,9 @@
 //!
 //! Sockets and wire for hlamesh. What it is:
 //! - **discovery** ([`discovery`]): every node announces itself (node id, protocol version, QUIC
-//!   address, federations, certificate fingerprint) on a multicast group; peers that stop
-//!   announcing expire; other protocol versions are ignored with one log line;
+//!   address, federations, certificate fingerprint) on a multicast group; a starting node asks for
+//!   beacons, which members answer at once (rate-limited); peers that stop announcing expire;
+//!   other protocol versions are ignored with one log line;
 //! - a **QUIC mesh** ([`node`], [`security`], [`frame`]): exactly one connection per peer pair, one
 //!   ordered control stream, heartbeats, loss detection within the peer timeout, mutual TLS against
 //!   a lab CA or a development-mode shared secret;
@@ -40,6 +41,7 @@ pub mod frame;
 pub mod id;
 pub mod metrics;
 pub mod node;
+pub mod recv_buf;
 pub mod security;
 pub mod sockets;
 

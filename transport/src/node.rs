@@ -15,11 +15,11 @@
 use std::collections::{HashMap, HashSet};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::{Notify, mpsc, oneshot};
 
@@ -27,12 +27,15 @@ use crate::config::{PROTOCOL_VERSION, TransportConfig};
 use crate::data::{
     self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
 };
-use crate::discovery::{Beacon, Claim, DiscoveryEvent, PeerInfo, PeerTable};
+use crate::discovery::{
+    Beacon, BeaconSchedule, Claim, DiscoveryEvent, PeerInfo, PeerTable, Solicit, SolicitSchedule,
+};
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
+use crate::recv_buf::RecvBuffer;
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
 
@@ -229,6 +232,13 @@ struct Shared {
     metrics: ShellCounters,
     key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
     beacon_now: Notify,
+    /// Asks the beacon task to multicast a [`Solicit`].
+    solicit_now: Notify,
+    /// Counts changes of what [`Transport::discovered`] and [`Transport::peers`] show (a beacon
+    /// heard for the first time or changed, a peer connected), for
+    /// [`Transport::wait_discovery_change`].
+    discovery_epoch: Mutex<u64>,
+    discovery_cv: Condvar,
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
@@ -391,6 +401,12 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .get(&tag)
             .cloned()
+    }
+
+    /// Wakes the callers of [`Transport::wait_discovery_change`].
+    fn discovery_changed(&self) {
+        *lock(&self.discovery_epoch) += 1;
+        self.discovery_cv.notify_all();
     }
 
     fn beacon(&self) -> Beacon {
@@ -871,6 +887,9 @@ impl Transport {
             metrics: ShellCounters::default(),
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
+            solicit_now: Notify::new(),
+            discovery_epoch: Mutex::new(0),
+            discovery_cv: Condvar::new(),
             endpoint: endpoint.clone(),
             control: control_tx,
             claims: Mutex::new(Vec::new()),
@@ -1012,9 +1031,39 @@ impl Transport {
             .unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
-    /// Sends a beacon now (e.g. after opening a federation) instead of at the next period.
+    /// Sends a beacon now (e.g. after opening a federation) instead of at the next period (at
+    /// most one per `beacon_min_gap`).
     pub fn announce_now(&self) {
         self.shared.beacon_now.notify_one();
+    }
+
+    /// Multicasts a query for beacons: every node that hears it answers with its beacon at once
+    /// (within its `beacon_min_gap`) instead of at its next period, so [`Transport::discovered`]
+    /// fills within a round trip. The transport already asks when it starts; call this when the
+    /// discovery table must be current now. Queries are at most one per `beacon_min_gap`.
+    pub fn solicit_beacons(&self) {
+        self.shared.solicit_now.notify_one();
+    }
+
+    /// A counter of changes to [`Transport::discovered`] (a node heard for the first time, a
+    /// changed beacon) and [`Transport::peers`] (a peer connected); see
+    /// [`Transport::wait_discovery_change`].
+    pub fn discovery_epoch(&self) -> u64 {
+        *lock(&self.shared.discovery_epoch)
+    }
+
+    /// Blocks until the [`Transport::discovery_epoch`] differs from `seen`, or `timeout` passed;
+    /// returns the epoch then. A caller waiting for a peer reads the epoch, checks
+    /// `discovered()` / `peers()`, and waits here with the epoch it read instead of sleeping: a
+    /// change between its check and its wait returns at once.
+    pub fn wait_discovery_change(&self, seen: u64, timeout: Duration) -> u64 {
+        let epoch = lock(&self.shared.discovery_epoch);
+        let (epoch, _) = self
+            .shared
+            .discovery_cv
+            .wait_timeout_while(epoch, timeout, |e| *e == seen)
+            .unwrap_or_else(|e| e.into_inner());
+        *epoch
     }
 
     /// Shell counters.
@@ -1534,6 +1583,7 @@ fn register(
         }
     });
     let _ = shared.control.send(ControlWork::Registered(node));
+    shared.discovery_changed();
     tracing::info!(peer = %node, %addr, "peer connected");
     shared.emit(TransportEvent::PeerConnected { node, addr });
 }
@@ -1552,9 +1602,14 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
             Some(DiscoveryEvent::Discovered(node)) => {
                 // Answer at once so the newcomer learns of us without waiting a beacon period.
                 shared.beacon_now.notify_one();
+                shared.discovery_changed();
                 maybe_dial(&shared, node);
             }
-            Some(DiscoveryEvent::Changed(node)) => maybe_dial(&shared, node),
+            Some(DiscoveryEvent::Changed(node)) => {
+                shared.discovery_changed();
+                maybe_dial(&shared, node);
+            }
+            Some(DiscoveryEvent::Solicited(_)) => shared.beacon_now.notify_one(),
             Some(DiscoveryEvent::IncompatibleVersion { node, version }) => {
                 tracing::warn!(
                     peer = %node, %src, version,
@@ -1593,23 +1648,40 @@ fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     tokio::spawn(dial(shared.clone(), info));
 }
 
+/// Repeats of the start's query while nobody has been heard.
+const START_SOLICIT_REPEATS: u32 = 2;
+
 async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
     let dest = SocketAddr::from((shared.cfg.discovery_group, shared.cfg.discovery_port));
-    let mut tick = tokio::time::interval(shared.cfg.beacon_interval);
-    let mut last_sent = Instant::now() - shared.cfg.beacon_interval;
+    let gap = shared.cfg.beacon_min_gap;
+    let start = Instant::now();
+    let mut beacons = BeaconSchedule::new(start, shared.cfg.beacon_interval, gap);
+    // The first query goes out at start, before the first beacon: members answer at once instead
+    // of at their next period.
+    let mut solicits = SolicitSchedule::new(start, gap, START_SOLICIT_REPEATS);
     loop {
+        let due = solicits
+            .due()
+            .map_or(beacons.due(), |q| q.min(beacons.due()));
         tokio::select! {
-            _ = tick.tick() => {}
-            _ = shared.beacon_now.notified() => {
-                // Rate-limit answers to newcomers.
-                if last_sent.elapsed() < Duration::from_millis(20) { continue; }
-            }
+            _ = tokio::time::sleep_until(due.into()) => {}
+            _ = shared.beacon_now.notified() => beacons.request(),
+            _ = shared.solicit_now.notified() => solicits.request(Instant::now()),
         }
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
+        let now = Instant::now();
+        let alone = lock(&shared.discovery).peers().next().is_none();
+        if solicits.fire(now, alone) {
+            let query = Solicit { node: shared.node }.encode();
+            let _ = sock.send_to(&query, dest).await;
+        }
+        if beacons.due() > now {
+            continue;
+        }
         let _ = sock.send_to(&shared.beacon().encode(), dest).await;
-        last_sent = Instant::now();
+        beacons.sent(now);
         let known: Vec<NodeId> = {
             let mut d = lock(&shared.discovery);
             d.expire(Instant::now());
@@ -1687,17 +1759,12 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             },
         )
     });
-    let mut buf = BytesMut::with_capacity(256 << 10);
+    let mut buf = RecvBuffer::new();
     let mut read_timeout = Duration::from_millis(10);
     while !shared.shutdown.load(Ordering::Relaxed) {
-        if buf.capacity() < 65_536 {
-            buf = BytesMut::with_capacity(256 << 10);
-        }
-        buf.resize(65_536, 0);
-        match sock.recv_from(&mut buf) {
-            Ok((n, _src)) => {
-                buf.truncate(n);
-                let dgram = buf.split().freeze();
+        match buf.recv_with(|b| sock.recv_from(b)) {
+            Ok((dgram, _src)) => {
+                let n = dgram.len();
                 shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
                 shared.metrics.datagram_in(n);
                 match fault.as_mut() {
@@ -1711,12 +1778,8 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 if matches!(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                buf.clear();
-            }
+                ) => {}
             Err(e) => {
-                buf.clear();
                 tracing::debug!("data socket receive error: {e}");
             }
         }

@@ -109,10 +109,13 @@ pub enum DataMsg {
         /// Producing federate.
         producer: FederateHandle,
         /// Values.
+        #[serde(with = "handle_bytes")]
         values: Vec<(AttributeHandle, Vec<u8>)>,
         /// User tag.
+        #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
         /// Logical time, if timestamped.
+        #[serde(with = "serde_bytes")]
         time: Option<Timestamp>,
         /// Sent in time-stamp order (a regulating sender, TSO in the FOM): the receiver's time
         /// manager orders it.
@@ -128,10 +131,13 @@ pub enum DataMsg {
         /// Producing federate.
         producer: FederateHandle,
         /// Parameters.
+        #[serde(with = "handle_bytes")]
         params: Vec<(ParameterHandle, Vec<u8>)>,
         /// User tag.
+        #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
         /// Logical time, if timestamped.
+        #[serde(with = "serde_bytes")]
         time: Option<Timestamp>,
         /// Sent in time-stamp order.
         tso: bool,
@@ -143,8 +149,10 @@ pub enum DataMsg {
         /// Deleting federate.
         producer: FederateHandle,
         /// User tag.
+        #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
         /// Logical time, if timestamped.
+        #[serde(with = "serde_bytes")]
         time: Option<Timestamp>,
         /// Sent in time-stamp order (a regulating sender with a time): the receivers' time
         /// managers order it like a timed update.
@@ -159,6 +167,7 @@ pub enum DataMsg {
         /// Attributes wanted.
         attrs: Vec<AttributeHandle>,
         /// User tag.
+        #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
     },
     /// The sender applied the `n`-th federation restore: what it sends from here on belongs to
@@ -194,6 +203,7 @@ pub enum DataMsg {
         /// Attributes offered.
         attrs: Vec<AttributeHandle>,
         /// User tag.
+        #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
     },
     /// A time-management message of federate `from` for every federate of every other LRC: one
@@ -554,6 +564,7 @@ pub struct InstanceState {
     /// Attribute owners as the sender knows them: (attribute, owner, ownership version).
     pub owners: Vec<(AttributeHandle, Option<FederateHandle>, u32)>,
     /// Current values.
+    #[serde(with = "handle_bytes")]
     pub values: Vec<(AttributeHandle, Vec<u8>)>,
 }
 
@@ -714,6 +725,33 @@ pub enum ControlMsg {
     },
 }
 
+/// `Vec<(handle, value bytes)>` with each value as a byte string (`serde_bytes`): postcard lays
+/// it out exactly like a `Vec<u8>` (length, then the bytes) but copies it in one piece instead of
+/// visiting it byte by byte.
+mod handle_bytes {
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_bytes::{ByteBuf, Bytes};
+
+    pub fn serialize<H: Serialize, S: Serializer>(
+        v: &[(H, Vec<u8>)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        for (h, bytes) in v {
+            seq.serialize_element(&(h, Bytes::new(bytes)))?;
+        }
+        seq.end()
+    }
+
+    pub fn deserialize<'de, H: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(H, Vec<u8>)>, D::Error> {
+        let v: Vec<(H, ByteBuf)> = Vec::deserialize(d)?;
+        Ok(v.into_iter().map(|(h, b)| (h, b.into_vec())).collect())
+    }
+}
+
 fn encode<T: Serialize>(m: &T) -> Vec<u8> {
     let mut out = vec![WIRE_VERSION];
     // Serialising our own in-memory enums to a Vec cannot fail.
@@ -784,5 +822,53 @@ mod tests {
         ));
         // A huge length prefix must not allocate: postcard bounds it by the input.
         assert!(Envelope::decode(&[WIRE_VERSION, 0xff, 0xff, 0xff, 0xff, 0x0f]).is_err());
+    }
+
+    /// Messages with every byte field filled, for the layout test below.
+    fn byte_fields() -> Vec<DataMsg> {
+        vec![
+            DataMsg::Update {
+                object: ObjectInstanceHandle(300),
+                producer: FederateHandle(2),
+                values: vec![
+                    (AttributeHandle(7), vec![1, 2, 3]),
+                    (AttributeHandle(200), (0..=255).collect()),
+                    (AttributeHandle(9), Vec::new()),
+                ],
+                tag: b"tag".to_vec(),
+                time: Some(vec![0x40, 0x29, 0, 0, 0, 0, 0, 0]),
+                tso: true,
+                versions: vec![0, 1, 2],
+            },
+            DataMsg::Interaction {
+                class: InteractionClassHandle(4),
+                producer: FederateHandle(1),
+                params: vec![(ParameterHandle(5), vec![0xff; 130])],
+                tag: Vec::new(),
+                time: None,
+                tso: false,
+            },
+        ]
+    }
+
+    /// The byte fields are written as byte strings (`serde_bytes`, one copy) but postcard lays a
+    /// byte string out exactly as it laid out the `Vec<u8>` sequence (length, then one byte per
+    /// element), so the wire form did not change with them. This pins that layout.
+    #[test]
+    fn byte_fields_keep_their_layout_and_round_trip() {
+        let mut update = vec![WIRE_VERSION, 1, 0xac, 0x02, 2];
+        update.extend_from_slice(&[3, 7, 3, 1, 2, 3, 0xc8, 0x01, 0x80, 0x02]);
+        update.extend(0..=255u8);
+        update.extend_from_slice(&[9, 0]);
+        update.extend_from_slice(&[3, b't', b'a', b'g']);
+        update.extend_from_slice(&[1, 8, 0x40, 0x29, 0, 0, 0, 0, 0, 0]);
+        update.extend_from_slice(&[1, 3, 0, 1, 2]);
+        let mut interaction = vec![WIRE_VERSION, 2, 4, 1, 1, 5, 0x82, 0x01];
+        interaction.extend_from_slice(&[0xff; 130]);
+        interaction.extend_from_slice(&[0, 0, 0]);
+        for (m, expected) in byte_fields().into_iter().zip([update, interaction]) {
+            assert_eq!(m.encode(), expected, "{m:?}");
+            assert_eq!(DataMsg::decode(&expected), Ok(m));
+        }
     }
 }
