@@ -1,0 +1,221 @@
+//! Delivery of immediate callbacks (`hlamesh_lrc::callback_queue`) over the real transport
+//! (loopback, two LRCs in one process): callbacks run on the LRC's receive thread, in the
+//! order the core produced them, one at a time per federate, may call the RTI from inside, and
+//! wait while callbacks are disabled.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use hlamesh_lrc::ambassador::{CallbackModel, FederateAmbassador, RtiAmbassador};
+use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::handles::*;
+use hlamesh_lrc::node::Lrc;
+use hlamesh_transport::TransportConfig;
+
+const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{prefix}-{}-{nanos}", std::process::id())
+}
+
+/// Records reflected values with the thread that delivered them; counts overlapping
+/// deliveries; echoes each value through `echo` (its own object) when armed.
+#[derive(Default)]
+struct Shared {
+    got: Mutex<Vec<(u32, String)>>,
+    discovered: AtomicUsize,
+    inside: AtomicBool,
+    overlaps: AtomicUsize,
+    echo: OnceLock<(Weak<RtiAmbassador>, ObjectInstanceHandle, AttributeHandle)>,
+    echo_errors: Mutex<Vec<String>>,
+}
+
+struct Amb(Arc<Shared>);
+
+impl FederateAmbassador for Amb {
+    fn discover_object_instance(
+        &mut self,
+        _o: ObjectInstanceHandle,
+        _c: ObjectClassHandle,
+        _n: &str,
+        _p: FederateHandle,
+    ) {
+        self.0.discovered.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn reflect_attribute_values(
+        &mut self,
+        _o: ObjectInstanceHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        _info: &ReceiveInfo,
+    ) {
+        if self.0.inside.swap(true, Ordering::SeqCst) {
+            self.0.overlaps.fetch_add(1, Ordering::SeqCst);
+        }
+        let v = u32::from_be_bytes(values[0].1.as_slice().try_into().unwrap());
+        let thread = std::thread::current().name().unwrap_or("?").to_string();
+        self.0.got.lock().unwrap().push((v, thread));
+        if let Some((rti, object, attr)) = self.0.echo.get()
+            && let Some(rti) = rti.upgrade()
+            && let Err(e) =
+                rti.update_attribute_values(*object, vec![(*attr, v.to_be_bytes().to_vec())], b"")
+        {
+            self.0.echo_errors.lock().unwrap().push(e.to_string());
+        }
+        self.0.inside.store(false, Ordering::SeqCst);
+    }
+}
+
+struct Fed {
+    rti: Arc<RtiAmbassador>,
+    seen: Arc<Shared>,
+    object: ObjectInstanceHandle,
+    pos: AttributeHandle,
+}
+
+fn federate(lrc: &Lrc, federation: &str, name: &str, model: CallbackModel) -> Fed {
+    let seen = Arc::new(Shared::default());
+    let mut rti = RtiAmbassador::with_lrc(lrc.clone());
+    rti.connect(Box::new(Amb(seen.clone())), model).unwrap();
+    if name == "sender" {
+        rti.create_federation_execution_from_text(
+            federation,
+            vec![("MovingObject.xml".into(), FOM.into())],
+        )
+        .unwrap();
+    }
+    rti.join_federation_execution(Some(name), "test", federation)
+        .unwrap();
+    let vehicle = rti.get_object_class_handle("Vehicle").unwrap();
+    let pos = rti.get_attribute_handle(vehicle, "Position").unwrap();
+    rti.publish_object_class_attributes(vehicle, &[pos])
+        .unwrap();
+    rti.subscribe_object_class_attributes(vehicle, &[pos], true)
+        .unwrap();
+    let object = rti.register_object_instance(vehicle).unwrap();
+    Fed {
+        rti: Arc::new(rti),
+        seen,
+        object,
+        pos,
+    }
+}
+
+/// Waits (bounded) until `pred` holds, evoking callbacks of `evoke` meanwhile if given.
+fn wait_for(what: &str, evoke: Option<&RtiAmbassador>, pred: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pred() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        match evoke {
+            Some(a) => {
+                a.evoke_multiple_callbacks(Duration::ZERO, Duration::from_millis(10))
+                    .unwrap();
+            }
+            None => std::thread::sleep(Duration::from_millis(2)),
+        }
+    }
+}
+
+fn values(s: &Shared) -> Vec<u32> {
+    s.got.lock().unwrap().iter().map(|(v, _)| *v).collect()
+}
+
+#[test]
+fn immediate_callbacks_run_on_the_receive_thread_in_order_and_may_call_the_rti() {
+    let name = unique("cb-order");
+    let (la, lb) = (
+        Lrc::start(TransportConfig::default()).unwrap(),
+        Lrc::start(TransportConfig::default()).unwrap(),
+    );
+    let a = federate(&la, &name, "sender", CallbackModel::Immediate);
+    let b = federate(&lb, &name, "echo", CallbackModel::Immediate);
+    let _ = b.seen.echo.set((Arc::downgrade(&b.rti), b.object, b.pos));
+    wait_for("discoveries", None, || {
+        a.seen.discovered.load(Ordering::SeqCst) >= 1
+            && b.seen.discovered.load(Ordering::SeqCst) >= 1
+    });
+    const N: u32 = 300;
+    for v in 0..N {
+        a.rti
+            .update_attribute_values(a.object, vec![(a.pos, v.to_be_bytes().to_vec())], b"")
+            .unwrap();
+    }
+    // Every value reaches B once and in order; B's echo, sent from inside its callback,
+    // comes back to A in the same order.
+    wait_for("echoes", None, || {
+        a.seen.got.lock().unwrap().len() >= N as usize
+    });
+    let want: Vec<u32> = (0..N).collect();
+    assert_eq!(values(&b.seen), want);
+    assert_eq!(values(&a.seen), want);
+    assert!(b.seen.echo_errors.lock().unwrap().is_empty());
+    for s in [&a.seen, &b.seen] {
+        assert_eq!(
+            s.overlaps.load(Ordering::SeqCst),
+            0,
+            "concurrent deliveries"
+        );
+        let threads: Vec<String> = s
+            .got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, t)| t.clone())
+            .collect();
+        // Delivered by LRC threads: the receive thread itself when it can, the delivery thread
+        // when another delivery was running; never by the test's thread.
+        assert!(
+            threads
+                .iter()
+                .all(|t| t == "hlamesh-data" || t == "hlamesh-callbacks"),
+            "{threads:?}"
+        );
+        assert!(threads.iter().any(|t| t == "hlamesh-data"), "{threads:?}");
+    }
+}
+
+#[test]
+fn disabled_immediate_callbacks_wait_and_keep_their_order() {
+    let name = unique("cb-disabled");
+    let (la, lb) = (
+        Lrc::start(TransportConfig::default()).unwrap(),
+        Lrc::start(TransportConfig::default()).unwrap(),
+    );
+    let a = federate(&la, &name, "sender", CallbackModel::Immediate);
+    let held = federate(&lb, &name, "held", CallbackModel::Immediate);
+    // A witness on the same LRC: once it has every value, so has `held`'s queue.
+    let witness = federate(&lb, &name, "witness", CallbackModel::Evoked);
+    wait_for("discovery by held", None, || {
+        held.seen.discovered.load(Ordering::SeqCst) >= 2
+    });
+    wait_for("discovery by the witness", Some(&witness.rti), || {
+        witness.seen.discovered.load(Ordering::SeqCst) >= 2
+    });
+    held.rti.disable_callbacks().unwrap();
+    const N: u32 = 50;
+    for v in 0..N {
+        a.rti
+            .update_attribute_values(a.object, vec![(a.pos, v.to_be_bytes().to_vec())], b"")
+            .unwrap();
+    }
+    wait_for("the witness's reflections", Some(&witness.rti), || {
+        witness.seen.got.lock().unwrap().len() >= N as usize
+    });
+    assert!(
+        values(&held.seen).is_empty(),
+        "delivered while callbacks were disabled"
+    );
+    held.rti.enable_callbacks().unwrap();
+    wait_for("held reflections", None, || {
+        held.seen.got.lock().unwrap().len() >= N as usize
+    });
+    assert_eq!(values(&held.seen), (0..N).collect::<Vec<_>>());
+    assert_eq!(held.seen.overlaps.load(Ordering::SeqCst), 0);
+}
