@@ -1,6 +1,8 @@
-//! The I/O shell around the federation cores: one [`Lrc`] per process owns the [`Transport`],
-//! one thread pumps transport events and timer ticks into the [`FederationCore`]s, and API calls
-//! from any number of `RtiAmbassador`s run the same cores under the same lock. Every action a
+//! The I/O shell around the federation cores: one [`Lrc`] per process owns the [`Transport`];
+//! transport events run the [`FederationCore`]s on the transport thread that produced them (see
+//! `install_hooks`), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from other
+//! threads, and API calls from any number of `RtiAmbassador`s run the same cores under the same
+//! lock. Every action a
 //! core queues is executed under that lock, so a state-transfer snapshot and the data
 //! high-water mark it names are taken atomically.
 //!
