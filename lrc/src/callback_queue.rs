@@ -23,9 +23,9 @@
 //! What this means for a federate: an immediate callback may run on the LRC's receive thread,
 //! which receives nothing while it runs. Return promptly and keep long work on the federate's
 //! own threads, as with any RTI's immediate callbacks. Joining and resigning from a callback
-//! are refused anyway (`CallNotAllowedFromWithinCallback`); destroying a federation from a
-//! callback may wait until the call's timeout, because the answer can queue behind the
-//! datagrams the waiting thread would receive.
+//! are refused anyway (`CallNotAllowedFromWithinCallback`). Destroying a federation from an
+//! immediate callback on a receive thread is refused the same way unless its answer is already
+//! there: the answer could queue behind the datagrams the waiting thread would receive.
 //!
 //! **Evoked model.** Callbacks wait in the queue until `evoke_callback(s)`.
 

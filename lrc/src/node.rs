@@ -358,6 +358,15 @@ impl Lrc {
     fn wait(&self, federation: &str, t: Ticket) -> RtiResult<Completion> {
         let deadline = Instant::now() + CALL_TIMEOUT;
         let mut st = self.lock();
+        if hlamesh_transport::idle_follows() && !st.done.contains_key(&(federation.to_string(), t))
+        {
+            // An immediate callback on a receive thread asked for something the coordinator must
+            // answer: the answer may need this very thread (it receives the data the answer is
+            // ordered behind, or the answer itself), so waiting could only time out.
+            return Err(RtiError::CallNotAllowedFromWithinCallback(format!(
+                "federation {federation}: a call that waits for the coordinator cannot be made                  from an immediate callback on an LRC receive thread; make it from the                  federate's own thread"
+            )));
+        }
         loop {
             if let Some(r) = st.done.remove(&(federation.to_string(), t)) {
                 return r;

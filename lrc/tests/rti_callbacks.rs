@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use hlamesh_lrc::ambassador::{CallbackModel, FederateAmbassador, RtiAmbassador};
 use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
 use hlamesh_transport::TransportConfig;
@@ -34,6 +35,9 @@ struct Shared {
     overlaps: AtomicUsize,
     echo: OnceLock<(Weak<RtiAmbassador>, ObjectInstanceHandle, AttributeHandle)>,
     echo_errors: Mutex<Vec<String>>,
+    /// Destroy this federation from inside the first reflection, recording (thread, result).
+    destroy: OnceLock<(Weak<RtiAmbassador>, String)>,
+    destroyed: Mutex<Vec<(String, Result<(), RtiError>)>>,
 }
 
 struct Amb(Arc<Shared>);
@@ -68,6 +72,15 @@ impl FederateAmbassador for Amb {
                 rti.update_attribute_values(*object, vec![(*attr, v.to_be_bytes().to_vec())], b"")
         {
             self.0.echo_errors.lock().unwrap().push(e.to_string());
+        }
+        if let Some((rti, federation)) = self.0.destroy.get()
+            && let Some(rti) = rti.upgrade()
+        {
+            let mut d = self.0.destroyed.lock().unwrap();
+            if d.is_empty() {
+                let thread = std::thread::current().name().unwrap_or("?").to_string();
+                d.push((thread, rti.destroy_federation_execution(federation)));
+            }
         }
         self.0.inside.store(false, Ordering::SeqCst);
     }
@@ -218,4 +231,43 @@ fn disabled_immediate_callbacks_wait_and_keep_their_order() {
     });
     assert_eq!(values(&held.seen), (0..N).collect::<Vec<_>>());
     assert_eq!(held.seen.overlaps.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_coordinator_call_from_a_receive_thread_callback_is_refused_not_hung() {
+    let name = unique("cb-destroy");
+    let (la, lb) = (
+        Lrc::start(TransportConfig::default()).unwrap(),
+        Lrc::start(TransportConfig::default()).unwrap(),
+    );
+    // `la` created the federation and coordinates it; `b`'s destroy must ask it.
+    let a = federate(&la, &name, "sender", CallbackModel::Immediate);
+    let b = federate(&lb, &name, "destroyer", CallbackModel::Immediate);
+    let _ = b.seen.destroy.set((Arc::downgrade(&b.rti), name.clone()));
+    wait_for("discovery", None, || {
+        b.seen.discovered.load(Ordering::SeqCst) >= 1
+    });
+    let t0 = Instant::now();
+    a.rti
+        .update_attribute_values(a.object, vec![(a.pos, 7u32.to_be_bytes().to_vec())], b"")
+        .unwrap();
+    wait_for("the destroy attempt", None, || {
+        !b.seen.destroyed.lock().unwrap().is_empty()
+    });
+    let (thread, result) = b.seen.destroyed.lock().unwrap()[0].clone();
+    match thread.as_str() {
+        // On the receive thread the wait could only time out: refused at once.
+        "hlamesh-data" => assert!(
+            matches!(result, Err(RtiError::CallNotAllowedFromWithinCallback(_))),
+            "{result:?}"
+        ),
+        // On the delivery thread it may wait: the coordinator refuses, federates are joined.
+        _ => assert!(
+            matches!(result, Err(RtiError::FederatesCurrentlyJoined(_))),
+            "{thread}: {result:?}"
+        ),
+    }
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    // The federation is untouched: the update still reached `b`.
+    assert_eq!(values(&b.seen), vec![7]);
 }
