@@ -140,10 +140,45 @@ struct Sim {
     /// callbacks go to `own_log` instead of the checks above.
     own_run: bool,
     own_log: Vec<(FederateHandle, Callback)>,
+    /// Opt-in behaviours of this run (from the environment, or set by a regression test).
+    modes: Modes,
+}
+
+/// Opt-in behaviours of a run. Read from the environment for the sweeps; the regression tests
+/// set them per run (threads share the environment).
+#[derive(Clone, Copy, Debug, Default)]
+struct Modes {
+    /// `HLAMESH_SIM_FREQUENT_RESTORES`: three times as many save-then-restore episodes.
+    frequent_restores: bool,
+    /// `HLAMESH_SIM_PARTIAL_CANDIDATES`: joiners first know only some members.
+    partial_candidates: bool,
+    /// `HLAMESH_SIM_ORPHANS`: resigns also with UnconditionallyDivestAttributes.
+    orphans: bool,
+    /// `HLAMESH_SIM_OWN_RESIGNS`: ownership runs also resign federates.
+    own_resigns: bool,
+    /// `HLAMESH_SIM_OWN_FALL_BEHIND`: ownership runs also lose links' data beyond repair.
+    own_fall_behind: bool,
+}
+
+impl Modes {
+    fn from_env() -> Modes {
+        let on = |v: &str| std::env::var(v).is_ok();
+        Modes {
+            frequent_restores: on("HLAMESH_SIM_FREQUENT_RESTORES"),
+            partial_candidates: on("HLAMESH_SIM_PARTIAL_CANDIDATES"),
+            orphans: on("HLAMESH_SIM_ORPHANS"),
+            own_resigns: on("HLAMESH_SIM_OWN_RESIGNS"),
+            own_fall_behind: on("HLAMESH_SIM_OWN_FALL_BEHIND"),
+        }
+    }
 }
 
 impl Sim {
     fn new(seed: u64) -> Sim {
+        Sim::with_modes(seed, Modes::from_env())
+    }
+
+    fn with_modes(seed: u64, modes: Modes) -> Sim {
         let fdd =
             Fdd::load(&[hlamesh_lrc::fom::FomModule::parse("MovingObject.xml", FOM).unwrap()])
                 .unwrap();
@@ -190,6 +225,7 @@ impl Sim {
             final_values: BTreeMap::new(),
             own_run: false,
             own_log: Vec::new(),
+            modes,
         }
     }
 
@@ -260,7 +296,7 @@ impl Sim {
             let mut heard: Vec<u64> = members
                 .iter()
                 .copied()
-                .filter(|_| !partial_candidates() || self.rng.below(2) == 0)
+                .filter(|_| !self.modes.partial_candidates || self.rng.below(2) == 0)
                 .collect();
             if heard.is_empty() {
                 heard.push(members[self.rng.below(members.len())]);
@@ -765,6 +801,13 @@ impl Sim {
         {
             eprintln!("ctl {from}->{to}: {m:?}");
         }
+        if std::env::var("SIM_CTL").is_ok()
+            && let Msg::Data { seq, bytes } = &msg
+            && let Ok(m) = hlamesh_lrc::core::wire::DataMsg::decode(bytes)
+            && !matches!(m, hlamesh_lrc::core::wire::DataMsg::Update { .. })
+        {
+            eprintln!("data {from}->{to} #{seq:?}: {m:?}");
+        }
         if std::env::var("SIM_CTL").is_ok() && matches!(msg, Msg::Gone) {
             eprintln!("gone {from}->{to}");
         }
@@ -919,8 +962,7 @@ impl Sim {
             }
             13..=14 => {
                 if let Some((h, node)) = self.random_federate() {
-                    let keep =
-                        std::env::var("HLAMESH_SIM_ORPHANS").is_ok() && self.rng.below(3) == 0;
+                    let keep = self.modes.orphans && self.rng.below(3) == 0;
                     let m = self.feds.get_mut(&h).unwrap();
                     m.resigning = true;
                     let objs: Vec<ObjectInstanceHandle> = m.owned.keys().copied().collect();
@@ -1024,8 +1066,10 @@ impl Sim {
             77 => self.request_restore(),
             78..=79 => self.report_restore(),
             // HLAMESH_SIM_FREQUENT_RESTORES=1: three times as many save-then-restore episodes.
-            80 if frequent_restores() || self.rng.below(3) == 0 => self.save_then_restore(),
-            81 if frequent_restores() => self.save_then_restore(),
+            80 if self.modes.frequent_restores || self.rng.below(3) == 0 => {
+                self.save_then_restore()
+            }
+            81 if self.modes.frequent_restores => self.save_then_restore(),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
                     let core = &mut self.nodes.get_mut(&node).unwrap().core;
@@ -1597,18 +1641,6 @@ fn busy(e: &hlamesh_lrc::error::RtiError) -> bool {
     )
 }
 
-/// `HLAMESH_SIM_PARTIAL_CANDIDATES=1`: a joiner first knows only some members (it learns the
-/// rest from redirects and later beacons). Opt-in: it exposes a known gap of coordinator takeover
-/// (a node added by a coordinator that dies before welcoming it can end up next in line and
-/// never learn it), see the crate docs.
-fn frequent_restores() -> bool {
-    std::env::var("HLAMESH_SIM_FREQUENT_RESTORES").is_ok()
-}
-
-fn partial_candidates() -> bool {
-    std::env::var("HLAMESH_SIM_PARTIAL_CANDIDATES").is_ok()
-}
-
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -1617,13 +1649,17 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 fn run(seed: u64, steps: u64) -> Sim {
+    run_with(seed, steps, Modes::from_env())
+}
+
+fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
     if std::env::var("SIM_LOG").is_ok() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new("hlamesh_lrc=trace"))
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let mut sim = Sim::new(seed);
+    let mut sim = Sim::with_modes(seed, modes);
     sim.add_node_and_join();
     for _ in 0..steps {
         sim.random_action();
@@ -1796,8 +1832,8 @@ struct OwnRun {
 }
 
 impl OwnRun {
-    fn new(seed: u64) -> OwnRun {
-        let mut sim = Sim::new(seed);
+    fn new(seed: u64, modes: Modes) -> OwnRun {
+        let mut sim = Sim::with_modes(seed, modes);
         sim.own_run = true;
         let nodes = 2 + sim.rng.below(3);
         for _ in 0..nodes {
@@ -1977,6 +2013,11 @@ impl OwnRun {
     }
 
     fn step(&mut self) {
+        if self.live().is_empty() {
+            // Every federate resigned or was lost with its LRC: nothing left to ask for.
+            self.sim.tick();
+            return;
+        }
         let pos = self.sim.position;
         let objs = self.objs.clone();
         let o = objs[self.sim.rng.below(objs.len())];
@@ -2168,7 +2209,7 @@ impl OwnRun {
                     }
                 }
             }
-            82 if resigns_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+            82 if self.sim.modes.own_resigns && self.sim.rng.below(3) == 0 => {
                 // A federate resigns with an action that divests (instances it may delete go
                 // first with the Delete… actions).
                 let live = self.live();
@@ -2192,7 +2233,7 @@ impl OwnRun {
                     self.sim.drain(node);
                 }
             }
-            83 if fall_behind_in_ownership_runs() && self.sim.rng.below(3) == 0 => {
+            83 if self.sim.modes.own_fall_behind && self.sim.rng.below(3) == 0 => {
                 // The transport loses a link's data beyond repair: resynchronised by snapshot.
                 self.sim.fall_behind();
                 self.gaps = true;
@@ -2286,18 +2327,20 @@ impl OwnRun {
     }
 }
 
-/// `HLAMESH_SIM_OWN_RESIGNS=1`: ownership runs also resign federates. Opt-in: it exposes an
-/// open case (seed 204: an acquirer granted an attribute whose previous owner resigned is never
-/// notified at its LRC).
-fn resigns_in_ownership_runs() -> bool {
-    std::env::var("HLAMESH_SIM_OWN_RESIGNS").is_ok()
-}
-
-/// `HLAMESH_SIM_OWN_FALL_BEHIND=1`: ownership runs also lose links' data beyond repair
-/// (resynchronised by snapshot). Opt-in: 1,271 seeds pass, seed 1272 ends with a cancelled
-/// acquisition never confirmed.
-fn fall_behind_in_ownership_runs() -> bool {
-    std::env::var("HLAMESH_SIM_OWN_FALL_BEHIND").is_ok()
+/// One ownership run. `Modes::own_resigns` (`HLAMESH_SIM_OWN_RESIGNS=1`) also resigns federates;
+/// `Modes::own_fall_behind` (`HLAMESH_SIM_OWN_FALL_BEHIND=1`) also loses links' data beyond
+/// repair (resynchronised by snapshot).
+fn own_run(seed: u64, steps: u64, modes: Modes) -> OwnRun {
+    let mut run = OwnRun::new(seed, modes);
+    for _ in 0..steps {
+        run.step();
+        run.process();
+        run.check_one_owner();
+        run.sim.check_step();
+    }
+    run.settle();
+    run.check_one_owner();
+    run
 }
 
 #[test]
@@ -2307,21 +2350,10 @@ fn ownership_transfers_keep_one_owner() {
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     let (mut transfers, mut unavailable, mut cancelled, mut updates) = (0, 0, 0, 0);
     for seed in first..first + seeds {
-        let run = std::panic::catch_unwind(|| {
-            let mut run = OwnRun::new(seed);
-            for _ in 0..steps {
-                run.step();
-                run.process();
-                run.check_one_owner();
-                run.sim.check_step();
-            }
-            run.settle();
-            run.check_one_owner();
-            run
-        })
-        .unwrap_or_else(|_| {
-            panic!("ownership seed {seed} failed (HLAMESH_SIM_FIRST_SEED to rerun)")
-        });
+        let run = std::panic::catch_unwind(|| own_run(seed, steps, Modes::from_env()))
+            .unwrap_or_else(|_| {
+                panic!("ownership seed {seed} failed (HLAMESH_SIM_FIRST_SEED to rerun)")
+            });
         transfers += run.transfers;
         unavailable += run.ended_unavailable;
         cancelled += run.ended_cancelled;
@@ -2334,4 +2366,48 @@ fn ownership_transfers_keep_one_owner() {
         seeds < 10 || transfers > 50 && unavailable > 10 && cancelled > 10 && updates > 500,
         "{transfers} {unavailable} {cancelled} {updates}"
     );
+}
+
+// ----- Regressions: seeds of opt-in modes that once failed, run alone (cheap) -----
+
+/// Frequent restores, seed 1008: the coordinator and the next in line crashed together; the new
+/// coordinator's recovery took the longest report (the next in line's) and, when that one was
+/// lost too, fell back to its own shorter log although a survivor had reported the old
+/// coordinator's full tail — two decisions at the same log position.
+#[test]
+fn regression_takeover_keeps_survivors_longer_tail() {
+    let modes = Modes {
+        frequent_restores: true,
+        ..Modes::default()
+    };
+    run_with(1008, 300, modes);
+}
+
+/// Ownership with links falling behind, seed 1272: the acquirer's cancellation reached the
+/// owner's LRC before the transfer that took the attribute away from the acquirer itself; that
+/// LRC, still seeing the acquirer as owner, took the cancellation as granted and never
+/// confirmed it.
+#[test]
+fn regression_cancel_before_transfer_away_is_confirmed() {
+    let modes = Modes {
+        own_fall_behind: true,
+        ..Modes::default()
+    };
+    own_run(1272, 300, modes);
+}
+
+/// Ownership with resignations, seeds 204 and 328: an attribute transferred to a federate whose
+/// LRC applied the transfer only after the federate asked to resign was never handed over (the
+/// resignation's hand-overs were sent before), so the next acquirer waited for that version's
+/// end forever and was never notified. (204 was the seed first reported; it no longer
+/// reached this case when the resignation gate changed.)
+#[test]
+fn regression_acquirer_of_resigned_owner_is_notified() {
+    let modes = Modes {
+        own_resigns: true,
+        ..Modes::default()
+    };
+    for seed in [204, 328] {
+        own_run(seed, 300, modes);
+    }
 }

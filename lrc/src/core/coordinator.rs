@@ -971,15 +971,24 @@ impl FederationCore {
             }
         }
         r.waiting.retain(|n| !self.suspected.contains(n));
+        if self.suspected.contains(&r.best.1) && self.view.last() < r.best.0 {
+            // Whoever had the longest log is gone too; take the longest of the rest, which may
+            // still be longer than ours: a survivor that got more of the old coordinator's tail
+            // than we did must not have it overwritten by what we decide next.
+            r.best = (self.view.last(), self.me);
+            for (n, last) in &self.reports {
+                if *last > r.best.0 && self.view.nodes.contains(n) && !self.suspected.contains(n) {
+                    r.best = (*last, *n);
+                }
+            }
+            if r.best.1 != self.me {
+                let after = self.view.last();
+                self.send_control(r.best.1, false, ControlMsg::Fetch { after });
+            }
+        }
         if !r.waiting.is_empty() || self.view.last() < r.best.0 {
-            if self.suspected.contains(&r.best.1) && self.view.last() < r.best.0 {
-                // Whoever had the longest log is gone too; take the longest of the rest.
-                r.best = (self.view.last(), self.me);
-            }
-            if !r.waiting.is_empty() || self.view.last() < r.best.0 {
-                self.recovery = Some(r);
-                return;
-            }
+            self.recovery = Some(r);
+            return;
         }
         // Recovered: bring every member up to date, remove the lost, serve queued requests.
         let reports: Vec<(Node, u64)> = self.reports.iter().map(|(n, l)| (*n, *l)).collect();

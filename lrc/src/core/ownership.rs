@@ -904,13 +904,19 @@ impl FederationCore {
                     if let Some(c) = self.ownership.candidates.get_mut(&(object, a)) {
                         c.retain(|x| x.requester != requester);
                     }
-                    // Already on its way to the requester: the notification wins.
+                    // Already on its way to the requester: the notification wins. Owned by the
+                    // requester only counts at a version after the one it asked for: at that
+                    // version or before, this LRC has not applied the transfer away from the
+                    // requester yet (it owned the attribute earlier), and staying silent would
+                    // leave the cancellation unconfirmed forever.
                     let granted = self
                         .ownership
                         .in_flight
                         .get(&(object, a))
                         .is_some_and(|(to, _)| *to == Some(requester))
-                        || self.objects.get(&object).and_then(|i| i.owner_of(a)) == Some(requester);
+                        || self.objects.get(&object).is_some_and(|i| {
+                            i.owner_of(a) == Some(requester) && i.version(a) > version
+                        });
                     if !granted {
                         confirmed.push((a, version));
                     }
@@ -1231,6 +1237,23 @@ impl FederationCore {
         if let Some(t) = to
             && self.locals.contains_key(t)
             && !applied.is_empty()
+            && self.resign_pending(*t)
+        {
+            // Decided before the resignation but applied here after the federate resigned: its
+            // resignation's hand-overs did not include these, and it will never update them.
+            // Hand them over now, or the next owner would wait for this version forever.
+            let inst = self.objects.get(&object);
+            let attrs: Vec<(Attr, u32)> = applied
+                .iter()
+                .map(|a| (*a, inst.map_or(0, |i| i.version(*a))))
+                .collect();
+            for a in &applied {
+                self.ownership.acquiring.remove(&(*t, object, *a));
+            }
+            self.send_hand_over(object, *t, attrs);
+        } else if let Some(t) = to
+            && self.locals.contains_key(t)
+            && !applied.is_empty()
         {
             for a in &applied {
                 self.ownership.acquiring.remove(&(*t, object, *a));
@@ -1378,21 +1401,33 @@ impl FederationCore {
             })
             .collect();
         for (object, attrs) in list {
-            if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
-                self.ownership.sent_hand_overs.pop_front();
-            }
-            self.ownership
-                .sent_hand_overs
-                .push_back((object, f, attrs.clone()));
-            self.send_data(
-                true,
-                DataMsg::HandOver {
-                    object,
-                    owner: f,
-                    attrs,
-                },
-            );
+            self.send_hand_over(object, f, attrs);
         }
+    }
+
+    /// Puts a hand-over in this LRC's reliable stream and remembers it for snapshots.
+    fn send_hand_over(&mut self, object: Obj, owner: FederateHandle, attrs: Vec<(Attr, u32)>) {
+        if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
+            self.ownership.sent_hand_overs.pop_front();
+        }
+        self.ownership
+            .sent_hand_overs
+            .push_back((object, owner, attrs.clone()));
+        self.send_data(
+            true,
+            DataMsg::HandOver {
+                object,
+                owner,
+                attrs,
+            },
+        );
+    }
+
+    /// Whether local federate `f` asked to resign and the decision has not been applied yet.
+    fn resign_pending(&self, f: FederateHandle) -> bool {
+        self.pending
+            .values()
+            .any(|p| matches!(p.body, Request::Resign(h, ..) if h == f))
     }
 
     /// A federate resigned or was lost (its attributes are already unowned).
