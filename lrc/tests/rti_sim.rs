@@ -74,6 +74,9 @@ struct FedModel {
     registering: Vec<String>,
     /// Save initiated for it and not ended: (label, reports made: 0 none, 1 begun, 2 done).
     saving: Option<(String, u8)>,
+    /// Log position of the `SaveInitiated` of its current (or last) save: which save an
+    /// outcome belongs to.
+    save_at: u64,
     /// Restore begun and not ended: (told to restore, reported).
     restoring: Option<(bool, bool)>,
 }
@@ -132,6 +135,13 @@ struct Sim {
     restores_ended: u64,
     restores_done: u64,
     restores_denied: u64,
+    /// Outcomes of each save (by the log position of its `SaveInitiated`): (federate, its LRC,
+    /// outcome). Every federate of one save must see the same outcome — every federate whose
+    /// LRC is alive: a crashed LRC's federates died with it, and the decisions its coordinator
+    /// applied but never sent are legitimately replaced by the survivors (see
+    /// `coordinator_crash_mid_broadcast_recovers_decisions`).
+    save_outcomes: BTreeMap<u64, Vec<(FederateHandle, u64, Callback)>>,
+    save_outcomes_compared: u64,
     /// The last position value sent for an instance its owner deleted or resigned with
     /// DeleteObjects, and the owner's LRC: every subscriber that reflected it must have
     /// reflected this value before the removal (unless that LRC crashed or lost data).
@@ -222,6 +232,8 @@ impl Sim {
             restores_ended: 0,
             restores_done: 0,
             restores_denied: 0,
+            save_outcomes: BTreeMap::new(),
+            save_outcomes_compared: 0,
             final_values: BTreeMap::new(),
             own_run: false,
             own_log: Vec::new(),
@@ -581,6 +593,30 @@ impl Sim {
         self.drain(node);
     }
 
+    /// Which save `f` was just told to begin: the first `SaveInitiated` of that label naming
+    /// it after its previous save, in its LRC's log (one decision batch may hold several saves;
+    /// untimed saves instruct every member as their decision is applied).
+    fn save_initiated_at(&mut self, f: FederateHandle, label: &str) {
+        let Some(m) = self.feds.get(&f) else {
+            return;
+        };
+        let log = &self.nodes[&m.node].core.view().log;
+        let after = m.save_at;
+        let at = log
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(after).unwrap())
+            .find(|(_, d)| {
+                matches!(d, Decision::SaveInitiated { label: l, members, .. }
+                    if l == label && members.contains(&f))
+            })
+            .map(|(i, _)| i as u64 + 1)
+            .unwrap_or_else(|| {
+                panic!("{f}: save {label} initiated without a decision after {after}")
+            });
+        self.feds.get_mut(&f).unwrap().save_at = at;
+    }
+
     fn on_callback(&mut self, f: FederateHandle, cb: Callback) {
         let position = self.position;
         let (vehicle, car) = (self.vehicle, self.car);
@@ -610,6 +646,9 @@ impl Sim {
         {
             self.own_log.push((f, cb));
             return;
+        }
+        if let Callback::InitiateFederateSave { label, .. } = &cb {
+            self.save_initiated_at(f, label);
         }
         let Some(m) = self.feds.get_mut(&f) else {
             panic!("callback for unknown federate {f}: {cb:?}")
@@ -716,6 +755,19 @@ impl Sim {
                     "{f}: save ended that never began"
                 );
                 self.saves_ended += 1;
+                // Every federate of one save sees the same outcome.
+                let (at, node) = (m.save_at, m.node);
+                let seen = self.save_outcomes.entry(at).or_default();
+                for (g, n, other) in seen.iter() {
+                    if self.nodes.get(n).is_some_and(|x| x.alive) {
+                        self.save_outcomes_compared += 1;
+                        assert_eq!(
+                            *other, cb,
+                            "save initiated at log position {at}: {g} saw {other:?}, {f} saw {cb:?}"
+                        );
+                    }
+                }
+                seen.push((f, node, cb));
             }
             Callback::RequestFederationRestoreSucceeded(_) => {}
             Callback::RequestFederationRestoreFailed { .. } => self.restores_denied += 1,
@@ -1686,6 +1738,7 @@ fn random_federations_converge() {
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
     let mut saves = 0;
+    let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     for seed in first..first + seeds {
@@ -1698,6 +1751,7 @@ fn random_federations_converge() {
         resyncs += sim.resyncs;
         synced += sim.synchronized;
         saves += sim.saves_ended;
+        compared += sim.save_outcomes_compared;
         restores += sim.restores_ended;
         restored += sim.restores_done;
         denied += sim.restores_denied;
@@ -1705,10 +1759,13 @@ fn random_federations_converge() {
     eprintln!(
         "{refl} reflections, {disc} discoveries, {inter} interactions, {lost} lost federates, {resyncs} resynchronisations, {synced} synchronizations"
     );
-    eprintln!("{saves} save outcomes");
+    eprintln!("{saves} save outcomes, {compared} compared with another federate's");
     eprintln!("{restores} restore outcomes, {restored} restored, {denied} requests denied");
     assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
-    assert!(seeds < 10 || saves > 20, "{saves} save outcomes");
+    assert!(
+        seeds < 10 || saves > 20 && compared > 10,
+        "{saves} save outcomes, {compared} compared"
+    );
     assert!(
         seeds < 10 || restores > 10 && restored > 2 && denied > 5,
         "{restores} restore outcomes, {restored} restored, {denied} denied"

@@ -584,6 +584,7 @@ impl FederationCore {
                 if let Decision::NodeRemoved(n) = d {
                     self.on_node_removed(n);
                     self.release_resignations(Some(n));
+                    self.ownership_on_node_removed(n);
                 }
                 let hw = match d {
                     Decision::FederateResigned { hw, .. } => hw,
@@ -599,6 +600,8 @@ impl FederationCore {
                     if lost {
                         // Its data stream is gone: its versions end without a hand-over.
                         self.ownership.lost.insert(h);
+                    } else if node != self.me {
+                        self.ownership.resigned_on.insert(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);

@@ -124,6 +124,9 @@ pub struct OwnershipState {
     pub(crate) starting: BTreeMap<(Obj, Attr), Starting>,
     /// Federates lost with their LRC (their versions end without a hand-over).
     pub(crate) lost: BTreeSet<FederateHandle>,
+    /// Remote federates that resigned, by LRC: if that LRC is lost before its hand-overs
+    /// arrived, they never will, and the resigned federate's versions end as if it was lost.
+    pub(crate) resigned_on: BTreeMap<FederateHandle, Node>,
     /// This LRC's latest hand-overs, oldest first (carried in its snapshots).
     pub(crate) sent_hand_overs: std::collections::VecDeque<SentHandOver>,
     /// Acquisition requests made for a version this LRC has not applied yet (the requester saw
@@ -1205,8 +1208,17 @@ impl FederationCore {
                         continue;
                     }
                     if !replaying {
+                        // The owner of the version that ends is the one this LRC knows when
+                        // it knows that version: a resignation decided before this transfer
+                        // may still wait here for the resigner's last updates (see
+                        // `resignation`), which must not be dropped as an unowned version's.
+                        let prev = if inst.version(*a) + 1 == *v {
+                            inst.owner_of(*a).or(*from)
+                        } else {
+                            *from
+                        };
                         let h = self.ownership.history.entry((object, *a)).or_default();
-                        h.entry(v - 1).or_insert((*from, false));
+                        h.entry(v - 1).or_insert((prev, false));
                         h.entry(*v).or_insert((*to, false));
                     }
                     match to {
@@ -1428,6 +1440,23 @@ impl FederationCore {
         self.pending
             .values()
             .any(|p| matches!(p.body, Request::Resign(h, ..) if h == f))
+    }
+
+    /// LRC `n` was removed: federates that resigned there end like those lost with it (their
+    /// hand-overs may have been cut off with its stream).
+    pub(crate) fn ownership_on_node_removed(&mut self, n: Node) {
+        let gone: Vec<FederateHandle> = self
+            .ownership
+            .resigned_on
+            .iter()
+            .filter(|(_, x)| **x == n)
+            .map(|(h, _)| *h)
+            .collect();
+        for h in gone {
+            self.ownership.resigned_on.remove(&h);
+            self.ownership.lost.insert(h);
+        }
+        self.release_held();
     }
 
     /// A federate resigned or was lost (its attributes are already unowned).
