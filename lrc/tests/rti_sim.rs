@@ -856,7 +856,8 @@ impl Sim {
         if std::env::var("SIM_CTL").is_ok()
             && let Msg::Data { seq, bytes } = &msg
             && let Ok(m) = hlamesh_lrc::core::wire::DataMsg::decode(bytes)
-            && !matches!(m, hlamesh_lrc::core::wire::DataMsg::Update { .. })
+            && (std::env::var("SIM_UPDATES").is_ok()
+                || !matches!(m, hlamesh_lrc::core::wire::DataMsg::Update { .. }))
         {
             eprintln!("data {from}->{to} #{seq:?}: {m:?}");
         }
@@ -2440,17 +2441,33 @@ fn regression_takeover_keeps_survivors_longer_tail() {
     run_with(1008, 300, modes);
 }
 
-/// Ownership with links falling behind, seed 1272: the acquirer's cancellation reached the
+/// Frequent restores, seed 1430: an LRC resynchronising from a snapshot held another LRC's data
+/// from both sides of a restore; the covered updates were all reflected, the abandoned run's
+/// first (a stale value after a newer one).
+#[test]
+fn regression_snapshot_skips_abandoned_runs_held_data() {
+    let modes = Modes {
+        frequent_restores: true,
+        ..Modes::default()
+    };
+    run_with(1430, 300, modes);
+}
+
+/// Ownership with links falling behind. Seed 1272: the acquirer's cancellation reached the
 /// owner's LRC before the transfer that took the attribute away from the acquirer itself; that
 /// LRC, still seeing the acquirer as owner, took the cancellation as granted and never
-/// confirmed it.
+/// confirmed it. Seed 2258: a snapshot showed the owner's LRC a transfer its own hand-over
+/// started before the decision arrived; an acquisition made for the new version was dropped
+/// as if the hand-over were still pending, and never answered.
 #[test]
-fn regression_cancel_before_transfer_away_is_confirmed() {
+fn regression_fall_behind_requests_end() {
     let modes = Modes {
         own_fall_behind: true,
         ..Modes::default()
     };
-    own_run(1272, 300, modes);
+    for seed in [1272, 2258] {
+        own_run(seed, 300, modes);
+    }
 }
 
 /// Ownership with resignations, seeds 204 and 328: an attribute transferred to a federate whose
@@ -2465,6 +2482,21 @@ fn regression_acquirer_of_resigned_owner_is_notified() {
         ..Modes::default()
     };
     for seed in [204, 328] {
+        own_run(seed, 300, modes);
+    }
+}
+
+/// Ownership with resignations, seeds 1340 and 1566: a resigner's last updates were dropped
+/// where a transfer decided after the resignation was applied while the resignation still
+/// waited for those updates (1340); a resigner whose LRC was lost before its hand-overs
+/// arrived kept its version open forever, so the next acquirer was never notified (1566).
+#[test]
+fn regression_resigned_owner_versions_end() {
+    let modes = Modes {
+        own_resigns: true,
+        ..Modes::default()
+    };
+    for seed in [1340, 1566] {
         own_run(seed, 300, modes);
     }
 }

@@ -1045,10 +1045,15 @@ impl FederationCore {
             if inst.version(a) != version {
                 continue;
             }
-            if !self.locals.contains_key(&owner)
-                || self.ownership.in_flight.contains_key(&(object, a))
-                || owner == requester
-            {
+            // A hand-over in flight settles ownership soon: the requester asks again when it
+            // sees the new version. Unless a snapshot already showed this LRC that version
+            // (the owner is the hand-over's target), and the requester asked for it.
+            let in_flight = self
+                .ownership
+                .in_flight
+                .get(&(object, a))
+                .is_some_and(|(to, _)| *to != Some(owner));
+            if !self.locals.contains_key(&owner) || in_flight || owner == requester {
                 continue;
             }
             // A new request of the same federate replaces its earlier one.

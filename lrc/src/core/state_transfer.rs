@@ -208,6 +208,8 @@ impl FederationCore {
         }
         st.live = true;
         st.skip_upto = high_water;
+        // The epoch the held data starts in (it may begin before a restore's marker).
+        let held_epoch = st.epoch;
         // Only a snapshot of our own restore epoch is applied (see `on_control`): the sender is
         // in it, even if its marker was in data we lost.
         st.epoch = Some(self.epoch);
@@ -300,7 +302,18 @@ impl FederationCore {
         let (covered, rest): (Vec<_>, Vec<_>) = held
             .into_iter()
             .partition(|(seq, _)| seq.is_some_and(|s| s <= high_water));
+        // Covered data sent before the sender's restore marker belongs to the abandoned run,
+        // like it would have live (see `apply_data`): its updates must not be reflected now.
+        let mine = self.epoch;
+        let mut epoch = held_epoch.unwrap_or(mine);
         for (seq, m) in covered {
+            if let DataMsg::Epoch(n) = m {
+                epoch = n;
+                continue;
+            }
+            if epoch != mine {
+                continue;
+            }
             if matches!(
                 m,
                 DataMsg::Update { .. }
