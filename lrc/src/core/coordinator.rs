@@ -8,7 +8,9 @@
 //! surviving member's [`ControlMsg::Report`] of its last decision; because every member's log is
 //! a prefix of the old coordinator's (one FIFO link each), the longest reported log is fetched and
 //! re-sent to everyone, then lost LRCs are removed and queued requests served — no gap, no
-//! conflicting handle.
+//! conflicting handle. If the member holding the longest log is lost during the takeover, the
+//! longest of the other reports is fetched instead: a survivor may hold more of the old
+//! coordinator's tail than the new coordinator does.
 
 use std::collections::BTreeSet;
 
