@@ -1377,6 +1377,10 @@ impl FederationCore {
         self.ownership.acquiring.retain(|(_, o, _), _| *o != object);
         // The federates learn it from remove_object_instance; their requests ended with it.
         drop(ended);
+        // So did this LRC's transfer requests: the coordinator, which deletes it too, would
+        // never answer them, and they were retried forever.
+        self.pending
+            .retain(|_, p| !matches!(&p.body, Request::Transfer { object: o, .. } if *o == object));
         self.ownership.held.retain(|(_, _, m)| match m {
             DataMsg::Update { object: o, .. } | DataMsg::HandOver { object: o, .. } => *o != object,
             _ => true,
