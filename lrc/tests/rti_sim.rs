@@ -27,8 +27,8 @@
 //! seeds that once failed in them): `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start from a
 //! partial member list; `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes three
 //! times as frequent; `HLAMESH_SIM_ORPHANS=1` also resigns with UnconditionallyDivestAttributes.
-//! Orphans mode still fails rare seeds (836, 837, 1928, 1929 of the first 2,000): an orphan whose registering LRC crashed
-//! can stay unknown to an LRC that never got that LRC's data nor a snapshot carrying it.
+//! Orphans mode still fails rare seeds (836, 837, 1928, 1929 of the first 2,000): surviving
+//! LRCs disagree on which orphans of a crashed LRC exist (not diagnosed yet).
 //! `SIM_TRACE=1` prints callbacks and actions, `SIM_CTL=1` control messages and non-update data
 //! (`SIM_UPDATES=1` updates too), `SIM_LOG=1` the core's trace log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
