@@ -92,12 +92,13 @@
 //! them; owners travel in late joiners' state transfer and in save files. MOM instances do not
 //! exist, so `attribute_is_owned_by_rti` is never called.
 //!
-//! Known gap (coordinator takeover): an LRC that the coordinator added to the view but had not
-//! welcomed yet when it died can be next in line; it never learns it coordinates and the
-//! federation's requests stall. The deterministic simulation reproduces it with
-//! `HLAMESH_SIM_PARTIAL_CANDIDATES=1` (and on rare seeds without). The fix — the survivors
-//! welcome such a member themselves and it takes over with a recovery — needs care not to hand it
-//! decisions the next coordinator never saw; a first attempt diverged logs in the simulation.
+//! Coordinator takeover: the next member in join order fetches the longest log any survivor
+//! reported before it decides anything (if the member with the longest report is lost too, the
+//! longest of the remaining reports, not its own log). A joiner the dead coordinator added but
+//! never welcomed is not a member until the next coordinator welcomes it; if every admitted
+//! member it knew is gone, its join fails. The deterministic simulation checks this with
+//! `HLAMESH_SIM_PARTIAL_CANDIDATES=1` and `HLAMESH_SIM_FREQUENT_RESTORES=1` (no failing seed in
+//! 3,000 of each).
 //!
 //! Joining: a joiner sends its join to every LRC whose beacon announces the federation and keeps
 //! adding announcers it hears later; a member that does not coordinate redirects it to the one

@@ -8,7 +8,9 @@
 //! surviving member's [`ControlMsg::Report`] of its last decision; because every member's log is
 //! a prefix of the old coordinator's (one FIFO link each), the longest reported log is fetched and
 //! re-sent to everyone, then lost LRCs are removed and queued requests served — no gap, no
-//! conflicting handle.
+//! conflicting handle. If the member holding the longest log is lost during the takeover, the
+//! longest of the other reports is fetched instead: a survivor may hold more of the old
+//! coordinator's tail than the new coordinator does.
 
 use std::collections::BTreeSet;
 
@@ -584,6 +586,7 @@ impl FederationCore {
                 if let Decision::NodeRemoved(n) = d {
                     self.on_node_removed(n);
                     self.release_resignations(Some(n));
+                    self.ownership_on_node_removed(n);
                 }
                 let hw = match d {
                     Decision::FederateResigned { hw, .. } => hw,
@@ -599,6 +602,8 @@ impl FederationCore {
                     if lost {
                         // Its data stream is gone: its versions end without a hand-over.
                         self.ownership.lost.insert(h);
+                    } else if node != self.me {
+                        self.ownership.resigned_on.insert(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);
@@ -971,15 +976,24 @@ impl FederationCore {
             }
         }
         r.waiting.retain(|n| !self.suspected.contains(n));
+        if self.suspected.contains(&r.best.1) && self.view.last() < r.best.0 {
+            // Whoever had the longest log is gone too; take the longest of the rest, which may
+            // still be longer than ours: a survivor that got more of the old coordinator's tail
+            // than we did must not have it overwritten by what we decide next.
+            r.best = (self.view.last(), self.me);
+            for (n, last) in &self.reports {
+                if *last > r.best.0 && self.view.nodes.contains(n) && !self.suspected.contains(n) {
+                    r.best = (*last, *n);
+                }
+            }
+            if r.best.1 != self.me {
+                let after = self.view.last();
+                self.send_control(r.best.1, false, ControlMsg::Fetch { after });
+            }
+        }
         if !r.waiting.is_empty() || self.view.last() < r.best.0 {
-            if self.suspected.contains(&r.best.1) && self.view.last() < r.best.0 {
-                // Whoever had the longest log is gone too; take the longest of the rest.
-                r.best = (self.view.last(), self.me);
-            }
-            if !r.waiting.is_empty() || self.view.last() < r.best.0 {
-                self.recovery = Some(r);
-                return;
-            }
+            self.recovery = Some(r);
+            return;
         }
         // Recovered: bring every member up to date, remove the lost, serve queued requests.
         let reports: Vec<(Node, u64)> = self.reports.iter().map(|(n, l)| (*n, *l)).collect();

@@ -124,6 +124,9 @@ pub struct OwnershipState {
     pub(crate) starting: BTreeMap<(Obj, Attr), Starting>,
     /// Federates lost with their LRC (their versions end without a hand-over).
     pub(crate) lost: BTreeSet<FederateHandle>,
+    /// Remote federates that resigned, by LRC: if that LRC is lost before its hand-overs
+    /// arrived, they never will, and the resigned federate's versions end as if it was lost.
+    pub(crate) resigned_on: BTreeMap<FederateHandle, Node>,
     /// This LRC's latest hand-overs, oldest first (carried in its snapshots).
     pub(crate) sent_hand_overs: std::collections::VecDeque<SentHandOver>,
     /// Acquisition requests made for a version this LRC has not applied yet (the requester saw
@@ -904,13 +907,19 @@ impl FederationCore {
                     if let Some(c) = self.ownership.candidates.get_mut(&(object, a)) {
                         c.retain(|x| x.requester != requester);
                     }
-                    // Already on its way to the requester: the notification wins.
+                    // Already on its way to the requester: the notification wins. Owned by the
+                    // requester only counts at a version after the one it asked for: at that
+                    // version or before, this LRC has not applied the transfer away from the
+                    // requester yet (it owned the attribute earlier), and staying silent would
+                    // leave the cancellation unconfirmed forever.
                     let granted = self
                         .ownership
                         .in_flight
                         .get(&(object, a))
                         .is_some_and(|(to, _)| *to == Some(requester))
-                        || self.objects.get(&object).and_then(|i| i.owner_of(a)) == Some(requester);
+                        || self.objects.get(&object).is_some_and(|i| {
+                            i.owner_of(a) == Some(requester) && i.version(a) > version
+                        });
                     if !granted {
                         confirmed.push((a, version));
                     }
@@ -1036,10 +1045,15 @@ impl FederationCore {
             if inst.version(a) != version {
                 continue;
             }
-            if !self.locals.contains_key(&owner)
-                || self.ownership.in_flight.contains_key(&(object, a))
-                || owner == requester
-            {
+            // A hand-over in flight settles ownership soon: the requester asks again when it
+            // sees the new version. Unless a snapshot already showed this LRC that version
+            // (the owner is the hand-over's target), and the requester asked for it.
+            let in_flight = self
+                .ownership
+                .in_flight
+                .get(&(object, a))
+                .is_some_and(|(to, _)| *to != Some(owner));
+            if !self.locals.contains_key(&owner) || in_flight || owner == requester {
                 continue;
             }
             // A new request of the same federate replaces its earlier one.
@@ -1199,8 +1213,17 @@ impl FederationCore {
                         continue;
                     }
                     if !replaying {
+                        // The owner of the version that ends is the one this LRC knows when
+                        // it knows that version: a resignation decided before this transfer
+                        // may still wait here for the resigner's last updates (see
+                        // `resignation`), which must not be dropped as an unowned version's.
+                        let prev = if inst.version(*a) + 1 == *v {
+                            inst.owner_of(*a).or(*from)
+                        } else {
+                            *from
+                        };
                         let h = self.ownership.history.entry((object, *a)).or_default();
-                        h.entry(v - 1).or_insert((*from, false));
+                        h.entry(v - 1).or_insert((prev, false));
                         h.entry(*v).or_insert((*to, false));
                     }
                     match to {
@@ -1229,6 +1252,23 @@ impl FederationCore {
             self.ownership.starting.remove(&(object, *a));
         }
         if let Some(t) = to
+            && self.locals.contains_key(t)
+            && !applied.is_empty()
+            && self.resign_pending(*t)
+        {
+            // Decided before the resignation but applied here after the federate resigned: its
+            // resignation's hand-overs did not include these, and it will never update them.
+            // Hand them over now, or the next owner would wait for this version forever.
+            let inst = self.objects.get(&object);
+            let attrs: Vec<(Attr, u32)> = applied
+                .iter()
+                .map(|a| (*a, inst.map_or(0, |i| i.version(*a))))
+                .collect();
+            for a in &applied {
+                self.ownership.acquiring.remove(&(*t, object, *a));
+            }
+            self.send_hand_over(object, *t, attrs);
+        } else if let Some(t) = to
             && self.locals.contains_key(t)
             && !applied.is_empty()
         {
@@ -1337,6 +1377,10 @@ impl FederationCore {
         self.ownership.acquiring.retain(|(_, o, _), _| *o != object);
         // The federates learn it from remove_object_instance; their requests ended with it.
         drop(ended);
+        // So did this LRC's transfer requests: the coordinator, which deletes it too, would
+        // never answer them, and they were retried forever.
+        self.pending
+            .retain(|_, p| !matches!(&p.body, Request::Transfer { object: o, .. } if *o == object));
         self.ownership.held.retain(|(_, _, m)| match m {
             DataMsg::Update { object: o, .. } | DataMsg::HandOver { object: o, .. } => *o != object,
             _ => true,
@@ -1378,21 +1422,50 @@ impl FederationCore {
             })
             .collect();
         for (object, attrs) in list {
-            if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
-                self.ownership.sent_hand_overs.pop_front();
-            }
-            self.ownership
-                .sent_hand_overs
-                .push_back((object, f, attrs.clone()));
-            self.send_data(
-                true,
-                DataMsg::HandOver {
-                    object,
-                    owner: f,
-                    attrs,
-                },
-            );
+            self.send_hand_over(object, f, attrs);
         }
+    }
+
+    /// Puts a hand-over in this LRC's reliable stream and remembers it for snapshots.
+    fn send_hand_over(&mut self, object: Obj, owner: FederateHandle, attrs: Vec<(Attr, u32)>) {
+        if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
+            self.ownership.sent_hand_overs.pop_front();
+        }
+        self.ownership
+            .sent_hand_overs
+            .push_back((object, owner, attrs.clone()));
+        self.send_data(
+            true,
+            DataMsg::HandOver {
+                object,
+                owner,
+                attrs,
+            },
+        );
+    }
+
+    /// Whether local federate `f` asked to resign and the decision has not been applied yet.
+    fn resign_pending(&self, f: FederateHandle) -> bool {
+        self.pending
+            .values()
+            .any(|p| matches!(p.body, Request::Resign(h, ..) if h == f))
+    }
+
+    /// LRC `n` was removed: federates that resigned there end like those lost with it (their
+    /// hand-overs may have been cut off with its stream).
+    pub(crate) fn ownership_on_node_removed(&mut self, n: Node) {
+        let gone: Vec<FederateHandle> = self
+            .ownership
+            .resigned_on
+            .iter()
+            .filter(|(_, x)| **x == n)
+            .map(|(h, _)| *h)
+            .collect();
+        for h in gone {
+            self.ownership.resigned_on.remove(&h);
+            self.ownership.lost.insert(h);
+        }
+        self.release_held();
     }
 
     /// A federate resigned or was lost (its attributes are already unowned).

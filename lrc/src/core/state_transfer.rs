@@ -108,6 +108,16 @@ impl FederationCore {
     }
 
     pub(crate) fn on_node_removed(&mut self, n: Node) {
+        // Its snapshot never came: instances it registered that outlive it (orphans) are known
+        // here only if its data got through. The coordinator hands orphans on in its snapshots
+        // once their LRC hosts no federate: ask it for one (see `adopt_orphans`).
+        if self.streams.get(&n).is_some_and(|s| !s.live)
+            && let Some(c) = self.coordinator()
+            && c != self.me
+            && c != n
+        {
+            self.send_control(c, false, ControlMsg::SnapshotRequest);
+        }
         self.removed.insert(n);
         self.suspected.remove(&n);
         self.streams.remove(&n);
@@ -209,6 +219,7 @@ impl FederationCore {
             return;
         };
         if st.live {
+            self.adopt_orphans(from, instances);
             return;
         }
         if high_water < st.resync_after {
@@ -219,6 +230,8 @@ impl FederationCore {
         }
         st.live = true;
         st.skip_upto = high_water;
+        // The epoch the held data starts in (it may begin before a restore's marker).
+        let held_epoch = st.epoch;
         // Only a snapshot of our own restore epoch is applied (see `on_control`): the sender is
         // in it, even if its marker was in data we lost.
         st.epoch = Some(self.epoch);
@@ -311,7 +324,18 @@ impl FederationCore {
         let (covered, rest): (Vec<_>, Vec<_>) = held
             .into_iter()
             .partition(|(seq, _)| seq.is_some_and(|s| s <= high_water));
+        // Covered data sent before the sender's restore marker belongs to the abandoned run,
+        // like it would have live (see `apply_data`): its updates must not be reflected now.
+        let mine = self.epoch;
+        let mut epoch = held_epoch.unwrap_or(mine);
         for (seq, m) in covered {
+            if let DataMsg::Epoch(n) = m {
+                epoch = n;
+                continue;
+            }
+            if epoch != mine {
+                continue;
+            }
             if matches!(
                 m,
                 DataMsg::Update { .. }
@@ -328,6 +352,47 @@ impl FederationCore {
                 None => {} // best effort sent before the snapshot: at most once allows dropping
                 Some(_) => self.apply_data(from, seq, true, m),
             }
+        }
+        self.advise();
+    }
+
+    /// A snapshot from a stream already live here (asked for when an LRC whose snapshot never
+    /// came was removed): only the orphans this LRC lacks are taken from it — instances whose
+    /// registrant resigned or was lost without deleting them. The rest of this LRC's state came
+    /// through the stream.
+    fn adopt_orphans(&mut self, from: Node, instances: Vec<InstanceState>) {
+        for i in instances {
+            if self.objects.contains_key(&i.object)
+                || self.view.federates.contains_key(&i.object.registrant())
+                || self.owner_after_resigns(i.object.registrant()).is_none()
+            {
+                continue;
+            }
+            let mut owners = std::collections::BTreeMap::new();
+            let mut versions = std::collections::BTreeMap::new();
+            for (a, owner, v) in i.owners {
+                if let Some(o) = owner {
+                    owners.insert(a, o);
+                }
+                if v > 0 {
+                    versions.insert(a, v);
+                }
+            }
+            // Like a first snapshot's: the sender hands it on.
+            let origin = from;
+            self.objects.insert(
+                i.object,
+                Instance {
+                    class: i.class,
+                    name: i.name,
+                    owners,
+                    versions,
+                    values: i.values.into_iter().collect(),
+                    origin,
+                },
+            );
+            self.ownership_on_new_instance(i.object);
+            self.discover_for_subscribers(i.object);
         }
         self.advise();
     }
