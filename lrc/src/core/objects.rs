@@ -752,8 +752,9 @@ impl FederationCore {
                 object,
                 owner,
                 attrs,
+                versions,
                 tag,
-            } => self.on_offer(object, owner, attrs, tag),
+            } => self.on_offer(object, owner, attrs, versions, tag),
             DataMsg::Update {
                 object,
                 producer,

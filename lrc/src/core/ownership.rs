@@ -134,10 +134,27 @@ pub struct OwnershipState {
     pub(crate) early_acquires: Vec<(Node, OwnershipMsg)>,
     /// Updates held for a hand-over: (sender LRC, sequence, message).
     pub(crate) held: Vec<(Node, u64, DataMsg)>,
+    /// Offers (7.4) that arrived before the transfer giving their owner those attributes was
+    /// applied here (the offer travels in the owner's data, the transfer in the decision log):
+    /// asked once the transfer is in. Bounded by [`MAX_HELD_OFFERS`].
+    pub(crate) held_offers: Vec<HeldOffer>,
     /// Updates dropped because their producer did not own an attribute when it sent them.
     pub dropped_updates: u64,
     /// Updates held at least once.
     pub held_updates: u64,
+}
+
+/// Largest number of offers held for their transfer.
+pub const MAX_HELD_OFFERS: usize = 4096;
+
+/// An offer waiting for the transfer that made its sender the owner.
+#[derive(Debug, Clone)]
+pub(crate) struct HeldOffer {
+    object: Obj,
+    owner: FederateHandle,
+    attrs: Vec<Attr>,
+    versions: Vec<u32>,
+    tag: Vec<u8>,
 }
 
 impl OwnershipState {
@@ -389,12 +406,17 @@ impl FederationCore {
                 },
             );
         }
+        let versions = attrs
+            .iter()
+            .map(|a| self.objects.get(&o).map_or(0, |i| i.version(*a)))
+            .collect();
         self.send_data(
             true,
             DataMsg::OfferOwnership {
                 object: o,
                 owner: f,
                 attrs: attrs.to_vec(),
+                versions,
                 tag: tag.to_vec(),
             },
         );
@@ -1283,6 +1305,7 @@ impl FederationCore {
         }
         self.prune_history(object);
         self.release_held();
+        self.release_held_offers(object);
         self.retry_early_acquires();
         if !applied.is_empty() {
             // Relevance and scope advisories follow the owners.
@@ -1541,8 +1564,35 @@ impl FederationCore {
         object: Obj,
         owner: FederateHandle,
         attrs: Vec<Attr>,
+        versions: Vec<u32>,
         tag: Vec<u8>,
     ) {
+        let Some(inst) = self.objects.get(&object) else {
+            return;
+        };
+        // Compared with the versions this LRC applied: newer ones wait for their transfer,
+        // older ones were offered by an owner that has lost them since.
+        let mut current = Vec::new();
+        for (i, a) in attrs.iter().enumerate() {
+            let v = versions.get(i).copied().unwrap_or(0);
+            match v.cmp(&inst.version(*a)) {
+                std::cmp::Ordering::Greater => {
+                    if self.ownership.held_offers.len() < MAX_HELD_OFFERS {
+                        self.ownership.held_offers.push(HeldOffer {
+                            object,
+                            owner,
+                            attrs,
+                            versions,
+                            tag,
+                        });
+                    }
+                    return;
+                }
+                std::cmp::Ordering::Equal => current.push(*a),
+                std::cmp::Ordering::Less => {}
+            }
+        }
+        let attrs = current;
         let asked: Vec<(FederateHandle, Vec<Attr>)> = self
             .locals
             .iter()
@@ -1566,6 +1616,26 @@ impl FederationCore {
                     tag: tag.clone(),
                 },
             );
+        }
+    }
+
+    /// Asks again the offers on `object` held for a transfer (some may still wait; offers on
+    /// instances that are gone are dropped).
+    fn release_held_offers(&mut self, object: Obj) {
+        if self.ownership.held_offers.is_empty() {
+            return;
+        }
+        let known = &self.objects;
+        self.ownership
+            .held_offers
+            .retain(|h| known.contains_key(&h.object));
+        let (ready, wait): (Vec<HeldOffer>, Vec<HeldOffer>) =
+            std::mem::take(&mut self.ownership.held_offers)
+                .into_iter()
+                .partition(|h| h.object == object);
+        self.ownership.held_offers = wait;
+        for h in ready {
+            self.on_offer(h.object, h.owner, h.attrs, h.versions, h.tag);
         }
     }
 

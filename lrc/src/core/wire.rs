@@ -202,6 +202,9 @@ pub enum DataMsg {
         owner: FederateHandle,
         /// Attributes offered.
         attrs: Vec<AttributeHandle>,
+        /// Ownership version of each (aligned with `attrs`): a receiver that has not applied
+        /// the transfer that gave them to `owner` yet holds the offer until it has.
+        versions: Vec<u32>,
         /// User tag.
         #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
