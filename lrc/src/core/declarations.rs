@@ -121,7 +121,7 @@ pub fn interaction_class_is_a(
     false
 }
 
-use super::wire::{DataMsg, Declaration};
+use super::wire::{DataMsg, Declaration, WIRE_VERSION};
 use super::{Action, FederationCore};
 use crate::error::RtiError;
 
@@ -346,9 +346,92 @@ impl FederationCore {
         }
         self.actions.push_back(Action::SendData {
             reliable,
-            bytes: msg.encode(),
+            bytes: encode_data(&msg),
         });
         let me = self.me;
         self.apply_data(me, None, reliable, msg);
+    }
+}
+
+/// [`DataMsg::encode`] (the same bytes) into a buffer sized up front for the messages sent on
+/// every update and interaction: postcard's own growing vector reallocates several times and
+/// is copied once more behind the version byte.
+fn encode_data(msg: &DataMsg) -> Vec<u8> {
+    fn values<H>(v: &[(H, Vec<u8>)]) -> usize {
+        v.iter().map(|(_, x)| x.len() + 10).sum()
+    }
+    let size = match msg {
+        DataMsg::Update {
+            values: v,
+            tag,
+            time,
+            versions,
+            ..
+        } => values(v) + tag.len() + time.as_ref().map_or(0, Vec::len) + 5 * versions.len(),
+        DataMsg::Interaction {
+            params, tag, time, ..
+        } => values(params) + tag.len() + time.as_ref().map_or(0, Vec::len),
+        _ => return msg.encode(),
+    };
+    let mut out = Vec::with_capacity(size + 48);
+    out.push(WIRE_VERSION);
+    // Serialising our own in-memory enums to a Vec cannot fail; like `encode`, an error
+    // leaves the version byte alone.
+    postcard::to_io(msg, out).unwrap_or_else(|_| vec![WIRE_VERSION])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handles::{FederateHandle, ObjectInstanceHandle, ParameterHandle};
+
+    #[test]
+    fn presized_encoding_is_the_wire_encoding() {
+        let big = vec![7u8; 3000];
+        for (values, tag, time) in [
+            (vec![], vec![], None),
+            (
+                vec![(AttributeHandle(3), vec![1u8; 100])],
+                b"t".to_vec(),
+                None,
+            ),
+            (
+                vec![
+                    (AttributeHandle(300), big.clone()),
+                    (AttributeHandle(4), vec![]),
+                ],
+                vec![9u8; 200],
+                Some(vec![0u8; 8]),
+            ),
+        ] {
+            let params: Vec<(ParameterHandle, Vec<u8>)> = values
+                .iter()
+                .map(|(a, v)| (ParameterHandle(a.0), v.clone()))
+                .collect();
+            let msgs = [
+                DataMsg::Update {
+                    object: ObjectInstanceHandle(1 << 40 | 77),
+                    producer: FederateHandle(5),
+                    versions: (0..values.len() as u32).collect(),
+                    values,
+                    tag: tag.clone(),
+                    time: time.clone(),
+                    tso: time.is_some(),
+                },
+                DataMsg::Interaction {
+                    class: InteractionClassHandle(12),
+                    producer: FederateHandle(2),
+                    params,
+                    tag,
+                    time,
+                    tso: false,
+                },
+                DataMsg::Epoch(3),
+            ];
+            for m in msgs {
+                assert_eq!(encode_data(&m), m.encode(), "{m:?}");
+                assert_eq!(DataMsg::decode(&encode_data(&m)).ok(), Some(m));
+            }
+        }
     }
 }
