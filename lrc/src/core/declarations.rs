@@ -340,6 +340,22 @@ impl FederationCore {
     }
 
     /// Queues a data message and applies it locally through the same path as remote data.
+    /// The next queued action if it is a data message to send, for the shell's hot path; the
+    /// same as [`Self::poll_action`] whenever that has no save work to do first (`None`
+    /// otherwise, and the shell goes through `poll_action`).
+    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>)> {
+        if !self.save_capture.is_empty() || self.save_cannot_honor {
+            return None;
+        }
+        match self.actions.front() {
+            Some(Action::SendData { .. }) => match self.actions.pop_front() {
+                Some(Action::SendData { reliable, bytes }) => Some((reliable, bytes)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) {
         if reliable {
             self.data_hw += 1;

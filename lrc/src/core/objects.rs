@@ -753,12 +753,22 @@ impl FederationCore {
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
             DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) | DataMsg::Time { .. } => None,
         };
+        // A federate's own update or interaction applied here while it is this LRC's only
+        // federate reaches no time manager but its own, which it skips: nothing for the
+        // managers to act on, so their pump (a full pass over them) is left out.
+        let alone = from == self.me
+            && matches!(msg, DataMsg::Update { .. } | DataMsg::Interaction { .. })
+            && producer.is_some_and(|p| {
+                self.locals.keys().all(|f| *f == p) && self.time.managers.keys().all(|h| *h == p)
+            });
         let mut served: Vec<FederateHandle> = Vec::new();
         self.apply_msg(from, seq, msg, &mut served);
         if let (true, Some(p)) = (reliable, producer) {
             self.time_other(p, seq, &served);
         }
-        self.pump_time();
+        if !alone {
+            self.pump_time();
+        }
         self.release_resignations(None);
     }
 
