@@ -197,7 +197,12 @@ impl Lrc {
         while let Some((reliable, bytes)) = fed.core.poll_send_data() {
             send_data(&self.shared, fed, federation, reliable, &bytes);
         }
-        run_actions(&self.shared, &mut st, federation);
+        if fed.core.actions_idle() {
+            // All `run_actions` would do with nothing queued.
+            fed.metrics.actions_done();
+        } else {
+            run_actions(&self.shared, &mut st, federation);
+        }
         r
     }
 

@@ -356,6 +356,11 @@ impl FederationCore {
         }
     }
 
+    /// Whether [`Self::poll_action`] would return `None` and do nothing else.
+    pub(crate) fn actions_idle(&self) -> bool {
+        self.actions.is_empty() && self.save_capture.is_empty() && !self.save_cannot_honor
+    }
+
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) {
         if reliable {
             self.data_hw += 1;
