@@ -872,7 +872,13 @@ impl FederationCore {
                     return;
                 };
                 let reliable = ic.transportation.0 != 2;
-                let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+                // The producer's own interaction, with no other local federate: nobody to give
+                // it to (and no list of them to build).
+                let fs: Vec<FederateHandle> = if self.locals.keys().any(|f| *f != producer) {
+                    self.locals.keys().copied().collect()
+                } else {
+                    Vec::new()
+                };
                 for f in fs {
                     if f == producer {
                         continue;
