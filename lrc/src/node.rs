@@ -194,7 +194,17 @@ impl Lrc {
         fed.metrics.call_begin();
         let r = f(&mut fed.core);
         fed.metrics.call_end(&fed.core);
-        run_actions(&self.shared, &mut st, federation);
+        // The data messages an update or interaction queued go out with the federation at
+        // hand: `run_actions` looks it up by name again for every action.
+        while let Some((reliable, bytes)) = fed.core.poll_send_data() {
+            send_data(&self.shared, fed, federation, reliable, &bytes);
+        }
+        if fed.core.actions_idle() {
+            // All `run_actions` would do with nothing queued.
+            fed.metrics.actions_done();
+        } else {
+            run_actions(&self.shared, &mut st, federation);
+        }
         r
     }
 
@@ -481,6 +491,23 @@ fn now_us(s: &Shared) -> u64 {
 }
 
 /// Executes every action the federation's core queued.
+/// Hands a data message of `federation` to the transport (and samples a latency mark).
+fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, reliable: bool, bytes: &[u8]) {
+    let r = if reliable {
+        Reliability::Reliable
+    } else {
+        Reliability::BestEffort
+    };
+    match fed.channel.send(r, bytes) {
+        Ok(seq) => {
+            if let Some(m) = fed.metrics.data_sent(&fed.core, bytes, seq) {
+                ops_plane::send_mark(shared, &fed.channel, federation, m);
+            }
+        }
+        Err(e) => tracing::warn!(federation, "data send failed: {e}"),
+    }
+}
+
 fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
     let mut destroyed = false;
     loop {
@@ -492,19 +519,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
         };
         match a {
             Action::SendData { reliable, bytes } => {
-                let r = if reliable {
-                    Reliability::Reliable
-                } else {
-                    Reliability::BestEffort
-                };
-                match fed.channel.send(r, &bytes) {
-                    Ok(seq) => {
-                        if let Some(m) = fed.metrics.data_sent(&fed.core, &bytes, seq) {
-                            ops_plane::send_mark(shared, &fed.channel, federation, m);
-                        }
-                    }
-                    Err(e) => tracing::warn!(federation, "data send failed: {e}"),
-                }
+                send_data(shared, fed, federation, reliable, &bytes)
             }
             Action::SendTime { bytes } => {
                 if let Err(e) = fed.channel.send(Reliability::Reliable, &bytes) {

@@ -63,6 +63,12 @@ impl Instance {
     }
 }
 
+/// The three messages an update may split into (indexes of `kinds` in
+/// `update_attribute_values`), in the order they are sent.
+const RELIABLE_TS: usize = 0;
+const RELIABLE_RO: usize = 1;
+const BEST_EFFORT: usize = 2;
+
 /// Transportation handle of HLAreliable / HLAbestEffort with the standard MIM.
 fn transportation(reliable: bool) -> TransportationTypeHandle {
     TransportationTypeHandle(if reliable { 1 } else { 2 })
@@ -234,8 +240,12 @@ impl FederationCore {
             .get(&object)
             .ok_or_else(|| self.not_known(f, object))?;
         let class = inst.class;
+        // One message per (transportation, order): reliable TSO, reliable RO, best effort
+        // (never TSO: the time manager orders only the reliable stream). `kinds` marks which
+        // of the three this update has, found with the validation's FOM lookup.
+        let mut kinds = [false; 3];
         for (a, _) in &values {
-            fdd.attribute(class, *a).map_err(|e| {
+            let x = fdd.attribute(class, *a).map_err(|e| {
                 RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
             })?;
             if !self.owns_now(f, object, *a) || !lf.decl.publishes(class, *a) {
@@ -244,11 +254,32 @@ impl FederationCore {
                     self.name
                 )));
             }
+            let kind = if x.transportation.0 == 2 {
+                BEST_EFFORT
+            } else if lf.orders.attribute(object, *a).unwrap_or(x.order) == OrderType::TimeStamp {
+                RELIABLE_TS
+            } else {
+                RELIABLE_RO
+            };
+            kinds[kind] = true;
+        }
+        if kinds.iter().filter(|k| **k).count() == 1 {
+            // The usual update: one message, sent without regrouping the values.
+            let kind = kinds.iter().position(|k| *k).unwrap_or(RELIABLE_RO);
+            let versions = values.iter().map(|(a, _)| inst.version(*a)).collect();
+            let tso = if kind == RELIABLE_TS {
+                self.time_send_order(f, &time, OrderType::TimeStamp)?
+            } else {
+                self.time_send_order(f, &time, OrderType::Receive)?;
+                false
+            };
+            let reliable = kind != BEST_EFFORT;
+            self.send_update(reliable, tso, f, object, values, tag, time, versions);
+            self.pump_time();
+            return Ok(());
         }
         let inst_versions: BTreeMap<AttributeHandle, u32> =
             values.iter().map(|(a, _)| (*a, inst.version(*a))).collect();
-        // One message per (transportation, order): reliable TSO, reliable RO, best effort
-        // (never TSO: the time manager orders only the reliable stream).
         let (rel, be): (Vec<_>, Vec<_>) = values
             .into_iter()
             .partition(|(a, _)| self.is_reliable_attr(class, *a));
@@ -276,25 +307,50 @@ impl FederationCore {
                     .iter()
                     .map(|(a, _)| inst_versions.get(a).copied().unwrap_or(0))
                     .collect();
-                self.send_data(
+                self.send_update(
                     reliable,
-                    DataMsg::Update {
-                        object,
-                        producer: f,
-                        values: vals,
-                        tag: tag.clone(),
-                        time: time.clone(),
-                        tso,
-                        versions,
-                    },
+                    tso,
+                    f,
+                    object,
+                    vals,
+                    tag.clone(),
+                    time.clone(),
+                    versions,
                 );
-                if reliable {
-                    self.time_data_sent(f, self.data_hw, tso);
-                }
             }
         }
         self.pump_time();
         Ok(())
+    }
+
+    /// Sends one update message (and tells `producer`'s time manager of a reliable one).
+    #[allow(clippy::too_many_arguments)]
+    fn send_update(
+        &mut self,
+        reliable: bool,
+        tso: bool,
+        producer: FederateHandle,
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+        versions: Vec<u32>,
+    ) {
+        self.send_data(
+            reliable,
+            DataMsg::Update {
+                object,
+                producer,
+                values,
+                tag,
+                time,
+                tso,
+                versions,
+            },
+        );
+        if reliable {
+            self.time_data_sent(producer, self.data_hw, tso);
+        }
     }
 
     /// 6.12: sends an interaction of a published class.
@@ -697,12 +753,22 @@ impl FederationCore {
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
             DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) | DataMsg::Time { .. } => None,
         };
+        // A federate's own update or interaction applied here while it is this LRC's only
+        // federate reaches no time manager but its own, which it skips: nothing for the
+        // managers to act on, so their pump (a full pass over them) is left out.
+        let alone = from == self.me
+            && matches!(msg, DataMsg::Update { .. } | DataMsg::Interaction { .. })
+            && producer.is_some_and(|p| {
+                self.locals.keys().all(|f| *f == p) && self.time.managers.keys().all(|h| *h == p)
+            });
         let mut served: Vec<FederateHandle> = Vec::new();
         self.apply_msg(from, seq, msg, &mut served);
         if let (true, Some(p)) = (reliable, producer) {
             self.time_other(p, seq, &served);
         }
-        self.pump_time();
+        if !alone {
+            self.pump_time();
+        }
         self.release_resignations(None);
     }
 
@@ -807,7 +873,13 @@ impl FederationCore {
                     return;
                 };
                 let reliable = ic.transportation.0 != 2;
-                let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+                // The producer's own interaction, with no other local federate: nobody to give
+                // it to (and no list of them to build).
+                let fs: Vec<FederateHandle> = if self.locals.keys().any(|f| *f != producer) {
+                    self.locals.keys().copied().collect()
+                } else {
+                    Vec::new()
+                };
                 for f in fs {
                     if f == producer {
                         continue;
@@ -914,16 +986,43 @@ impl FederationCore {
         served: &mut Vec<FederateHandle>,
         held: bool,
     ) {
-        let Some(inst) = self.objects.get_mut(&object) else {
+        let Some(class) = self.objects.get(&object).map(|i| i.class) else {
             return;
         };
-        let class = inst.class;
-        for (a, v) in &values {
-            inst.values.insert(*a, v.clone());
-        }
         let reliable = values
             .first()
             .is_none_or(|(a, _)| self.is_reliable_attr(class, *a));
+        // The values are kept after the reflections took their copies, so they move in rather
+        // than being copied once more; with no other local federate (the sender applying its
+        // own update) nothing is copied at all.
+        if self.locals.keys().any(|f| *f != producer) {
+            self.reflect_to_locals(
+                object, producer, &values, &tag, &time, reliable, tso, seq, served, held,
+            );
+        }
+        if let Some(inst) = self.objects.get_mut(&object) {
+            for (a, v) in values {
+                inst.values.insert(a, v);
+            }
+        }
+    }
+
+    /// Queues the reflections of an update for the local federates subscribed to it (the
+    /// producer excepted).
+    #[allow(clippy::too_many_arguments)]
+    fn reflect_to_locals(
+        &mut self,
+        object: ObjectInstanceHandle,
+        producer: FederateHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+        tag: &[u8],
+        time: &Option<Timestamp>,
+        reliable: bool,
+        tso: bool,
+        seq: u64,
+        served: &mut Vec<FederateHandle>,
+        held: bool,
+    ) {
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
         for f in fs {
             if f == producer {
@@ -943,11 +1042,11 @@ impl FederationCore {
             if vals.is_empty() {
                 continue;
             }
-            let info = received(producer, &time, reliable);
+            let info = received(producer, time, reliable);
             let cb = Callback::ReflectAttributeValues {
                 object,
                 values: vals,
-                tag: tag.clone(),
+                tag: tag.to_vec(),
                 info,
             };
             if held {
@@ -956,7 +1055,7 @@ impl FederationCore {
                 self.callback(f, cb);
                 continue;
             }
-            let t = self.decode_time(&time);
+            let t = self.decode_time(time);
             if reliable {
                 served.push(f);
                 self.time_deliver(f, producer, seq, t, tso, cb);
