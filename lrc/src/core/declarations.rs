@@ -121,7 +121,7 @@ pub fn interaction_class_is_a(
     false
 }
 
-use super::wire::{DataMsg, Declaration, WIRE_VERSION};
+use super::wire::{DataMsg, Declaration};
 use super::{Action, FederationCore};
 use crate::error::RtiError;
 
@@ -340,119 +340,15 @@ impl FederationCore {
     }
 
     /// Queues a data message and applies it locally through the same path as remote data.
-    /// The next queued action if it is a data message to send, for the shell's hot path; the
-    /// same as [`Self::poll_action`] whenever that has no save work to do first (`None`
-    /// otherwise, and the shell goes through `poll_action`).
-    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>)> {
-        if !self.save_capture.is_empty() || self.save_cannot_honor {
-            return None;
-        }
-        match self.actions.front() {
-            Some(Action::SendData { .. }) => match self.actions.pop_front() {
-                Some(Action::SendData { reliable, bytes }) => Some((reliable, bytes)),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// Whether [`Self::poll_action`] would return `None` and do nothing else.
-    pub(crate) fn actions_idle(&self) -> bool {
-        self.actions.is_empty() && self.save_capture.is_empty() && !self.save_cannot_honor
-    }
-
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) {
         if reliable {
             self.data_hw += 1;
         }
         self.actions.push_back(Action::SendData {
             reliable,
-            bytes: encode_data(&msg),
+            bytes: msg.encode(),
         });
         let me = self.me;
         self.apply_data(me, None, reliable, msg);
-    }
-}
-
-/// [`DataMsg::encode`] (the same bytes) into a buffer sized up front for the messages sent on
-/// every update and interaction: postcard's own growing vector reallocates several times and
-/// is copied once more behind the version byte.
-fn encode_data(msg: &DataMsg) -> Vec<u8> {
-    fn values<H>(v: &[(H, Vec<u8>)]) -> usize {
-        v.iter().map(|(_, x)| x.len() + 10).sum()
-    }
-    let size = match msg {
-        DataMsg::Update {
-            values: v,
-            tag,
-            time,
-            versions,
-            ..
-        } => values(v) + tag.len() + time.as_ref().map_or(0, Vec::len) + 5 * versions.len(),
-        DataMsg::Interaction {
-            params, tag, time, ..
-        } => values(params) + tag.len() + time.as_ref().map_or(0, Vec::len),
-        _ => return msg.encode(),
-    };
-    let mut out = Vec::with_capacity(size + 48);
-    out.push(WIRE_VERSION);
-    // Serialising our own in-memory enums to a Vec cannot fail; like `encode`, an error
-    // leaves the version byte alone.
-    postcard::to_io(msg, out).unwrap_or_else(|_| vec![WIRE_VERSION])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::handles::{FederateHandle, ObjectInstanceHandle, ParameterHandle};
-
-    #[test]
-    fn presized_encoding_is_the_wire_encoding() {
-        let big = vec![7u8; 3000];
-        for (values, tag, time) in [
-            (vec![], vec![], None),
-            (
-                vec![(AttributeHandle(3), vec![1u8; 100])],
-                b"t".to_vec(),
-                None,
-            ),
-            (
-                vec![
-                    (AttributeHandle(300), big.clone()),
-                    (AttributeHandle(4), vec![]),
-                ],
-                vec![9u8; 200],
-                Some(vec![0u8; 8]),
-            ),
-        ] {
-            let params: Vec<(ParameterHandle, Vec<u8>)> = values
-                .iter()
-                .map(|(a, v)| (ParameterHandle(a.0), v.clone()))
-                .collect();
-            let msgs = [
-                DataMsg::Update {
-                    object: ObjectInstanceHandle(1 << 40 | 77),
-                    producer: FederateHandle(5),
-                    versions: (0..values.len() as u32).collect(),
-                    values,
-                    tag: tag.clone(),
-                    time: time.clone(),
-                    tso: time.is_some(),
-                },
-                DataMsg::Interaction {
-                    class: InteractionClassHandle(12),
-                    producer: FederateHandle(2),
-                    params,
-                    tag,
-                    time,
-                    tso: false,
-                },
-                DataMsg::Epoch(3),
-            ];
-            for m in msgs {
-                assert_eq!(encode_data(&m), m.encode(), "{m:?}");
-                assert_eq!(DataMsg::decode(&encode_data(&m)).ok(), Some(m));
-            }
-        }
     }
 }

@@ -627,9 +627,33 @@ impl FederationCore {
 
     /// Next queued action.
     pub fn poll_action(&mut self) -> Option<Action> {
+        self.before_poll();
+        self.actions.pop_front()
+    }
+
+    /// The next queued action if it is a data message to send: (reliable, encoded message).
+    /// The shell's fast path after an update; anything else stays for [`Self::poll_action`].
+    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>)> {
+        self.before_poll();
+        if !matches!(self.actions.front(), Some(Action::SendData { .. })) {
+            return None;
+        }
+        match self.actions.pop_front() {
+            Some(Action::SendData { reliable, bytes }) => Some((reliable, bytes)),
+            _ => None,
+        }
+    }
+
+    /// Whether nothing is queued (after [`Self::poll_send_data`] ran the pre-steps, the same
+    /// as [`Self::poll_action`] returning `None`).
+    pub(crate) fn actions_idle(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// Work every poll does first: a deferred save abort, the save capture at the cut.
+    fn before_poll(&mut self) {
         self.abort_save_deferred();
         self.capture_at_cut();
-        self.actions.pop_front()
     }
 
     /// Feeds one event.

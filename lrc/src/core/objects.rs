@@ -241,9 +241,9 @@ impl FederationCore {
             .ok_or_else(|| self.not_known(f, object))?;
         let class = inst.class;
         // One message per (transportation, order): reliable TSO, reliable RO, best effort
-        // (never TSO: the time manager orders only the reliable stream). `kinds` marks which
-        // of the three this update has, found with the validation's FOM lookup.
-        let mut kinds = [false; 3];
+        // (never TSO: the time manager orders only the reliable stream), each value's kind
+        // found with the validation's FOM lookup.
+        let mut kinds = Vec::with_capacity(values.len());
         for (a, _) in &values {
             let x = fdd.attribute(class, *a).map_err(|e| {
                 RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
@@ -254,70 +254,50 @@ impl FederationCore {
                     self.name
                 )));
             }
-            let kind = if x.transportation.0 == 2 {
+            kinds.push(if x.transportation.0 == 2 {
                 BEST_EFFORT
             } else if lf.orders.attribute(object, *a).unwrap_or(x.order) == OrderType::TimeStamp {
                 RELIABLE_TS
             } else {
                 RELIABLE_RO
-            };
-            kinds[kind] = true;
+            });
         }
-        if kinds.iter().filter(|k| **k).count() == 1 {
-            // The usual update: one message, sent without regrouping the values.
-            let kind = kinds.iter().position(|k| *k).unwrap_or(RELIABLE_RO);
-            let versions = values.iter().map(|(a, _)| inst.version(*a)).collect();
-            let tso = if kind == RELIABLE_TS {
-                self.time_send_order(f, &time, OrderType::TimeStamp)?
-            } else {
-                self.time_send_order(f, &time, OrderType::Receive)?;
-                false
-            };
-            let reliable = kind != BEST_EFFORT;
-            self.send_update(reliable, tso, f, object, values, tag, time, versions);
-            self.pump_time();
-            return Ok(());
+        let mut groups: [Vec<(AttributeHandle, Vec<u8>)>; 3] = Default::default();
+        match kinds.first() {
+            // The usual update has one kind: its values go out as they came.
+            Some(k) if kinds.iter().all(|x| x == k) => groups[*k] = values,
+            _ => {
+                for (v, k) in values.into_iter().zip(&kinds) {
+                    groups[*k].push(v);
+                }
+            }
         }
-        let inst_versions: BTreeMap<AttributeHandle, u32> =
-            values.iter().map(|(a, _)| (*a, inst.version(*a))).collect();
-        let (rel, be): (Vec<_>, Vec<_>) = values
-            .into_iter()
-            .partition(|(a, _)| self.is_reliable_attr(class, *a));
-        let (rel_ts, rel_ro): (Vec<_>, Vec<_>) = rel.into_iter().partition(|(a, _)| {
-            let fom = fdd
-                .attribute(class, *a)
-                .map_or(OrderType::Receive, |x| x.order);
-            lf.orders.attribute(object, *a).unwrap_or(fom) == OrderType::TimeStamp
-        });
-        let ts_tso = if rel_ts.is_empty() {
+        let versions: [Vec<u32>; 3] =
+            std::array::from_fn(|k| groups[k].iter().map(|(a, _)| inst.version(*a)).collect());
+        // Both send orders are checked before anything is sent.
+        let ts_tso = if groups[RELIABLE_TS].is_empty() {
             false
         } else {
             self.time_send_order(f, &time, OrderType::TimeStamp)?
         };
-        if !rel_ro.is_empty() || !be.is_empty() {
+        if !groups[RELIABLE_RO].is_empty() || !groups[BEST_EFFORT].is_empty() {
             self.time_send_order(f, &time, OrderType::Receive)?;
         }
-        for (reliable, tso, vals) in [
-            (true, ts_tso, rel_ts),
-            (true, false, rel_ro),
-            (false, false, be),
-        ] {
-            if !vals.is_empty() {
-                let versions = vals
-                    .iter()
-                    .map(|(a, _)| inst_versions.get(a).copied().unwrap_or(0))
-                    .collect();
-                self.send_update(
-                    reliable,
-                    tso,
-                    f,
-                    object,
-                    vals,
-                    tag.clone(),
-                    time.clone(),
-                    versions,
-                );
+        let mut left = groups.iter().filter(|g| !g.is_empty()).count();
+        let (mut tag, mut time) = (tag, time);
+        for ((kind, vals), versions) in groups.into_iter().enumerate().zip(versions) {
+            if vals.is_empty() {
+                continue;
             }
+            left -= 1;
+            // The last message takes the tag and time, the others copies.
+            let (t, tm) = if left == 0 {
+                (std::mem::take(&mut tag), time.take())
+            } else {
+                (tag.clone(), time.clone())
+            };
+            let tso = kind == RELIABLE_TS && ts_tso;
+            self.send_update(kind != BEST_EFFORT, tso, f, object, vals, t, tm, versions);
         }
         self.pump_time();
         Ok(())

@@ -272,16 +272,6 @@ impl FederationCore {
                 self.ownership_on_new_instance(i.object);
                 continue;
             }
-            let mut owners = std::collections::BTreeMap::new();
-            let mut versions = std::collections::BTreeMap::new();
-            for (a, owner, v) in i.owners {
-                if let Some(o) = owner {
-                    owners.insert(a, o);
-                }
-                if v > 0 {
-                    versions.insert(a, v);
-                }
-            }
             // The registrant's LRC is the authority on the instance's existence (any LRC whose
             // federates own some of its attributes also sends it).
             let origin = self
@@ -289,20 +279,7 @@ impl FederationCore {
                 .federates
                 .get(&i.object.registrant())
                 .map_or(from, |r| r.node);
-            self.objects.insert(
-                i.object,
-                Instance {
-                    class: i.class,
-                    name: i.name,
-                    owners,
-                    versions,
-                    values: i.values.into_iter().collect(),
-                    origin,
-                },
-            );
-            // Owners that resigned meanwhile own nothing (and decisions seen first apply).
-            self.ownership_on_new_instance(i.object);
-            self.discover_for_subscribers(i.object);
+            self.adopt_instance(i, origin);
         }
         let theirs: Vec<FederateHandle> = self
             .view
@@ -368,33 +345,39 @@ impl FederationCore {
             {
                 continue;
             }
-            let mut owners = std::collections::BTreeMap::new();
-            let mut versions = std::collections::BTreeMap::new();
-            for (a, owner, v) in i.owners {
-                if let Some(o) = owner {
-                    owners.insert(a, o);
-                }
-                if v > 0 {
-                    versions.insert(a, v);
-                }
-            }
             // Like a first snapshot's: the sender hands it on.
-            let origin = from;
-            self.objects.insert(
-                i.object,
-                Instance {
-                    class: i.class,
-                    name: i.name,
-                    owners,
-                    versions,
-                    values: i.values.into_iter().collect(),
-                    origin,
-                },
-            );
-            self.ownership_on_new_instance(i.object);
-            self.discover_for_subscribers(i.object);
+            self.adopt_instance(i, from);
         }
         self.advise();
+    }
+
+    /// Takes an instance this LRC did not know from a snapshot, with `origin` as the LRC that
+    /// hands it on, and tells its subscribers.
+    fn adopt_instance(&mut self, i: InstanceState, origin: Node) {
+        let mut owners = std::collections::BTreeMap::new();
+        let mut versions = std::collections::BTreeMap::new();
+        for (a, owner, v) in i.owners {
+            if let Some(o) = owner {
+                owners.insert(a, o);
+            }
+            if v > 0 {
+                versions.insert(a, v);
+            }
+        }
+        self.objects.insert(
+            i.object,
+            Instance {
+                class: i.class,
+                name: i.name,
+                owners,
+                versions,
+                values: i.values.into_iter().collect(),
+                origin,
+            },
+        );
+        // Owners that resigned meanwhile own nothing (and decisions seen first apply).
+        self.ownership_on_new_instance(i.object);
+        self.discover_for_subscribers(i.object);
     }
 
     pub(crate) fn apply_declaration(&mut self, f: FederateHandle, d: Declaration) {

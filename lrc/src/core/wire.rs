@@ -755,13 +755,14 @@ mod handle_bytes {
     }
 }
 
-fn encode<T: Serialize>(m: &T) -> Vec<u8> {
-    let mut out = vec![WIRE_VERSION];
-    // Serialising our own in-memory enums to a Vec cannot fail.
-    if let Ok(body) = postcard::to_allocvec(m) {
-        out.extend_from_slice(&body);
-    }
-    out
+/// Version byte + postcard, written straight behind the version byte into a buffer of
+/// `capacity` (no second copy of the body).
+fn encode<T: Serialize>(m: &T, capacity: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity);
+    out.push(WIRE_VERSION);
+    // Serialising our own in-memory enums to a Vec cannot fail; an error would leave the
+    // version byte alone, which no receiver accepts as a message.
+    postcard::to_io(m, out).unwrap_or_else(|_| vec![WIRE_VERSION])
 }
 
 fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, WireError> {
@@ -775,8 +776,31 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, WireError> {
 impl DataMsg {
     /// Version byte + postcard.
     pub fn encode(&self) -> Vec<u8> {
-        encode(self)
+        encode(self, self.size_hint())
     }
+
+    /// A buffer size that holds the encoding of the messages sent on every update and
+    /// interaction without growing (a growing buffer reallocates several times).
+    fn size_hint(&self) -> usize {
+        fn values<H>(v: &[(H, Vec<u8>)]) -> usize {
+            v.iter().map(|(_, x)| x.len() + 10).sum()
+        }
+        let payload = match self {
+            DataMsg::Update {
+                values: v,
+                tag,
+                time,
+                versions,
+                ..
+            } => values(v) + tag.len() + time.as_ref().map_or(0, Vec::len) + 5 * versions.len(),
+            DataMsg::Interaction {
+                params, tag, time, ..
+            } => values(params) + tag.len() + time.as_ref().map_or(0, Vec::len),
+            _ => 0,
+        };
+        payload + 48
+    }
+
     /// Inverse of [`Self::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self, WireError> {
         decode(bytes)
@@ -795,7 +819,7 @@ pub struct Envelope {
 impl Envelope {
     /// Version byte + postcard.
     pub fn encode(&self) -> Vec<u8> {
-        encode(self)
+        encode(self, 64)
     }
     /// Inverse of [`Self::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self, WireError> {
@@ -806,6 +830,61 @@ impl Envelope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The buffer sized from `size_hint` holds exactly version byte + postcard, whatever the
+    /// sizes (it was a separate presized encoder once).
+    #[test]
+    fn encoding_is_the_version_byte_then_postcard_at_any_size() {
+        use crate::handles::{FederateHandle, ObjectInstanceHandle, ParameterHandle};
+        let big = vec![7u8; 3000];
+        for (values, tag, time) in [
+            (vec![], vec![], None),
+            (
+                vec![(AttributeHandle(3), vec![1u8; 100])],
+                b"t".to_vec(),
+                None,
+            ),
+            (
+                vec![
+                    (AttributeHandle(300), big.clone()),
+                    (AttributeHandle(4), vec![]),
+                ],
+                vec![9u8; 200],
+                Some(vec![0u8; 8]),
+            ),
+        ] {
+            let params: Vec<(ParameterHandle, Vec<u8>)> = values
+                .iter()
+                .map(|(a, v)| (ParameterHandle(a.0), v.clone()))
+                .collect();
+            let msgs = [
+                DataMsg::Update {
+                    object: ObjectInstanceHandle(1 << 40 | 77),
+                    producer: FederateHandle(5),
+                    versions: (0..values.len() as u32).collect(),
+                    values,
+                    tag: tag.clone(),
+                    time: time.clone(),
+                    tso: time.is_some(),
+                },
+                DataMsg::Interaction {
+                    class: InteractionClassHandle(12),
+                    producer: FederateHandle(2),
+                    params,
+                    tag,
+                    time,
+                    tso: false,
+                },
+                DataMsg::Epoch(3),
+            ];
+            for m in msgs {
+                let mut want = vec![WIRE_VERSION];
+                want.extend(postcard::to_allocvec(&m).expect("postcard"));
+                assert_eq!(m.encode(), want, "{m:?}");
+                assert_eq!(DataMsg::decode(&m.encode()).ok(), Some(m));
+            }
+        }
+    }
 
     #[test]
     fn round_trip_and_rejects_garbage() {
