@@ -14,6 +14,7 @@ use crate::BenchError;
 use crate::fanin::{self, FaninResult};
 use crate::peer::Role;
 use crate::placement::Placement;
+use crate::procstat::ProcSample;
 use crate::report::{self, Machine, median};
 use crate::session::{Level, Session};
 use crate::sut::{Counters, Sut};
@@ -51,6 +52,12 @@ pub struct BlockFigure {
     pub receiver_msgs_per_s: f64,
     /// Fewest messages a peer received.
     pub received_min: u64,
+    /// CPU time of the driver's process (all threads) per message sent, from the block's start
+    /// until every peer reported it, in µs.
+    pub sender_cpu_us_per_msg: f64,
+    /// CPU time of the busiest peer process (all threads) per message it received, over the same
+    /// span, in µs; `None` when the peers' processes cannot be read (`--peer`).
+    pub receiver_cpu_us_per_msg: Option<f64>,
 }
 
 /// One path's figures in one configuration.
@@ -62,6 +69,13 @@ pub struct PathThroughput {
     pub mb_per_s: f64,
     /// Median over blocks of the sender's rate.
     pub sender_msgs_per_s: f64,
+    /// Median over blocks of the driver's CPU µs per message sent (all its threads). Unlike the
+    /// rates it hardly moves with the machine's load, so it shows what a change to the send
+    /// path bought.
+    pub sender_cpu_us_per_msg: f64,
+    /// Median over blocks of the busiest peer's CPU µs per message received (all its threads);
+    /// `None` with `--peer`.
+    pub receiver_cpu_us_per_msg: Option<f64>,
     /// Messages sent but not received, over all blocks and peers.
     pub lost_messages: u64,
     /// Smallest fraction of a block any peer received.
@@ -175,6 +189,9 @@ fn block(
         },
         opts.size,
     );
+    let pids: Vec<u32> = s.peers.iter().filter_map(|p| p.pid()).collect();
+    let peer_cpu0: Vec<ProcSample> = pids.iter().map(|p| ProcSample::of(Some(*p))).collect();
+    let cpu0 = ProcSample::of(None);
     let t0 = Instant::now();
     for i in 0..opts.messages {
         m[8..16].copy_from_slice(&i.to_be_bytes());
@@ -199,6 +216,16 @@ fn block(
         rate_min = rate_min.min(rate);
         received_min = received_min.min(received);
     }
+    let cpu_us = |a: ProcSample, b: ProcSample, n: u64| {
+        b.cpu_ns.saturating_sub(a.cpu_ns) as f64 / 1e3 / n.max(1) as f64
+    };
+    let sender_cpu_us_per_msg = cpu_us(cpu0, ProcSample::of(None), opts.messages);
+    let receiver_cpu_us_per_msg = (pids.len() == s.peers.len() && !pids.is_empty()).then(|| {
+        pids.iter()
+            .zip(&peer_cpu0)
+            .map(|(p, c0)| cpu_us(*c0, ProcSample::of(Some(*p)), received_min.max(1)))
+            .fold(0.0, f64::max)
+    });
     Ok(BlockFigure {
         sent: opts.messages,
         sender_msgs_per_s: opts.messages as f64 / send_s.max(1e-9),
@@ -208,6 +235,8 @@ fn block(
         } else {
             received_min
         },
+        sender_cpu_us_per_msg,
+        receiver_cpu_us_per_msg,
     })
 }
 
@@ -231,10 +260,14 @@ fn summarise(
         .map(|b| b.received_min as f64 / b.sent.max(1) as f64)
         .fold(1.0, f64::min);
     let msgs = median(&rates);
+    let tx_cpu: Vec<f64> = blocks.iter().map(|b| b.sender_cpu_us_per_msg).collect();
+    let rx_cpu: Option<Vec<f64>> = blocks.iter().map(|b| b.receiver_cpu_us_per_msg).collect();
     PathThroughput {
         msgs_per_s: msgs,
         mb_per_s: msgs * size as f64 / 1e6,
         sender_msgs_per_s: median(&senders),
+        sender_cpu_us_per_msg: median(&tx_cpu),
+        receiver_cpu_us_per_msg: rx_cpu.map(|v| median(&v)),
         lost_messages: lost,
         delivered_fraction_min: frac,
         datagrams_out: out,
@@ -372,7 +405,7 @@ pub fn table(r: &ThroughputReport) -> String {
         return s + &fanin::table(&r.fanin_results);
     }
     s.push_str(&format!(
-        "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>7} {:>6}\n",
+        "{:>6} {:<12} {:<9} {:<8} {:>11} {:>8} {:>11} {:>9} {:>8} {:>7} {:>13} {:>6}\n",
         "1->N",
         "reliability",
         "batching",
@@ -383,12 +416,13 @@ pub fn table(r: &ThroughputReport) -> String {
         "lost",
         "msg/dgm",
         "nacks",
+        "cpu µs tx/rx",
         "ratio"
     ));
     for x in &r.results {
         for (name, p) in [("hlamesh", &x.hlamesh), ("raw-udp", &x.baseline)] {
             s.push_str(&format!(
-                "{:>6} {:<12} {:<9} {:<8} {:>11.0} {:>8.1} {:>11.0} {:>9} {:>8.1} {:>7} {:>6}\n",
+                "{:>6} {:<12} {:<9} {:<8} {:>11.0} {:>8.1} {:>11.0} {:>9} {:>8.1} {:>7} {:>13} {:>6}\n",
                 x.fanout,
                 x.reliability,
                 if x.batching { "on" } else { "off" },
@@ -399,6 +433,12 @@ pub fn table(r: &ThroughputReport) -> String {
                 p.lost_messages,
                 p.messages_per_datagram,
                 p.nacks_sent,
+                format!(
+                    "{:.2}/{}",
+                    p.sender_cpu_us_per_msg,
+                    p.receiver_cpu_us_per_msg
+                        .map_or("-".to_string(), |v| format!("{v:.2}"))
+                ),
                 if name == "hlamesh" {
                     format!("{:.2}", x.ratio)
                 } else {

@@ -187,6 +187,12 @@ fn throughput_tiny_local_run_reports_every_figure() {
             assert!(num(p, "msgs_per_s") > 0.0, "no rate: {p}");
             assert!(num(p, "sender_msgs_per_s") > 0.0);
             assert!(num(p, "mb_per_s") > 0.0);
+            // Local peers: both ends' CPU is read, and sending or receiving costs some.
+            assert!(num(p, "sender_cpu_us_per_msg") > 0.0, "no sender CPU: {p}");
+            assert!(
+                num(p, "receiver_cpu_us_per_msg") > 0.0,
+                "no receiver CPU: {p}"
+            );
             assert_eq!(p["per_block"].as_array().expect("per_block").len(), 2);
             let frac = num(p, "delivered_fraction_min");
             assert!((0.0..=1.0).contains(&frac));

@@ -1183,7 +1183,7 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         // The core refuses it during a save or restore (SaveInProgress / RestoreInProgress).
-        lrc.with_core(fed, |c| {
+        lrc.with_core_paced(fed, |c| {
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
         })
     }
@@ -1200,7 +1200,7 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
-        lrc.with_core(fed, |c| {
+        lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
         })
@@ -1214,7 +1214,7 @@ impl RtiAmbassador {
         tag: &[u8],
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| {
+        lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.send_interaction(h, ic, params, tag.to_vec(), None)
         })
@@ -1231,7 +1231,7 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
-        lrc.with_core(fed, |c| {
+        lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
         })

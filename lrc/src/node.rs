@@ -9,7 +9,9 @@
 //! Also here: the create race (claim the name in the discovery beacons, wait a settle interval,
 //! lowest `(claim time, node id)` wins) and finding the members of a federation to join.
 
-use std::collections::HashMap;
+// The LRC's maps are keyed by handles, tags and federation names that an authenticated
+// federation chose, so a fast non-DoS-resistant hash is the right trade on the per-message path.
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -59,9 +61,12 @@ struct Fed {
 #[derive(Default)]
 struct State {
     feds: HashMap<String, Fed>,
-    tags: HashMap<FederationTag, String>,
+    /// Federation names by channel tag (shared, so the per-message lookup copies no string).
+    tags: HashMap<FederationTag, Arc<str>>,
     done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
-    routes: HashMap<(String, FederateHandle), Arc<CallbackQueue>>,
+    /// Each local federate's callback queue, by federation and then handle (so the
+    /// per-callback lookup builds no key).
+    routes: HashMap<String, HashMap<FederateHandle, Arc<CallbackQueue>>>,
     join_routes: HashMap<(String, Ticket), Arc<CallbackQueue>>,
     ops: ops_plane::OpsState,
     /// Callbacks for a federate whose join is decided but not yet completed here (e.g. the
@@ -185,12 +190,38 @@ impl Lrc {
         federation: &str,
         f: impl FnOnce(&mut FederationCore) -> RtiResult<T>,
     ) -> RtiResult<T> {
+        self.core_call(federation, f, false).0
+    }
+
+    /// [`Lrc::with_core`] for an update or interaction: afterwards, with no lock held, waits
+    /// while this LRC's slowest receiver is a flow-control window behind its reliable stream
+    /// (`hlamesh_transport::flow`). The wait follows the send rather than preceding it, so the
+    /// common case (room) costs one check under the lock and no second lock.
+    pub(crate) fn with_core_paced<T>(
+        &self,
+        federation: &str,
+        f: impl FnOnce(&mut FederationCore) -> RtiResult<T>,
+    ) -> RtiResult<T> {
+        let (r, full) = self.core_call(federation, f, true);
+        if let Some(channel) = full {
+            channel.wait_for_room();
+        }
+        r
+    }
+
+    fn core_call<T>(
+        &self,
+        federation: &str,
+        f: impl FnOnce(&mut FederationCore) -> RtiResult<T>,
+        pace: bool,
+    ) -> (RtiResult<T>, Option<FederationChannel>) {
         let mut st = self.lock();
-        let fed = st.feds.get_mut(federation).ok_or_else(|| {
-            RtiError::FederateNotExecutionMember(format!(
+        let Some(fed) = st.feds.get_mut(federation) else {
+            let e = RtiError::FederateNotExecutionMember(format!(
                 "federation {federation} is not open on this LRC"
-            ))
-        })?;
+            ));
+            return (Err(e), None);
+        };
         fed.metrics.call_begin();
         let r = f(&mut fed.core);
         fed.metrics.call_end(&fed.core);
@@ -199,13 +230,14 @@ impl Lrc {
         while let Some((reliable, bytes)) = fed.core.poll_send_data() {
             send_data(&self.shared, fed, federation, reliable, &bytes);
         }
+        let full = (pace && !fed.channel.has_room()).then(|| fed.channel.clone());
         if fed.core.actions_idle() {
             // All `run_actions` would do with nothing queued.
             fed.metrics.actions_done();
         } else {
             run_actions(&self.shared, &mut st, federation);
         }
-        r
+        (r, full)
     }
 
     /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
@@ -290,13 +322,13 @@ impl Lrc {
         let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
         core.set_time_kind(time_kind);
         let mut st = self.lock();
-        st.tags.insert(channel.tag(), name.to_string());
+        st.tags.insert(channel.tag(), Arc::from(name));
         st.feds.insert(
             name.to_string(),
             Fed {
                 core,
                 channel,
-                unreachable_since: HashMap::new(),
+                unreachable_since: HashMap::default(),
                 metrics: FedMetrics::new(name, self.shared.metrics_on),
             },
         );
@@ -348,12 +380,12 @@ impl Lrc {
             })?;
         let core = FederationCore::joining(name, self.node_id().0, self.now(), members);
         let mut st = self.lock();
-        st.tags.insert(channel.tag(), name.to_string());
+        st.tags.insert(channel.tag(), Arc::from(name));
         let ch_members = channel.members();
         let fed = st.feds.entry(name.to_string()).or_insert(Fed {
             core,
             channel,
-            unreachable_since: HashMap::new(),
+            unreachable_since: HashMap::default(),
             metrics: FedMetrics::new(name, self.shared.metrics_on),
         });
         // Peers whose data channel opened before the core existed.
@@ -459,7 +491,9 @@ impl Lrc {
         let t = self.with_core(federation, |c| c.resign(federate, action))?;
         self.wait(federation, t)?;
         let mut st = self.lock();
-        st.routes.remove(&(federation.to_string(), federate));
+        if let Some(r) = st.routes.get_mut(federation) {
+            r.remove(&federate);
+        }
         st.early.remove(&(federation.to_string(), federate));
         st.cells.remove(&(federation.to_string(), federate));
         Ok(())
@@ -535,11 +569,13 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             }
             Action::Callback { federate, callback } => {
                 fed.metrics.callback(&fed.core, federate, &callback);
-                let key = (federation.to_string(), federate);
-                if let Some(q) = st.routes.get(&key) {
+                if let Some(q) = st.routes.get(federation).and_then(|r| r.get(&federate)) {
                     q.push(Delivery::Core(callback));
                 } else if st.early.values().map(Vec::len).sum::<usize>() < EARLY_CALLBACKS_MAX {
-                    st.early.entry(key).or_default().push(callback);
+                    st.early
+                        .entry((federation.to_string(), federate))
+                        .or_default()
+                        .push(callback);
                 } else {
                     tracing::warn!(
                         federation,
@@ -559,7 +595,10 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                     {
                         q.push(Delivery::Core(cb));
                     }
-                    st.routes.insert((federation.to_string(), *h), q);
+                    st.routes
+                        .entry(federation.to_string())
+                        .or_default()
+                        .insert(*h, q);
                 }
                 st.done.insert(key, result);
                 shared.cv.notify_all();
@@ -573,7 +612,12 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             }
             Action::Destroyed => destroyed = true,
             Action::ConnectionLost { reason } => {
-                for (_, q) in st.routes.iter().filter(|((f, _), _)| f == federation) {
+                for q in st
+                    .routes
+                    .get(federation)
+                    .into_iter()
+                    .flat_map(|r| r.values())
+                {
                     q.push(Delivery::ConnectionLost(reason.clone()));
                 }
                 st.lost.insert(federation.to_string(), reason);
@@ -632,14 +676,17 @@ fn rehandle(st: &mut State, federation: &str, renames: &[(FederateHandle, Federa
     for (old, new) in renames {
         moved.push((
             *new,
-            st.routes.remove(&key(*old)),
+            st.routes.get_mut(federation).and_then(|r| r.remove(old)),
             st.early.remove(&key(*old)),
             st.cells.remove(&key(*old)),
         ));
     }
     for (new, route, early, cell) in moved {
         if let Some(r) = route {
-            st.routes.insert(key(new), r);
+            st.routes
+                .entry(federation.to_string())
+                .or_default()
+                .insert(new, r);
         }
         if let Some(e) = early {
             st.early.insert(key(new), e);
@@ -685,7 +732,7 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
         } => {
             if let Some(name) = st.tags.get(&tag).cloned() {
                 let on = shared.metrics_on;
-                if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                if let Some(f) = st.feds.get_mut(&*name).filter(|_| on) {
                     f.metrics.data_in(from.0, seq);
                     if crate::core::wire::is_time_data(&payload) {
                         f.metrics.null_in();
@@ -701,7 +748,7 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
                         payload: &payload,
                     },
                 );
-                if let Some(f) = st.feds.get_mut(&name).filter(|_| on) {
+                if let Some(f) = st.feds.get_mut(&*name).filter(|_| on) {
                     f.metrics.data_done();
                 }
             }
@@ -794,7 +841,7 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 // The transport stopped: every federate here lost its connection.
                 let reason = "the transport of this LRC stopped".to_string();
                 tracing::error!("{reason}");
-                for q in st.routes.values() {
+                for q in st.routes.values().flat_map(|r| r.values()) {
                     q.push(Delivery::ConnectionLost(reason.clone()));
                 }
                 let feds: Vec<(String, Fed)> = st.feds.drain().collect();

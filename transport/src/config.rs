@@ -16,7 +16,7 @@ use crate::id::FederationTag;
 
 /// Protocol version carried in beacons and the QUIC handshake. Peers with another version are
 /// ignored (beacons) or refused (QUIC) with one clear log line.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,8 +119,24 @@ pub struct TransportConfig {
     pub peer_timeout: Duration,
     /// Security mode.
     pub security: SecurityConfig,
-    /// Largest UDP payload of a data datagram (default fits a 1500-byte MTU).
+    /// Largest UDP payload of a data datagram, bytes; 0 (the default): the interface's MTU
+    /// less 28, at most [`AUTO_MAX_DATAGRAM`] (see [`TransportConfig::resolved_max_datagram`]).
     pub max_datagram: usize,
+    /// Flow control of reliable data (see [`crate::flow`]): a sender's application threads wait
+    /// while its slowest receiver has not acknowledged `flow_window_bytes` or
+    /// `flow_window_messages` of its reliable stream. Off, senders never wait and a slower
+    /// receiver is served by NACK and repair alone.
+    pub flow_control: bool,
+    /// Unacknowledged reliable payload bytes allowed ahead of the slowest receiver. 0: a quarter
+    /// of the data socket's receive buffer as the kernel granted it (`net.core.rmem_max` caps
+    /// it), at least 64 KiB.
+    pub flow_window_bytes: u64,
+    /// Unacknowledged reliable messages allowed ahead of the slowest receiver.
+    pub flow_window_messages: u64,
+    /// A receiver that acknowledged nothing for this long while a sender waited is left out of
+    /// the window until it catches up, so one stuck receiver cannot stop the others.
+    #[serde(with = "duration_ms")]
+    pub flow_stall: Duration,
     /// Retransmit buffer per sender and federation, bytes.
     pub retransmit_buffer_bytes: usize,
     /// Reassembly memory per federation, bytes.
@@ -153,7 +169,11 @@ impl Default for TransportConfig {
             heartbeat_interval: Duration::from_millis(100),
             peer_timeout: Duration::from_millis(1000),
             security: SecurityConfig::default(),
-            max_datagram: 1472,
+            max_datagram: 0,
+            flow_control: true,
+            flow_window_bytes: 0,
+            flow_window_messages: 65_536,
+            flow_stall: Duration::from_millis(200),
             retransmit_buffer_bytes: 64 << 20,
             reassembly_buffer_bytes: 64 << 20,
             max_message: 16 << 20,
@@ -233,6 +253,20 @@ impl TransportConfig {
         )))
     }
 
+    /// The largest data datagram: `max_datagram`, or with 0 the MTU of `interface` minus the
+    /// IPv4 and UDP headers (28 bytes), capped at [`AUTO_MAX_DATAGRAM`]; 1472 (a 1500-byte
+    /// Ethernet MTU) when the MTU cannot be read. On loopback every receiver is on this host and
+    /// the MTU is 64 KiB, so batches grow to the cap and a sender pays one system call, one MAC
+    /// and one wake-up of each receiver per up to [`AUTO_MAX_DATAGRAM`] bytes.
+    pub fn resolved_max_datagram(&self, interface: Ipv4Addr) -> usize {
+        if self.max_datagram != 0 {
+            return self.max_datagram;
+        }
+        interface_mtu(interface)
+            .map(|mtu| (mtu.saturating_sub(28)).clamp(576 - 28, AUTO_MAX_DATAGRAM))
+            .unwrap_or(1472)
+    }
+
     /// The multicast group carrying a federation's data.
     pub fn data_group_for(&self, tag: FederationTag) -> Ipv4Addr {
         if let Some(g) = self.data_group {
@@ -261,9 +295,9 @@ impl TransportConfig {
                 self.data_group_base
             )));
         }
-        if self.max_datagram < 256 || self.max_datagram > 65_000 {
+        if self.max_datagram != 0 && !(256..=65_000).contains(&self.max_datagram) {
             return Err(TransportError::Config(format!(
-                "max_datagram {} outside 256..=65000",
+                "max_datagram {} outside 256..=65000 (0: from the interface's MTU)",
                 self.max_datagram
             )));
         }
@@ -271,6 +305,12 @@ impl TransportConfig {
             return Err(TransportError::Config(format!(
                 "beacon_min_gap {:?} must be at least 1 ms and at most beacon_interval {:?}",
                 self.beacon_min_gap, self.beacon_interval
+            )));
+        }
+        if self.flow_window_messages < 4 || self.flow_stall.is_zero() {
+            return Err(TransportError::Config(format!(
+                "flow_window_messages {} must be at least 4 and flow_stall {:?} above zero",
+                self.flow_window_messages, self.flow_stall
             )));
         }
         if self.peer_timeout <= self.heartbeat_interval {
@@ -315,6 +355,43 @@ fn local_ipv4_addrs() -> Vec<Ipv4Addr> {
     out
 }
 
+/// Largest datagram `max_datagram = 0` picks, whatever the MTU (see
+/// [`TransportConfig::resolved_max_datagram`]).
+pub const AUTO_MAX_DATAGRAM: usize = 16 * 1024;
+
+/// The MTU of the interface that carries `addr`: loopback for 127/8, else the interface of the
+/// longest directly connected route in `/proc/net/route` that contains `addr`, read from
+/// `/sys/class/net/<iface>/mtu`. `None` when any of it is unreadable (not Linux, no route).
+fn interface_mtu(addr: Ipv4Addr) -> Option<usize> {
+    let iface = if addr.is_loopback() {
+        "lo".to_string()
+    } else {
+        route_interface(&std::fs::read_to_string("/proc/net/route").ok()?, addr)?
+    };
+    std::fs::read_to_string(format!("/sys/class/net/{iface}/mtu"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The interface of the longest-prefix, gateway-less route containing `addr` in the text of
+/// `/proc/net/route` (addresses in little-endian hex).
+fn route_interface(table: &str, addr: Ipv4Addr) -> Option<String> {
+    let a = u32::from(addr);
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok().map(u32::swap_bytes);
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (dest, gw, mask) = (hex(f.get(1)?)?, hex(f.get(2)?)?, hex(f.get(7)?)?);
+            (gw == 0 && mask != 0 && a & mask == dest & mask).then(|| (mask.count_ones(), f[0]))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, iface)| iface.to_string())
+}
+
 /// The address a QUIC endpoint binds for a given interface.
 pub fn quic_bind_addr(interface: Ipv4Addr, port: u16) -> SocketAddr {
     SocketAddr::from((interface, port))
@@ -335,6 +412,46 @@ mod duration_ms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn datagram_size_follows_the_interface_mtu() {
+        let table = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n\
+                     eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n\
+                     eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n\
+                     br9\t00000A0A\t00000000\t0001\t0\t0\t0\t0000FFFF\t0\t0\t0\n\
+                     br8\t00800A0A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n";
+        let at = |a: &str| route_interface(table, a.parse().expect("address"));
+        assert_eq!(at("192.0.2.5").as_deref(), Some("eth0"));
+        assert_eq!(at("10.10.3.4").as_deref(), Some("br9"));
+        assert_eq!(
+            at("10.10.128.4").as_deref(),
+            Some("br8"),
+            "longest prefix wins"
+        );
+        assert_eq!(
+            at("172.16.0.1"),
+            None,
+            "only the default route (via a gateway) covers it"
+        );
+        let c = TransportConfig::default();
+        let lo = c.resolved_max_datagram(Ipv4Addr::LOCALHOST);
+        if let Some(mtu) = interface_mtu(Ipv4Addr::LOCALHOST) {
+            assert_eq!(lo, (mtu - 28).min(AUTO_MAX_DATAGRAM));
+        } else {
+            assert_eq!(lo, 1472);
+        }
+        let fixed = TransportConfig {
+            max_datagram: 1400,
+            ..TransportConfig::default()
+        };
+        assert_eq!(fixed.resolved_max_datagram(Ipv4Addr::LOCALHOST), 1400);
+        fixed.validate().expect("valid");
+        let bad = TransportConfig {
+            max_datagram: 100,
+            ..TransportConfig::default()
+        };
+        assert!(bad.validate().is_err());
+    }
 
     #[test]
     fn defaults_stay_on_this_host() {

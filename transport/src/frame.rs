@@ -78,6 +78,14 @@ pub enum Frame {
         /// The datagrams (or where the buffer starts now).
         repair: Repair,
     },
+    /// Flow control: the sender of this frame delivered the receiver's reliable stream in `tag`
+    /// up to `position` (see [`crate::flow`]).
+    Ack {
+        /// The federation.
+        tag: FederationTag,
+        /// Highest position delivered in order.
+        position: u64,
+    },
     /// A message of the layer above, released to it only after the sender's data stream in `tag`
     /// was delivered up to `hw` (cross-channel causality).
     App {

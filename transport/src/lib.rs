@@ -37,6 +37,7 @@ pub mod data;
 pub mod discovery;
 pub mod error;
 pub mod fault;
+pub mod flow;
 pub mod frame;
 pub mod id;
 pub mod metrics;

@@ -83,6 +83,14 @@ pub mod names {
     pub const NACKS_RECEIVED: &str = "hlamesh_data_nacks_received_total";
     /// Datagrams this node retransmitted in repairs (label `federation`).
     pub const REPAIRED_DATAGRAMS_SENT: &str = "hlamesh_data_repaired_datagrams_sent_total";
+    /// Times an application thread waited for flow-control room (label `federation`).
+    pub const FLOW_WAITS: &str = "hlamesh_flow_waits_total";
+    /// Microseconds application threads spent waiting for flow-control room (label
+    /// `federation`).
+    pub const FLOW_WAIT_MICROSECONDS: &str = "hlamesh_flow_wait_microseconds_total";
+    /// Receivers left out of the flow-control window after making no progress (label
+    /// `federation`).
+    pub const FLOW_STALLS: &str = "hlamesh_flow_stalls_total";
     /// Repairs this node received (label `federation`).
     pub const REPAIRS_RECEIVED: &str = "hlamesh_data_repairs_received_total";
     /// Times this node fell behind a sender's retransmit buffer (label `federation`).
@@ -126,6 +134,9 @@ pub const FAMILIES: &[&str] = &[
     names::NACKS_SENT,
     names::NACKS_RECEIVED,
     names::REPAIRED_DATAGRAMS_SENT,
+    names::FLOW_WAITS,
+    names::FLOW_WAIT_MICROSECONDS,
+    names::FLOW_STALLS,
     names::REPAIRS_RECEIVED,
     names::FELL_BEHIND,
     names::FELL_BEHIND_MESSAGES,
@@ -222,6 +233,21 @@ pub fn describe() {
             REPAIRED_DATAGRAMS_SENT,
             Unit::Count,
             "Datagrams retransmitted over QUIC in answer to NACKs.",
+        );
+        c(
+            FLOW_WAITS,
+            Unit::Count,
+            "Times a sending application thread waited for its slowest receiver (flow control).",
+        );
+        c(
+            FLOW_WAIT_MICROSECONDS,
+            Unit::Microseconds,
+            "Time sending application threads spent waiting for flow-control room.",
+        );
+        c(
+            FLOW_STALLS,
+            Unit::Count,
+            "Receivers left out of the flow-control window because they stopped acknowledging.",
         );
         c(
             REPAIRS_RECEIVED,
@@ -429,7 +455,7 @@ pub fn render() -> Option<String> {
 // The transport's part.
 
 /// Control-frame kinds, the values of label `kind` on the control-frame families.
-pub const FRAME_KINDS: [&str; 12] = [
+pub const FRAME_KINDS: [&str; 13] = [
     "hello",
     "hello_ack",
     "refused",
@@ -442,6 +468,7 @@ pub const FRAME_KINDS: [&str; 12] = [
     "nack",
     "repair",
     "app",
+    "ack",
 ];
 
 fn frame_index(f: &Frame) -> usize {
@@ -458,6 +485,7 @@ fn frame_index(f: &Frame) -> usize {
         Frame::Nack { .. } => 9,
         Frame::Repair { .. } => 10,
         Frame::App { .. } => 11,
+        Frame::Ack { .. } => 12,
     }
 }
 
@@ -467,8 +495,8 @@ fn frame_index(f: &Frame) -> usize {
 pub struct ShellCounters {
     bytes_in: AtomicU64,
     left: AtomicU64,
-    frames_out: [AtomicU64; 12],
-    frames_in: [AtomicU64; 12],
+    frames_out: [AtomicU64; 13],
+    frames_in: [AtomicU64; 13],
 }
 
 impl ShellCounters {
@@ -535,6 +563,19 @@ pub struct FederationSample {
     pub send: SendStats,
     /// (reliable, best-effort) messages sent.
     pub sent: (u64, u64),
+    /// Flow control.
+    pub flow: FlowStats,
+}
+
+/// Flow-control counters of one federation (see [`crate::flow`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowStats {
+    /// Times an application thread waited for room.
+    pub waits: u64,
+    /// Nanoseconds spent waiting.
+    pub wait_ns: u64,
+    /// Receivers left out of the window.
+    pub stalls: u64,
 }
 
 /// One peer's QUIC path at a collection.
@@ -568,9 +609,9 @@ pub struct TransportSample {
     /// Connections refused.
     pub refused: u64,
     /// Control frames sent, by [`FRAME_KINDS`] index.
-    pub frames_out: [u64; 12],
+    pub frames_out: [u64; 13],
     /// Control frames received, by [`FRAME_KINDS`] index.
-    pub frames_in: [u64; 12],
+    pub frames_in: [u64; 13],
     /// Event channel length.
     pub event_queue: usize,
 }
@@ -712,6 +753,14 @@ fn export_federation(f: &FederationSample, o: &FederationSample) {
     inc(GAPS, &one, r.gaps, or.gaps);
     inc(NACKS_SENT, &one, r.nacks, or.nacks);
     inc(NACKS_RECEIVED, &one, s.nacks, os.nacks);
+    inc(FLOW_WAITS, &one, f.flow.waits, o.flow.waits);
+    inc(FLOW_STALLS, &one, f.flow.stalls, o.flow.stalls);
+    inc(
+        FLOW_WAIT_MICROSECONDS,
+        &one,
+        f.flow.wait_ns / 1_000,
+        o.flow.wait_ns / 1_000,
+    );
     inc(
         REPAIRED_DATAGRAMS_SENT,
         &one,

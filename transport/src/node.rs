@@ -32,6 +32,7 @@ use crate::discovery::{
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
+use crate::flow::{AckPolicy, AckState, FlowConfig, FlowWait, FlowWindow, Room};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
@@ -152,6 +153,8 @@ struct PeerLink {
 struct RecvSide {
     rx: DataReceiver,
     gate: CausalGate<Bytes>,
+    /// Flow control: what each sender's stream delivered since its last acknowledgement.
+    acks: HashMap<NodeId, AckState>,
 }
 
 struct FedChannel {
@@ -164,7 +167,59 @@ struct FedChannel {
     members: Mutex<HashSet<NodeId>>,
     sent: SendCounters,
     batch: Batching,
+    flow: Flow,
 }
+
+/// A federation's flow control (see [`crate::flow`]).
+struct Flow {
+    /// `None` with `flow_control = false`.
+    window: Option<Mutex<FlowWindow>>,
+    /// Signalled when an acknowledgement or a departure may have opened room.
+    room: Condvar,
+    /// When receivers acknowledge.
+    ack: AckPolicy,
+    waits: AtomicU64,
+    wait_ns: AtomicU64,
+}
+
+impl Flow {
+    fn new(cfg: Option<FlowConfig>) -> Flow {
+        let ack = cfg.map_or(
+            AckPolicy {
+                every_bytes: u64::MAX,
+                every_messages: u64::MAX,
+            },
+            |c| c.ack_policy(),
+        );
+        Flow {
+            window: cfg.map(|c| Mutex::new(FlowWindow::new(c))),
+            room: Condvar::new(),
+            ack,
+            waits: AtomicU64::new(0),
+            wait_ns: AtomicU64::new(0),
+        }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut FlowWindow) -> bool) {
+        if let Some(w) = &self.window
+            && f(&mut lock(w))
+        {
+            self.room.notify_all();
+        }
+    }
+
+    fn stats(&self) -> m::FlowStats {
+        m::FlowStats {
+            waits: self.waits.load(Ordering::Relaxed),
+            wait_ns: self.wait_ns.load(Ordering::Relaxed),
+            stalls: self.window.as_ref().map_or(0, |w| lock(w).stalls()),
+        }
+    }
+}
+
+/// The longest one `wait_for_room` call waits, whatever the receivers do (each stalls after
+/// `flow_stall` anyway; this bounds the case of many receivers stalling one after another).
+const MAX_FLOW_WAIT: Duration = Duration::from_secs(2);
 
 /// When the caller's `send` packs messages instead of sending each at once (automatic batching).
 ///
@@ -294,9 +349,30 @@ impl Shared {
         self.epoch.elapsed().as_millis() as u64
     }
 
+    /// The flow-control settings of a new federation channel (`None`: off).
+    fn flow_config(&self) -> Option<FlowConfig> {
+        if !self.cfg.flow_control {
+            return None;
+        }
+        let window_bytes = match self.cfg.flow_window_bytes {
+            0 => {
+                let granted = socket2::SockRef::from(&self.data_recv)
+                    .recv_buffer_size()
+                    .unwrap_or(0) as u64;
+                (granted / 4).max(64 << 10)
+            }
+            n => n,
+        };
+        Some(FlowConfig {
+            window_bytes,
+            window_messages: self.cfg.flow_window_messages,
+            stall_after: self.cfg.flow_stall,
+        })
+    }
+
     fn data_config(&self) -> DataConfig {
         DataConfig {
-            max_datagram: self.cfg.max_datagram,
+            max_datagram: self.cfg.resolved_max_datagram(self.interface),
             retransmit_capacity_bytes: self.cfg.retransmit_buffer_bytes,
             // The byte budget is the limit that matters; the count only bounds bookkeeping.
             retransmit_capacity_msgs: (self.cfg.retransmit_buffer_bytes / 256).max(1024),
@@ -427,6 +503,21 @@ impl Shared {
         while let Some(ev) = side.rx.poll_event() {
             match ev {
                 RecvEvent::Deliver { from, seq, payload } => {
+                    if let Some(seq) = seq
+                        && side
+                            .acks
+                            .entry(from)
+                            .or_default()
+                            .delivered(payload.len(), fed.flow.ack)
+                    {
+                        let _ = self.send_frame(
+                            from,
+                            &Frame::Ack {
+                                tag: fed.tag,
+                                position: seq.0,
+                            },
+                        );
+                    }
                     self.emit(TransportEvent::Data {
                         tag: fed.tag,
                         from,
@@ -474,6 +565,10 @@ impl Shared {
     fn add_member(&self, fed: &FedChannel, node: NodeId, next_seq: u64) {
         let new = lock(&fed.members).insert(node);
         if new {
+            fed.flow.with(|w| {
+                w.add_receiver(node, Instant::now());
+                false
+            });
             let mut side = lock(&fed.recv);
             side.rx.add_sender(node);
             side.rx.start_sender_at(node, Seq(next_seq));
@@ -494,7 +589,12 @@ impl Shared {
 
     fn remove_member(&self, fed: &FedChannel, node: NodeId) {
         if lock(&fed.members).remove(&node) {
+            fed.flow.with(|w| {
+                w.remove_receiver(node);
+                true
+            });
             let mut side = lock(&fed.recv);
+            side.acks.remove(&node);
             side.rx.remove_sender(node);
             // The sender is gone: nothing it sent can still arrive, so whatever control messages
             // wait on its data are released now (e.g. its resignation).
@@ -608,6 +708,11 @@ impl Shared {
                     for w in waiters {
                         let _ = w.send(key.clone());
                     }
+                }
+            }
+            Frame::Ack { tag, position } => {
+                if let Some(fed) = self.federation(tag) {
+                    fed.flow.with(|w| w.on_ack(from, position, Instant::now()));
                 }
             }
             Frame::Nack { tag, nack } => {
@@ -737,6 +842,12 @@ impl FederationChannel {
         self.fed.batch.last_end_ns.store(end_ns, Ordering::Relaxed);
         drop(sender);
         let seq = seq.map_err(|e| TransportError::Config(e.to_string()))?;
+        if let Some(s) = seq {
+            self.fed.flow.with(|w| {
+                w.on_sent(s.0, payload.len());
+                false
+            });
+        }
         self.fed.sent.sent(reliability);
         Ok(seq.map(|s| s.0))
     }
@@ -763,6 +874,74 @@ impl FederationChannel {
         // The pending datagram must not wait for a data thread asleep in a long receive timeout.
         let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
         streak >= BATCH_STREAK && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
+    }
+
+    /// Flow control: whether a reliable message may be sent now without waiting (always, with
+    /// flow control off). Cheap: for a check under another lock, before
+    /// [`FederationChannel::wait_for_room`].
+    pub fn has_room(&self) -> bool {
+        self.fed
+            .flow
+            .window
+            .as_ref()
+            .is_none_or(|w| lock(w).room(Instant::now()) == Room::Open)
+    }
+
+    /// Flow control: waits while this node's slowest receiver in the federation is more than
+    /// the window behind its reliable stream (see [`crate::flow`]). Returns at once when there
+    /// is room, when flow control is off, or on the transport's own threads (they must never
+    /// wait: acknowledgements arrive through them). Call it with no lock held that a receive
+    /// thread may need, before sending: `send` itself never waits.
+    pub fn wait_for_room(&self) -> FlowWait {
+        let flow = &self.fed.flow;
+        let Some(window) = &flow.window else {
+            return FlowWait::Open;
+        };
+        if idle_follows() {
+            return FlowWait::Open;
+        }
+        let start = Instant::now();
+        let mut w = lock(window);
+        let mut flushed = false;
+        loop {
+            let now = Instant::now();
+            let until = match w.room(now) {
+                Room::Open => break,
+                Room::Wait { until } => until,
+            };
+            if now >= start + MAX_FLOW_WAIT {
+                drop(w);
+                flow.waits.fetch_add(1, Ordering::Relaxed);
+                flow.wait_ns
+                    .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                return FlowWait::TimedOut;
+            }
+            if !flushed {
+                // Receivers acknowledge what they received: a pending batch must go out first.
+                drop(w);
+                self.flush();
+                flushed = true;
+                w = lock(window);
+                continue;
+            }
+            let dur = until
+                .min(start + MAX_FLOW_WAIT)
+                .saturating_duration_since(now);
+            w = flow
+                .room
+                .wait_timeout(w, dur)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(w);
+        if !flushed {
+            return FlowWait::Open;
+        }
+        let waited = start.elapsed();
+        flow.waits.fetch_add(1, Ordering::Relaxed);
+        flow.wait_ns
+            .fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
+        FlowWait::Waited(waited)
     }
 
     /// Sends the pending batch now, if any.
@@ -807,6 +986,11 @@ impl FederationChannel {
     /// The data plane's receive counters.
     pub fn stats(&self) -> data::RecvStats {
         lock(&self.fed.recv).rx.stats()
+    }
+
+    /// Flow-control counters (see [`crate::flow`]).
+    pub fn flow_stats(&self) -> crate::metrics::FlowStats {
+        self.fed.flow.stats()
     }
 
     /// The data plane's send counters.
@@ -1105,11 +1289,13 @@ impl Transport {
             recv: Mutex::new(RecvSide {
                 rx: receiver,
                 gate: CausalGate::new(),
+                acks: HashMap::new(),
             }),
             key,
             members: Mutex::new(HashSet::new()),
             sent: SendCounters::default(),
             batch: Batching::new(),
+            flow: Flow::new(self.shared.flow_config()),
         });
         self.shared
             .federations
@@ -1350,6 +1536,7 @@ impl Shared {
                 recv: lock(&f.recv).rx.stats(),
                 send: lock(&f.sender).stats(),
                 sent: f.sent.totals(),
+                flow: f.flow.stats(),
             })
             .collect();
         s

@@ -1003,8 +1003,15 @@ impl FederationCore {
         served: &mut Vec<FederateHandle>,
         held: bool,
     ) {
-        let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
-        for f in fs {
+        // Walks the local federates by key (no key list per update): discovery below needs
+        // `self` mutably.
+        let mut next = self.locals.keys().next().copied();
+        while let Some(f) = next {
+            next = self
+                .locals
+                .range((std::ops::Bound::Excluded(f), std::ops::Bound::Unbounded))
+                .next()
+                .map(|(k, _)| *k);
             if f == producer {
                 continue;
             }

@@ -448,14 +448,22 @@ impl FederationCore {
     /// Executes every local manager's actions until none has any (local managers talk to each
     /// other directly).
     pub(crate) fn pump_time(&mut self) {
+        // Runs on every data message: walks the managers by key instead of copying the key
+        // list, since an action may add or remove managers.
         loop {
             let mut moved = false;
-            let hs: Vec<FederateHandle> = self.time.managers.keys().copied().collect();
-            for h in hs {
+            let mut next = self.time.managers.keys().next().copied();
+            while let Some(h) = next {
                 while let Some(a) = self.time.managers.get_mut(&h).and_then(|t| t.poll_action()) {
                     moved = true;
                     self.exec_time_action(h, a);
                 }
+                next = self
+                    .time
+                    .managers
+                    .range((std::ops::Bound::Excluded(h), std::ops::Bound::Unbounded))
+                    .next()
+                    .map(|(k, _)| *k);
             }
             if !moved {
                 break;

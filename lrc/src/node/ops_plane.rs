@@ -209,9 +209,10 @@ pub(super) fn register_collector(
         for (name, f) in st.feds.iter_mut() {
             let depth: usize = st
                 .routes
-                .iter()
-                .filter(|((n, _), _)| n == name)
-                .map(|(_, q)| q.len())
+                .get(name)
+                .into_iter()
+                .flat_map(|r| r.values())
+                .map(|q| q.len())
                 .sum();
             f.metrics.collect(&f.core, depth);
         }

@@ -99,6 +99,17 @@ struct Args {
     /// Ping/pong: handle hlamesh messages in the transport's event hook (no thread hand-off).
     #[arg(long)]
     immediate: bool,
+    /// Exchange: the data thread spends this many microseconds on every data message (a slow
+    /// receiver, as an LRC busy in its callbacks).
+    #[arg(long, default_value_t = 0)]
+    slow_us: u64,
+    /// Exchange: the sender waits for flow-control room before every reliable message, as an
+    /// application thread sending through the LRC does.
+    #[arg(long)]
+    paced: bool,
+    /// Turn flow control off (`flow_control = false`).
+    #[arg(long)]
+    no_flow: bool,
     /// Ping/pong: UDP port of the raw baseline.
     #[arg(long, default_value_t = 47710)]
     raw_port: u16,
@@ -150,6 +161,7 @@ fn config(a: &Args) -> TransportConfig {
         discovery_group: a.discovery_group,
         security,
         retransmit_buffer_bytes: a.retransmit_mb << 20,
+        flow_control: !a.no_flow,
         fault: a.fault_seed.map(|seed| FaultSettings {
             seed,
             drop_per_mille: 0,
@@ -294,6 +306,19 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
     let fed = join(a, t, deadline, &mut pending);
     let tag = fed.tag();
     let ctl = |c: &Ctl| serde_json::to_vec(c).unwrap_or_default();
+    if a.slow_us > 0 {
+        let slow = Duration::from_micros(a.slow_us);
+        t.set_event_hook(Some(Arc::new(move |ev| {
+            if matches!(ev, TransportEvent::Data { .. }) {
+                // Busy, as an application callback would be (a sleep would overshoot).
+                let until = Instant::now() + slow;
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
+            Some(ev)
+        })));
+    }
     let mut peers: HashMap<NodeId, PeerRecv> = HashMap::new();
     for m in fed.members() {
         peers.entry(m).or_default();
@@ -389,7 +414,7 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             Some(_) | None => {}
         }
         if sender.is_none() && peers.len() >= a.peers && peers.values().all(|p| p.ready) {
-            let (t2, f2, count, be, rate, max, seed) = (
+            let (t2, f2, count, be, rate, max, seed, paced) = (
                 t.clone(),
                 fed.clone(),
                 a.count,
@@ -397,6 +422,7 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
                 a.rate,
                 a.max_size,
                 a.seed,
+                a.paced,
             );
             sender = Some(std::thread::spawn(move || {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ t2.node_id().0);
@@ -423,6 +449,9 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
                         let idx = i - be_sent;
                         let m = message(&mut rng, idx, max);
                         digest.update(&m);
+                        if paced {
+                            f2.wait_for_room();
+                        }
                         if let Err(e) = f2.send(Reliability::Reliable, &m) {
                             fail(&format!("send: {e}"));
                         }
@@ -480,6 +509,9 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
         "nacks_sent": t.stats().nacks_sent.load(std::sync::atomic::Ordering::Relaxed),
         "nacks_served": t.stats().nacks_served.load(std::sync::atomic::Ordering::Relaxed),
         "open_connections": t.open_connections(),
+        "flow": format!("{:?}", fed.flow_stats()),
+        "flow_waits": fed.flow_stats().waits,
+        "flow_stalls": fed.flow_stats().stalls,
     }));
     // Let the peers' last NACKs and control messages drain before leaving.
     std::thread::sleep(Duration::from_millis(200));

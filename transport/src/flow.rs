@@ -1,0 +1,421 @@
+//! Flow control of a node's reliable data stream in one federation: how far the sender may run
+//! ahead of its slowest receiver.
+//!
+//! Without it a sender faster than a receiver overflows the receiver's socket buffer. Reliable
+//! delivery still holds (NACK and repair), but the repairs cost the slow side more work per
+//! message than the data did, so it falls further behind. Here every receiver acknowledges the
+//! in-order position it has delivered, every `ack_bytes` of a sender's stream
+//! ([`AckPolicy`]), on the control plane, and the sender's application threads wait while more
+//! than `window_bytes` (or `window_messages`) of its reliable stream is not yet acknowledged by
+//! some receiver ([`FlowWindow`]).
+//!
+//! A receiver that stops acknowledging must not stop the federation: one that made no progress
+//! for `stall_after` while the sender waited is left out of the window (it is *stalled*) until
+//! its acknowledgements come back within the window. It still gets every message by NACK and
+//! repair, or falls behind the retransmit buffer and resynchronises, as before. Only application
+//! threads wait; the transport's own threads and the layer above's internal messages never do,
+//! so flow control cannot deadlock two nodes that wait for each other.
+//!
+//! Sans-I/O: the caller passes the time and does the waiting (see
+//! `FederationChannel::wait_for_room`).
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use crate::id::NodeId;
+
+/// Most positions remembered for acknowledgement accounting; older ones are forgotten (a
+/// receiver acknowledging one of those counts as behind by everything remembered).
+const MAX_TRACKED: usize = 1 << 20;
+
+/// Flow-control settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowConfig {
+    /// Unacknowledged reliable payload bytes allowed ahead of the slowest receiver.
+    pub window_bytes: u64,
+    /// Unacknowledged reliable messages allowed ahead of the slowest receiver.
+    pub window_messages: u64,
+    /// A receiver whose acknowledgement did not move for this long while the sender waited is
+    /// left out of the window until it catches up.
+    pub stall_after: Duration,
+}
+
+impl FlowConfig {
+    /// How often a receiver acknowledges: a quarter of the window, so that a sender that waits
+    /// always has acknowledgements coming.
+    pub fn ack_policy(&self) -> AckPolicy {
+        AckPolicy {
+            every_bytes: (self.window_bytes / 4).max(1),
+            every_messages: (self.window_messages / 4).max(1),
+        }
+    }
+}
+
+/// When a receiver acknowledges a sender's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckPolicy {
+    /// After this many payload bytes delivered since the last acknowledgement.
+    pub every_bytes: u64,
+    /// Or after this many messages.
+    pub every_messages: u64,
+}
+
+/// A receiver's acknowledgement state for one sender.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckState {
+    bytes: u64,
+    messages: u64,
+}
+
+impl AckState {
+    /// Counts one delivered message of `len` bytes; true when an acknowledgement is due (the
+    /// counts restart).
+    pub fn delivered(&mut self, len: usize, policy: AckPolicy) -> bool {
+        self.bytes += len as u64;
+        self.messages += 1;
+        if self.bytes >= policy.every_bytes || self.messages >= policy.every_messages {
+            *self = AckState::default();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Receiver {
+    /// Highest position acknowledged (every message up to it delivered).
+    acked: u64,
+    /// When `acked` last moved (or the receiver was added).
+    moved_at: Instant,
+    /// Left out of the window (see the module docs).
+    stalled: bool,
+}
+
+/// What the sender may do now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// Send.
+    Open,
+    /// Wait for an acknowledgement, at most until `until` (when the slowest receiver would
+    /// count as stalled).
+    Wait {
+        /// Deadline of this wait.
+        until: Instant,
+    },
+}
+
+/// What `FederationChannel::wait_for_room` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowWait {
+    /// There was room (or flow control does not apply to this caller).
+    Open,
+    /// Waited this long for acknowledgements.
+    Waited(Duration),
+    /// Gave up after its bound; the caller sends anyway (reliability does not depend on flow
+    /// control).
+    TimedOut,
+}
+
+/// The sender's side: its reliable positions and sizes, and each receiver's acknowledgement.
+#[derive(Debug)]
+pub struct FlowWindow {
+    cfg: FlowConfig,
+    /// (position, payload bytes sent before it) of every position some live receiver has not
+    /// acknowledged, oldest first.
+    sent: VecDeque<(u64, u64)>,
+    /// Highest position no longer remembered.
+    forgotten: u64,
+    /// Payload bytes of every reliable message sent so far.
+    total: u64,
+    /// Highest position sent.
+    high: u64,
+    receivers: HashMap<NodeId, Receiver>,
+    stalls: u64,
+}
+
+impl FlowWindow {
+    /// An empty window.
+    pub fn new(cfg: FlowConfig) -> FlowWindow {
+        FlowWindow {
+            cfg,
+            sent: VecDeque::new(),
+            forgotten: 0,
+            total: 0,
+            high: 0,
+            receivers: HashMap::new(),
+            stalls: 0,
+        }
+    }
+
+    /// Times a receiver was left out of the window.
+    pub fn stalls(&self) -> u64 {
+        self.stalls
+    }
+
+    /// A reliable message at `position` with `bytes` of payload was sent.
+    pub fn on_sent(&mut self, position: u64, bytes: usize) {
+        self.sent.push_back((position, self.total));
+        self.total += bytes as u64;
+        self.high = self.high.max(position);
+        if self.sent.len() > MAX_TRACKED
+            && let Some((p, _)) = self.sent.pop_front()
+        {
+            self.forgotten = p;
+        }
+    }
+
+    /// A receiver joined; it has everything before our next position.
+    pub fn add_receiver(&mut self, node: NodeId, now: Instant) {
+        self.receivers.entry(node).or_insert(Receiver {
+            acked: self.high,
+            moved_at: now,
+            stalled: false,
+        });
+    }
+
+    /// A receiver left (or is gone).
+    pub fn remove_receiver(&mut self, node: NodeId) {
+        self.receivers.remove(&node);
+        self.trim();
+    }
+
+    /// `node` acknowledged every position up to `position`; true when that may have opened
+    /// room (wake the waiters).
+    pub fn on_ack(&mut self, node: NodeId, position: u64, now: Instant) -> bool {
+        let Some(r) = self.receivers.get_mut(&node) else {
+            return false;
+        };
+        if position <= r.acked {
+            return false;
+        }
+        r.acked = position.min(self.high);
+        r.moved_at = now;
+        let acked = r.acked;
+        if r.stalled
+            && self.ahead_of(acked).is_some_and(|a| !self.exceeds(a))
+            && let Some(r) = self.receivers.get_mut(&node)
+        {
+            r.stalled = false;
+        }
+        self.trim();
+        true
+    }
+
+    /// Whether the sender may send now; marks a receiver stalled when its time is up.
+    pub fn room(&mut self, now: Instant) -> Room {
+        loop {
+            let Some((node, r)) = self
+                .receivers
+                .iter()
+                .filter(|(_, r)| !r.stalled)
+                .min_by_key(|(_, r)| r.acked)
+                .map(|(n, r)| (*n, *r))
+            else {
+                return Room::Open;
+            };
+            let behind = self.ahead_of(r.acked);
+            if behind.is_some_and(|a| !self.exceeds(a)) {
+                return Room::Open;
+            }
+            let until = r.moved_at + self.cfg.stall_after;
+            if now < until {
+                return Room::Wait { until };
+            }
+            if let Some(r) = self.receivers.get_mut(&node) {
+                r.stalled = true;
+            }
+            self.stalls += 1;
+            tracing::debug!(receiver = %node, "flow control: receiver stalled, left out of the window");
+        }
+    }
+
+    /// (bytes, messages) sent after `acked`; `None` when `acked` is older than what is
+    /// remembered (behind by more than can be counted).
+    fn ahead_of(&self, acked: u64) -> Option<(u64, u64)> {
+        if acked >= self.high {
+            return Some((0, 0));
+        }
+        if acked < self.forgotten {
+            return None;
+        }
+        let i = self.sent.partition_point(|(p, _)| *p <= acked);
+        let before = self.sent.get(i).map_or(self.total, |(_, b)| *b);
+        Some((self.total - before, (self.sent.len() - i) as u64))
+    }
+
+    fn exceeds(&self, (bytes, messages): (u64, u64)) -> bool {
+        bytes > self.cfg.window_bytes || messages > self.cfg.window_messages
+    }
+
+    /// Forgets positions every live receiver acknowledged.
+    fn trim(&mut self) {
+        let floor = self
+            .receivers
+            .values()
+            .filter(|r| !r.stalled)
+            .map(|r| r.acked)
+            .min()
+            .unwrap_or(self.high);
+        while let Some((p, _)) = self.sent.front().copied().filter(|(p, _)| *p <= floor) {
+            self.sent.pop_front();
+            self.forgotten = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> FlowConfig {
+        FlowConfig {
+            window_bytes: 1000,
+            window_messages: 100,
+            stall_after: Duration::from_millis(100),
+        }
+    }
+
+    #[test]
+    fn open_without_receivers_and_within_the_window() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        for p in 1..=50 {
+            w.on_sent(p, 100);
+        }
+        assert_eq!(w.room(t), Room::Open, "nobody to wait for");
+        let mut w = FlowWindow::new(cfg());
+        w.add_receiver(NodeId(1), t);
+        for p in 1..=10 {
+            w.on_sent(p, 100);
+        }
+        assert_eq!(w.room(t), Room::Open, "exactly the window is allowed");
+        w.on_sent(11, 1);
+        assert_eq!(
+            w.room(t),
+            Room::Wait {
+                until: t + Duration::from_millis(100)
+            }
+        );
+    }
+
+    #[test]
+    fn acknowledgement_opens_room_and_the_slowest_receiver_rules() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        w.add_receiver(NodeId(1), t);
+        w.add_receiver(NodeId(2), t);
+        for p in 1..=20 {
+            w.on_sent(p, 100);
+        }
+        assert!(matches!(w.room(t), Room::Wait { .. }));
+        assert!(w.on_ack(NodeId(1), 20, t));
+        assert!(
+            matches!(w.room(t), Room::Wait { .. }),
+            "receiver 2 still has 2000 bytes outstanding"
+        );
+        assert!(w.on_ack(NodeId(2), 10, t));
+        assert_eq!(
+            w.room(t),
+            Room::Open,
+            "1000 bytes outstanding at receiver 2"
+        );
+        assert!(
+            !w.on_ack(NodeId(2), 9, t),
+            "an old acknowledgement changes nothing"
+        );
+    }
+
+    #[test]
+    fn message_count_is_bounded_too() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        w.add_receiver(NodeId(1), t);
+        for p in 1..=100 {
+            w.on_sent(p, 1);
+        }
+        assert_eq!(w.room(t), Room::Open);
+        w.on_sent(101, 1);
+        assert!(matches!(w.room(t), Room::Wait { .. }));
+    }
+
+    #[test]
+    fn a_silent_receiver_stalls_and_rejoins_when_it_catches_up() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        w.add_receiver(NodeId(1), t);
+        w.add_receiver(NodeId(2), t);
+        for p in 1..=30 {
+            w.on_sent(p, 100);
+        }
+        w.on_ack(NodeId(1), 30, t + Duration::from_millis(10));
+        let later = t + Duration::from_millis(101);
+        assert_eq!(w.room(later), Room::Open, "receiver 2 is left out");
+        assert_eq!(w.stalls(), 1);
+        // Receiver 1 now rules: the sender may run a window ahead of it.
+        for p in 31..=41 {
+            w.on_sent(p, 100);
+        }
+        assert!(matches!(w.room(later), Room::Wait { .. }));
+        w.on_ack(NodeId(1), 41, later);
+        assert_eq!(w.room(later), Room::Open);
+        // Receiver 2 catches up: it counts again.
+        w.on_ack(NodeId(2), 41, later);
+        for p in 42..=52 {
+            w.on_sent(p, 100);
+        }
+        w.on_ack(NodeId(1), 52, later);
+        assert!(
+            matches!(w.room(later), Room::Wait { .. }),
+            "receiver 2 is 1100 bytes behind"
+        );
+        w.on_ack(NodeId(2), 50, later);
+        assert_eq!(w.room(later), Room::Open);
+    }
+
+    #[test]
+    fn removing_the_slow_receiver_opens_room() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        w.add_receiver(NodeId(1), t);
+        for p in 1..=20 {
+            w.on_sent(p, 100);
+        }
+        assert!(matches!(w.room(t), Room::Wait { .. }));
+        w.remove_receiver(NodeId(1));
+        assert_eq!(w.room(t), Room::Open);
+        assert!(!w.on_ack(NodeId(1), 20, t), "unknown receiver");
+    }
+
+    #[test]
+    fn a_late_receiver_starts_at_the_current_position() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        for p in 1..=50 {
+            w.on_sent(p, 100);
+        }
+        w.add_receiver(NodeId(7), t);
+        assert_eq!(w.room(t), Room::Open);
+        for p in 51..=60 {
+            w.on_sent(p, 100);
+        }
+        assert_eq!(w.room(t), Room::Open);
+        w.on_sent(61, 100);
+        assert!(matches!(w.room(t), Room::Wait { .. }));
+    }
+
+    #[test]
+    fn ack_policy_fires_every_quarter_window() {
+        let p = cfg().ack_policy();
+        let mut s = AckState::default();
+        let fired: Vec<bool> = (0..6).map(|_| s.delivered(100, p)).collect();
+        assert_eq!(
+            fired,
+            [false, false, true, false, false, true],
+            "every 250 bytes"
+        );
+        let mut s = AckState::default();
+        let n = (0..100).filter(|_| s.delivered(0, p)).count();
+        assert_eq!(n, 4, "every 25 messages");
+    }
+}
