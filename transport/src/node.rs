@@ -1049,6 +1049,9 @@ impl Transport {
         let data_recv =
             sockets::multicast_receiver(cfg.data_port, Some(Duration::from_millis(10)))?;
         let data_send = sockets::multicast_sender(interface, cfg.multicast_ttl)?;
+        if let Err(e) = sockets::drop_own_datagrams(&data_recv, &data_send) {
+            tracing::debug!("own datagrams will be read back and discarded: {e}");
+        }
 
         let (tx, rx) = crossbeam_channel::unbounded();
         let (control_tx, control_rx) = crossbeam_channel::unbounded();

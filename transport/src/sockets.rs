@@ -3,7 +3,7 @@
 //! `IP_MULTICAST_ALL = 0` so a socket only hears the groups it joined, and SO_REUSEPORT lets several
 //! processes on one host share the ports.
 
-use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::time::Duration;
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
@@ -34,6 +34,36 @@ pub fn multicast_receiver(
     s.set_read_timeout(read_timeout)
         .map_err(E::socket("SO_RCVTIMEO"))?;
     Ok(s.into())
+}
+
+/// Makes the kernel drop, before they reach `recv`, the datagrams this node's own `sender` socket
+/// sent to the groups `recv` joined. Multicast loopback must stay on (other processes on this
+/// host are members too), so without this every node read each datagram it sent back once, with
+/// a system call and a wake-up of its data thread, only to discard it. A classic BPF program
+/// compares the UDP source port (offset 0 of what a UDP socket's filter sees) and the IPv4
+/// source address (in the network header, `SKF_NET_OFF`). Where it cannot be attached the
+/// receiver still discards its own datagrams by their header (counted as `own`).
+pub fn drop_own_datagrams(recv: &UdpSocket, sender: &UdpSocket) -> std::io::Result<()> {
+    use socket2::SockFilter;
+    let SocketAddr::V4(own) = sender.local_addr()? else {
+        return Err(std::io::Error::other("the data sender is not IPv4"));
+    };
+    // Classic BPF opcodes (linux/filter.h).
+    const LD_H_ABS: u16 = 0x28;
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const RET_K: u16 = 0x06;
+    // SKF_NET_OFF (-0x100000) + 12, the IPv4 source address, as the u32 the kernel reads.
+    const NET_SRC_ADDR: u32 = 0xFFF0_000C;
+    let program = [
+        SockFilter::new(LD_H_ABS, 0, 0, 0),
+        SockFilter::new(JEQ_K, 0, 3, u32::from(own.port())),
+        SockFilter::new(LD_W_ABS, 0, 0, NET_SRC_ADDR),
+        SockFilter::new(JEQ_K, 0, 1, u32::from(*own.ip())),
+        SockFilter::new(RET_K, 0, 0, 0),
+        SockFilter::new(RET_K, 0, 0, u32::MAX),
+    ];
+    socket2::SockRef::from(recv).attach_filter(&program)
 }
 
 /// Joins `group` on `interface`.
