@@ -2539,3 +2539,22 @@ fn regression_orphans_survive_their_lrc() {
         run_with(seed, 300, modes);
     }
 }
+
+/// Orphans mode, seeds 836 and 837: the coordinator applied a divesting resignation, put it
+/// into a snapshot for the next LRC and died before sending the decision; the registrant's
+/// automatic action (delete) then applied where its instances were already unowned, so they
+/// stayed as orphans there. LRCs that joined later dropped the same orphans from their
+/// snapshots: they judged by the registrant's resign action instead of by who held the
+/// privilege to delete, as the resignation itself does. Seed 194 covers the other side: an
+/// instance in a snapshot whose owner's resignation still waits for its LRC's data keeps that
+/// owner until the resignation applies (and deletes it).
+#[test]
+fn regression_late_instances_follow_the_resignation() {
+    let modes = Modes {
+        orphans: true,
+        ..Modes::default()
+    };
+    for seed in [194, 836, 837] {
+        run_with(seed, 300, modes);
+    }
+}

@@ -252,11 +252,6 @@ impl FederationCore {
             self.remove_instance(o, Vec::new(), None, None);
         }
         for i in instances {
-            // The snapshot may predate a resignation this LRC already applied: the registrant's
-            // resign action decides whether the instance still exists.
-            if self.owner_after_resigns(i.object.registrant()).is_none() {
-                continue;
-            }
             if let Some(known) = self.objects.get_mut(&i.object) {
                 known.values.extend(i.values);
                 // Ownership: the higher version is the later state.
@@ -273,7 +268,8 @@ impl FederationCore {
                 continue;
             }
             // The registrant's LRC is the authority on the instance's existence (any LRC whose
-            // federates own some of its attributes also sends it).
+            // federates own some of its attributes also sends it). The snapshot may predate a
+            // resignation this LRC already applied: `adopt_instance` settles that.
             let origin = self
                 .view
                 .federates
@@ -341,7 +337,6 @@ impl FederationCore {
         for i in instances {
             if self.objects.contains_key(&i.object)
                 || self.view.federates.contains_key(&i.object.registrant())
-                || self.owner_after_resigns(i.object.registrant()).is_none()
             {
                 continue;
             }
@@ -352,8 +347,9 @@ impl FederationCore {
     }
 
     /// Takes an instance this LRC did not know from a snapshot, with `origin` as the LRC that
-    /// hands it on, and tells its subscribers.
-    fn adopt_instance(&mut self, i: InstanceState, origin: Node) {
+    /// hands it on, and tells its subscribers — unless a resignation applied here deleted it
+    /// (see `settle_new_instance`).
+    pub(crate) fn adopt_instance(&mut self, i: InstanceState, origin: Node) {
         let mut owners = std::collections::BTreeMap::new();
         let mut versions = std::collections::BTreeMap::new();
         for (a, owner, v) in i.owners {
@@ -375,9 +371,10 @@ impl FederationCore {
                 origin,
             },
         );
-        // Owners that resigned meanwhile own nothing (and decisions seen first apply).
-        self.ownership_on_new_instance(i.object);
-        self.discover_for_subscribers(i.object);
+        // Decisions seen first apply; owners that resigned meanwhile own nothing, or deleted it.
+        if self.settle_new_instance(i.object) {
+            self.discover_for_subscribers(i.object);
+        }
     }
 
     pub(crate) fn apply_declaration(&mut self, f: FederateHandle, d: Declaration) {
