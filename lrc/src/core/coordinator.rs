@@ -554,6 +554,7 @@ impl FederationCore {
         self.apply_save(&d);
         self.apply_restore(&d);
         self.apply_transfer(&d);
+        self.apply_left_behind(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -1032,6 +1033,7 @@ impl FederationCore {
         for n in gone {
             self.decide(Decision::NodeRemoved(n));
         }
+        self.decide_left_behind();
     }
 
     pub(crate) fn on_peer_gone(&mut self, n: Node) {

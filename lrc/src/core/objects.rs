@@ -1050,14 +1050,10 @@ impl FederationCore {
     /// dropped the orphans of a lost registrant every older member kept).
     pub(crate) fn settle_new_instance(&mut self, object: ObjectInstanceHandle) -> bool {
         self.ownership_apply_early(object);
-        let privilege = self.objects.get(&object).and_then(|i| {
-            let p = self
-                .fdd
-                .as_ref()?
-                .attribute_handle(i.class, PRIVILEGE_TO_DELETE)
-                .ok()?;
-            i.owner_of(p)
-        });
+        let privilege = self
+            .objects
+            .get(&object)
+            .and_then(|i| self.privilege_holder(i));
         let deleted = privilege.is_some_and(|f| {
             let resigned = !self.view.federates.contains_key(&f)
                 && f.0 < self.view.next_handle

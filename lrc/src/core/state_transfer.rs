@@ -44,6 +44,27 @@ pub struct Stream {
     pub future: Vec<(Option<u64>, bool, DataMsg)>,
 }
 
+/// An instance as a snapshot (or a decision) carries it.
+pub(crate) fn instance_state(
+    object: crate::handles::ObjectInstanceHandle,
+    i: &Instance,
+) -> InstanceState {
+    InstanceState {
+        object,
+        class: i.class,
+        name: i.name.clone(),
+        owners: i
+            .versions
+            .keys()
+            .chain(i.owners.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|a| (*a, i.owner_of(*a), i.version(*a)))
+            .collect(),
+        values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
+    }
+}
+
 impl FederationCore {
     /// Data from another LRC: through the gate, then applied.
     pub(crate) fn on_data(&mut self, from: Node, seq: Option<u64>, msg: DataMsg) {
@@ -160,20 +181,7 @@ impl FederationCore {
                         && coordinating
                         && !self.view.federates.values().any(|r| r.node == i.origin))
             })
-            .map(|(h, i)| InstanceState {
-                object: *h,
-                class: i.class,
-                name: i.name.clone(),
-                owners: i
-                    .versions
-                    .keys()
-                    .chain(i.owners.keys())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .map(|a| (*a, i.owner_of(*a), i.version(*a)))
-                    .collect(),
-                values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
-            })
+            .map(|(h, i)| instance_state(*h, i))
             .collect();
         let mut declarations = Vec::new();
         for (h, lf) in &self.locals {
