@@ -27,8 +27,6 @@
 //! seeds that once failed in them): `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start from a
 //! partial member list; `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes three
 //! times as frequent; `HLAMESH_SIM_ORPHANS=1` also resigns with UnconditionallyDivestAttributes.
-//! Orphans mode still fails rare seeds (836, 837, 1928, 1929 of the first 2,000): surviving
-//! LRCs disagree on which orphans of a crashed LRC exist (not diagnosed yet).
 //! `SIM_TRACE=1` prints callbacks and actions, `SIM_CTL=1` control messages and non-update data
 //! (`SIM_UPDATES=1` updates too), `SIM_LOG=1` the core's trace log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -2527,8 +2525,8 @@ fn regression_resigned_owner_versions_end() {
 /// Orphans mode. Seed 290: a deletion cut off by its LRC's crash reached nobody, and the lost
 /// registrant's divesting resign action left the instance behind everywhere — consistent, but
 /// the model took the deletion as done (the check was wrong, see `Sim::crash`). Seed 466: an LRC
-/// that never got the snapshot of a crashed LRC did not know the orphans it registered; it now
-/// asks the coordinator, which hands orphans on, when that LRC is removed.
+/// that never got the snapshot of a crashed LRC did not know the orphans it registered; it takes
+/// them from the coordinator's `Decision::LeftBehind` now (`core::left_behind`).
 #[test]
 fn regression_orphans_survive_their_lrc() {
     let modes = Modes {
@@ -2555,6 +2553,22 @@ fn regression_late_instances_follow_the_resignation() {
         ..Modes::default()
     };
     for seed in [194, 836, 837] {
+        run_with(seed, 300, modes);
+    }
+}
+
+/// Orphans mode, seeds 1928 and 1929: an LRC crashed right after its federate's divesting
+/// resignation was decided; its last data reached each survivor up to a different point (one
+/// missed two registrations, the coordinator missed a deletion the others applied), so the
+/// survivors kept different orphans for good. The coordinator now decides what a removed LRC
+/// left behind (`Decision::LeftBehind`) and every member takes that.
+#[test]
+fn regression_crashed_lrcs_orphans_agree() {
+    let modes = Modes {
+        orphans: true,
+        ..Modes::default()
+    };
+    for seed in [1928, 1929] {
         run_with(seed, 300, modes);
     }
 }

@@ -129,16 +129,6 @@ impl FederationCore {
     }
 
     pub(crate) fn on_node_removed(&mut self, n: Node) {
-        // Its snapshot never came: instances it registered that outlive it (orphans) are known
-        // here only if its data got through. The coordinator hands orphans on in its snapshots
-        // once their LRC hosts no federate: ask it for one (see `adopt_orphans`).
-        if self.streams.get(&n).is_some_and(|s| !s.live)
-            && let Some(c) = self.coordinator()
-            && c != self.me
-            && c != n
-        {
-            self.send_control(c, false, ControlMsg::SnapshotRequest);
-        }
         self.removed.insert(n);
         self.suspected.remove(&n);
         self.streams.remove(&n);
@@ -227,7 +217,7 @@ impl FederationCore {
             return;
         };
         if st.live {
-            self.adopt_orphans(from, instances);
+            // A second answer (asked again after falling behind): the first one settled it.
             return;
         }
         if high_water < st.resync_after {
@@ -333,23 +323,6 @@ impl FederationCore {
                 None => {} // best effort sent before the snapshot: at most once allows dropping
                 Some(_) => self.apply_data(from, seq, true, m),
             }
-        }
-        self.advise();
-    }
-
-    /// A snapshot from a stream already live here (asked for when an LRC whose snapshot never
-    /// came was removed): only the orphans this LRC lacks are taken from it — instances whose
-    /// registrant resigned or was lost without deleting them. The rest of this LRC's state came
-    /// through the stream.
-    fn adopt_orphans(&mut self, from: Node, instances: Vec<InstanceState>) {
-        for i in instances {
-            if self.objects.contains_key(&i.object)
-                || self.view.federates.contains_key(&i.object.registrant())
-            {
-                continue;
-            }
-            // Like a first snapshot's: the sender hands it on.
-            self.adopt_instance(i, from);
         }
         self.advise();
     }
