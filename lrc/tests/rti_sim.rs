@@ -26,7 +26,8 @@
 //! `HLAMESH_SIM_STEPS` (default 300). Opt-in modes (see [`Modes`]; the `regression_*` tests run
 //! seeds that once failed in them): `HLAMESH_SIM_PARTIAL_CANDIDATES=1` lets joiners start from a
 //! partial member list; `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes three
-//! times as frequent; `HLAMESH_SIM_ORPHANS=1` also resigns with UnconditionallyDivestAttributes.
+//! times as frequent; `HLAMESH_SIM_ORPHANS=1` also resigns with UnconditionallyDivestAttributes
+//! (`random_federations_with_orphans_converge` always does, over `HLAMESH_SIM_ORPHAN_SEEDS`).
 //! `SIM_TRACE=1` prints callbacks and actions, `SIM_CTL=1` control messages and non-update data
 //! (`SIM_UPDATES=1` updates too), `SIM_LOG=1` the core's trace log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -1722,10 +1723,6 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn run(seed: u64, steps: u64) -> Sim {
-    run_with(seed, steps, Modes::from_env())
-}
-
 fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
     if std::env::var("SIM_LOG").is_ok() {
         let _ = tracing_subscriber::fmt()
@@ -1755,7 +1752,22 @@ fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
 
 #[test]
 fn random_federations_converge() {
-    let seeds = env("HLAMESH_SIM_SEEDS", 400);
+    sweep(env("HLAMESH_SIM_SEEDS", 400), Modes::from_env());
+}
+
+/// The same sweep with resigns that leave orphans behind (`HLAMESH_SIM_ORPHANS`), over fewer
+/// seeds by default (`HLAMESH_SIM_ORPHAN_SEEDS`, 200: about 4 s).
+#[test]
+fn random_federations_with_orphans_converge() {
+    let modes = Modes {
+        orphans: true,
+        ..Modes::from_env()
+    };
+    sweep(env("HLAMESH_SIM_ORPHAN_SEEDS", 200), modes);
+}
+
+/// Runs `seeds` seeds from `HLAMESH_SIM_FIRST_SEED` and checks they exercised what they check.
+fn sweep(seeds: u64, modes: Modes) {
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
@@ -1764,8 +1776,9 @@ fn random_federations_converge() {
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
     let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     for seed in first..first + seeds {
-        let sim = std::panic::catch_unwind(|| run(seed, steps))
-            .unwrap_or_else(|_| panic!("seed {seed} failed (HLAMESH_SIM_SEEDS to rerun)"));
+        let sim = std::panic::catch_unwind(|| run_with(seed, steps, modes)).unwrap_or_else(|_| {
+            panic!("seed {seed} failed ({modes:?}; HLAMESH_SIM_FIRST_SEED to rerun)")
+        });
         refl += sim.reflections;
         disc += sim.discoveries;
         inter += sim.interactions;
