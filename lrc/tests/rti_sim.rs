@@ -2784,3 +2784,17 @@ fn late_transfer_to_a_resigning_federate_reaches_late_instances() {
         t.check(true, &format!("seed {seed}"));
     }
 }
+
+/// Seeds 3306 (default mode) and 2472 (orphans mode): the coordinator admitted an LRC, crashed
+/// before its Welcome arrived, and that LRC was next in line. Every member redirected its join
+/// to itself and waited for it to coordinate: nothing moved again. A member now welcomes it
+/// with its own log, and it takes over with a recovery like any successor.
+#[test]
+fn regression_unwelcomed_successor_takes_over() {
+    run_with(3306, 300, Modes::default());
+    let modes = Modes {
+        orphans: true,
+        ..Modes::default()
+    };
+    run_with(2472, 300, modes);
+}
