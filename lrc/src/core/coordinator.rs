@@ -219,6 +219,16 @@ impl FederationCore {
             {
                 self.send_control(from, false, ControlMsg::Redirect { coordinator: c });
             }
+            // A joiner the log admitted whose Welcome died with the coordinator that sent it,
+            // and which is next in line: everybody redirected its join to itself (simulator
+            // seeds 2472 with orphans, 3306 without). Our log tells it it is a member, and the
+            // coordinator; its recovery fetches whatever longer tail a survivor holds.
+            if self.admitted
+                && self.coordinator() == Some(from)
+                && matches!(body, Request::Join { .. })
+            {
+                self.welcome_if_needed(from, self.view.last());
+            }
             return;
         }
         if self.removed.contains(&from) || self.suspected.contains(&from) {
@@ -554,6 +564,7 @@ impl FederationCore {
         self.apply_save(&d);
         self.apply_restore(&d);
         self.apply_transfer(&d);
+        self.apply_left_behind(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
             Applied::NodeAdded(n) => self.on_node_added(n),
@@ -835,7 +846,12 @@ impl FederationCore {
             self.suspected.insert(n);
         }
         self.check_coordinator();
-        if self.is_active_coordinator() {
+        if self.coordinator() == Some(self.me) && from != self.me && self.view.nodes.contains(&from)
+        {
+            // Welcomed by a member, not by a coordinator: ours died before its Welcome reached
+            // us, and we are next in line (see `on_request`). Take over like any successor.
+            self.start_recovery();
+        } else if self.is_active_coordinator() {
             self.remove_suspected();
         }
         self.request_snapshots();
@@ -913,6 +929,27 @@ impl FederationCore {
     }
 
     /// Called after any change of view or suspicion: notices a new coordinator.
+    /// Taking over: every other member reports how far its log goes (a longer tail is
+    /// fetched) before this LRC decides anything.
+    fn start_recovery(&mut self) {
+        let waiting: BTreeSet<Node> = self
+            .view
+            .nodes
+            .iter()
+            .copied()
+            .filter(|n| *n != self.me && !self.suspected.contains(n))
+            .collect();
+        for n in &waiting {
+            let after = self.view.last();
+            self.send_control(*n, false, ControlMsg::Fetch { after });
+        }
+        self.recovery = Some(Recovery {
+            waiting,
+            best: (self.view.last(), self.me),
+        });
+        self.progress_recovery();
+    }
+
     pub(crate) fn check_coordinator(&mut self) {
         if !self.admitted {
             return;
@@ -928,22 +965,7 @@ impl FederationCore {
             return; // joining: the log just told us who coordinates
         }
         if c == self.me {
-            let waiting: BTreeSet<Node> = self
-                .view
-                .nodes
-                .iter()
-                .copied()
-                .filter(|n| *n != self.me && !self.suspected.contains(n))
-                .collect();
-            for n in &waiting {
-                let after = self.view.last();
-                self.send_control(*n, false, ControlMsg::Fetch { after });
-            }
-            self.recovery = Some(Recovery {
-                waiting,
-                best: (self.view.last(), self.me),
-            });
-            self.progress_recovery();
+            self.start_recovery();
         } else {
             let last = self.view.last();
             self.send_control(c, false, ControlMsg::Report { last, to: c });
@@ -1032,6 +1054,7 @@ impl FederationCore {
         for n in gone {
             self.decide(Decision::NodeRemoved(n));
         }
+        self.decide_left_behind();
     }
 
     pub(crate) fn on_peer_gone(&mut self, n: Node) {

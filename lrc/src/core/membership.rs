@@ -3,7 +3,7 @@
 //! reserved. It changes only by applying the coordinator's [`Decision`] log in order, so every
 //! member that applied the same prefix holds the same [`View`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::handles::FederateHandle;
 
@@ -33,6 +33,11 @@ pub struct View {
     pub reserved: BTreeMap<String, FederateHandle>,
     /// Handle the next join gets.
     pub next_handle: u32,
+    /// The LRC each federate ran on, joined or gone (restored federates: where they run now).
+    pub ran_on: BTreeMap<FederateHandle, u64>,
+    /// Removed LRCs whose [`Decision::LeftBehind`] is still to come (the coordinator that
+    /// removed one may have been lost before deciding it: its successor does).
+    pub left_behind_due: BTreeSet<u64>,
     /// Whether the execution was destroyed.
     pub destroyed: bool,
 }
@@ -68,6 +73,7 @@ impl View {
             }
             Decision::NodeRemoved(n) => {
                 self.nodes.retain(|x| x != n);
+                self.left_behind_due.insert(*n);
                 let gone: Vec<FederateHandle> = self
                     .federates
                     .iter()
@@ -98,6 +104,7 @@ impl View {
                     },
                 );
                 self.next_handle = self.next_handle.max(handle.0 + 1);
+                self.ran_on.insert(*handle, *node);
                 Applied::Joined(*handle)
             }
             Decision::FederateResigned { handle, action, .. } => {
@@ -145,6 +152,11 @@ impl View {
             | Decision::RestoreAborted { .. } => Applied::Nothing,
             // Ownership transfers are applied by `super::ownership`.
             Decision::Transfer { .. } => Applied::Nothing,
+            // The instances are the core's: see `super::left_behind`.
+            Decision::LeftBehind { node, .. } => {
+                self.left_behind_due.remove(node);
+                Applied::Nothing
+            }
         };
         self.next_handle = self.next_handle.max(1);
         self.log.push(d);

@@ -19,6 +19,7 @@ pub mod advisory;
 pub mod coordinator;
 pub mod declarations;
 pub mod eviction;
+pub mod left_behind;
 pub mod membership;
 pub mod objects;
 pub mod order_type;

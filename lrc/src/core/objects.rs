@@ -765,27 +765,22 @@ impl FederationCore {
                 if self.objects.contains_key(&object) || fdd.object_class(class).is_err() {
                     return;
                 }
-                // A registration from a federate that already resigned comes late: its resign
-                // action decides whether the instance is gone or an orphan.
-                let Some(owner) = self.owner_after_resigns(registrant) else {
-                    return;
-                };
-                let owners = match owner {
-                    Some(o) => owned.into_iter().map(|a| (a, o)).collect(),
-                    None => BTreeMap::new(),
-                };
                 self.objects.insert(
                     object,
                     Instance {
                         class,
                         name,
-                        owners,
+                        owners: owned.into_iter().map(|a| (a, registrant)).collect(),
                         versions: BTreeMap::new(),
                         values: BTreeMap::new(),
                         origin: from,
                     },
                 );
-                self.ownership_on_new_instance(object);
+                // A registration from a federate that already resigned comes late: its resign
+                // action decides whether the instance is gone or an orphan.
+                if !self.settle_new_instance(object) {
+                    return;
+                }
                 self.discover_for_subscribers(object);
                 self.advise_instance(object);
             }
@@ -1052,18 +1047,36 @@ impl FederationCore {
         }
     }
 
-    /// Who owns an instance registered by `h`, given the resignations applied here: `h`
-    /// itself, nobody (it resigned without deleting: an orphan), or the instance is gone
-    /// (`None`: it resigned deleting its objects).
-    pub(crate) fn owner_after_resigns(&self, h: FederateHandle) -> Option<Option<FederateHandle>> {
-        let resigned = !self.view.federates.contains_key(&h) && h.0 < self.view.next_handle;
-        if !resigned {
-            return Some(Some(h));
+    /// Settles an instance just inserted that this LRC learns of only now (a registration that
+    /// comes late, a snapshot): the ownership changes it saw first apply, then the resignations
+    /// applied here before decide whether it still exists — exactly as [`Self::apply_resign`]
+    /// decided for the instances known then: it is gone (removed again, `false`) if its
+    /// privilege to delete is held by a federate that resigned (or was lost) with an action that
+    /// deletes objects. Whoever registered it does not decide by itself: it may have divested
+    /// the privilege before it resigned (seed 836 of the orphans mode of `rti_sim`: a joiner
+    /// dropped the orphans of a lost registrant every older member kept).
+    pub(crate) fn settle_new_instance(&mut self, object: ObjectInstanceHandle) -> bool {
+        self.ownership_apply_early(object);
+        let privilege = self
+            .objects
+            .get(&object)
+            .and_then(|i| self.privilege_holder(i));
+        let deleted = privilege.is_some_and(|f| {
+            let resigned = !self.view.federates.contains_key(&f)
+                && f.0 < self.view.next_handle
+                && !self.resign_gated(f);
+            resigned
+                && self
+                    .resigned_with
+                    .get(&f)
+                    .is_none_or(|a| a.deletes_objects())
+        });
+        if deleted {
+            self.objects.remove(&object);
+            return false;
         }
-        match self.resigned_with.get(&h) {
-            Some(a) if !a.deletes_objects() => Some(None),
-            _ => None,
-        }
+        self.ownership_on_new_instance(object);
+        true
     }
 
     /// Interaction class lookup helper for the API layer.

@@ -1354,31 +1354,48 @@ impl FederationCore {
             .is_none_or(|h| h.range(..v).all(|(w, _)| self.version_over(object, a, *w)))
     }
 
-    /// A new instance (registration or snapshot): transfers decided before it arrived apply.
-    pub(crate) fn ownership_on_new_instance(&mut self, object: Obj) {
-        let early = self.ownership.early.remove(&object);
+    /// Ownership changes this LRC saw before it knew the instance (kept in `early`) apply to
+    /// it now, where they are newer than its state.
+    pub(crate) fn ownership_apply_early(&mut self, object: Obj) {
+        let Some(early) = self.ownership.early.remove(&object) else {
+            return;
+        };
         let Some(inst) = self.objects.get_mut(&object) else {
             return;
         };
-        if let Some(early) = early {
-            for (a, (owner, v)) in early {
-                if v > inst.version(a) {
-                    match owner {
-                        Some(o) => inst.owners.insert(a, o),
-                        None => inst.owners.remove(&a),
-                    };
-                    inst.versions.insert(a, v);
-                }
+        for (a, (owner, v)) in early {
+            if v > inst.version(a) {
+                match owner {
+                    Some(o) => inst.owners.insert(a, o),
+                    None => inst.owners.remove(&a),
+                };
+                inst.versions.insert(a, v);
             }
         }
-        // Owners that resigned before we knew the instance own nothing.
+    }
+
+    /// A new instance (registration or snapshot): transfers decided before it arrived apply.
+    pub(crate) fn ownership_on_new_instance(&mut self, object: Obj) {
+        self.ownership_apply_early(object);
+        let Some(inst) = self.objects.get(&object) else {
+            return;
+        };
+        // Owners that resigned before we knew the instance own nothing — once their resignation
+        // took effect here: one still waiting for its LRC's data decides by its action then
+        // (delete or leave an orphan, see `apply_resign`).
         let resigned: Vec<FederateHandle> = inst
             .owners
             .values()
             .copied()
-            .filter(|f| !self.view.federates.contains_key(f) && f.0 < self.view.next_handle)
+            .filter(|f| {
+                !self.view.federates.contains_key(f)
+                    && f.0 < self.view.next_handle
+                    && !self.resign_gated(*f)
+            })
             .collect();
-        inst.owners.retain(|_, f| !resigned.contains(f));
+        if let Some(inst) = self.objects.get_mut(&object) {
+            inst.owners.retain(|_, f| !resigned.contains(f));
+        }
         self.release_held();
         self.retry_early_acquires();
     }

@@ -49,6 +49,12 @@ impl FederationCore {
         }
     }
 
+    /// Whether federate `h`'s resignation waits for its LRC's data here: it left the membership
+    /// but still owns what it owned (its resign action decides what becomes of that).
+    pub(crate) fn resign_gated(&self, h: FederateHandle) -> bool {
+        self.resign_gate.iter().any(|g| g.federate == h)
+    }
+
     /// How far `node`'s reliable stream was applied here (a snapshot counts for what it covers).
     fn applied_upto(&self, node: Node) -> u64 {
         let seen = self.time.last_seq.get(&node).copied().unwrap_or(0);

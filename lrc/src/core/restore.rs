@@ -734,6 +734,9 @@ impl FederationCore {
                 },
             );
         }
+        for (h, r) in &federates {
+            self.view.ran_on.insert(*h, r.node);
+        }
         self.view.federates = federates;
         self.view.reserved = r.saved.reserved.iter().cloned().collect();
         self.view.next_handle = self.view.next_handle.max(r.saved.next_handle).max(1);

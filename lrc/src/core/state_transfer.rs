@@ -44,6 +44,27 @@ pub struct Stream {
     pub future: Vec<(Option<u64>, bool, DataMsg)>,
 }
 
+/// An instance as a snapshot (or a decision) carries it.
+pub(crate) fn instance_state(
+    object: crate::handles::ObjectInstanceHandle,
+    i: &Instance,
+) -> InstanceState {
+    InstanceState {
+        object,
+        class: i.class,
+        name: i.name.clone(),
+        owners: i
+            .versions
+            .keys()
+            .chain(i.owners.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|a| (*a, i.owner_of(*a), i.version(*a)))
+            .collect(),
+        values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
+    }
+}
+
 impl FederationCore {
     /// Data from another LRC: through the gate, then applied.
     pub(crate) fn on_data(&mut self, from: Node, seq: Option<u64>, msg: DataMsg) {
@@ -108,16 +129,6 @@ impl FederationCore {
     }
 
     pub(crate) fn on_node_removed(&mut self, n: Node) {
-        // Its snapshot never came: instances it registered that outlive it (orphans) are known
-        // here only if its data got through. The coordinator hands orphans on in its snapshots
-        // once their LRC hosts no federate: ask it for one (see `adopt_orphans`).
-        if self.streams.get(&n).is_some_and(|s| !s.live)
-            && let Some(c) = self.coordinator()
-            && c != self.me
-            && c != n
-        {
-            self.send_control(c, false, ControlMsg::SnapshotRequest);
-        }
         self.removed.insert(n);
         self.suspected.remove(&n);
         self.streams.remove(&n);
@@ -160,20 +171,7 @@ impl FederationCore {
                         && coordinating
                         && !self.view.federates.values().any(|r| r.node == i.origin))
             })
-            .map(|(h, i)| InstanceState {
-                object: *h,
-                class: i.class,
-                name: i.name.clone(),
-                owners: i
-                    .versions
-                    .keys()
-                    .chain(i.owners.keys())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .map(|a| (*a, i.owner_of(*a), i.version(*a)))
-                    .collect(),
-                values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
-            })
+            .map(|(h, i)| instance_state(*h, i))
             .collect();
         let mut declarations = Vec::new();
         for (h, lf) in &self.locals {
@@ -219,7 +217,7 @@ impl FederationCore {
             return;
         };
         if st.live {
-            self.adopt_orphans(from, instances);
+            // A second answer (asked again after falling behind): the first one settled it.
             return;
         }
         if high_water < st.resync_after {
@@ -252,11 +250,6 @@ impl FederationCore {
             self.remove_instance(o, Vec::new(), None, None);
         }
         for i in instances {
-            // The snapshot may predate a resignation this LRC already applied: the registrant's
-            // resign action decides whether the instance still exists.
-            if self.owner_after_resigns(i.object.registrant()).is_none() {
-                continue;
-            }
             if let Some(known) = self.objects.get_mut(&i.object) {
                 known.values.extend(i.values);
                 // Ownership: the higher version is the later state.
@@ -273,7 +266,8 @@ impl FederationCore {
                 continue;
             }
             // The registrant's LRC is the authority on the instance's existence (any LRC whose
-            // federates own some of its attributes also sends it).
+            // federates own some of its attributes also sends it). The snapshot may predate a
+            // resignation this LRC already applied: `adopt_instance` settles that.
             let origin = self
                 .view
                 .federates
@@ -333,27 +327,10 @@ impl FederationCore {
         self.advise();
     }
 
-    /// A snapshot from a stream already live here (asked for when an LRC whose snapshot never
-    /// came was removed): only the orphans this LRC lacks are taken from it — instances whose
-    /// registrant resigned or was lost without deleting them. The rest of this LRC's state came
-    /// through the stream.
-    fn adopt_orphans(&mut self, from: Node, instances: Vec<InstanceState>) {
-        for i in instances {
-            if self.objects.contains_key(&i.object)
-                || self.view.federates.contains_key(&i.object.registrant())
-                || self.owner_after_resigns(i.object.registrant()).is_none()
-            {
-                continue;
-            }
-            // Like a first snapshot's: the sender hands it on.
-            self.adopt_instance(i, from);
-        }
-        self.advise();
-    }
-
     /// Takes an instance this LRC did not know from a snapshot, with `origin` as the LRC that
-    /// hands it on, and tells its subscribers.
-    fn adopt_instance(&mut self, i: InstanceState, origin: Node) {
+    /// hands it on, and tells its subscribers — unless a resignation applied here deleted it
+    /// (see `settle_new_instance`).
+    pub(crate) fn adopt_instance(&mut self, i: InstanceState, origin: Node) {
         let mut owners = std::collections::BTreeMap::new();
         let mut versions = std::collections::BTreeMap::new();
         for (a, owner, v) in i.owners {
@@ -375,9 +352,10 @@ impl FederationCore {
                 origin,
             },
         );
-        // Owners that resigned meanwhile own nothing (and decisions seen first apply).
-        self.ownership_on_new_instance(i.object);
-        self.discover_for_subscribers(i.object);
+        // Decisions seen first apply; owners that resigned meanwhile own nothing, or deleted it.
+        if self.settle_new_instance(i.object) {
+            self.discover_for_subscribers(i.object);
+        }
     }
 
     pub(crate) fn apply_declaration(&mut self, f: FederateHandle, d: Declaration) {

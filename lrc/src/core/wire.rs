@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 6;
+pub const WIRE_VERSION: u8 = 7;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -390,6 +390,17 @@ pub enum Decision {
         /// Request it answers.
         req: (u64, u64),
     },
+    /// What a removed LRC left behind, as the coordinator that removed it holds it: the
+    /// instances its federates registered whose privilege to delete nobody else holds (see
+    /// `super::left_behind`). Every member makes its own copy match.
+    LeftBehind {
+        /// The removed LRC.
+        node: u64,
+        /// Every federate that ran on it (whose registrations the list settles).
+        federates: Vec<FederateHandle>,
+        /// The instances that outlive it.
+        instances: Vec<InstanceState>,
+    },
 }
 
 /// Why a synchronization point registration failed (4.12).
@@ -556,7 +567,7 @@ pub enum Reply {
 }
 
 /// One instance in a state-transfer snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstanceState {
     /// Handle.
     pub object: ObjectInstanceHandle,
