@@ -10,7 +10,13 @@
 //!   a lab CA or a development-mode shared secret;
 //! - a **data plane** ([`data`]): per-federation, sequenced, authenticated UDP multicast with NACK
 //!   repair over QUIC, fragmentation, duplicate suppression, in-order delivery, and cross-channel
-//!   causality (control messages released only after the data they follow).
+//!   causality (control messages released only after the data they follow); datagrams sized to
+//!   the interface's MTU ([`TransportConfig::resolved_max_datagram`]); the kernel drops a node's
+//!   own datagrams before its socket ([`sockets::drop_own_datagrams`]);
+//! - **flow control** ([`flow`]): receivers acknowledge their in-order position every quarter
+//!   window, and a sender's application threads wait
+//!   ([`FederationChannel::wait_for_room`]) while the slowest live receiver is a window behind,
+//!   so a fast sender does not overflow a slow receiver's socket and live on repairs;
 //! - **metrics** ([`metrics`]): Prometheus families of all of the above, served at `/metrics` when
 //!   `metrics_addr` is set; collected from the core's plain counters at scrape time, so the core
 //!   stays free of globals. The LRC adds its HLA-level families through the same module.

@@ -104,7 +104,8 @@ pub struct MemberReport {
 /// A running monitor node.
 pub struct Monitor {
     transport: Transport,
-    beacon_interval: Duration,
+    /// Discovery counts as complete once it changed nothing for this long (see `report`).
+    quiet: Duration,
     nonce: u64,
 }
 
@@ -136,10 +137,13 @@ impl Monitor {
     /// Starts the monitor's transport node (its metrics endpoint stays off).
     pub fn start(mut cfg: TransportConfig) -> Result<Monitor, StatusError> {
         cfg.metrics_addr = None;
-        let beacon_interval = cfg.beacon_interval;
+        // A starting transport asks for beacons, and members answer within `beacon_min_gap`
+        // (deferred to it under a storm of queries): a few gaps without news means everyone
+        // reachable was heard, long before the periodic beacons would have told.
+        let quiet = cfg.beacon_min_gap * 4 + Duration::from_millis(20);
         Ok(Monitor {
             transport: Transport::start(cfg)?,
-            beacon_interval,
+            quiet,
             nonce: 0,
         })
     }
@@ -148,9 +152,14 @@ impl Monitor {
     /// the answers.
     pub fn report(&mut self, listen: Duration) -> Report {
         let start = Instant::now();
-        let settle = self.beacon_interval * 2 + Duration::from_millis(100);
-        // Discovery: every node heard and connected (at least two beacon periods), bounded.
+        // Discovery: every node heard and connected, and nothing new for `quiet`, bounded.
         let deadline = start + listen;
+        if self.nonce > 0 {
+            // A later report of a watching monitor: ask again for nodes that came meanwhile.
+            self.transport.solicit_beacons();
+        }
+        let mut epoch = self.transport.discovery_epoch();
+        let mut changed = start;
         loop {
             let heard: Vec<NodeId> = self
                 .transport
@@ -160,14 +169,20 @@ impl Monitor {
                 .collect();
             let peers = self.transport.peers();
             let all = !heard.is_empty() && heard.iter().all(|n| peers.contains(n));
-            if (all && start.elapsed() >= settle) || Instant::now() >= deadline {
+            let now = Instant::now();
+            if (all && now >= changed + self.quiet) || now >= deadline {
                 break;
             }
             // Events are not needed yet; draining keeps the channel short.
-            let _ = self
+            while self.transport.events().try_recv().is_ok() {}
+            let wake = if all { changed + self.quiet } else { deadline }.min(deadline);
+            let seen = self
                 .transport
-                .events()
-                .recv_timeout(Duration::from_millis(20));
+                .wait_discovery_change(epoch, wake.saturating_duration_since(now));
+            if seen != epoch {
+                epoch = seen;
+                changed = Instant::now();
+            }
         }
         self.nonce += 1;
         let nonce = self.nonce;
