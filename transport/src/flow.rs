@@ -26,7 +26,7 @@ use crate::id::NodeId;
 
 /// Most positions remembered for acknowledgement accounting; older ones are forgotten (a
 /// receiver acknowledging one of those counts as behind by everything remembered).
-const MAX_TRACKED: usize = 1 << 20;
+const MAX_TRACKED: usize = 1 << 18;
 
 /// Flow-control settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,9 +155,15 @@ impl FlowWindow {
 
     /// A reliable message at `position` with `bytes` of payload was sent.
     pub fn on_sent(&mut self, position: u64, bytes: usize) {
-        self.sent.push_back((position, self.total));
         self.total += bytes as u64;
         self.high = self.high.max(position);
+        if !self.receivers.values().any(|r| !r.stalled) {
+            // Nobody to wait for (alone, or every receiver left out): nothing to remember.
+            self.sent.clear();
+            self.forgotten = self.high;
+            return;
+        }
+        self.sent.push_back((position, self.total - bytes as u64));
         if self.sent.len() > MAX_TRACKED
             && let Some((p, _)) = self.sent.pop_front()
         {
@@ -385,6 +391,20 @@ mod tests {
         w.remove_receiver(NodeId(1));
         assert_eq!(w.room(t), Room::Open);
         assert!(!w.on_ack(NodeId(1), 20, t), "unknown receiver");
+    }
+
+    #[test]
+    fn nothing_is_remembered_without_live_receivers() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        for p in 1..=1000 {
+            w.on_sent(p, 100);
+        }
+        assert!(w.sent.is_empty(), "a lone sender keeps no positions");
+        w.add_receiver(NodeId(1), t);
+        w.on_sent(1001, 100);
+        assert_eq!(w.sent.len(), 1);
+        assert_eq!(w.ahead_of(1000), Some((100, 1)));
     }
 
     #[test]
