@@ -389,6 +389,7 @@ fn run() -> Result<(), RtiError> {
     if a.restore_only {
         f.restore(&a.label, a.request_save)?;
         f.run(a.steps, None)?;
+        barrier(&mut f, "finished", a.request_save)?;
         return resign(f);
     }
     f.rti.publish_object_class_attributes(class, &[attr])?;
@@ -434,25 +435,33 @@ fn run() -> Result<(), RtiError> {
     out(json!({"event":"ready"}));
     f.run(a.steps, Some(a.save_at))?;
     if a.restore_after {
-        if a.request_save {
-            f.rti
-                .register_federation_synchronization_point("run-done", b"")?;
-        }
-        while !f.announced.iter().any(|l| l == "run-done") {
-            match next(&f.rx, "run-done announcement")? {
-                Ev::Announce(l) => f.announced.push(l),
-                other => return Err(fail(format!("after the run: {other:?}"))),
-            }
-        }
-        f.rti.synchronization_point_achieved("run-done", true)?;
-        match next(&f.rx, "run-done")? {
-            Ev::Synchronized(l) if l == "run-done" => {}
-            other => return Err(fail(format!("after the run: {other:?}"))),
-        }
+        barrier(&mut f, "run-done", a.request_save)?;
         f.restore(&a.label, a.request_save)?;
         f.run(a.steps, None)?;
+        barrier(&mut f, "finished", a.request_save)?;
     }
     resign(f)
+}
+
+/// A federation-wide synchronization point that `register` registers: every federate waits at
+/// it. After the last step it keeps a federate from resigning while the others still wait for
+/// their last grant: its resignation deletes its object (receive order), and a time-stamped
+/// reflection of that object still queued elsewhere would then be dropped, as HLA has it.
+fn barrier(f: &mut Fed, label: &str, register: bool) -> Result<(), RtiError> {
+    if register {
+        f.rti.register_federation_synchronization_point(label, b"")?;
+    }
+    while !f.announced.iter().any(|l| l == label) {
+        match next(&f.rx, &format!("{label} announcement"))? {
+            Ev::Announce(l) => f.announced.push(l),
+            other => return Err(fail(format!("before {label}: {other:?}"))),
+        }
+    }
+    f.rti.synchronization_point_achieved(label, true)?;
+    match next(&f.rx, label)? {
+        Ev::Synchronized(l) if l == label => Ok(()),
+        other => Err(fail(format!("waiting for {label}: {other:?}"))),
+    }
 }
 
 fn resign(f: Fed) -> Result<(), RtiError> {
