@@ -449,7 +449,8 @@ fn run() -> Result<(), RtiError> {
 /// reflection of that object still queued elsewhere would then be dropped, as HLA has it.
 fn barrier(f: &mut Fed, label: &str, register: bool) -> Result<(), RtiError> {
     if register {
-        f.rti.register_federation_synchronization_point(label, b"")?;
+        f.rti
+            .register_federation_synchronization_point(label, b"")?;
     }
     while !f.announced.iter().any(|l| l == label) {
         match next(&f.rx, &format!("{label} announcement"))? {
