@@ -845,3 +845,11 @@ impl FederationCore {
             .unwrap_or(ResignAction::CancelThenDeleteThenDivest)
     }
 }
+
+/// The key after `k` in `m`. Loops on the per-message path walk a map by key with this when
+/// their body needs the core mutably, instead of collecting the keys first.
+pub(crate) fn key_after<K: Ord + Copy, V>(m: &BTreeMap<K, V>, k: K) -> Option<K> {
+    m.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
+        .next()
+        .map(|(k, _)| *k)
+}

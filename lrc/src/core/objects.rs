@@ -1002,11 +1002,7 @@ impl FederationCore {
         // `self` mutably.
         let mut next = self.locals.keys().next().copied();
         while let Some(f) = next {
-            next = self
-                .locals
-                .range((std::ops::Bound::Excluded(f), std::ops::Bound::Unbounded))
-                .next()
-                .map(|(k, _)| *k);
+            next = super::key_after(&self.locals, f);
             if f == producer {
                 continue;
             }

@@ -458,12 +458,7 @@ impl FederationCore {
                     moved = true;
                     self.exec_time_action(h, a);
                 }
-                next = self
-                    .time
-                    .managers
-                    .range((std::ops::Bound::Excluded(h), std::ops::Bound::Unbounded))
-                    .next()
-                    .map(|(k, _)| *k);
+                next = super::key_after(&self.time.managers, h);
             }
             if !moved {
                 break;
