@@ -52,7 +52,7 @@ impl FlowConfig {
 }
 
 /// When a receiver acknowledges a sender's stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AckPolicy {
     /// After this many payload bytes delivered since the last acknowledgement.
     pub every_bytes: u64,
@@ -65,20 +65,31 @@ pub struct AckPolicy {
 pub struct AckState {
     bytes: u64,
     messages: u64,
+    /// The sender's own policy, once it asked (its window may be narrower than ours).
+    asked: Option<AckPolicy>,
 }
 
 impl AckState {
-    /// Counts one delivered message of `len` bytes; true when an acknowledgement is due (the
-    /// counts restart).
-    pub fn delivered(&mut self, len: usize, policy: AckPolicy) -> bool {
+    /// Counts one delivered message of `len` bytes; true when an acknowledgement is due under
+    /// the narrower of `own` and what the sender asked for (the counts restart).
+    pub fn delivered(&mut self, len: usize, own: AckPolicy) -> bool {
         self.bytes += len as u64;
         self.messages += 1;
-        if self.bytes >= policy.every_bytes || self.messages >= policy.every_messages {
-            *self = AckState::default();
-            true
-        } else {
-            false
+        let p = self.asked.unwrap_or(own);
+        let due = self.bytes >= p.every_bytes.min(own.every_bytes)
+            || self.messages >= p.every_messages.min(own.every_messages);
+        if due {
+            self.bytes = 0;
+            self.messages = 0;
         }
+        due
+    }
+
+    /// The sender asked for an acknowledgement now, and for later ones at `policy`.
+    pub fn asked(&mut self, policy: AckPolicy) {
+        self.bytes = 0;
+        self.messages = 0;
+        self.asked = Some(policy);
     }
 }
 
@@ -437,5 +448,18 @@ mod tests {
         let mut s = AckState::default();
         let n = (0..100).filter(|_| s.delivered(0, p)).count();
         assert_eq!(n, 4, "every 25 messages");
+        // A sender with a narrower window asks for its own pace; a wider one changes nothing.
+        let mut s = AckState::default();
+        s.asked(AckPolicy {
+            every_bytes: 100,
+            every_messages: 1000,
+        });
+        assert!(s.delivered(100, p), "at the sender's 100 bytes");
+        s.asked(AckPolicy {
+            every_bytes: 10_000,
+            every_messages: 1000,
+        });
+        let fired: Vec<bool> = (0..3).map(|_| s.delivered(100, p)).collect();
+        assert_eq!(fired, [false, true, false], "our own 250 bytes still rule");
     }
 }

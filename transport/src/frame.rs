@@ -86,6 +86,15 @@ pub enum Frame {
         /// Highest position delivered in order.
         position: u64,
     },
+    /// Flow control: the sender of this frame waits for room in `tag`; the receiver answers at
+    /// once with an [`Frame::Ack`] of what it delivered from it (its regular acknowledgements
+    /// follow its own window, which may be wider than the sender's).
+    AckRequest {
+        /// The federation.
+        tag: FederationTag,
+        /// How often the sender wants acknowledgements from now on (a quarter of its window).
+        policy: crate::flow::AckPolicy,
+    },
     /// A message of the layer above, released to it only after the sender's data stream in `tag`
     /// was delivered up to `hw` (cross-channel causality).
     App {

@@ -455,7 +455,7 @@ pub fn render() -> Option<String> {
 // The transport's part.
 
 /// Control-frame kinds, the values of label `kind` on the control-frame families.
-pub const FRAME_KINDS: [&str; 13] = [
+pub const FRAME_KINDS: [&str; 14] = [
     "hello",
     "hello_ack",
     "refused",
@@ -469,6 +469,7 @@ pub const FRAME_KINDS: [&str; 13] = [
     "repair",
     "app",
     "ack",
+    "ack_request",
 ];
 
 fn frame_index(f: &Frame) -> usize {
@@ -486,6 +487,7 @@ fn frame_index(f: &Frame) -> usize {
         Frame::Repair { .. } => 10,
         Frame::App { .. } => 11,
         Frame::Ack { .. } => 12,
+        Frame::AckRequest { .. } => 13,
     }
 }
 
@@ -495,8 +497,8 @@ fn frame_index(f: &Frame) -> usize {
 pub struct ShellCounters {
     bytes_in: AtomicU64,
     left: AtomicU64,
-    frames_out: [AtomicU64; 13],
-    frames_in: [AtomicU64; 13],
+    frames_out: [AtomicU64; 14],
+    frames_in: [AtomicU64; 14],
 }
 
 impl ShellCounters {
@@ -609,9 +611,9 @@ pub struct TransportSample {
     /// Connections refused.
     pub refused: u64,
     /// Control frames sent, by [`FRAME_KINDS`] index.
-    pub frames_out: [u64; 13],
+    pub frames_out: [u64; 14],
     /// Control frames received, by [`FRAME_KINDS`] index.
-    pub frames_in: [u64; 13],
+    pub frames_in: [u64; 14],
     /// Event channel length.
     pub event_queue: usize,
 }

@@ -172,7 +172,8 @@ struct FedChannel {
 
 /// A federation's flow control (see [`crate::flow`]).
 struct Flow {
-    /// `None` with `flow_control = false`.
+    /// `None` with `flow_control = false` (this node's senders never wait; it still
+    /// acknowledges what it receives, for senders that do).
     window: Option<Mutex<FlowWindow>>,
     /// Signalled when an acknowledgement or a departure may have opened room.
     room: Condvar,
@@ -183,18 +184,11 @@ struct Flow {
 }
 
 impl Flow {
-    fn new(cfg: Option<FlowConfig>) -> Flow {
-        let ack = cfg.map_or(
-            AckPolicy {
-                every_bytes: u64::MAX,
-                every_messages: u64::MAX,
-            },
-            |c| c.ack_policy(),
-        );
+    fn new(cfg: FlowConfig, enabled: bool) -> Flow {
         Flow {
-            window: cfg.map(|c| Mutex::new(FlowWindow::new(c))),
+            window: enabled.then(|| Mutex::new(FlowWindow::new(cfg))),
             room: Condvar::new(),
-            ack,
+            ack: cfg.ack_policy(),
             waits: AtomicU64::new(0),
             wait_ns: AtomicU64::new(0),
         }
@@ -349,11 +343,8 @@ impl Shared {
         self.epoch.elapsed().as_millis() as u64
     }
 
-    /// The flow-control settings of a new federation channel (`None`: off).
-    fn flow_config(&self) -> Option<FlowConfig> {
-        if !self.cfg.flow_control {
-            return None;
-        }
+    /// The flow-control settings of a new federation channel.
+    fn flow_config(&self) -> FlowConfig {
         let window_bytes = match self.cfg.flow_window_bytes {
             0 => {
                 let granted = socket2::SockRef::from(&self.data_recv)
@@ -363,11 +354,11 @@ impl Shared {
             }
             n => n,
         };
-        Some(FlowConfig {
+        FlowConfig {
             window_bytes,
             window_messages: self.cfg.flow_window_messages,
             stall_after: self.cfg.flow_stall,
-        })
+        }
     }
 
     fn data_config(&self) -> DataConfig {
@@ -710,6 +701,15 @@ impl Shared {
                     }
                 }
             }
+            Frame::AckRequest { tag, policy } => {
+                if let Some(fed) = self.federation(tag) {
+                    let mut side = lock(&fed.recv);
+                    let position = side.rx.delivered(from).0;
+                    side.acks.entry(from).or_default().asked(policy);
+                    drop(side);
+                    let _ = self.send_frame(from, &Frame::Ack { tag, position });
+                }
+            }
             Frame::Ack { tag, position } => {
                 if let Some(fed) = self.federation(tag) {
                     fed.flow.with(|w| w.on_ack(from, position, Instant::now()));
@@ -891,7 +891,7 @@ impl FederationChannel {
     /// the window behind its reliable stream (see [`crate::flow`]). Returns at once when there
     /// is room, when flow control is off, or on the transport's own threads (they must never
     /// wait: acknowledgements arrive through them). Call it with no lock held that a receive
-    /// thread may need, before sending: `send` itself never waits.
+    /// thread may need, before or after a send (`send` itself never waits).
     pub fn wait_for_room(&self) -> FlowWait {
         let flow = &self.fed.flow;
         let Some(window) = &flow.window else {
@@ -918,8 +918,20 @@ impl FederationChannel {
             }
             if !flushed {
                 // Receivers acknowledge what they received: a pending batch must go out first.
+                // Then ask for acknowledgements now: a receiver's regular ones follow its own
+                // window, which may be wider than ours.
                 drop(w);
                 self.flush();
+                let members: Vec<NodeId> = lock(&self.fed.members).iter().copied().collect();
+                for m in members {
+                    let _ = self.shared.send_frame(
+                        m,
+                        &Frame::AckRequest {
+                            tag: self.fed.tag,
+                            policy: flow.ack,
+                        },
+                    );
+                }
                 flushed = true;
                 w = lock(window);
                 continue;
@@ -1298,7 +1310,7 @@ impl Transport {
             members: Mutex::new(HashSet::new()),
             sent: SendCounters::default(),
             batch: Batching::new(),
-            flow: Flow::new(self.shared.flow_config()),
+            flow: Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control),
         });
         self.shared
             .federations

@@ -19,6 +19,10 @@ const PROBE: &str = env!("CARGO_BIN_EXE_hlamesh-transport-probe");
 const COUNT: &str = "40000";
 
 fn run(flow: bool) -> (serde_json::Value, serde_json::Value) {
+    run_with(flow, &[])
+}
+
+fn run_with(flow: bool, sender_extra: &[&str]) -> (serde_json::Value, serde_json::Value) {
     let _serial = common::serial();
     let lab = Lab::new(2);
     let ports = Ports::unique();
@@ -46,6 +50,9 @@ fn run(flow: bool) -> (serde_json::Value, serde_json::Value) {
             "120",
         ]));
         a.extend(args(extra));
+        if i == 1 {
+            a.extend(args(sender_extra));
+        }
         if !flow {
             a.push("--no-flow".into());
         }
@@ -79,6 +86,23 @@ fn sender_waits_for_a_slow_receiver_and_nothing_needs_repair() {
         sender["flow_stalls"], 0,
         "a live receiver was left out: {sender}"
     );
+}
+
+/// A sender whose window (64 KiB) is far narrower than the receiver's (a quarter of its socket
+/// buffer, so it acknowledges only every quarter of that) asks for acknowledgements when it
+/// waits, instead of waiting `flow_stall` for one and leaving the receiver out.
+#[test]
+fn a_narrow_sender_window_asks_for_acknowledgements() {
+    let (sender, receiver) = run_with(true, &["--flow-window-bytes", "65536"]);
+    assert!(
+        sender["flow_waits"].as_u64().expect("waits") > 0,
+        "{sender}"
+    );
+    assert_eq!(
+        sender["flow_stalls"], 0,
+        "the receiver was left out for want of an acknowledgement: {sender}"
+    );
+    assert_eq!(receiver["nacks_sent"], 0, "{receiver}");
 }
 
 #[test]

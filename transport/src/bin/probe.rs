@@ -110,6 +110,9 @@ struct Args {
     /// Turn flow control off (`flow_control = false`).
     #[arg(long)]
     no_flow: bool,
+    /// `flow_window_bytes` (0: a quarter of the socket's receive buffer).
+    #[arg(long, default_value_t = 0)]
+    flow_window_bytes: u64,
     /// Ping/pong: UDP port of the raw baseline.
     #[arg(long, default_value_t = 47710)]
     raw_port: u16,
@@ -162,6 +165,7 @@ fn config(a: &Args) -> TransportConfig {
         security,
         retransmit_buffer_bytes: a.retransmit_mb << 20,
         flow_control: !a.no_flow,
+        flow_window_bytes: a.flow_window_bytes,
         fault: a.fault_seed.map(|seed| FaultSettings {
             seed,
             drop_per_mille: 0,
