@@ -4,10 +4,12 @@
 //! Without it a sender faster than a receiver overflows the receiver's socket buffer. Reliable
 //! delivery still holds (NACK and repair), but the repairs cost the slow side more work per
 //! message than the data did, so it falls further behind. Here every receiver acknowledges the
-//! in-order position it has delivered, every `ack_bytes` of a sender's stream
-//! ([`AckPolicy`]), on the control plane, and the sender's application threads wait while more
-//! than `window_bytes` (or `window_messages`) of its reliable stream is not yet acknowledged by
-//! some receiver ([`FlowWindow`]).
+//! in-order position it has delivered, every quarter window of a sender's stream
+//! ([`AckPolicy`], [`AckState`]), on the control plane, and the sender's application threads
+//! wait while more than `window_bytes` (or `window_messages`) of its reliable stream is not yet
+//! acknowledged by some receiver ([`FlowWindow`]). Windows differ between machines (each is a
+//! quarter of that machine's socket buffer), so a sender that starts to wait asks its receivers
+//! for an acknowledgement at once, and for later ones at its own pace (`Frame::AckRequest`).
 //!
 //! A receiver that stops acknowledging must not stop the federation: one that made no progress
 //! for `stall_after` while the sender waited is left out of the window (it is *stalled*) until
@@ -460,6 +462,6 @@ mod tests {
             every_messages: 1000,
         });
         let fired: Vec<bool> = (0..3).map(|_| s.delivered(100, p)).collect();
-        assert_eq!(fired, [false, true, false], "our own 250 bytes still rule");
+        assert_eq!(fired, [false, false, true], "our own 250 bytes still rule");
     }
 }
