@@ -497,8 +497,8 @@ fn frame_index(f: &Frame) -> usize {
 pub struct ShellCounters {
     bytes_in: AtomicU64,
     left: AtomicU64,
-    frames_out: [AtomicU64; 14],
-    frames_in: [AtomicU64; 14],
+    frames_out: [AtomicU64; FRAME_KINDS.len()],
+    frames_in: [AtomicU64; FRAME_KINDS.len()],
 }
 
 impl ShellCounters {
@@ -611,9 +611,9 @@ pub struct TransportSample {
     /// Connections refused.
     pub refused: u64,
     /// Control frames sent, by [`FRAME_KINDS`] index.
-    pub frames_out: [u64; 14],
+    pub frames_out: [u64; FRAME_KINDS.len()],
     /// Control frames received, by [`FRAME_KINDS`] index.
-    pub frames_in: [u64; 14],
+    pub frames_in: [u64; FRAME_KINDS.len()],
     /// Event channel length.
     pub event_queue: usize,
 }
@@ -623,7 +623,7 @@ impl ShellCounters {
     pub fn sample_into(&self, s: &mut TransportSample) {
         s.bytes_in = self.bytes_in.load(Ordering::Relaxed);
         s.left = self.left.load(Ordering::Relaxed);
-        for i in 0..12 {
+        for i in 0..FRAME_KINDS.len() {
             s.frames_out[i] = self.frames_out[i].load(Ordering::Relaxed);
             s.frames_in[i] = self.frames_in[i].load(Ordering::Relaxed);
         }
@@ -817,6 +817,23 @@ mod tests {
             event_queue: 5,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn every_frame_kind_reaches_the_sample() {
+        // The last kinds (the flow-control acknowledgements) were once left out of the copy.
+        let c = ShellCounters::default();
+        let ack = Frame::Ack {
+            tag: crate::FederationTag(1),
+            position: 7,
+        };
+        c.frame_out(&ack, 3);
+        c.frame_in(&ack);
+        let mut s = TransportSample::default();
+        c.sample_into(&mut s);
+        let i = frame_index(&ack);
+        assert_eq!(FRAME_KINDS[i], "ack");
+        assert_eq!((s.frames_out[i], s.frames_in[i]), (3, 1));
     }
 
     #[test]
