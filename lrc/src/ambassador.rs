@@ -34,6 +34,7 @@ use crate::node::{Delivery, Lrc};
 pub use hlamesh_timesync::TimeKind;
 pub use hlamesh_timesync::clock_offset::OffsetEstimate;
 use hlamesh_timesync::{LogicalTime, TimeError};
+use hlamesh_transport::ReceiveHere;
 
 /// How callbacks are delivered (chosen at `connect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -548,7 +549,8 @@ impl RtiAmbassador {
         let enabled = Arc::new(AtomicBool::new(true));
         let stop = Arc::new(AtomicBool::new(false));
         let immediate = model == CallbackModel::Immediate;
-        let (queue, woken) = CallbackQueue::new(amb, immediate, enabled.clone());
+        let waker = self.lrc.as_ref().map(Lrc::receiver_waker);
+        let (queue, woken) = CallbackQueue::new(amb, immediate, enabled.clone(), waker);
         if immediate {
             let (q, stop2) = (queue.clone(), stop.clone());
             std::thread::Builder::new()
@@ -1746,11 +1748,43 @@ impl RtiAmbassador {
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
         if c.model == CallbackModel::Evoked
             && c.enabled.load(Ordering::Acquire)
-            && let Ok(d) = c.queue.receiver().recv_timeout(approx_min_wait)
+            && let Some(d) = self.next_delivery(c, approx_min_wait)
         {
             c.evoke(d);
         }
         Ok(!c.queue.receiver().is_empty())
+    }
+
+    /// Evoked model: the next callback, waiting up to `wait` for it. Meanwhile this thread
+    /// receives the LRC's datagrams itself when it can (`Transport::receive_here`): the datagram
+    /// that produces the callback then wakes this thread directly instead of the LRC's data
+    /// thread, which would hand the callback over (one thread wake-up less per callback; it is
+    /// most of a lockstep step's cost on a small machine, see `benches/README.md`).
+    fn next_delivery(&self, c: &Connection, wait: Duration) -> Option<Delivery> {
+        let rx = c.queue.receiver();
+        if let Ok(d) = rx.try_recv() {
+            return Some(d);
+        }
+        if wait.is_zero() {
+            return None;
+        }
+        let deadline = Instant::now() + wait;
+        let Some(lrc) = self.lrc.as_ref() else {
+            return rx.recv_deadline(deadline).ok();
+        };
+        loop {
+            match lrc.receive_here(deadline, &mut || !rx.is_empty()) {
+                ReceiveHere::Ready | ReceiveHere::TimedOut => return rx.try_recv().ok(),
+                ReceiveHere::Unavailable => return rx.recv_deadline(deadline).ok(),
+                // Another thread reads the socket: it queues our callbacks and wakes us, or
+                // says when it stops reading.
+                ReceiveHere::Busy(claim) => crossbeam_channel::select! {
+                    recv(rx) -> d => return d.ok(),
+                    recv(claim.ready()) -> _ => {}
+                    default(deadline.saturating_duration_since(Instant::now())) => return None,
+                },
+            }
+        }
     }
 
     /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`.
@@ -1768,9 +1802,9 @@ impl RtiAmbassador {
                 } else {
                     Duration::ZERO
                 };
-                match c.queue.receiver().recv_timeout(left) {
-                    Ok(d) => c.evoke(d),
-                    Err(_) => break,
+                match self.next_delivery(c, left) {
+                    Some(d) => c.evoke(d),
+                    None => break,
                 }
             }
         }

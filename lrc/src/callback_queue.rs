@@ -27,7 +27,10 @@
 //! immediate callback on a receive thread is refused the same way unless its answer is already
 //! there: the answer could queue behind the datagrams the waiting thread would receive.
 //!
-//! **Evoked model.** Callbacks wait in the queue until `evoke_callback(s)`.
+//! **Evoked model.** Callbacks wait in the queue until `evoke_callback(s)`. A thread waiting
+//! there receives the LRC's data datagrams itself meanwhile (`Transport::receive_here`), so the
+//! datagram that produces its callback wakes it directly; callbacks queued by other threads wake
+//! it through the transport's [`ReceiverWaker`].
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
+use hlamesh_transport::ReceiverWaker;
 
 use crate::ambassador::{FederateAmbassador, dispatch_to};
 use crate::node::Delivery;
@@ -68,6 +72,8 @@ pub struct CallbackQueue {
     tx: Sender<Delivery>,
     rx: Receiver<Delivery>,
     target: Option<Target>,
+    /// Evoked model: wakes the evoking thread if it is receiving for the LRC.
+    waker: Option<ReceiverWaker>,
 }
 
 struct Target {
@@ -95,16 +101,19 @@ impl CallbackQueue {
             tx,
             rx: rx.clone(),
             target: None,
+            waker: None,
         });
         (q, rx)
     }
 
     /// A queue delivering to `amb`. With `immediate`, the returned receiver is the delivery
-    /// thread's wake-up (see [`CallbackQueue::serve`]).
+    /// thread's wake-up (see [`CallbackQueue::serve`]); without, `waker` wakes the evoking
+    /// thread while it receives for the LRC.
     pub(crate) fn new(
         amb: Amb,
         immediate: bool,
         enabled: Arc<AtomicBool>,
+        waker: Option<ReceiverWaker>,
     ) -> (Arc<CallbackQueue>, Receiver<()>) {
         let (tx, rx) = crossbeam_channel::unbounded();
         let (wake, woken) = crossbeam_channel::bounded(1);
@@ -117,6 +126,7 @@ impl CallbackQueue {
                 enabled,
                 wake,
             }),
+            waker: waker.filter(|_| !immediate),
         });
         (q, woken)
     }
@@ -145,6 +155,9 @@ impl CallbackQueue {
     /// Queues `d`; called under the LRC's lock, in the core's order.
     pub(crate) fn push(self: &Arc<Self>, d: Delivery) {
         let _ = self.tx.send(d);
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
         let Some(t) = self.target.as_ref().filter(|t| t.immediate) else {
             return;
         };

@@ -240,6 +240,30 @@ impl Lrc {
         (r, full)
     }
 
+    /// Receives this LRC's data datagrams on the calling thread until `ready()` or `deadline`
+    /// (see [`Transport::receive_here`]); the evoked callback model waits this way.
+    pub fn receive_here(
+        &self,
+        deadline: Instant,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> hlamesh_transport::ReceiveHere {
+        self.shared.transport.receive_here(deadline, ready)
+    }
+
+    /// Wakes a thread receiving in [`Lrc::receive_here`] (see [`Transport::receiver_waker`]).
+    pub fn receiver_waker(&self) -> hlamesh_transport::ReceiverWaker {
+        self.shared.transport.receiver_waker()
+    }
+
+    /// Data datagrams received by threads waiting for evoked callbacks, not by the data thread.
+    pub fn datagrams_received_by_callers(&self) -> u64 {
+        self.shared
+            .transport
+            .stats()
+            .datagrams_in_caller
+            .load(Ordering::Relaxed)
+    }
+
     /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
     /// `federation`: one per broadcast, however many LRCs receive it (0 if it is not open
     /// here). The same figure feeds `hlamesh_time_null_messages_sent_total`.

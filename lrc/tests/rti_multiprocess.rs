@@ -426,6 +426,61 @@ fn lockstep_tar_across_four_processes() {
         .unwrap_or(200);
     let lab = Lab::new(N);
     let (probes, fom_path) = lockstep_federation(&lab, "lockstep", "f", N, steps);
+    for (p, r) in probes.iter().zip(lockstep_results(&probes, N, steps)) {
+        assert_eq!(
+            r["datagrams_by_caller"], 0,
+            "[{}] immediate callbacks",
+            p.name
+        );
+    }
+    for p in &probes {
+        p.wait_event("done", Duration::from_secs(20));
+    }
+    drop(fom_path);
+}
+
+#[test]
+fn lockstep_with_evoked_callbacks_receives_on_the_federates_own_threads() {
+    // Two federates evoke their callbacks from the main thread, which then receives the
+    // datagrams itself (Transport::receive_here); the third uses immediate callbacks. Same
+    // checks as the lockstep above, plus: the evoked federates' main threads did receive.
+    let _g = serial();
+    const N: usize = 3;
+    let steps: u32 = 300;
+    let lab = Lab::new(N);
+    let steps_arg = steps.to_string();
+    let (probes, fom_path) = time_federation(&lab, "evoked", "e", N, |i| {
+        let mut a = args(&["--lockstep", &steps_arg, "--lookahead", "1.0"]);
+        if i <= 2 {
+            a.push("--evoked".into());
+        }
+        a
+    });
+    for (i, (p, r)) in probes
+        .iter()
+        .zip(lockstep_results(&probes, N, steps))
+        .enumerate()
+    {
+        let by_caller = r["datagrams_by_caller"].as_u64().unwrap_or(0);
+        if i < 2 {
+            assert!(
+                by_caller > 0,
+                "[{}] evoked, yet no datagram on its thread: {r}",
+                p.name
+            );
+        } else {
+            assert_eq!(by_caller, 0, "[{}] immediate: {r}", p.name);
+        }
+    }
+    for p in &probes {
+        p.wait_event("done", Duration::from_secs(20));
+    }
+    drop(fom_path);
+}
+
+/// Each probe's `lockstep` line, checked: no violations, every grant and every other
+/// federate's reflection at every step, the final time.
+fn lockstep_results(probes: &[Probe], n: usize, steps: u32) -> Vec<serde_json::Value> {
     // Every federate's outcome first, so a failure shows which federate got stuck where.
     let results: Vec<Result<serde_json::Value, String>> = probes
         .iter()
@@ -446,6 +501,7 @@ fn lockstep_tar_across_four_processes() {
         .collect();
     let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     assert!(errors.is_empty(), "{errors:#?}");
+    let mut out = Vec::new();
     for (p, r) in probes.iter().zip(results) {
         let r = r.unwrap();
         eprintln!("[{}] {r}", p.name);
@@ -453,16 +509,14 @@ fn lockstep_tar_across_four_processes() {
         assert_eq!(r["grants"], u64::from(steps), "[{}] {r}", p.name);
         assert_eq!(
             r["reflects"],
-            u64::from(steps) * (N as u64 - 1),
+            u64::from(steps) * (n as u64 - 1),
             "[{}] {r}",
             p.name
         );
         assert_eq!(r["logical_time"], f64::from(steps));
+        out.push(r);
     }
-    for p in &probes {
-        p.wait_event("done", Duration::from_secs(20));
-    }
-    drop(fom_path);
+    out
 }
 
 #[test]

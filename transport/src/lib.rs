@@ -49,6 +49,7 @@ pub mod id;
 pub mod metrics;
 pub mod node;
 pub mod recv_buf;
+pub mod recv_role;
 pub mod security;
 pub mod sockets;
 
@@ -56,6 +57,6 @@ pub use config::{FaultSettings, PROTOCOL_VERSION, SecurityConfig, TransportConfi
 pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
 pub use node::{
-    EventHook, FederationChannel, IdleHook, KeySource, ShellStats, Transport, TransportEvent,
-    idle_follows,
+    EventHook, FederationChannel, IdleHook, KeySource, ReceiveHere, ReceiverWaker, RoleWait,
+    ShellStats, Transport, TransportEvent, idle_follows,
 };

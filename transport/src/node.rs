@@ -8,6 +8,9 @@
 //!   sequence number) — then one hand-off to the layer above through a channel.
 //!
 //! Sending data happens on the caller's thread (encode + HMAC + `sendto`), with no thread hop.
+//! An application thread that waits for what the data brings may receive on its own thread
+//! too ([`Transport::receive_here`], used by the LRC's evoked callbacks): the data thread lends
+//! it the socket and keeps running the data-plane timers.
 //!
 //! Exactly one QUIC connection per peer pair: only the node with the lower [`NodeId`] dials, so
 //! simultaneous dials cannot happen; a duplicate that arrives anyway is refused.
@@ -23,6 +26,9 @@ use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::{Notify, mpsc, oneshot};
 
+mod receive_here;
+pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
+
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 use crate::data::{
     self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
@@ -37,6 +43,7 @@ use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
 use crate::recv_buf::RecvBuffer;
+use crate::recv_role::{DataTurn, GRACE};
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
 
@@ -119,6 +126,9 @@ pub struct ShellStats {
     pub lost: AtomicU64,
     /// Data datagrams received on the socket.
     pub datagrams_in: AtomicU64,
+    /// Of those, received by an application thread waiting for callbacks
+    /// ([`Transport::receive_here`]).
+    pub datagrams_in_caller: AtomicU64,
     /// Data datagrams for no open federation (or unparseable header).
     pub datagrams_unrouted: AtomicU64,
     /// Data datagrams sent.
@@ -297,6 +307,8 @@ struct Shared {
     held_frames: Mutex<HashMap<NodeId, HeldFrames>>,
     /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
     data_wake_by_ns: AtomicU64,
+    /// Who reads the data socket (see [`Transport::receive_here`]).
+    borrowing: receive_here::Borrowing,
 }
 
 /// Encoded frames for one not-yet-connected peer: when the first was held (ms since the
@@ -1035,6 +1047,8 @@ impl Transport {
             .build()
             .map_err(TransportError::socket("start tokio runtime"))?;
 
+        // The seeded fault layer lives on the data thread: with it, only that thread receives.
+        let lendable = cfg.fault.is_none();
         let idle = cfg.peer_timeout * 3;
         let server = security.server_config(cfg.heartbeat_interval, idle)?;
         let bind = SocketAddr::from((interface, cfg.quic_port));
@@ -1096,6 +1110,7 @@ impl Transport {
             idle_hook: RwLock::new(None),
             held_frames: Mutex::new(HashMap::new()),
             data_wake_by_ns: AtomicU64::new(u64::MAX),
+            borrowing: receive_here::Borrowing::new(lendable),
         });
         tracing::info!(%node, %quic_addr, %interface, "transport started");
 
@@ -1481,8 +1496,10 @@ impl Transport {
         }
         // A hook may drop the last handle on the transport on the data or control thread
         // itself: that thread ends on the shutdown flag, it cannot wait for itself.
+        self.shared.borrowing.disable();
         let me = std::thread::current().id();
         if let Some(t) = self.data_thread.take().filter(|t| t.thread().id() != me) {
+            t.thread().unpark();
             let _ = t.join();
         }
         // Wakes the control thread so it sees the shutdown flag.
@@ -1964,7 +1981,26 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
     let mut buf = RecvBuffer::new();
     let mut read_timeout = Duration::from_millis(10);
     while !shared.shutdown.load(Ordering::Relaxed) {
-        match buf.recv_with(|b| sock.recv_from(b)) {
+        let receiving = match shared.borrowing.data_turn(Instant::now()) {
+            DataTurn::Receive { restore_blocking } => {
+                if restore_blocking && let Err(e) = sock.set_nonblocking(false) {
+                    tracing::warn!("data socket back to blocking mode: {e}");
+                }
+                true
+            }
+            // An application thread reads the socket: run the timers only.
+            DataTurn::Yielded | DataTurn::Timers => {
+                std::thread::park_timeout(read_timeout.min(GRACE));
+                false
+            }
+        };
+        match buf.recv_with(|b| {
+            if receiving {
+                sock.recv_from(b)
+            } else {
+                Err(std::io::ErrorKind::WouldBlock.into())
+            }
+        }) {
             Ok((dgram, _src)) => {
                 let n = dgram.len();
                 shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
@@ -2045,8 +2081,13 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             read_timeout = want;
             let _ = sock.set_read_timeout(Some(want));
         }
+        let sleep = if receiving {
+            read_timeout
+        } else {
+            read_timeout.min(GRACE)
+        };
         shared.data_wake_by_ns.store(
-            shared.ns_since_epoch(Instant::now() + read_timeout),
+            shared.ns_since_epoch(Instant::now() + sleep),
             Ordering::Relaxed,
         );
         shared.idle();

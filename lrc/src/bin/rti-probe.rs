@@ -107,6 +107,10 @@ struct Args {
     /// Event-driven run: the seed of our event times and reactions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Evoked callbacks (the main thread evokes them while it waits) instead of immediate ones;
+    /// only with --lockstep or --ner-events.
+    #[arg(long)]
+    evoked: bool,
 }
 
 /// What the lockstep driver hears from the callbacks, in callback order.
@@ -306,6 +310,12 @@ fn run() -> Result<(), RtiError> {
     let start = Instant::now();
     let cfg = a.net.transport_config();
     let lrc = Lrc::start(cfg)?;
+    if a.evoked && a.lockstep == 0 && a.ner_events == 0 {
+        return Err(RtiError::RtiInternalError(
+            "--evoked needs --lockstep or --ner-events".into(),
+        ));
+    }
+    let lrc_stats = lrc.clone();
     let names = Arc::new(Mutex::new(HashMap::new()));
     let seen = Arc::new(Mutex::new(Seen::default()));
     let echo: Echo = Arc::new(std::sync::OnceLock::new());
@@ -322,7 +332,11 @@ fn run() -> Result<(), RtiError> {
             quiet: a.ping > 0 || a.echo,
             steps: (a.lockstep > 0 || a.ner_events > 0).then_some(step_tx),
         }),
-        CallbackModel::Immediate,
+        if a.evoked {
+            CallbackModel::Evoked
+        } else {
+            CallbackModel::Immediate
+        },
     )?;
     if a.create || a.create_only {
         match rti.create_federation_execution(&a.federation, &a.fom) {
@@ -422,7 +436,8 @@ fn run() -> Result<(), RtiError> {
                 "--lockstep needs --publish".into(),
             ));
         };
-        lockstep(&rti, &a, obj, &pub_attrs, &step_rx)?;
+        let steps = Steps::new(&step_rx, &rti, a.evoked);
+        lockstep(&rti, &a, obj, &pub_attrs, &steps, &lrc_stats)?;
         // One more step without updates before resigning: its grant needs every other
         // federate's request for it, i.e. every other federate was granted the last step and so
         // has received our last update. Resigning earlier races the resignation (decided by the
@@ -430,7 +445,7 @@ fn run() -> Result<(), RtiError> {
         // crate docs — and the test would measure that race instead of time management.
         let last = time(f64::from(a.lockstep) + 1.0)?;
         rti.time_advance_request(last)?;
-        while !matches!(next_step(&step_rx, "the closing grant")?, Step::Grant(_)) {}
+        while !matches!(steps.next("the closing grant")?, Step::Grant(_)) {}
         rti.resign_federation_execution(ResignAction::DeleteObjects)?;
         out(serde_json::json!({"event":"done"}));
         return Ok(());
@@ -441,11 +456,12 @@ fn run() -> Result<(), RtiError> {
                 "--ner-events needs --publish".into(),
             ));
         };
-        ner_run(&rti, &a, obj, &pub_attrs, &step_rx)?;
+        let steps = Steps::new(&step_rx, &rti, a.evoked);
+        ner_run(&rti, &a, obj, &pub_attrs, &steps)?;
         // Closing TAR past the end, as for the lockstep: its grant means every other federate
         // reached the end too, so resigning cannot race anyone's last deliveries.
         rti.time_advance_request(time(a.ner_end + 1.0)?)?;
-        while !matches!(next_step(&step_rx, "the closing grant")?, Step::Grant(_)) {}
+        while !matches!(steps.next("the closing grant")?, Step::Grant(_)) {}
         rti.resign_federation_execution(ResignAction::DeleteObjects)?;
         out(serde_json::json!({"event":"done"}));
         return Ok(());
@@ -522,12 +538,48 @@ fn run() -> Result<(), RtiError> {
     Ok(())
 }
 
-fn next_step(rx: &crossbeam_channel::Receiver<Step>, waiting: &str) -> Result<Step, RtiError> {
-    rx.recv_timeout(Duration::from_secs(20)).map_err(|_| {
-        RtiError::RtiInternalError(format!(
-            "lockstep: no callback within 20 s waiting for {waiting}"
-        ))
-    })
+/// Where the time-managed runs take their callbacks from: the channel the ambassador feeds,
+/// after evoking callbacks on this thread with `--evoked`.
+struct Steps<'a> {
+    rx: &'a crossbeam_channel::Receiver<Step>,
+    evoke: Option<&'a RtiAmbassador>,
+}
+
+impl<'a> Steps<'a> {
+    fn new(
+        rx: &'a crossbeam_channel::Receiver<Step>,
+        rti: &'a RtiAmbassador,
+        evoked: bool,
+    ) -> Self {
+        Steps {
+            rx,
+            evoke: evoked.then_some(rti),
+        }
+    }
+
+    fn next(&self, waiting: &str) -> Result<Step, RtiError> {
+        let lost = || {
+            RtiError::RtiInternalError(format!(
+                "lockstep: no callback within 20 s waiting for {waiting}"
+            ))
+        };
+        let Some(rti) = self.evoke else {
+            return self
+                .rx
+                .recv_timeout(Duration::from_secs(20))
+                .map_err(|_| lost());
+        };
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(s) = self.rx.try_recv() {
+                return Ok(s);
+            }
+            if Instant::now() > end {
+                return Err(lost());
+            }
+            rti.evoke_callback(Duration::from_millis(100))?;
+        }
+    }
 }
 
 fn time(v: f64) -> Result<Time, RtiError> {
@@ -542,7 +594,7 @@ fn time_setup(
     a: &Args,
     obj: ObjectInstanceHandle,
     attrs: &[AttributeHandle],
-    rx: &crossbeam_channel::Receiver<Step>,
+    rx: &Steps,
 ) -> Result<std::collections::BTreeSet<FederateHandle>, RtiError> {
     let others = a.federates.saturating_sub(1) as usize;
     // Others' ready messages may come at any point before we wait for them — even while we
@@ -553,7 +605,7 @@ fn time_setup(
     let mut ready = std::collections::BTreeSet::new();
     let mut wait_for = |what: &str, enabled: bool| -> Result<(), RtiError> {
         loop {
-            match next_step(rx, what)? {
+            match rx.next(what)? {
                 Step::Enabled if enabled => return Ok(()),
                 Step::Discovered if !enabled => return Ok(()),
                 Step::Reflect {
@@ -583,7 +635,7 @@ fn time_setup(
     while ready.len() < others {
         if let Step::Reflect {
             producer, value, ..
-        } = next_step(rx, &format!("ready from others, have {ready:?}"))?
+        } = rx.next(&format!("ready from others, have {ready:?}"))?
             && value == b"ready"
         {
             ready.insert(producer);
@@ -600,7 +652,8 @@ fn lockstep(
     a: &Args,
     obj: ObjectInstanceHandle,
     attrs: &[AttributeHandle],
-    rx: &crossbeam_channel::Receiver<Step>,
+    rx: &Steps,
+    lrc: &Lrc,
 ) -> Result<(), RtiError> {
     let me = rti.federate().map(|(_, h)| h);
     let ready = time_setup(rti, a, obj, attrs, rx)?;
@@ -617,7 +670,7 @@ fn lockstep(
         rti.time_advance_request(now)?;
         let mut from = std::collections::BTreeSet::new();
         loop {
-            match next_step(rx, &format!("step {step}, reflections from {from:?}"))? {
+            match rx.next(&format!("step {step}, reflections from {from:?}"))? {
                 Step::Grant(g) => {
                     grants += 1;
                     if g != now {
@@ -669,6 +722,7 @@ fn lockstep(
         "secs": secs,
         "grants_per_s": f64::from(a.lockstep) / secs,
         "logical_time": rti.query_logical_time()?.value(),
+        "datagrams_by_caller": lrc.datagrams_received_by_callers(),
     }));
     Ok(())
 }
@@ -707,7 +761,7 @@ fn ner_run(
     a: &Args,
     obj: ObjectInstanceHandle,
     attrs: &[AttributeHandle],
-    rx: &crossbeam_channel::Receiver<Step>,
+    rx: &Steps,
 ) -> Result<(), RtiError> {
     let me = rti.federate().map(|(_, h)| h);
     time_setup(rti, a, obj, attrs, rx)?;
@@ -733,7 +787,7 @@ fn ner_run(
         rti.next_message_request(target)?;
         let mut delivered: Vec<f64> = Vec::new();
         let g = loop {
-            match next_step(rx, &format!("NER({target:?}), delivered {delivered:?}"))? {
+            match rx.next(&format!("NER({target:?}), delivered {delivered:?}"))? {
                 Step::Grant(g) => break g,
                 Step::Reflect {
                     producer,
