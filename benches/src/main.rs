@@ -103,8 +103,10 @@ enum Cmd {
         /// Blocks (each runs raw, TAR, TAR + update, NER once).
         #[arg(long, default_value_t = 3)]
         blocks: usize,
-        /// Federates' callback model: immediate or evoked.
-        #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
+        /// Federates' callback model: evoked (the federate's main thread waits for its grants
+        /// in `evoke_callback`, receiving meanwhile) or immediate (grants arrive on the LRC's
+        /// receive thread; the bench hands them to the main thread).
+        #[arg(long, default_value = "evoked", value_parser = ["immediate", "evoked"])]
         callbacks: String,
     },
     /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,

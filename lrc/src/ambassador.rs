@@ -6,7 +6,10 @@
 //! delivery goes through the same core paths). Callbacks are queued per federate and delivered
 //! either inside [`RtiAmbassador::evoke_callback`] / [`RtiAmbassador::evoke_multiple_callbacks`]
 //! ([`CallbackModel::Evoked`]) or on an LRC thread ([`CallbackModel::Immediate`]; usually the
-//! receive thread that got the message, see [`crate::callback_queue`]).
+//! receive thread that got the message, see [`crate::callback_queue`]). A thread waiting in
+//! `evoke_callback` receives the LRC's datagrams itself meanwhile, so evoked callbacks cost no
+//! thread hand-off either: the evoked model is the fast one for a federate whose main loop waits
+//! for its grants.
 
 use std::cell::Cell;
 use std::path::Path;
