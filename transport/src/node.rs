@@ -43,7 +43,7 @@ use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
 use crate::recv_buf::RecvBuffer;
-use crate::recv_role::{DataTurn, GRACE};
+use crate::recv_role::DataTurn;
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
 
@@ -1990,7 +1990,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             }
             // An application thread reads the socket: run the timers only.
             DataTurn::Yielded | DataTurn::Timers => {
-                std::thread::park_timeout(read_timeout.min(GRACE));
+                shared.borrowing.data_thread_sleep(read_timeout);
                 false
             }
         };
@@ -2081,13 +2081,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             read_timeout = want;
             let _ = sock.set_read_timeout(Some(want));
         }
-        let sleep = if receiving {
-            read_timeout
-        } else {
-            read_timeout.min(GRACE)
-        };
+        // Not receiving, the data thread sleeps at most until its timer too (recv_role).
         shared.data_wake_by_ns.store(
-            shared.ns_since_epoch(Instant::now() + sleep),
+            shared.ns_since_epoch(Instant::now() + read_timeout),
             Ordering::Relaxed,
         );
         shared.idle();

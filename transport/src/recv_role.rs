@@ -21,6 +21,11 @@
 //!   queues its callbacks and wakes it.
 //! - A thread that finds another borrower receiving waits for its callbacks as before: the
 //!   receiving thread handles every datagram, whoever it is for.
+//! - While it does not hold the role, the data thread runs only its timers. It looks at the role
+//!   again within [`GRACE`], except while a borrower has been receiving for longer than that (a
+//!   federate waiting a long time in `evoke_callback`): then it sleeps until its next timer, and
+//!   the borrower wakes it when it returns ([`GiveBack::wake_data_thread`]). A lockstep loop's
+//!   short borrows thus cost the data thread no wake-up, and a long wait costs no polling.
 
 use std::time::{Duration, Instant};
 
@@ -35,8 +40,11 @@ pub const STARVED: Duration = Duration::from_millis(10);
 pub enum Holder {
     /// The data thread reads the socket (blocking, with its timer as the receive timeout).
     DataThread,
-    /// An application thread reads the socket (non-blocking, waiting in `epoll`).
-    Borrower,
+    /// An application thread reads the socket (non-blocking, waiting in `epoll`) since `since`.
+    Borrower {
+        /// When it took the role.
+        since: Instant,
+    },
     /// Nobody reads since `since`: the last borrower went back to its application.
     Away {
         /// When it went.
@@ -69,6 +77,17 @@ pub struct RecvRole {
     /// Borrowing is possible at all (not with the seeded fault layer, which lives on the data
     /// thread; not after shutdown).
     enabled: bool,
+    /// The data thread sleeps past [`GRACE`] and must be woken when the borrower returns.
+    data_sleeps_long: bool,
+}
+
+/// What the shell does when a borrower returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GiveBack {
+    /// Signal a thread waiting for the role.
+    pub signal_waiter: bool,
+    /// Unpark the data thread (it sleeps until its next timer).
+    pub wake_data_thread: bool,
 }
 
 impl RecvRole {
@@ -79,6 +98,7 @@ impl RecvRole {
             wanted: 0,
             nonblocking: false,
             enabled,
+            data_sleeps_long: false,
         }
     }
 
@@ -97,14 +117,14 @@ impl RecvRole {
         self.enabled = false;
     }
 
-    /// A thread asks to receive. `Some(set_nonblocking)` when it holds the role now (and must
-    /// first put the socket in non-blocking mode if `set_nonblocking`); `None` when the data
-    /// thread or another borrower holds it.
-    pub fn borrow(&mut self) -> Option<bool> {
+    /// A thread asks to receive at `now`. `Some(set_nonblocking)` when it holds the role now
+    /// (and must first put the socket in non-blocking mode if `set_nonblocking`); `None` when
+    /// the data thread or another borrower holds it.
+    pub fn borrow(&mut self, now: Instant) -> Option<bool> {
         if !self.enabled || !matches!(self.holder, Holder::Away { .. }) {
             return None;
         }
-        self.holder = Holder::Borrower;
+        self.holder = Holder::Borrower { since: now };
         let switch = !self.nonblocking;
         self.nonblocking = true;
         Some(switch)
@@ -125,13 +145,28 @@ impl RecvRole {
         self.wanted
     }
 
-    /// The borrower returns to its application at `now`. True when a waiting thread should be
-    /// signalled that the role is free.
-    pub fn give_back(&mut self, now: Instant) -> bool {
-        if self.holder == Holder::Borrower {
+    /// The borrower returns to its application at `now`.
+    pub fn give_back(&mut self, now: Instant) -> GiveBack {
+        if matches!(self.holder, Holder::Borrower { .. }) {
             self.holder = Holder::Away { since: now };
         }
-        self.wanted > 0
+        GiveBack {
+            signal_waiter: self.wanted > 0,
+            wake_data_thread: std::mem::take(&mut self.data_sleeps_long),
+        }
+    }
+
+    /// How long the data thread, not holding the role at `now`, may sleep before it looks
+    /// again, given its next timer is `timer` away.
+    pub fn data_sleep(&mut self, now: Instant, timer: Duration) -> Duration {
+        let sleep = match self.holder {
+            Holder::Borrower { since } if now.saturating_duration_since(since) >= GRACE => timer,
+            Holder::Away { since } => GRACE.saturating_sub(now.saturating_duration_since(since)),
+            _ => GRACE,
+        };
+        let sleep = sleep.min(timer);
+        self.data_sleeps_long = sleep > GRACE;
+        sleep
     }
 
     /// The data thread, between two datagrams, at `now`.
@@ -157,7 +192,7 @@ impl RecvRole {
                     DataTurn::Timers
                 }
             }
-            Holder::Borrower => DataTurn::Timers,
+            Holder::Borrower { .. } => DataTurn::Timers,
         }
     }
 }
@@ -174,7 +209,7 @@ mod tests {
     fn the_data_thread_holds_the_role_until_a_thread_wants_it() {
         let t0 = Instant::now();
         let mut r = RecvRole::new(true);
-        assert_eq!(r.borrow(), None);
+        assert_eq!(r.borrow(t0), None);
         assert_eq!(
             r.data_turn(t0),
             DataTurn::Receive {
@@ -185,12 +220,12 @@ mod tests {
         assert_eq!(r.data_turn(at(t0, 5)), DataTurn::Yielded);
         assert_eq!(r.data_turn(at(t0, 6)), DataTurn::Timers);
         assert_eq!(
-            r.borrow(),
+            r.borrow(t0),
             Some(true),
             "the first borrower switches the mode"
         );
         r.unwant();
-        assert_eq!(r.holder(), Holder::Borrower);
+        assert_eq!(r.holder(), Holder::Borrower { since: t0 });
         assert_eq!(r.data_turn(at(t0, 50_000)), DataTurn::Timers);
     }
 
@@ -200,12 +235,12 @@ mod tests {
         let mut r = RecvRole::new(true);
         r.want();
         r.data_turn(t0);
-        r.borrow();
+        r.borrow(t0);
         r.unwant();
-        assert!(!r.give_back(at(t0, 10)));
+        assert!(!r.give_back(at(t0, 10)).signal_waiter);
         // Back within the grace: the role is still ours, the mode is already right.
-        assert_eq!(r.borrow(), Some(false));
-        assert!(!r.give_back(at(t0, 20)));
+        assert_eq!(r.borrow(t0), Some(false));
+        assert!(!r.give_back(at(t0, 20)).signal_waiter);
         assert_eq!(r.data_turn(at(t0, 500)), DataTurn::Timers);
         assert_eq!(
             r.data_turn(at(t0, 20) + GRACE),
@@ -214,7 +249,7 @@ mod tests {
             }
         );
         assert_eq!(r.holder(), Holder::DataThread);
-        assert_eq!(r.borrow(), None);
+        assert_eq!(r.borrow(t0), None);
     }
 
     #[test]
@@ -223,11 +258,14 @@ mod tests {
         let mut r = RecvRole::new(true);
         r.want();
         r.data_turn(t0);
-        assert!(r.borrow().is_some());
+        assert!(r.borrow(t0).is_some());
         r.unwant();
-        assert_eq!(r.borrow(), None, "one borrower at a time");
+        assert_eq!(r.borrow(t0), None, "one borrower at a time");
         r.want();
-        assert!(r.give_back(at(t0, 30)), "the waiter is signalled");
+        assert!(
+            r.give_back(at(t0, 30)).signal_waiter,
+            "the waiter is signalled"
+        );
         // A signalled waiter keeps its claim past the grace, but not forever.
         assert_eq!(r.data_turn(at(t0, 30) + GRACE), DataTurn::Timers);
         assert_eq!(
@@ -238,7 +276,39 @@ mod tests {
         );
         // Still wanted: the data thread yields again at its next turn.
         assert_eq!(r.data_turn(at(t0, 30) + STARVED), DataTurn::Yielded);
-        assert_eq!(r.borrow(), Some(true));
+        assert_eq!(r.borrow(t0), Some(true));
+    }
+
+    #[test]
+    fn the_data_thread_sleeps_long_only_under_a_long_borrow_and_is_woken_after_it() {
+        let t0 = Instant::now();
+        let timer = Duration::from_millis(20);
+        let mut r = RecvRole::new(true);
+        r.want();
+        r.data_turn(t0);
+        // Away: look again when the grace ends.
+        assert_eq!(r.data_sleep(at(t0, 400), timer), Duration::from_micros(600));
+        r.borrow(at(t0, 500));
+        r.unwant();
+        // A short borrow (a lockstep step): sleep one grace, nobody needs to wake us.
+        assert_eq!(r.data_sleep(at(t0, 600), timer), GRACE);
+        assert_eq!(
+            r.give_back(at(t0, 700)),
+            GiveBack {
+                signal_waiter: false,
+                wake_data_thread: false
+            }
+        );
+        // A long borrow: sleep until the timer, and be woken when it ends (once).
+        r.borrow(at(t0, 800));
+        assert_eq!(r.data_sleep(at(t0, 800) + GRACE, timer), timer);
+        assert!(r.give_back(at(t0, 5_000)).wake_data_thread);
+        assert!(!r.give_back(at(t0, 5_001)).wake_data_thread);
+        // A near timer always bounds the sleep.
+        r.borrow(at(t0, 6_000));
+        let short = Duration::from_micros(100);
+        assert_eq!(r.data_sleep(at(t0, 6_000) + GRACE, short), short);
+        assert!(!r.give_back(at(t0, 9_000)).wake_data_thread);
     }
 
     #[test]
@@ -252,12 +322,12 @@ mod tests {
                 restore_blocking: false
             }
         );
-        assert_eq!(r.borrow(), None);
+        assert_eq!(r.borrow(t0), None);
         // Disabled while a borrower is away: the data thread takes the role back at once.
         let mut r = RecvRole::new(true);
         r.want();
         r.data_turn(t0);
-        r.borrow();
+        r.borrow(t0);
         r.unwant();
         r.give_back(at(t0, 1));
         r.disable();

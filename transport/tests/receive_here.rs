@@ -192,3 +192,52 @@ fn with_the_seeded_fault_layer_only_the_data_thread_receives() {
     let r = t.receive_here(Instant::now() + Duration::from_secs(5), &mut || false);
     assert!(matches!(r, ReceiveHere::Unavailable), "{r:?}");
 }
+
+/// Context switches of this process's `hlamesh-data` thread so far (one transport here).
+fn data_thread_switches() -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
+        let path = task.expect("task").path();
+        let Ok(status) = std::fs::read_to_string(path.join("status")) else {
+            continue;
+        };
+        if !status.lines().any(|l| l == "Name:\thlamesh-data") {
+            continue;
+        }
+        for l in status.lines() {
+            if let Some(n) = l
+                .strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| l.strip_prefix("nonvoluntary_ctxt_switches:"))
+            {
+                total += n.trim().parse::<u64>().expect("switch count");
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn a_long_wait_does_not_keep_the_data_thread_polling() {
+    let ports = common::Ports::unique();
+    let t = Transport::start(config(&ports)).expect("start");
+    let wait = Duration::from_millis(400);
+    // Until one call borrowed for the whole wait (the data thread may take the socket back
+    // between two calls).
+    for _ in 0..20 {
+        let r = borrow_until(&t, &mut || true);
+        assert!(matches!(r, ReceiveHere::Ready), "{r:?}");
+        let before = data_thread_switches();
+        let r = t.receive_here(Instant::now() + wait, &mut || false);
+        let switches = data_thread_switches() - before;
+        if matches!(r, ReceiveHere::TimedOut) {
+            // Polling every GRACE (1 ms) would switch about 400 times; the data thread's own
+            // timer with nothing to do is 20 ms.
+            assert!(
+                switches < 150,
+                "the data thread woke {switches} times during a 400 ms borrow"
+            );
+            return;
+        }
+    }
+    panic!("never borrowed for a whole wait");
+}

@@ -14,6 +14,7 @@ use crossbeam_channel::{Receiver, Sender};
 use super::{IDLE_FOLLOWS, Shared, Transport, lock, route};
 use crate::recv_buf::RecvBuffer;
 use crate::recv_role::{DataTurn, RecvRole};
+use std::time::Duration;
 
 const DATA: mio::Token = mio::Token(0);
 const WAKE: mio::Token = mio::Token(1);
@@ -37,6 +38,8 @@ pub(super) struct Borrowing {
     /// The borrowers' poller, made at the first borrow.
     poll: Mutex<Option<BorrowPoll>>,
     waker: OnceLock<mio::Waker>,
+    /// The data thread, to wake it from a long sleep (see [`RecvRole::data_sleep`]).
+    data_thread: OnceLock<std::thread::Thread>,
 }
 
 struct BorrowPoll {
@@ -57,6 +60,7 @@ impl Borrowing {
             receiving: AtomicBool::new(false),
             poll: Mutex::new(None),
             waker: OnceLock::new(),
+            data_thread: OnceLock::new(),
         }
     }
 
@@ -67,6 +71,14 @@ impl Borrowing {
             let _ = self.ready_tx.try_send(());
         }
         turn
+    }
+
+    /// The data thread, not holding the role, sleeps until it should look again (its next
+    /// timer is `timer` away).
+    pub(super) fn data_thread_sleep(&self, timer: Duration) {
+        let _ = self.data_thread.set(std::thread::current());
+        let sleep = lock(&self.role).data_sleep(Instant::now(), timer);
+        std::thread::park_timeout(sleep);
     }
 
     /// Stops borrowing (shutdown) and wakes a borrower so it sees it.
@@ -176,7 +188,7 @@ impl Transport {
             if !role.enabled() {
                 return ReceiveHere::Unavailable;
             }
-            match role.borrow() {
+            match role.borrow(Instant::now()) {
                 Some(switch) => switch,
                 None => {
                     role.want();
@@ -191,8 +203,14 @@ impl Transport {
         std::sync::atomic::fence(Ordering::SeqCst);
         let out = s.receive_borrowed(deadline, ready, set_nonblocking);
         b.receiving.store(false, Ordering::SeqCst);
-        if lock(&b.role).give_back(Instant::now()) {
+        let back = lock(&b.role).give_back(Instant::now());
+        if back.signal_waiter {
             let _ = b.ready_tx.try_send(());
+        }
+        if back.wake_data_thread
+            && let Some(t) = b.data_thread.get()
+        {
+            t.unpark();
         }
         out
     }
