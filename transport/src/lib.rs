@@ -17,6 +17,9 @@
 //!   window, and a sender's application threads wait
 //!   ([`FederationChannel::wait_for_room`]) while the slowest live receiver is a window behind,
 //!   so a fast sender does not overflow a slow receiver's socket and live on repairs;
+//! - **receiving on the waiting thread** ([`recv_role`], [`Transport::receive_here`]): an
+//!   application thread that waits for what the data brings (the LRC's `evoke_callback`) reads
+//!   the data socket itself meanwhile, which saves a thread wake-up per message;
 //! - **metrics** ([`metrics`]): Prometheus families of all of the above, served at `/metrics` when
 //!   `metrics_addr` is set; collected from the core's plain counters at scrape time, so the core
 //!   stays free of globals. The LRC adds its HLA-level families through the same module.
