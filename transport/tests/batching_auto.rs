@@ -4,61 +4,15 @@
 //! released only after every message of the burst.
 
 mod common;
+#[path = "pair_support/mod.rs"]
+mod pair_support;
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hlamesh_transport::data::Reliability;
-use hlamesh_transport::{
-    FederationChannel, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
-};
-
-struct Pair {
-    a: Transport,
-    b: Transport,
-    fa: FederationChannel,
-    fb: FederationChannel,
-}
-
-fn config(ports: &common::Ports) -> TransportConfig {
-    TransportConfig {
-        discovery_port: ports.discovery,
-        data_port: ports.data,
-        discovery_group: ports.group,
-        ..TransportConfig::default()
-    }
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Two transports in one federation, each accepting the other's data.
-fn pair(federation: &str) -> Pair {
-    let ports = common::Ports::unique();
-    let a = Transport::start(config(&ports)).expect("start a");
-    let b = Transport::start(config(&ports)).expect("start b");
-    let fa = a
-        .open_federation(federation, KeySource::Create)
-        .expect("open a");
-    wait_for("the QUIC connection", || {
-        a.peers().contains(&b.node_id()) && b.peers().contains(&a.node_id())
-    });
-    let fb = b
-        .open_federation(federation, KeySource::FromPeers(Duration::from_secs(5)))
-        .expect("open b");
-    wait_for("membership", || {
-        fa.members().contains(&b.node_id()) && fb.members().contains(&a.node_id())
-    });
-    // Drop the setup events.
-    while a.events().try_recv().is_ok() {}
-    while b.events().try_recv().is_ok() {}
-    Pair { a, b, fa, fb }
-}
+use hlamesh_transport::{FederationChannel, NodeId, Transport, TransportEvent};
+use pair_support::pair;
 
 fn payload(i: u64) -> Vec<u8> {
     let mut m = vec![0xa5u8; 100];

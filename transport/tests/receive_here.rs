@@ -4,54 +4,16 @@
 //! hand-overs, and a waker ends a borrower's wait when no datagram comes.
 
 mod common;
+#[path = "pair_support/mod.rs"]
+mod pair_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use hlamesh_transport::data::Reliability;
-use hlamesh_transport::{
-    FederationChannel, KeySource, ReceiveHere, Transport, TransportConfig, TransportEvent,
-};
-
-fn config(ports: &common::Ports) -> TransportConfig {
-    TransportConfig {
-        discovery_port: ports.discovery,
-        data_port: ports.data,
-        discovery_group: ports.group,
-        ..TransportConfig::default()
-    }
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Two transports in one federation.
-fn pair(federation: &str) -> (Transport, Transport, FederationChannel, FederationChannel) {
-    let ports = common::Ports::unique();
-    let a = Transport::start(config(&ports)).expect("start a");
-    let b = Transport::start(config(&ports)).expect("start b");
-    let fa = a
-        .open_federation(federation, KeySource::Create)
-        .expect("open a");
-    wait_for("the QUIC connection", || {
-        a.peers().contains(&b.node_id()) && b.peers().contains(&a.node_id())
-    });
-    let fb = b
-        .open_federation(federation, KeySource::FromPeers(Duration::from_secs(5)))
-        .expect("open b");
-    wait_for("membership", || {
-        fa.members().contains(&b.node_id()) && fb.members().contains(&a.node_id())
-    });
-    while a.events().try_recv().is_ok() {}
-    while b.events().try_recv().is_ok() {}
-    (a, b, fa, fb)
-}
+use hlamesh_transport::{ReceiveHere, Transport, TransportConfig, TransportEvent};
+use pair_support::{config, pair};
 
 fn index(p: &[u8]) -> u64 {
     let mut i = [0u8; 8];
@@ -79,7 +41,9 @@ fn borrow_until(t: &Transport, ready: &mut dyn FnMut() -> bool) -> ReceiveHere {
 
 #[test]
 fn a_borrowing_thread_receives_itself_and_the_data_thread_takes_the_socket_back() {
-    let (_a, b, fa, _fb) = pair("receive-here");
+    let _serial = common::serial();
+    let p = pair("receive-here");
+    let (b, fa) = (&p.b, &p.fa);
     let stats = b.stats();
     let mut next = 0u64;
     let mut send = |n: u64| {
@@ -102,9 +66,9 @@ fn a_borrowing_thread_receives_itself_and_the_data_thread_takes_the_socket_back(
     // Ping-pong style: one message, then wait for it on this thread.
     for round in 0..20u64 {
         send(1);
-        let r = borrow_until(&b, &mut || !b.events().is_empty());
+        let r = borrow_until(b, &mut || !b.events().is_empty());
         assert!(matches!(r, ReceiveHere::Ready), "round {round}: {r:?}");
-        take(&b, &mut got);
+        take(b, &mut got);
     }
     let by_caller = stats.datagrams_in_caller.load(Ordering::Relaxed);
     assert!(
@@ -133,14 +97,15 @@ fn a_borrowing_thread_receives_itself_and_the_data_thread_takes_the_socket_back(
 
     // And lends it again.
     send(1);
-    let r = borrow_until(&b, &mut || !b.events().is_empty());
+    let r = borrow_until(b, &mut || !b.events().is_empty());
     assert!(matches!(r, ReceiveHere::Ready), "{r:?}");
-    take(&b, &mut got);
+    take(b, &mut got);
     assert_eq!(got.last(), Some(&220));
 }
 
 #[test]
 fn a_waker_ends_the_wait_of_a_borrower_that_no_datagram_reaches() {
+    let _serial = common::serial();
     let ports = common::Ports::unique();
     let t = Arc::new(Transport::start(config(&ports)).expect("start"));
     let flag = Arc::new(AtomicBool::new(false));
@@ -183,6 +148,7 @@ fn a_waker_ends_the_wait_of_a_borrower_that_no_datagram_reaches() {
 
 #[test]
 fn with_the_seeded_fault_layer_only_the_data_thread_receives() {
+    let _serial = common::serial();
     let ports = common::Ports::unique();
     let t = Transport::start(TransportConfig {
         fault: Some(hlamesh_transport::FaultSettings::default()),
@@ -218,6 +184,8 @@ fn data_thread_switches() -> u64 {
 
 #[test]
 fn a_long_wait_does_not_keep_the_data_thread_polling() {
+    // Serial: the count below is of every `hlamesh-data` thread in this process.
+    let _serial = common::serial();
     let ports = common::Ports::unique();
     let t = Transport::start(config(&ports)).expect("start");
     let wait = Duration::from_millis(400);
