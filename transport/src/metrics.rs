@@ -62,6 +62,10 @@ pub mod names {
     pub const MULTICAST_HEARTBEATS_SENT: &str = "hlamesh_multicast_heartbeats_sent_total";
     /// Datagrams read from the data socket, all federations.
     pub const MULTICAST_DATAGRAMS_RECEIVED: &str = "hlamesh_multicast_datagrams_received_total";
+    /// Of those, read by an application thread waiting for its callbacks (evoked callbacks)
+    /// rather than by the data thread.
+    pub const MULTICAST_DATAGRAMS_RECEIVED_BY_CALLER: &str =
+        "hlamesh_multicast_datagrams_received_by_caller_total";
     /// Bytes of those datagrams.
     pub const MULTICAST_BYTES_RECEIVED: &str = "hlamesh_multicast_bytes_received_total";
     /// Datagrams for no open federation or with an unreadable header.
@@ -123,6 +127,7 @@ pub const FAMILIES: &[&str] = &[
     names::MULTICAST_BYTES_SENT,
     names::MULTICAST_HEARTBEATS_SENT,
     names::MULTICAST_DATAGRAMS_RECEIVED,
+    names::MULTICAST_DATAGRAMS_RECEIVED_BY_CALLER,
     names::MULTICAST_BYTES_RECEIVED,
     names::MULTICAST_DATAGRAMS_UNROUTED,
     names::MESSAGES_SENT,
@@ -176,6 +181,12 @@ pub fn describe() {
             MULTICAST_DATAGRAMS_RECEIVED,
             Unit::Count,
             "Datagrams read from the multicast data socket, all federations.",
+        );
+        c(
+            MULTICAST_DATAGRAMS_RECEIVED_BY_CALLER,
+            Unit::Count,
+            "Of the datagrams read from the data socket, those read by an application thread \
+             waiting in evoke_callback instead of the LRC's data thread.",
         );
         c(
             MULTICAST_BYTES_RECEIVED,
@@ -600,6 +611,8 @@ pub struct TransportSample {
     pub peers: Vec<PeerSample>,
     /// Datagrams read from the data socket.
     pub datagrams_in: u64,
+    /// Of those, read by a waiting application thread.
+    pub datagrams_in_caller: u64,
     /// Bytes read from the data socket.
     pub bytes_in: u64,
     /// Unrouted datagrams.
@@ -656,6 +669,12 @@ impl Exporter {
             none,
             s.datagrams_in,
             l.datagrams_in,
+        );
+        inc(
+            MULTICAST_DATAGRAMS_RECEIVED_BY_CALLER,
+            none,
+            s.datagrams_in_caller,
+            l.datagrams_in_caller,
         );
         inc(MULTICAST_BYTES_RECEIVED, none, s.bytes_in, l.bytes_in);
         inc(MULTICAST_DATAGRAMS_UNROUTED, none, s.unrouted, l.unrouted);
@@ -814,6 +833,7 @@ mod tests {
                 })
                 .collect(),
             datagrams_in: n,
+            datagrams_in_caller: n / 2,
             event_queue: 5,
             ..Default::default()
         }
@@ -851,6 +871,11 @@ mod tests {
             assert_eq!(
                 value(&text, names::MULTICAST_DATAGRAMS_RECEIVED),
                 Some(32.0)
+            );
+            // 12 (a's last) + 3 (b's).
+            assert_eq!(
+                value(&text, names::MULTICAST_DATAGRAMS_RECEIVED_BY_CALLER),
+                Some(15.0)
             );
             assert_eq!(
                 value(

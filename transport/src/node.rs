@@ -1539,6 +1539,7 @@ impl Shared {
     fn metrics_sample(&self) -> m::TransportSample {
         let mut s = m::TransportSample {
             datagrams_in: self.stats.datagrams_in.load(Ordering::Relaxed),
+            datagrams_in_caller: self.stats.datagrams_in_caller.load(Ordering::Relaxed),
             unrouted: self.stats.datagrams_unrouted.load(Ordering::Relaxed),
             lost: self.stats.lost.load(Ordering::Relaxed),
             refused: self.stats.refused.load(Ordering::Relaxed),
