@@ -379,7 +379,8 @@ fn time_tiny_local_run_reports_grants_and_null_messages() {
         ],
         "time",
     );
-    assert_eq!(j["options"]["callbacks"], "immediate");
+    // Evoked is the default: the federates' main threads take their grants in evoke_callback.
+    assert_eq!(j["options"]["callbacks"], "evoked");
     assert_eq!(j["subcommand"], "time");
     machine_is_described(&j);
     assert!(!j["null_message_note"].as_str().expect("note").is_empty());
@@ -458,6 +459,38 @@ fn time_tiny_local_run_reports_grants_and_null_messages() {
         assert!(num(&phases[5], "grants_per_s") > 0.0);
     }
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 10);
+}
+
+#[test]
+fn time_with_immediate_callbacks_runs_every_phase_without_violations() {
+    let (j, _svg) = run(
+        &[
+            "time",
+            "--federates",
+            "2",
+            "--steps",
+            "100",
+            "--ner-events",
+            "15",
+            "--blocks",
+            "1",
+            "--callbacks",
+            "immediate",
+        ],
+        "time",
+    );
+    assert_eq!(j["options"]["callbacks"], "immediate");
+    let results = j["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1);
+    let phases = results[0]["phases"].as_array().expect("phases");
+    assert_eq!(phases.len(), 6);
+    for p in phases {
+        assert!(num(p, "grants_per_s") > 0.0, "{p}");
+        assert!(
+            p["violations"].as_array().expect("violations").is_empty(),
+            "{p}"
+        );
+    }
 }
 
 #[test]
