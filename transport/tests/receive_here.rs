@@ -209,3 +209,34 @@ fn a_long_wait_does_not_keep_the_data_thread_polling() {
     }
     panic!("never borrowed for a whole wait");
 }
+
+#[test]
+fn a_borrower_that_unwinds_gives_the_socket_back() {
+    let _serial = common::serial();
+    let p = pair("receive-here-panic");
+    let (b, fa) = (&p.b, &p.fa);
+    let r = borrow_until(b, &mut || true);
+    assert!(matches!(r, ReceiveHere::Ready), "{r:?}");
+    // A callback run on the borrowing thread (here: its condition) panics mid-borrow.
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut calls = 0;
+        let _ = b.receive_here(Instant::now() + Duration::from_secs(5), &mut || {
+            calls += 1;
+            if calls > 1 {
+                panic!("the federate's callback failed");
+            }
+            false
+        });
+    }));
+    assert!(unwound.is_err(), "the condition did not run twice");
+    // The data thread takes the socket back: data still arrives without anyone borrowing.
+    fa.send(Reliability::Reliable, &[1u8; 100]).expect("send");
+    match b.events().recv_timeout(Duration::from_secs(10)) {
+        Ok(TransportEvent::Data { payload, .. }) => assert_eq!(&payload[..], &[1u8; 100]),
+        other => panic!("no data after the unwind: {other:?}"),
+    }
+    // And the socket can be borrowed again.
+    fa.send(Reliability::Reliable, &[2u8; 100]).expect("send");
+    let r = borrow_until(b, &mut || !b.events().is_empty());
+    assert!(matches!(r, ReceiveHere::Ready), "{r:?}");
+}

@@ -201,7 +201,23 @@ impl Transport {
         };
         b.receiving.store(true, Ordering::SeqCst);
         std::sync::atomic::fence(Ordering::SeqCst);
-        let out = s.receive_borrowed(deadline, ready, set_nonblocking);
+        let _back = GiveBackOnDrop(b);
+        s.receive_borrowed(deadline, ready, set_nonblocking)
+    }
+
+    /// A handle that wakes this transport's borrower (see [`Transport::receive_here`]).
+    pub fn receiver_waker(&self) -> ReceiverWaker {
+        ReceiverWaker(Arc::downgrade(&self.shared))
+    }
+}
+
+/// Returns the role when the borrow ends, also when a callback run on the borrowing thread
+/// (an immediate one of another federate) panics: the socket must not stay lent to nobody.
+struct GiveBackOnDrop<'a>(&'a Borrowing);
+
+impl Drop for GiveBackOnDrop<'_> {
+    fn drop(&mut self) {
+        let b = self.0;
         b.receiving.store(false, Ordering::SeqCst);
         let back = lock(&b.role).give_back(Instant::now());
         if back.signal_waiter {
@@ -212,12 +228,28 @@ impl Transport {
         {
             t.unpark();
         }
-        out
     }
+}
 
-    /// A handle that wakes this transport's borrower (see [`Transport::receive_here`]).
-    pub fn receiver_waker(&self) -> ReceiverWaker {
-        ReceiverWaker(Arc::downgrade(&self.shared))
+/// Restores the borrowing thread's marks, also on unwinding.
+struct ThreadMarks {
+    idle_was: bool,
+    borrowing_was: bool,
+}
+
+impl ThreadMarks {
+    fn set() -> Self {
+        ThreadMarks {
+            idle_was: IDLE_FOLLOWS.with(|c| c.replace(true)),
+            borrowing_was: BORROWING.with(|c| c.replace(true)),
+        }
+    }
+}
+
+impl Drop for ThreadMarks {
+    fn drop(&mut self) {
+        BORROWING.with(|c| c.set(self.borrowing_was));
+        IDLE_FOLLOWS.with(|c| c.set(self.idle_was));
     }
 }
 
@@ -247,10 +279,9 @@ impl Shared {
             lock(&self.borrowing.role).disable();
             return ReceiveHere::Unavailable;
         }
-        let idle_was = IDLE_FOLLOWS.with(|c| c.replace(true));
-        let borrowing_was = BORROWING.with(|c| c.replace(true));
+        let _marks = ThreadMarks::set();
         let mut errors = 0;
-        let out = loop {
+        loop {
             if ready() {
                 break ReceiveHere::Ready;
             }
@@ -293,10 +324,7 @@ impl Shared {
                     break ReceiveHere::Unavailable;
                 }
             }
-        };
-        BORROWING.with(|c| c.set(borrowing_was));
-        IDLE_FOLLOWS.with(|c| c.set(idle_was));
-        out
+        }
     }
 
     fn make_poll(&self) -> std::io::Result<BorrowPoll> {
