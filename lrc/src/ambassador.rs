@@ -276,8 +276,17 @@ thread_local! {
 }
 
 /// Hands one delivery to the federate ambassador (locked by the caller).
+/// Restores the calling thread's "inside a callback" mark, also when the callback unwinds.
+struct InCallback(bool);
+
+impl Drop for InCallback {
+    fn drop(&mut self) {
+        IN_CALLBACK.with(|c| c.set(self.0));
+    }
+}
+
 pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
-    let was = IN_CALLBACK.with(|c| c.replace(true));
+    let _mark = InCallback(IN_CALLBACK.with(|c| c.replace(true)));
     match d {
         Delivery::Report(v) => a.report_federation_executions(&v),
         Delivery::ConnectionLost(s) => a.connection_lost(&s),
@@ -415,7 +424,6 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
             }
         },
     }
-    IN_CALLBACK.with(|c| c.set(was));
 }
 
 struct Connection {

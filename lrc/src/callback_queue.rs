@@ -22,7 +22,10 @@
 //!
 //! What this means for a federate: an immediate callback may run on the LRC's receive thread,
 //! which receives nothing while it runs. Return promptly and keep long work on the federate's
-//! own threads, as with any RTI's immediate callbacks. Joining and resigning from a callback
+//! own threads, as with any RTI's immediate callbacks. A callback that panics on an LRC thread
+//! loses that one callback (the panic is logged); the thread, the other federates of the process
+//! and this federate's later callbacks go on. Evoked callbacks run on the federate's own thread,
+//! so a panic there unwinds into the federate's `evoke_callback` call, as Rust code expects. Joining and resigning from a callback
 //! are refused anyway (`CallNotAllowedFromWithinCallback`). Destroying a federation from an
 //! immediate callback on a receive thread is refused the same way unless its answer is already
 //! there: the answer could queue behind the datagrams the waiting thread would receive.
@@ -205,7 +208,16 @@ impl CallbackQueue {
         let was = defer(true);
         while t.enabled.load(Ordering::Acquire) {
             match self.rx.try_recv() {
-                Ok(d) => dispatch_to(&mut **amb, d),
+                Ok(d) => {
+                    // An LRC thread must survive the federate's panic: it receives for everyone.
+                    let run = std::panic::AssertUnwindSafe(|| dispatch_to(&mut **amb, d));
+                    if std::panic::catch_unwind(run).is_err() {
+                        tracing::error!(
+                            "a federate ambassador callback panicked on an LRC thread; \
+                             that callback is lost, the LRC goes on"
+                        );
+                    }
+                }
                 Err(_) => break,
             }
         }

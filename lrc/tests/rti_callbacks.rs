@@ -38,6 +38,8 @@ struct Shared {
     /// Destroy this federation from inside the first reflection, recording (thread, result).
     destroy: OnceLock<(Weak<RtiAmbassador>, String)>,
     destroyed: Mutex<Vec<(String, Result<(), RtiError>)>>,
+    /// Panic in the reflection of this value (after recording it).
+    panic_on: OnceLock<u32>,
 }
 
 struct Amb(Arc<Shared>);
@@ -66,6 +68,10 @@ impl FederateAmbassador for Amb {
         let v = u32::from_be_bytes(values[0].1.as_slice().try_into().unwrap());
         let thread = std::thread::current().name().unwrap_or("?").to_string();
         self.0.got.lock().unwrap().push((v, thread));
+        if self.0.panic_on.get() == Some(&v) {
+            self.0.inside.store(false, Ordering::SeqCst);
+            panic!("federate callback failed on value {v}");
+        }
         if let Some((rti, object, attr)) = self.0.echo.get()
             && let Some(rti) = rti.upgrade()
             && let Err(e) =
@@ -192,6 +198,57 @@ fn immediate_callbacks_run_on_the_receive_thread_in_order_and_may_call_the_rti()
         );
         assert!(threads.iter().any(|t| t == "hlamesh-data"), "{threads:?}");
     }
+}
+
+#[test]
+fn a_panicking_immediate_callback_loses_only_itself() {
+    // Two federates share the receiving LRC; one panics on value 5. The receive thread, the
+    // other federate and the panicking federate's later callbacks all go on.
+    let name = unique("cb-panic");
+    let (la, lb) = (
+        Lrc::start(TransportConfig::default()).unwrap(),
+        Lrc::start(TransportConfig::default()).unwrap(),
+    );
+    let a = federate(&la, &name, "sender", CallbackModel::Immediate);
+    let victim = federate(&lb, &name, "victim", CallbackModel::Immediate);
+    let bystander = federate(&lb, &name, "bystander", CallbackModel::Immediate);
+    let _ = victim.seen.panic_on.set(5);
+    wait_for("discoveries", None, || {
+        victim.seen.discovered.load(Ordering::SeqCst) >= 2
+            && bystander.seen.discovered.load(Ordering::SeqCst) >= 2
+    });
+    const N: u32 = 50;
+    let send = |vs: std::ops::Range<u32>| {
+        for v in vs {
+            a.rti
+                .update_attribute_values(a.object, vec![(a.pos, v.to_be_bytes().to_vec())], b"")
+                .unwrap();
+        }
+    };
+    // First the values around the panic; the rest only once they arrived, so they must cross
+    // the receive thread after the panic.
+    send(0..10);
+    wait_for("the first values", None, || {
+        values(&bystander.seen).iter().filter(|v| **v < 10).count() >= 10
+    });
+    send(10..N);
+    let done = || {
+        values(&victim.seen).iter().filter(|v| **v < N).count() >= N as usize
+            && values(&bystander.seen).iter().filter(|v| **v < N).count() >= N as usize
+    };
+    wait_for("every value at both federates", None, done);
+    let from_sender = |s: &Shared| -> Vec<u32> {
+        s.got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(v, _)| *v)
+            .filter(|v| *v < N)
+            .collect()
+    };
+    let want: Vec<u32> = (0..N).collect();
+    assert_eq!(from_sender(&victim.seen), want);
+    assert_eq!(from_sender(&bystander.seen), want);
 }
 
 #[test]
