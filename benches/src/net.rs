@@ -29,7 +29,10 @@ impl NetParams {
     /// Parameters unique to this process id, on `interface`.
     pub fn for_run(interface: Ipv4Addr, ttl: u32) -> NetParams {
         let pid = std::process::id();
-        let base = 30_000 + (pid % 3_000) as u16 * 8;
+        // 10000–19999: below the kernel's ephemeral range (32768–60999 by default), where a QUIC
+        // endpoint's port 0 may land on one of ours (bind: address in use, seen in CI), and
+        // below the tests' 20000–32767.
+        let base = 10_000 + (pid % 1_250) as u16 * 8;
         NetParams {
             interface,
             ttl,

@@ -12,11 +12,12 @@ use hlamesh_transport::{
 };
 
 /// Ports and discovery group unique to this process and test binary (`slot` tells the metrics
-/// test binaries apart): 20000–60000 like the other transport tests, in a block of ports
+/// test binaries apart): 20000–32099 like the other transport tests (below the kernel's
+/// ephemeral range, where a QUIC endpoint's port 0 may land), in a block of ports
 /// chosen from the process id, and a discovery group of its own.
 pub fn config(slot: u16) -> TransportConfig {
     let pid = std::process::id();
-    let base = 20_000 + ((pid % 400) as u16) * 100 + 90 + slot * 4;
+    let base = 20_000 + ((pid % 120) as u16) * 100 + 90 + slot * 4;
     TransportConfig {
         interface: Ipv4Addr::LOCALHOST,
         multicast_ttl: 0,
