@@ -1047,21 +1047,8 @@ impl Transport {
             .build()
             .map_err(TransportError::socket("start tokio runtime"))?;
 
-        // The seeded fault layer lives on the data thread: with it, only that thread receives.
-        let lendable = cfg.fault.is_none();
-        let idle = cfg.peer_timeout * 3;
-        let server = security.server_config(cfg.heartbeat_interval, idle)?;
-        let bind = SocketAddr::from((interface, cfg.quic_port));
-        let endpoint = {
-            let _guard = runtime.enter();
-            quinn::Endpoint::server(server, bind).map_err(TransportError::socket(format!(
-                "bind QUIC endpoint on {bind}"
-            )))?
-        };
-        let quic_addr = endpoint
-            .local_addr()
-            .map_err(TransportError::socket("QUIC local address"))?;
-
+        // The fixed ports first: the QUIC endpoint's (and the sender's) ephemeral ports are
+        // then chosen around them, never on them.
         let disc_sock = sockets::multicast_receiver(cfg.discovery_port, None)?;
         sockets::join(&disc_sock, cfg.discovery_group, interface)?;
         {
@@ -1078,6 +1065,21 @@ impl Transport {
         if let Err(e) = sockets::drop_own_datagrams(&data_recv, &data_send) {
             tracing::debug!("own datagrams will be read back and discarded: {e}");
         }
+
+        // The seeded fault layer lives on the data thread: with it, only that thread receives.
+        let lendable = cfg.fault.is_none();
+        let idle = cfg.peer_timeout * 3;
+        let server = security.server_config(cfg.heartbeat_interval, idle)?;
+        let bind = SocketAddr::from((interface, cfg.quic_port));
+        let endpoint = {
+            let _guard = runtime.enter();
+            quinn::Endpoint::server(server, bind).map_err(TransportError::socket(format!(
+                "bind QUIC endpoint on {bind}"
+            )))?
+        };
+        let quic_addr = endpoint
+            .local_addr()
+            .map_err(TransportError::socket("QUIC local address"))?;
 
         let (tx, rx) = crossbeam_channel::unbounded();
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
