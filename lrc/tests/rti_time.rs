@@ -352,6 +352,81 @@ fn lockstep(n: usize, steps: usize) {
 }
 
 #[test]
+fn federates_on_their_own_threads_wait_in_evoke_callback_and_share_an_lrc() {
+    // Federates 0 and 2 share LRC 0, federate 1 has LRC 1; each steps on its own thread and
+    // waits for its grant in evoke_callback, so the threads on LRC 0 borrow its data socket in
+    // turn (one receives for both while the other waits for its queue or for the socket).
+    let mut feds = federation_on(3, 2);
+    regulate_and_constrain(&mut feds, 1.0);
+    let lrc0 = feds[0]._lrc.clone();
+    let before = lrc0.datagrams_received_by_callers();
+    const STEPS: usize = 300;
+    let handles: Vec<FederateHandle> = feds.iter().map(|f| f.handle).collect();
+    let threads: Vec<_> = feds
+        .into_iter()
+        .map(|mut f| {
+            let others: Vec<FederateHandle> =
+                handles.iter().copied().filter(|h| *h != f.handle).collect();
+            std::thread::spawn(move || {
+                for step in 1..=STEPS {
+                    let now = t(step as f64);
+                    f.amb
+                        .update_attribute_values_with_time(
+                            f.object,
+                            vec![(f.pos, format!("{}@{step}", f.handle).into_bytes())],
+                            b"",
+                            now,
+                        )
+                        .unwrap();
+                    f.amb.time_advance_request(now).unwrap();
+                    let deadline = Instant::now() + Duration::from_secs(20);
+                    while !f.seen.contains(&Ev::Grant(now)) {
+                        assert!(
+                            Instant::now() < deadline,
+                            "federate {} step {step}: {:?}",
+                            f.handle,
+                            f.seen
+                        );
+                        f.amb.evoke_callback(Duration::from_millis(200)).unwrap();
+                        f.seen.extend(f.rec.take());
+                    }
+                    let seen = std::mem::take(&mut f.seen);
+                    let (grant, reflects) = seen.split_last().unwrap();
+                    assert_eq!(grant, &Ev::Grant(now), "the grant is the last callback");
+                    let mut producers: Vec<FederateHandle> = reflects
+                        .iter()
+                        .map(|e| match e {
+                            Ev::Reflect {
+                                producer,
+                                value,
+                                time,
+                                ..
+                            } => {
+                                assert_eq!(*time, Some(now));
+                                assert_eq!(value, &format!("{producer}@{step}").into_bytes());
+                                *producer
+                            }
+                            other => panic!("federate {}: unexpected {other:?}", f.handle),
+                        })
+                        .collect();
+                    producers.sort();
+                    assert_eq!(producers, others, "step {step}, federate {}", f.handle);
+                }
+                f
+            })
+        })
+        .collect();
+    for th in threads {
+        let f = th.join().expect("a federate thread failed");
+        assert_eq!(f.amb.query_logical_time().unwrap(), t(STEPS as f64));
+    }
+    assert!(
+        lrc0.datagrams_received_by_callers() > before,
+        "no federate thread received on the shared LRC"
+    );
+}
+
+#[test]
 fn lockstep_tar_two_federates_receive_every_update_in_order_before_the_grant() {
     lockstep(2, 100);
 }
