@@ -1983,8 +1983,11 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
     });
     let mut buf = RecvBuffer::new();
     let mut read_timeout = Duration::from_millis(10);
+    // The end of the previous turn: recent enough for the socket role's millisecond decisions,
+    // and one clock read per datagram less.
+    let mut turn_end = Instant::now();
     while !shared.shutdown.load(Ordering::Relaxed) {
-        let receiving = match shared.borrowing.data_turn(Instant::now()) {
+        let receiving = match shared.borrowing.data_turn(turn_end) {
             DataTurn::Receive { restore_blocking } => {
                 if restore_blocking && let Err(e) = sock.set_nonblocking(false) {
                     tracing::warn!("data socket back to blocking mode: {e}");
@@ -2085,8 +2088,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             let _ = sock.set_read_timeout(Some(want));
         }
         // Not receiving, the data thread sleeps at most until its timer too (recv_role).
+        turn_end = Instant::now();
         shared.data_wake_by_ns.store(
-            shared.ns_since_epoch(Instant::now() + read_timeout),
+            shared.ns_since_epoch(turn_end + read_timeout),
             Ordering::Relaxed,
         );
         shared.idle();
