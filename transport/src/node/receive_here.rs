@@ -7,14 +7,13 @@ use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{IDLE_FOLLOWS, Shared, Transport, lock, route};
 use crate::recv_buf::RecvBuffer;
 use crate::recv_role::{DataTurn, RecvRole};
-use std::time::Duration;
 
 const DATA: mio::Token = mio::Token(0);
 const WAKE: mio::Token = mio::Token(1);
