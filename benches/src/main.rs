@@ -203,7 +203,7 @@ struct Place {
     /// With --peer: this machine's interface address on the network shared with the peer.
     #[arg(long)]
     interface: Option<Ipv4Addr>,
-    /// Output JSON file (the SVG and PNG plots go next to it); default bench-out/<subcommand>.json.
+    /// Output JSON file (the SVG and PNG plots go next to it); default `bench-out/<subcommand>.json`.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Bound on the whole run, seconds.
