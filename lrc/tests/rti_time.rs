@@ -290,52 +290,69 @@ fn run_steps(feds: &mut [Fed], from: usize, steps: usize) {
     for step in from + 1..=from + steps {
         let now = t(step as f64);
         for f in feds.iter() {
-            // At time step-1 with lookahead 1 the earliest admissible timestamp is `step`.
-            f.amb
-                .update_attribute_values_with_time(
-                    f.object,
-                    vec![(f.pos, format!("{}@{step}", f.handle).into_bytes())],
-                    b"",
-                    now,
-                )
-                .unwrap();
-            f.amb.time_advance_request(now).unwrap();
+            f.send_step(step);
         }
         drive(feds, |_, s| s.last() == Some(&Ev::Grant(now)));
         let handles: Vec<FederateHandle> = feds.iter().map(|f| f.handle).collect();
         for f in feds.iter_mut() {
-            // Exactly one reflection from every other federate, stamped `step`, delivered TSO,
-            // all before the grant (the grant is the last callback).
-            let seen = std::mem::take(&mut f.seen);
-            let (grant, reflects) = seen.split_last().unwrap();
-            assert_eq!(grant, &Ev::Grant(now));
-            let mut producers: Vec<FederateHandle> = reflects
-                .iter()
-                .map(|e| match e {
-                    Ev::Reflect {
-                        producer,
-                        value,
-                        time,
-                        sent,
-                        received,
-                    } => {
-                        assert_eq!(*time, Some(now), "federate {}: {e:?}", f.handle);
-                        assert_eq!(value, &format!("{producer}@{step}").into_bytes());
-                        assert_eq!(
-                            (*sent, *received),
-                            (OrderType::TimeStamp, OrderType::TimeStamp)
-                        );
-                        *producer
-                    }
-                    other => panic!("federate {}: unexpected {other:?}", f.handle),
-                })
-                .collect();
-            producers.sort();
-            let others: Vec<FederateHandle> =
-                handles.iter().copied().filter(|h| *h != f.handle).collect();
-            assert_eq!(producers, others, "step {step}, federate {}", f.handle);
+            f.check_step(step, &handles);
             assert_eq!(f.amb.query_logical_time().unwrap(), now);
         }
+    }
+}
+
+impl Fed {
+    /// One timestamped update for `step`, then TAR(`step`). At time step-1 with lookahead 1 the
+    /// earliest admissible timestamp is `step`.
+    fn send_step(&self, step: usize) {
+        let now = t(step as f64);
+        self.amb
+            .update_attribute_values_with_time(
+                self.object,
+                vec![(self.pos, format!("{}@{step}", self.handle).into_bytes())],
+                b"",
+                now,
+            )
+            .unwrap();
+        self.amb.time_advance_request(now).unwrap();
+    }
+
+    /// Takes the callbacks seen for `step` and checks them: exactly one reflection from every
+    /// other federate of `handles`, stamped `step`, delivered TSO, all before the grant (the
+    /// grant is the last callback).
+    fn check_step(&mut self, step: usize, handles: &[FederateHandle]) {
+        let now = t(step as f64);
+        let seen = std::mem::take(&mut self.seen);
+        let (grant, reflects) = seen.split_last().unwrap();
+        assert_eq!(grant, &Ev::Grant(now));
+        let mut producers: Vec<FederateHandle> = reflects
+            .iter()
+            .map(|e| match e {
+                Ev::Reflect {
+                    producer,
+                    value,
+                    time,
+                    sent,
+                    received,
+                } => {
+                    assert_eq!(*time, Some(now), "federate {}: {e:?}", self.handle);
+                    assert_eq!(value, &format!("{producer}@{step}").into_bytes());
+                    assert_eq!(
+                        (*sent, *received),
+                        (OrderType::TimeStamp, OrderType::TimeStamp)
+                    );
+                    *producer
+                }
+                other => panic!("federate {}: unexpected {other:?}", self.handle),
+            })
+            .collect();
+        producers.sort();
+        let others: Vec<FederateHandle> = handles
+            .iter()
+            .copied()
+            .filter(|h| *h != self.handle)
+            .collect();
+        assert_eq!(producers, others, "step {step}, federate {}", self.handle);
     }
 }
 
@@ -365,20 +382,11 @@ fn federates_on_their_own_threads_wait_in_evoke_callback_and_share_an_lrc() {
     let threads: Vec<_> = feds
         .into_iter()
         .map(|mut f| {
-            let others: Vec<FederateHandle> =
-                handles.iter().copied().filter(|h| *h != f.handle).collect();
+            let handles = handles.clone();
             std::thread::spawn(move || {
                 for step in 1..=STEPS {
                     let now = t(step as f64);
-                    f.amb
-                        .update_attribute_values_with_time(
-                            f.object,
-                            vec![(f.pos, format!("{}@{step}", f.handle).into_bytes())],
-                            b"",
-                            now,
-                        )
-                        .unwrap();
-                    f.amb.time_advance_request(now).unwrap();
+                    f.send_step(step);
                     let deadline = Instant::now() + Duration::from_secs(20);
                     while !f.seen.contains(&Ev::Grant(now)) {
                         assert!(
@@ -390,27 +398,7 @@ fn federates_on_their_own_threads_wait_in_evoke_callback_and_share_an_lrc() {
                         f.amb.evoke_callback(Duration::from_millis(200)).unwrap();
                         f.seen.extend(f.rec.take());
                     }
-                    let seen = std::mem::take(&mut f.seen);
-                    let (grant, reflects) = seen.split_last().unwrap();
-                    assert_eq!(grant, &Ev::Grant(now), "the grant is the last callback");
-                    let mut producers: Vec<FederateHandle> = reflects
-                        .iter()
-                        .map(|e| match e {
-                            Ev::Reflect {
-                                producer,
-                                value,
-                                time,
-                                ..
-                            } => {
-                                assert_eq!(*time, Some(now));
-                                assert_eq!(value, &format!("{producer}@{step}").into_bytes());
-                                *producer
-                            }
-                            other => panic!("federate {}: unexpected {other:?}", f.handle),
-                        })
-                        .collect();
-                    producers.sort();
-                    assert_eq!(producers, others, "step {step}, federate {}", f.handle);
+                    f.check_step(step, &handles);
                 }
                 f
             })
