@@ -161,7 +161,17 @@ impl RecvRole {
     pub fn data_sleep(&mut self, now: Instant, timer: Duration) -> Duration {
         let sleep = match self.holder {
             Holder::Borrower { since } if now.saturating_duration_since(since) >= GRACE => timer,
-            Holder::Away { since } => GRACE.saturating_sub(now.saturating_duration_since(since)),
+            Holder::Away { since } => {
+                // Past the grace, a signalled waiter keeps its claim until STARVED: sleep until
+                // then, not in a loop of zero-length sleeps that would take the CPU it needs.
+                let away = now.saturating_duration_since(since);
+                let until = if self.wanted > 0 && away >= GRACE {
+                    STARVED
+                } else {
+                    GRACE
+                };
+                until.saturating_sub(away)
+            }
             _ => GRACE,
         };
         let sleep = sleep.min(timer);
@@ -309,6 +319,26 @@ mod tests {
         let short = Duration::from_micros(100);
         assert_eq!(r.data_sleep(at(t0, 6_000) + GRACE, short), short);
         assert!(!r.give_back(at(t0, 9_000)).wake_data_thread);
+    }
+
+    #[test]
+    fn past_the_grace_the_data_thread_sleeps_until_a_waiter_starves_not_zero() {
+        let t0 = Instant::now();
+        let timer = Duration::from_millis(20);
+        let mut r = RecvRole::new(true);
+        r.want();
+        r.data_turn(t0);
+        r.borrow(t0);
+        r.unwant();
+        r.want();
+        assert!(r.give_back(at(t0, 100)).signal_waiter);
+        // The waiter has not come yet, 2 ms after the give-back.
+        let now = at(t0, 2_100);
+        assert_eq!(r.data_turn(now), DataTurn::Timers);
+        assert_eq!(r.data_sleep(now, timer), STARVED - Duration::from_millis(2));
+        // Without a waiter the grace alone counts (and is over: look again at once).
+        r.unwant();
+        assert_eq!(r.data_sleep(now, timer), Duration::ZERO);
     }
 
     #[test]
