@@ -212,6 +212,13 @@ impl Flow {
         }
     }
 
+    /// A `wait_for_room` call waited `waited`.
+    fn count_wait(&self, waited: Duration) {
+        self.waits.fetch_add(1, Ordering::Relaxed);
+        self.wait_ns
+            .fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
+    }
+
     fn stats(&self) -> m::FlowStats {
         m::FlowStats {
             waits: self.waits.load(Ordering::Relaxed),
@@ -353,6 +360,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     fn now_ms(&self) -> u64 {
         self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Counts a data datagram of `len` bytes read from the socket, by an application thread
+    /// waiting for callbacks when `by_caller` (see [`Transport::receive_here`]).
+    fn datagram_in(&self, len: usize, by_caller: bool) {
+        self.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
+        if by_caller {
+            self.stats
+                .datagrams_in_caller
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        self.metrics.datagram_in(len);
     }
 
     /// The flow-control settings of a new federation channel.
@@ -923,9 +942,7 @@ impl FederationChannel {
             };
             if now >= start + MAX_FLOW_WAIT {
                 drop(w);
-                flow.waits.fetch_add(1, Ordering::Relaxed);
-                flow.wait_ns
-                    .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                flow.count_wait(start.elapsed());
                 return FlowWait::TimedOut;
             }
             if !flushed {
@@ -962,9 +979,7 @@ impl FederationChannel {
             return FlowWait::Open;
         }
         let waited = start.elapsed();
-        flow.waits.fetch_add(1, Ordering::Relaxed);
-        flow.wait_ns
-            .fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
+        flow.count_wait(waited);
         FlowWait::Waited(waited)
     }
 
@@ -2000,31 +2015,25 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 false
             }
         };
-        match buf.recv_with(|b| {
-            if receiving {
-                sock.recv_from(b)
-            } else {
-                Err(std::io::ErrorKind::WouldBlock.into())
-            }
-        }) {
-            Ok((dgram, _src)) => {
-                let n = dgram.len();
-                shared.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
-                shared.metrics.datagram_in(n);
-                match fault.as_mut() {
-                    Some(f) => {
-                        f.inject(Instant::now(), dgram);
+        if receiving {
+            match buf.recv_with(|b| sock.recv_from(b)) {
+                Ok((dgram, _src)) => {
+                    shared.datagram_in(dgram.len(), false);
+                    match fault.as_mut() {
+                        Some(f) => {
+                            f.inject(Instant::now(), dgram);
+                        }
+                        None => route(&shared, Instant::now(), dgram),
                     }
-                    None => route(&shared, Instant::now(), dgram),
                 }
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => {
-                tracing::debug!("data socket receive error: {e}");
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => {
+                    tracing::debug!("data socket receive error: {e}");
+                }
             }
         }
         let now = Instant::now();

@@ -287,12 +287,7 @@ impl Shared {
             match bp.buf.recv_with(|b| self.data_recv.recv_from(b)) {
                 Ok((dgram, _src)) => {
                     errors = 0;
-                    let n = dgram.len();
-                    self.stats.datagrams_in.fetch_add(1, Ordering::Relaxed);
-                    self.stats
-                        .datagrams_in_caller
-                        .fetch_add(1, Ordering::Relaxed);
-                    self.metrics.datagram_in(n);
+                    self.datagram_in(dgram.len(), true);
                     route(self, Instant::now(), dgram);
                     self.idle();
                     continue;
