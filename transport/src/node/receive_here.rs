@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -32,13 +32,29 @@ pub(super) struct Borrowing {
     /// Tells a thread waiting for the role that it may be free (capacity 1: signals coalesce).
     ready_tx: Sender<()>,
     ready_rx: Receiver<()>,
-    /// A borrower is receiving now (read without the lock by [`ReceiverWaker::wake`]).
-    receiving: AtomicBool,
+    /// Whether a borrower receives, and how to wake it (shared with every [`ReceiverWaker`]).
+    signal: Arc<Signal>,
     /// The borrowers' poller, made at the first borrow.
     poll: Mutex<Option<BorrowPoll>>,
-    waker: OnceLock<mio::Waker>,
     /// The data thread, to wake it from a long sleep (see [`RecvRole::data_sleep`]).
     data_thread: OnceLock<std::thread::Thread>,
+}
+
+/// What a thread that queued something for the borrower needs, readable without any lock.
+#[derive(Default)]
+struct Signal {
+    /// A borrower is receiving now.
+    receiving: AtomicBool,
+    /// Fires the borrower's poll (made with the poller).
+    waker: OnceLock<mio::Waker>,
+}
+
+impl Signal {
+    fn wake(&self) {
+        if let Some(w) = self.waker.get() {
+            let _ = w.wake();
+        }
+    }
 }
 
 struct BorrowPoll {
@@ -56,9 +72,8 @@ impl Borrowing {
             role: Mutex::new(RecvRole::new(enabled)),
             ready_tx,
             ready_rx,
-            receiving: AtomicBool::new(false),
+            signal: Arc::default(),
             poll: Mutex::new(None),
-            waker: OnceLock::new(),
             data_thread: OnceLock::new(),
         }
     }
@@ -83,13 +98,7 @@ impl Borrowing {
     /// Stops borrowing (shutdown) and wakes a borrower so it sees it.
     pub(super) fn disable(&self) {
         lock(&self.role).disable();
-        self.wake();
-    }
-
-    fn wake(&self) {
-        if let Some(w) = self.waker.get() {
-            let _ = w.wake();
-        }
+        self.signal.wake();
     }
 }
 
@@ -138,7 +147,7 @@ impl Drop for RoleWait {
 /// condition again. Call it after queueing, from another thread, something that thread waits
 /// for. Cheap when nobody borrows (one atomic load).
 #[derive(Clone)]
-pub struct ReceiverWaker(Weak<Shared>);
+pub struct ReceiverWaker(Arc<Signal>);
 
 impl std::fmt::Debug for ReceiverWaker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -152,14 +161,11 @@ impl ReceiverWaker {
         if BORROWING.with(Cell::get) {
             return;
         }
-        let Some(shared) = self.0.upgrade() else {
-            return;
-        };
         // Pairs with the borrower's store before it checks its condition: either it sees what
         // was queued, or this sees it receiving and wakes it.
         std::sync::atomic::fence(Ordering::SeqCst);
-        if shared.borrowing.receiving.load(Ordering::SeqCst) {
-            shared.borrowing.wake();
+        if self.0.receiving.load(Ordering::SeqCst) {
+            self.0.wake();
         }
     }
 }
@@ -198,7 +204,7 @@ impl Transport {
                 }
             }
         };
-        b.receiving.store(true, Ordering::SeqCst);
+        b.signal.receiving.store(true, Ordering::SeqCst);
         std::sync::atomic::fence(Ordering::SeqCst);
         let _back = GiveBackOnDrop(b);
         s.receive_borrowed(deadline, ready, set_nonblocking)
@@ -206,7 +212,7 @@ impl Transport {
 
     /// A handle that wakes this transport's borrower (see [`Transport::receive_here`]).
     pub fn receiver_waker(&self) -> ReceiverWaker {
-        ReceiverWaker(Arc::downgrade(&self.shared))
+        ReceiverWaker(self.shared.borrowing.signal.clone())
     }
 }
 
@@ -217,7 +223,7 @@ struct GiveBackOnDrop<'a>(&'a Borrowing);
 impl Drop for GiveBackOnDrop<'_> {
     fn drop(&mut self) {
         let b = self.0;
-        b.receiving.store(false, Ordering::SeqCst);
+        b.signal.receiving.store(false, Ordering::SeqCst);
         let back = lock(&b.role).give_back(Instant::now());
         if back.signal_waiter {
             let _ = b.ready_tx.try_send(());
@@ -327,7 +333,7 @@ impl Shared {
         poll.registry()
             .register(&mut mio::unix::SourceFd(&fd), DATA, mio::Interest::READABLE)?;
         let waker = mio::Waker::new(poll.registry(), WAKE)?;
-        let _ = self.borrowing.waker.set(waker);
+        let _ = self.borrowing.signal.waker.set(waker);
         Ok(BorrowPoll {
             poll,
             events: mio::Events::with_capacity(4),
