@@ -1820,9 +1820,10 @@ fn register(
         }
     });
     let _ = shared.control.send(ControlWork::Registered(node));
-    shared.discovery_changed();
     tracing::info!(peer = %node, %addr, "peer connected");
+    // The event before the change signal: a thread woken by the change finds it queued.
     shared.emit(TransportEvent::PeerConnected { node, addr });
+    shared.discovery_changed();
 }
 
 async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
