@@ -177,7 +177,14 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
     let hp = pa
         .join_federation_execution(Some("publisher"), "test", &name)
         .unwrap();
-    // Subscriber on another LRC, and a second federate on the publisher's LRC.
+    // Subscriber on another LRC, and a second federate on the publisher's LRC. A full
+    // subscriber joins the other LRC first: an update there reaches two local federates with
+    // different subscriptions, the first served with a copy and the last with the received
+    // values themselves (`reflect_to_locals`).
+    let (mut fb, rfb) = connect(&lb, CallbackModel::Evoked);
+    let hfb = fb
+        .join_federation_execution(Some("full"), "test", &name)
+        .unwrap();
     let (mut sb, rb) = connect(&lb, CallbackModel::Evoked);
     let t0 = Instant::now();
     let hs = sb
@@ -188,7 +195,7 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
     let hs2 = sa
         .join_federation_execution(Some("local"), "test", &name)
         .unwrap();
-    assert!(hp != hs && hs != hs2 && hp != hs2);
+    assert!(hp != hs && hs != hs2 && hp != hs2 && hfb != hs && hfb != hp);
     assert_eq!(sb.get_federate_name(hp).unwrap(), "publisher");
     assert_eq!(
         sb.join_federation_execution(None, "x", &name),
@@ -211,6 +218,8 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
         .unwrap();
     sb.subscribe_interaction_class(command, true).unwrap();
     sa.subscribe_object_class_attributes(car, &[pos, colour], true)
+        .unwrap();
+    fb.subscribe_object_class_attributes(car, &[pos, colour], true)
         .unwrap();
     pa.publish_object_class_attributes(car, &[pos, colour])
         .unwrap();
@@ -240,6 +249,21 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
             Ev::Discover(o, vehicle, oname.clone()),
             Ev::Reflect(o, vec![(pos, b"p1".to_vec())], hp),
             Ev::Interaction(command, vec![(text, b"halt".to_vec())]),
+        ]
+    );
+    let mut full = Vec::new();
+    evoke_until(&fb, &rfb, &mut full, |s| {
+        s.iter().any(|e| matches!(e, Ev::Reflect(..)))
+    });
+    assert_eq!(
+        full,
+        vec![
+            Ev::Discover(o, car, oname.clone()),
+            Ev::Reflect(
+                o,
+                vec![(pos, b"p1".to_vec()), (colour, b"red".to_vec())],
+                hp
+            ),
         ]
     );
     assert_eq!(sb.get_known_object_class_handle(o).unwrap(), vehicle);
@@ -281,6 +305,15 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
     let mut seen = Vec::new();
     evoke_until(&sb, &rb, &mut seen, |s| s.contains(&Ev::Remove(o)));
     assert_eq!(seen, vec![Ev::Remove(o)], "no reflection after unsubscribe");
+    let mut full = Vec::new();
+    evoke_until(&fb, &rfb, &mut full, |s| s.contains(&Ev::Remove(o)));
+    assert_eq!(
+        full,
+        vec![
+            Ev::Reflect(o, vec![(pos, b"p2".to_vec())], hp),
+            Ev::Remove(o)
+        ]
+    );
 
     // Destroy fails while joined, works after everyone resigned.
     assert!(matches!(
@@ -288,6 +321,8 @@ fn two_lrcs_publish_subscribe_promote_reflect_interact_delete() {
         Err(RtiError::FederatesCurrentlyJoined(_))
     ));
     sb.resign_federation_execution(ResignAction::DeleteObjects)
+        .unwrap();
+    fb.resign_federation_execution(ResignAction::DeleteObjects)
         .unwrap();
     sa.resign_federation_execution(ResignAction::DeleteObjects)
         .unwrap();

@@ -2002,6 +2002,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
     // The end of the previous turn: recent enough for the socket role's millisecond decisions,
     // and one clock read per datagram less.
     let mut turn_end = Instant::now();
+    let mut feds: Vec<Arc<FedChannel>> = Vec::new();
     while !shared.shutdown.load(Ordering::Relaxed) {
         let receiving = match shared.borrowing.data_turn(turn_end) {
             DataTurn::Receive { restore_blocking } => {
@@ -2016,15 +2017,21 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 false
             }
         };
+        // One clock read per turn: the datagram's arrival time serves its handling, the timers
+        // (millisecond scale) and the next turn's socket-role decision; the microseconds the
+        // handling takes do not matter to any of them.
+        let mut now = turn_end;
         if receiving {
-            match buf.recv_with(|b| sock.recv_from(b)) {
+            let got = buf.recv_with(|b| sock.recv_from(b));
+            now = Instant::now();
+            match got {
                 Ok((dgram, _src)) => {
                     shared.datagram_in(dgram.len(), false);
                     match fault.as_mut() {
                         Some(f) => {
-                            f.inject(Instant::now(), dgram);
+                            f.inject(now, dgram);
                         }
-                        None => route(&shared, Instant::now(), dgram),
+                        None => route(&shared, now, dgram),
                     }
                 }
                 Err(e)
@@ -2037,7 +2044,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 }
             }
         }
-        let now = Instant::now();
+        if !receiving {
+            now = Instant::now();
+        }
         let mut next: Option<Instant> = None;
         if let Some(f) = fault.as_mut() {
             while let Some(d) = f.poll(now) {
@@ -2045,13 +2054,16 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             }
             next = f.next_deadline();
         }
-        let feds: Vec<Arc<FedChannel>> = shared
-            .federations
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        // A reused list (no allocation per turn), emptied after the turn so a federation left
+        // meanwhile is not kept alive by it.
+        feds.extend(
+            shared
+                .federations
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .cloned(),
+        );
         for fed in &feds {
             let mut side = lock(&fed.recv);
             if side.rx.poll_timeout().is_some_and(|t| t <= now) {
@@ -2089,8 +2101,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         }
         // Sleep in recv until the earliest timer, within [0.5 ms, 20 ms]; the upper bound lets a
         // sender's first tail heartbeat (armed by a send on another thread) go out in time.
+        feds.clear();
         let want = next
-            .map(|t| t.saturating_duration_since(Instant::now()))
+            .map(|t| t.saturating_duration_since(now))
             .unwrap_or(Duration::from_millis(20))
             .clamp(Duration::from_micros(500), Duration::from_millis(20));
         if want.abs_diff(read_timeout) > DATA_TIMEOUT_SLACK {
@@ -2098,7 +2111,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             let _ = sock.set_read_timeout(Some(want));
         }
         // Not receiving, the data thread sleeps at most until its timer too (recv_role).
-        turn_end = Instant::now();
+        turn_end = now;
         shared.data_wake_by_ns.store(
             shared.ns_since_epoch(turn_end + read_timeout),
             Ordering::Relaxed,

@@ -37,6 +37,17 @@ pub struct Instance {
     pub origin: Node,
 }
 
+/// What every reflection of one received update shares (see `reflect_to_locals`).
+struct Reflected {
+    object: ObjectInstanceHandle,
+    producer: FederateHandle,
+    time: Option<Timestamp>,
+    reliable: bool,
+    tso: bool,
+    seq: u64,
+    held: bool,
+}
+
 impl Instance {
     /// Owner of attribute `a`.
     pub fn owner_of(&self, a: AttributeHandle) -> Option<FederateHandle> {
@@ -242,38 +253,50 @@ impl FederationCore {
         let class = inst.class;
         // One message per (transportation, order): reliable TSO, reliable RO, best effort
         // (never TSO: the time manager orders only the reliable stream), each value's kind
-        // found with the validation's FOM lookup.
-        let mut kinds = Vec::with_capacity(values.len());
-        for (a, _) in &values {
-            let x = fdd.attribute(class, *a).map_err(|e| {
+        // found with the validation's FOM lookup. The usual update has one kind and goes out
+        // as it came, with no allocation for the grouping.
+        let kind_of = |a: AttributeHandle| -> Result<usize, RtiError> {
+            let x = fdd.attribute(class, a).map_err(|e| {
                 RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
             })?;
-            if !self.owns_now(f, object, *a) || !lf.decl.publishes(class, *a) {
+            if !self.owns_now(f, object, a) || !lf.decl.publishes(class, a) {
                 return Err(RtiError::AttributeNotOwned(format!(
                     "federation {}: federate {f} does not own attribute {a} of instance {object}",
                     self.name
                 )));
             }
-            kinds.push(if x.transportation.0 == 2 {
+            Ok(if x.transportation.0 == 2 {
                 BEST_EFFORT
-            } else if lf.orders.attribute(object, *a).unwrap_or(x.order) == OrderType::TimeStamp {
+            } else if lf.orders.attribute(object, a).unwrap_or(x.order) == OrderType::TimeStamp {
                 RELIABLE_TS
             } else {
                 RELIABLE_RO
-            });
+            })
+        };
+        let (mut first, mut mixed) = (None, false);
+        for (a, _) in &values {
+            let k = kind_of(*a)?;
+            mixed |= first.is_some_and(|f| f != k);
+            first.get_or_insert(k);
         }
         let mut groups: [Vec<(AttributeHandle, Vec<u8>)>; 3] = Default::default();
-        match kinds.first() {
-            // The usual update has one kind: its values go out as they came.
-            Some(k) if kinds.iter().all(|x| x == k) => groups[*k] = values,
+        match first {
+            Some(k) if !mixed => groups[k] = values,
             _ => {
-                for (v, k) in values.into_iter().zip(&kinds) {
-                    groups[*k].push(v);
+                for v in values {
+                    groups[kind_of(v.0)?].push(v);
                 }
             }
         }
-        let versions: [Vec<u32>; 3] =
-            std::array::from_fn(|k| groups[k].iter().map(|(a, _)| inst.version(*a)).collect());
+        // A receiver takes an absent version as 0 (`update_verdict`), so an instance none of
+        // whose attributes ever changed hands sends none.
+        let versions: [Vec<u32>; 3] = std::array::from_fn(|k| {
+            if inst.versions.is_empty() {
+                Vec::new()
+            } else {
+                groups[k].iter().map(|(a, _)| inst.version(*a)).collect()
+            }
+        });
         // Both send orders are checked before anything is sent.
         let ts_tso = if groups[RELIABLE_TS].is_empty() {
             false
@@ -967,79 +990,121 @@ impl FederationCore {
         let reliable = values
             .first()
             .is_none_or(|(a, _)| self.is_reliable_attr(class, *a));
-        // The values are kept after the reflections took their copies, so they move in rather
-        // than being copied once more; with no other local federate (the sender applying its
-        // own update) nothing is copied at all.
-        if self.locals.keys().any(|f| *f != producer) {
-            self.reflect_to_locals(
-                object, producer, &values, &tag, &time, reliable, tso, seq, served, held,
-            );
-        }
+        // The instance keeps the last values by copying into the buffers it already holds (no
+        // allocation once an attribute's size is steady), so the decoded values themselves can
+        // move into the last reflection instead of being copied for it. Nothing the reflections
+        // below do reads the kept values.
         if let Some(inst) = self.objects.get_mut(&object) {
-            for (a, v) in values {
-                inst.values.insert(a, v);
+            for (a, v) in &values {
+                match inst.values.get_mut(a) {
+                    Some(kept) => {
+                        kept.clear();
+                        kept.extend_from_slice(v);
+                    }
+                    None => {
+                        inst.values.insert(*a, v.clone());
+                    }
+                }
             }
+        }
+        // With no other local federate (the sender applying its own update) nothing is copied.
+        if self.locals.keys().any(|f| *f != producer) {
+            let update = Reflected {
+                object,
+                producer,
+                time,
+                reliable,
+                tso,
+                seq,
+                held,
+            };
+            self.reflect_to_locals(&update, values, tag, served);
         }
     }
 
     /// Queues the reflections of an update for the local federates subscribed to it (the
-    /// producer excepted).
-    #[allow(clippy::too_many_arguments)]
+    /// producer excepted). Each recipient is served when the next one is found, with copies;
+    /// the last one takes `values` and `tag` themselves (the usual single subscriber copies
+    /// nothing).
     fn reflect_to_locals(
         &mut self,
-        object: ObjectInstanceHandle,
-        producer: FederateHandle,
-        values: &[(AttributeHandle, Vec<u8>)],
-        tag: &[u8],
-        time: &Option<Timestamp>,
-        reliable: bool,
-        tso: bool,
-        seq: u64,
+        update: &Reflected,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
         served: &mut Vec<FederateHandle>,
-        held: bool,
     ) {
         // Walks the local federates by key (no key list per update): discovery below needs
         // `self` mutably.
         let mut next = self.locals.keys().next().copied();
+        let mut found: Option<(FederateHandle, ObjectClassHandle)> = None;
         while let Some(f) = next {
             next = super::key_after(&self.locals, f);
-            if f == producer {
+            if f == update.producer {
                 continue;
             }
-            let Some(k) = self.discover_for(f, object) else {
+            let Some(k) = self.discover_for(f, update.object) else {
                 continue;
             };
             let Some(subs) = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k)) else {
                 continue;
             };
-            let vals: Vec<(AttributeHandle, Vec<u8>)> = values
-                .iter()
-                .filter(|(a, _)| subs.contains(a))
-                .cloned()
-                .collect();
-            if vals.is_empty() {
+            if !values.iter().any(|(a, _)| subs.contains(a)) {
                 continue;
             }
-            let info = received(producer, time, reliable);
-            let cb = Callback::ReflectAttributeValues {
-                object,
-                values: vals,
-                tag: tag.to_vec(),
-                info,
-            };
-            if held {
-                // Its sequence number went past the time managers when it was held: it is
-                // delivered in receive order (see `super::ownership`).
-                self.callback(f, cb);
-                continue;
+            if let Some((g, gk)) = found.replace((f, k)) {
+                let copy = self.subscribed_values(g, gk, values.iter().cloned());
+                self.reflect_one(g, update, copy, tag.clone(), served);
             }
-            let t = self.decode_time(time);
-            if reliable {
-                served.push(f);
-                self.time_deliver(f, producer, seq, t, tso, cb);
-            } else {
-                self.time_deliver(f, producer, seq, t, false, cb);
-            }
+        }
+        if let Some((g, gk)) = found {
+            let vals = self.subscribed_values(g, gk, values);
+            self.reflect_one(g, update, vals, tag, served);
+        }
+    }
+
+    /// The values federate `f` subscribes to (known class `k`), in the order they came; a
+    /// vector that is all subscribed keeps its allocation.
+    fn subscribed_values(
+        &self,
+        f: FederateHandle,
+        k: ObjectClassHandle,
+        values: impl IntoIterator<Item = (AttributeHandle, Vec<u8>)>,
+    ) -> Vec<(AttributeHandle, Vec<u8>)> {
+        let subs = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k));
+        values
+            .into_iter()
+            .filter(|(a, _)| subs.is_some_and(|s| s.contains(a)))
+            .collect()
+    }
+
+    /// Queues one federate's reflection, through its time manager unless `held`.
+    fn reflect_one(
+        &mut self,
+        f: FederateHandle,
+        update: &Reflected,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        served: &mut Vec<FederateHandle>,
+    ) {
+        let info = received(update.producer, &update.time, update.reliable);
+        let cb = Callback::ReflectAttributeValues {
+            object: update.object,
+            values,
+            tag,
+            info,
+        };
+        if update.held {
+            // Its sequence number went past the time managers when it was held: it is
+            // delivered in receive order (see `super::ownership`).
+            self.callback(f, cb);
+            return;
+        }
+        let t = self.decode_time(&update.time);
+        if update.reliable {
+            served.push(f);
+            self.time_deliver(f, update.producer, update.seq, t, update.tso, cb);
+        } else {
+            self.time_deliver(f, update.producer, update.seq, t, false, cb);
         }
     }
 

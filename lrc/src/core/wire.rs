@@ -122,6 +122,7 @@ pub enum DataMsg {
         tso: bool,
         /// Ownership version of each value's attribute when it was sent (aligned with `values`;
         /// receivers accept it only from the owner of that version, see `super::ownership`).
+        /// Shorter than `values` (empty, usually) where the rest are version 0.
         versions: Vec<u32>,
     },
     /// An interaction.
