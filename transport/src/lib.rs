@@ -40,6 +40,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod arena;
 pub mod certs;
 pub mod config;
 pub mod data;

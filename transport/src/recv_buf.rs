@@ -5,7 +5,9 @@
 //! out into an arena that hands out each datagram as a `Bytes`. The arena's allocation is reused
 //! once every datagram cut from it has been dropped.
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
+
+use crate::arena::ByteArena;
 
 /// Largest UDP payload.
 pub const MAX_DATAGRAM: usize = 65_536;
@@ -16,7 +18,7 @@ const ARENA: usize = 256 << 10;
 #[derive(Debug)]
 pub struct RecvBuffer {
     scratch: Box<[u8]>,
-    arena: BytesMut,
+    arena: ByteArena,
 }
 
 impl Default for RecvBuffer {
@@ -30,7 +32,7 @@ impl RecvBuffer {
     pub fn new() -> Self {
         RecvBuffer {
             scratch: vec![0u8; MAX_DATAGRAM].into_boxed_slice(),
-            arena: BytesMut::with_capacity(ARENA),
+            arena: ByteArena::new(ARENA),
         }
     }
 
@@ -42,12 +44,7 @@ impl RecvBuffer {
     ) -> Result<(Bytes, A), E> {
         let (n, extra) = recv(&mut self.scratch)?;
         let n = n.min(self.scratch.len());
-        if self.arena.capacity() < n {
-            // Takes the old allocation back if every datagram cut from it was dropped.
-            self.arena.reserve(ARENA);
-        }
-        self.arena.extend_from_slice(&self.scratch[..n]);
-        Ok((self.arena.split().freeze(), extra))
+        Ok((self.arena.copy(&self.scratch[..n]), extra))
     }
 }
 

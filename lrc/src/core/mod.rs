@@ -448,6 +448,9 @@ pub struct FederationCore {
     pub(crate) streams: BTreeMap<Node, Stream>,
     pub(crate) channel_peers: BTreeSet<Node>,
     pub(crate) data_hw: u64,
+    /// Scratch list of the local federates a received message was delivered to (see
+    /// `apply_data`), kept to spare an allocation per message.
+    pub(crate) served: Vec<FederateHandle>,
     pub(crate) time: time::TimeState,
     pub(crate) sync: sync_point::SyncPoints,
     pub(crate) save: Option<save::SaveInProgress>,
@@ -522,6 +525,7 @@ impl FederationCore {
             streams: BTreeMap::new(),
             channel_peers: BTreeSet::new(),
             data_hw: 0,
+            served: Vec::new(),
             time: time::TimeState::default(),
             sync: Default::default(),
             save: None,

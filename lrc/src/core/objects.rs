@@ -764,11 +764,14 @@ impl FederationCore {
             && producer.is_some_and(|p| {
                 self.locals.keys().all(|f| *f == p) && self.time.managers.keys().all(|h| *h == p)
             });
-        let mut served: Vec<FederateHandle> = Vec::new();
+        // (A nested `apply_data` finds the scratch list taken and uses a new one.)
+        let mut served = std::mem::take(&mut self.served);
+        served.clear();
         self.apply_msg(from, seq, msg, &mut served);
         if let (true, Some(p)) = (reliable, producer) {
             self.time_other(p, seq, &served);
         }
+        self.served = served;
         if !alone {
             self.pump_time();
         }

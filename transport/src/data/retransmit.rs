@@ -1,9 +1,13 @@
 //! The sender's bounded retransmit buffer: recent reliable datagrams, indexed by the sequence
-//! numbers they cover, evicted oldest first when over the byte or count limit.
+//! numbers they cover, evicted oldest first when over the byte or count limit. Its copies are cut
+//! from a [`ByteArena`] (no allocation per datagram), so the memory it holds is its byte limit
+//! plus at most one arena chunk.
 
 use std::collections::VecDeque;
 
 use bytes::Bytes;
+
+use crate::arena::ByteArena;
 
 #[derive(Debug)]
 struct Stored {
@@ -20,7 +24,11 @@ pub(crate) struct RetransmitBuffer {
     cap_bytes: usize,
     cap_count: usize,
     evicted: u64,
+    copies: ByteArena,
 }
+
+/// Size of the chunks the copies are cut from.
+const COPY_CHUNK: usize = 64 << 10;
 
 impl RetransmitBuffer {
     pub(crate) fn new(cap_bytes: usize, cap_count: usize) -> Self {
@@ -30,11 +38,13 @@ impl RetransmitBuffer {
             cap_bytes,
             cap_count,
             evicted: 0,
+            copies: ByteArena::new(COPY_CHUNK),
         }
     }
 
-    /// Keep `datagram`, which covers sequence numbers `first .. first + frames`.
-    pub(crate) fn push(&mut self, first: u64, frames: u64, datagram: Bytes) {
+    /// Keeps a copy of `datagram`, which covers sequence numbers `first .. first + frames`.
+    pub(crate) fn push(&mut self, first: u64, frames: u64, datagram: &[u8]) {
+        let datagram = self.copies.copy(datagram);
         self.bytes += datagram.len();
         self.entries.push_back(Stored {
             first,

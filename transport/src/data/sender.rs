@@ -409,7 +409,7 @@ impl DataSender {
         stats.datagrams += 1;
         stats.bytes += datagram.len() as u64;
         if rel == Reliability::Reliable {
-            retransmit.push(first, frames, Bytes::copy_from_slice(datagram));
+            retransmit.push(first, frames, datagram);
         }
     }
 
