@@ -11,6 +11,7 @@ use hlamesh_transport::data::Reliability;
 use serde::Serialize;
 
 use crate::BenchError;
+use crate::cpus::{Pinning, Placement as CpuPlacement};
 use crate::peer::Role;
 use crate::placement::Placement;
 use crate::report::{self, LatencySummary, Machine};
@@ -36,6 +37,8 @@ pub struct LatencyOptions {
     pub warmup: usize,
     /// hlamesh automatic batching on the driver (the peer keeps its default, on).
     pub batching: bool,
+    /// CPU placement of the driver and the peer (see [`crate::cpus`]).
+    pub pin: Pinning,
 }
 
 /// One configuration's result.
@@ -80,6 +83,8 @@ pub struct LatencyReport {
     pub duration_s: f64,
     /// Where the processes ran.
     pub placement: String,
+    /// The CPUs the driver and the peer were pinned to.
+    pub cpus: CpuPlacement,
     /// The machine.
     pub machine: Machine,
     /// The options.
@@ -334,13 +339,44 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let session = Session::start(
+    let cpus = CpuPlacement::choose(opts.pin, !matches!(placement, Placement::Peer { .. }))?;
+    // The driver's threads start in the session: pinned from here, they inherit it.
+    let before = cpus.driver_cpu.map(crate::cpus::pin_to).transpose()?;
+    let r = measure(
+        placement,
+        opts,
+        command,
+        timeout,
+        started,
+        started_unix_ms,
+        machine,
+        cpus,
+    );
+    if let Some(b) = &before {
+        crate::cpus::restore(b);
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    placement: &Placement,
+    opts: &LatencyOptions,
+    command: String,
+    timeout: Duration,
+    started: Instant,
+    started_unix_ms: u64,
+    machine: Machine,
+    cpus: CpuPlacement,
+) -> Result<LatencyReport, BenchError> {
+    let session = Session::start_pinned(
         placement,
         Role::Echo,
         opts.level,
         1,
         timeout,
         timeout + timeout,
+        cpus.peer_cpu,
     )?;
     let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
@@ -425,6 +461,7 @@ pub fn run(
         started_unix_ms,
         duration_s: started.elapsed().as_secs_f64(),
         placement: placement.describe(),
+        cpus,
         machine,
         options: opts.clone(),
         results,
@@ -434,9 +471,10 @@ pub fn run(
 /// The table printed on stdout.
 pub fn table(r: &LatencyReport) -> String {
     let mut s = format!(
-        "latency (round trip, µs), level {} — {} — {} cores, {}\n",
+        "latency (round trip, µs), level {} — {} — CPUs {} — {} cores, {}\n",
         r.options.level.arg(),
         r.placement,
+        r.cpus.describe(),
         r.machine.cores,
         r.machine.cpu_model
     );

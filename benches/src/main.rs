@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use hlamesh_benches::BenchError;
+use hlamesh_benches::cpus::Pinning;
 use hlamesh_benches::latency::{self, LatencyOptions};
 use hlamesh_benches::net::NetParams;
 use hlamesh_benches::peer::{self, Role};
@@ -51,6 +52,10 @@ enum Cmd {
         /// hlamesh automatic batching (on, off); ping-pong should never trigger it.
         #[arg(long, default_value = "on")]
         batching: String,
+        /// CPU placement on one machine: split (driver and peer on two CPUs), shared (one CPU)
+        /// or free (unpinned; the scheduler's choice decides much of the round trip).
+        #[arg(long, value_enum, default_value = "split")]
+        pin: Pinning,
     },
     /// One-way messages/s and MB/s, 1→1, 1→N and N→1, batching on and off, vs raw UDP multicast.
     Throughput {
@@ -182,6 +187,9 @@ enum Cmd {
         /// Time role: callback model.
         #[arg(long, default_value = "immediate", value_parser = ["immediate", "evoked"])]
         callbacks: String,
+        /// Pin this process to one CPU (the latency driver's `--pin`).
+        #[arg(long)]
+        cpu: Option<usize>,
     },
 }
 
@@ -316,7 +324,12 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             federates,
             callbacks,
             join_only,
+            cpu,
         } => {
+            // Before anything starts a thread: they all inherit it.
+            if let Some(cpu) = cpu {
+                hlamesh_benches::cpus::pin_to(cpu)?;
+            }
             let net = NetParams {
                 interface,
                 ttl,
@@ -351,6 +364,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             block,
             warmup,
             batching,
+            pin,
         } => {
             check_rel(&reliability)?;
             let batching = on_off(std::slice::from_ref(&batching))?[0];
@@ -365,6 +379,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 block,
                 warmup,
                 batching,
+                pin,
             };
             let r = latency::run(
                 &placement(&place),

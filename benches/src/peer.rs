@@ -121,7 +121,8 @@ pub fn run(
         };
         sut.set_handler(handler)?;
     }
-    say(json!({"event": "ready"}));
+    let cpus = crate::cpus::allowed().unwrap_or_default();
+    say(json!({"event": "ready", "cpus": cpus}));
     let deadline = Instant::now() + timeout;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };

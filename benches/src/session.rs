@@ -87,6 +87,21 @@ impl Session {
         timeout: Duration,
         lifetime: Duration,
     ) -> Result<Session, BenchError> {
+        Self::start_pinned(placement, role, level, peers, timeout, lifetime, None)
+    }
+
+    /// [`Session::start`] with every peer pinned to `peer_cpu` (see [`crate::cpus`]); each peer
+    /// reports the CPUs it may use when ready, and a peer not pinned as asked fails the start.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_pinned(
+        placement: &Placement,
+        role: Role,
+        level: Level,
+        peers: usize,
+        timeout: Duration,
+        lifetime: Duration,
+        peer_cpu: Option<usize>,
+    ) -> Result<Session, BenchError> {
         if let Some(max) = placement.peer_hosts()
             && peers > max
         {
@@ -110,6 +125,9 @@ impl Session {
                 "--timeout-s".to_string(),
                 lifetime.as_secs().max(1).to_string(),
             ]);
+            if let Some(cpu) = peer_cpu {
+                args.extend(["--cpu".to_string(), cpu.to_string()]);
+            }
             procs.push(placement.spawn_peer(k, &args)?);
         }
         let ports = [net.data_port, net.raw_port];
@@ -122,7 +140,15 @@ impl Session {
         let hl = level.join(&net, &federation, true, true, peers, timeout)?;
         let raw = Arc::new(RawUdpSut::new(&net)?);
         for p in &procs {
-            p.wait_event("ready", timeout)?;
+            let ready = p.wait_event("ready", timeout)?;
+            if let Some(cpu) = peer_cpu {
+                let cpus = &ready["cpus"];
+                if *cpus != serde_json::json!([cpu]) {
+                    return Err(BenchError::Protocol(format!(
+                        "peer pinned to CPU {cpu} reports it may run on {cpus}"
+                    )));
+                }
+            }
         }
         Ok(Session {
             hl,

@@ -109,6 +109,22 @@ fn latency_tiny_local_run_reports_every_figure() {
     );
     assert_eq!(j["subcommand"], "latency");
     assert_eq!(j["options"]["level"], "rti", "the RTI level is the default");
+    // Pinned split by default: driver and peer each on its own CPU (the run fails if the peer
+    // does not report itself pinned as asked).
+    assert_eq!(j["options"]["pin"], "split");
+    let cpus = &j["cpus"];
+    if cpus["pinning"] == "split" {
+        assert_ne!(cpus["driver_cpu"], cpus["peer_cpu"], "{cpus}");
+    } else {
+        assert_eq!(
+            cpus["pinning"], "shared",
+            "split falls back to shared on one CPU"
+        );
+    }
+    assert!(
+        cpus["driver_cpu"].is_u64() && cpus["peer_cpu"].is_u64(),
+        "{cpus}"
+    );
     machine_is_described(&j);
     let results = j["results"].as_array().expect("results");
     // 2 sizes × (reliable, best-effort).
@@ -305,10 +321,15 @@ fn latency_transport_level_tiny_local_run() {
             "100",
             "--reliability",
             "reliable",
+            "--pin",
+            "shared",
         ],
         "latency-transport",
     );
     assert_eq!(j["options"]["level"], "transport");
+    assert_eq!(j["cpus"]["pinning"], "shared");
+    assert!(j["cpus"]["driver_cpu"].is_u64());
+    assert_eq!(j["cpus"]["driver_cpu"], j["cpus"]["peer_cpu"]);
     let r = &j["results"][0];
     latency_is_plausible(&r["hlamesh"], 200.0);
     latency_is_plausible(&r["baseline"], 200.0);
@@ -596,6 +617,9 @@ fn peer_mode_runs_latency_through_a_serve_process() {
             .expect("placement")
             .contains("serve")
     );
+    // A peer on another machine is never pinned.
+    assert_eq!(j["cpus"]["pinning"], "free");
+    assert!(j["cpus"]["peer_cpu"].is_null());
     latency_is_plausible(&j["results"][0]["hlamesh"], 200.0);
     latency_is_plausible(&j["results"][0]["baseline"], 200.0);
 }

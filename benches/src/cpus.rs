@@ -1,0 +1,149 @@
+//! CPU placement of the latency driver and its peer on one machine (`latency --pin`).
+//!
+//! Why: on one machine the scheduler decides whether the two ends of a ping-pong share a CPU,
+//! and that decides the round trip more than anything the RTI does. Unpinned, raw UDP's threads
+//! (which block again within a microsecond of sending) end up sharing a CPU almost always, while
+//! hlamesh's threads (a few microseconds of work after each send) share one in some runs and not
+//! in others; measured on a 2-vCPU VM, hlamesh's 100-byte round trip was 19 µs or 48 µs from one
+//! configuration to the next, raw UDP 14.6 µs throughout (see `benches/README.md`). Pinning both
+//! processes gives both paths the same placement, so the ratio compares the software alone:
+//! - [`Pinning::Split`] (the default with two CPUs or more): the driver on one CPU, the peer on
+//!   another, every thread of each. Each end has its own CPU, as on two machines.
+//! - [`Pinning::Shared`]: both processes on one CPU.
+//! - [`Pinning::Free`]: no pinning (what an application sees by default).
+//!
+//! Pinning sets the calling thread's affinity before the process starts its other threads, which
+//! inherit it; the driver restores its own affinity when the run ends.
+
+use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+use serde::Serialize;
+
+use crate::BenchError;
+
+/// Where the driver and its peer run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pinning {
+    /// Driver and peer on two different CPUs.
+    Split,
+    /// Driver and peer on the same CPU.
+    Shared,
+    /// Not pinned.
+    Free,
+}
+
+/// The CPUs a pinning chose: `None` where a process is not pinned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// The pinning asked for, after falling back (split needs two CPUs; the `--peer` mode on
+    /// other machines pins nothing).
+    pub pinning: Pinning,
+    /// The driver's CPU.
+    pub driver_cpu: Option<usize>,
+    /// The peer's CPU.
+    pub peer_cpu: Option<usize>,
+}
+
+impl Placement {
+    /// Chooses CPUs for `want` among the CPUs this process may run on; `local` is false when the
+    /// peer runs on another machine.
+    pub fn choose(want: Pinning, local: bool) -> Result<Placement, BenchError> {
+        let cpus = allowed()?;
+        let pinning = match (want, local, cpus.len()) {
+            (_, false, _) | (Pinning::Free, ..) | (_, _, 0) => Pinning::Free,
+            (Pinning::Split, _, 1) => Pinning::Shared,
+            (p, ..) => p,
+        };
+        let (driver_cpu, peer_cpu) = match pinning {
+            Pinning::Free => (None, None),
+            Pinning::Shared => (Some(cpus[0]), Some(cpus[0])),
+            Pinning::Split => (Some(cpus[0]), Some(cpus[1])),
+        };
+        Ok(Placement {
+            pinning,
+            driver_cpu,
+            peer_cpu,
+        })
+    }
+
+    /// "split: driver on CPU 0, peer on CPU 1" and the like.
+    pub fn describe(&self) -> String {
+        match (self.driver_cpu, self.peer_cpu) {
+            (Some(d), Some(p)) => format!(
+                "{}: driver on CPU {d}, peer on CPU {p}",
+                match self.pinning {
+                    Pinning::Split => "split",
+                    _ => "shared",
+                }
+            ),
+            _ => "free: not pinned".into(),
+        }
+    }
+}
+
+/// The CPUs the calling thread may run on, in increasing order.
+pub fn allowed() -> Result<Vec<usize>, BenchError> {
+    let set = sched_getaffinity(None)
+        .map_err(|e| BenchError::Protocol(format!("sched_getaffinity: {e}")))?;
+    Ok((0..CpuSet::MAX_CPU).filter(|c| set.is_set(*c)).collect())
+}
+
+/// Pins the calling thread (and the threads it starts from now on) to `cpu`; returns what it
+/// was allowed before, for [`restore`].
+pub fn pin_to(cpu: usize) -> Result<CpuSet, BenchError> {
+    let before = sched_getaffinity(None)
+        .map_err(|e| BenchError::Protocol(format!("sched_getaffinity: {e}")))?;
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set)
+        .map_err(|e| BenchError::Protocol(format!("pin to CPU {cpu}: {e}")))?;
+    Ok(before)
+}
+
+/// Gives the calling thread back the affinity [`pin_to`] returned.
+pub fn restore(before: &CpuSet) {
+    if let Err(e) = sched_setaffinity(None, before) {
+        tracing::warn!("restoring the CPU affinity: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinning_takes_effect_for_new_threads_and_is_restored() {
+        let cpus = allowed().expect("affinity");
+        assert!(!cpus.is_empty());
+        let target = *cpus.last().expect("a CPU");
+        let before = pin_to(target).expect("pin");
+        let seen = std::thread::spawn(|| allowed().expect("affinity"))
+            .join()
+            .expect("thread");
+        assert_eq!(
+            seen,
+            vec![target],
+            "a thread started after pinning inherits it"
+        );
+        restore(&before);
+        assert_eq!(allowed().expect("affinity"), cpus);
+    }
+
+    #[test]
+    fn split_needs_two_cpus_and_remote_peers_are_never_pinned() {
+        let n = allowed().expect("affinity").len();
+        let p = Placement::choose(Pinning::Split, true).expect("choose");
+        if n >= 2 {
+            assert_eq!(p.pinning, Pinning::Split);
+            assert_ne!(p.driver_cpu, p.peer_cpu);
+        } else {
+            assert_eq!(p.pinning, Pinning::Shared);
+        }
+        let remote = Placement::choose(Pinning::Split, false).expect("choose");
+        assert_eq!(remote.pinning, Pinning::Free);
+        assert_eq!((remote.driver_cpu, remote.peer_cpu), (None, None));
+        let shared = Placement::choose(Pinning::Shared, true).expect("choose");
+        assert_eq!(shared.driver_cpu, shared.peer_cpu);
+        assert!(shared.driver_cpu.is_some());
+    }
+}
