@@ -48,21 +48,11 @@ impl Placement {
     /// Chooses CPUs for `want` among the CPUs this process may run on; `local` is false when the
     /// peer runs on another machine.
     pub fn choose(want: Pinning, local: bool) -> Result<Placement, BenchError> {
-        let cpus = allowed()?;
-        let pinning = match (want, local, cpus.len()) {
-            (_, false, _) | (Pinning::Free, ..) | (_, _, 0) => Pinning::Free,
-            (Pinning::Split, _, 1) => Pinning::Shared,
-            (p, ..) => p,
-        };
-        let (driver_cpu, peer_cpu) = match pinning {
-            Pinning::Free => (None, None),
-            Pinning::Shared => (Some(cpus[0]), Some(cpus[0])),
-            Pinning::Split => (Some(cpus[0]), Some(cpus[1])),
-        };
+        let (pinning, cpus) = for_processes(want, local, 2)?;
         Ok(Placement {
             pinning,
-            driver_cpu,
-            peer_cpu,
+            driver_cpu: cpus[0],
+            peer_cpu: cpus[1],
         })
     }
 
@@ -79,6 +69,29 @@ impl Placement {
             _ => "free: not pinned".into(),
         }
     }
+}
+
+/// CPUs for `n` processes: with `Split`, process `k` gets the `k`-th allowed CPU (round robin
+/// when there are more processes than CPUs); with `Shared`, all get the first; `None` each with
+/// `Free`, or when `local` is false (processes on other machines). Returns the pinning after
+/// falling back (split needs two CPUs).
+pub fn for_processes(
+    want: Pinning,
+    local: bool,
+    n: usize,
+) -> Result<(Pinning, Vec<Option<usize>>), BenchError> {
+    let cpus = allowed()?;
+    let pinning = match (want, local, cpus.len()) {
+        (_, false, _) | (Pinning::Free, ..) | (_, _, 0) => Pinning::Free,
+        (Pinning::Split, _, 1) => Pinning::Shared,
+        (p, ..) => p,
+    };
+    let of = |k: usize| match pinning {
+        Pinning::Free => None,
+        Pinning::Shared => Some(cpus[0]),
+        Pinning::Split => Some(cpus[k % cpus.len()]),
+    };
+    Ok((pinning, (0..n).map(of).collect()))
 }
 
 /// The CPUs the calling thread may run on, in increasing order.
@@ -142,6 +155,14 @@ mod tests {
         let remote = Placement::choose(Pinning::Split, false).expect("choose");
         assert_eq!(remote.pinning, Pinning::Free);
         assert_eq!((remote.driver_cpu, remote.peer_cpu), (None, None));
+        let (p, four) = for_processes(Pinning::Split, true, 4).expect("choose");
+        if p == Pinning::Split {
+            // Round robin over the allowed CPUs.
+            let cpus = allowed().expect("affinity");
+            assert_eq!(four[0], Some(cpus[0]));
+            assert_eq!(four[1], Some(cpus[1]));
+            assert_eq!(four[3], Some(cpus[3 % cpus.len()]));
+        }
         let shared = Placement::choose(Pinning::Shared, true).expect("choose");
         assert_eq!(shared.driver_cpu, shared.peer_cpu);
         assert!(shared.driver_cpu.is_some());

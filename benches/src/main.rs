@@ -113,6 +113,10 @@ enum Cmd {
         /// receive thread; the bench hands them to the main thread).
         #[arg(long, default_value = "evoked", value_parser = ["immediate", "evoked"])]
         callbacks: String,
+        /// CPU placement on one machine: split (federate k on the k-th CPU, round robin),
+        /// shared (all on one CPU) or free (unpinned).
+        #[arg(long, value_enum, default_value = "split")]
+        pin: Pinning,
     },
     /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,
     /// hlamesh vs raw UDP multicast with the same fan-out.
@@ -449,6 +453,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             ner_gap,
             blocks,
             callbacks,
+            pin,
         } => {
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
@@ -460,6 +465,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 ner_gap,
                 blocks,
                 callbacks,
+                pin,
             };
             let r = time::run(
                 &placement(&place),

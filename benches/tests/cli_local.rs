@@ -410,6 +410,16 @@ fn time_tiny_local_run_reports_grants_and_null_messages() {
     for (r, n) in results.iter().zip([2.0, 3.0]) {
         assert_eq!(num(r, "federates"), n);
         assert_eq!(r["join_ms"].as_array().expect("join_ms").len(), n as usize);
+        // Pinned split by default: federate k on the k-th CPU, the late joiner last (each
+        // reported exactly its CPU, or the run would have failed).
+        let cpus = r["federate_cpus"].as_array().expect("federate_cpus");
+        assert_eq!(cpus.len(), n as usize + 1, "{r}");
+        assert!(cpus.iter().all(Value::is_u64), "{r}");
+        if r["pinning"] == "split" {
+            assert_ne!(cpus[0], cpus[1], "{r}");
+        } else {
+            assert_eq!(r["pinning"], "shared", "{r}");
+        }
         let late = num(r, "late_join_ms");
         assert!(
             late > 0.0 && late <= num(r, "late_join_spawn_to_joined_ms"),
@@ -497,12 +507,20 @@ fn time_with_immediate_callbacks_runs_every_phase_without_violations() {
             "1",
             "--callbacks",
             "immediate",
+            "--pin",
+            "free",
         ],
         "time",
     );
     assert_eq!(j["options"]["callbacks"], "immediate");
     let results = j["results"].as_array().expect("results");
     assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["pinning"], "free");
+    let cpus = results[0]["federate_cpus"].as_array().expect("cpus");
+    assert!(
+        cpus.len() == 3 && cpus.iter().all(Value::is_null),
+        "{cpus:?}"
+    );
     let phases = results[0]["phases"].as_array().expect("phases");
     assert_eq!(phases.len(), 6);
     for p in phases {

@@ -459,7 +459,10 @@ pub fn federate(
     )?;
     let join_ms = process_start.elapsed().as_secs_f64() * 1e3;
     if join_only {
-        println!("{}", json!({"event": "joined", "join_ms": join_ms}));
+        println!(
+            "{}",
+            json!({"event": "joined", "join_ms": join_ms, "cpus": crate::cpus::allowed().unwrap_or_default()})
+        );
         rti.resign_federation_execution(ResignAction::DeleteObjects)?;
         return Ok(());
     }
@@ -516,7 +519,10 @@ pub fn federate(
     while !matches!(fed.next("regulation enabled")?, Ev::Enabled) {}
     fed.rti.enable_time_constrained()?;
     while !matches!(fed.next("constraint enabled")?, Ev::Enabled) {}
-    println!("{}", json!({"event": "ready", "join_ms": join_ms}));
+    println!(
+        "{}",
+        json!({"event": "ready", "join_ms": join_ms, "cpus": crate::cpus::allowed().unwrap_or_default()})
+    );
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let words: Vec<&str> = line.split_whitespace().collect();

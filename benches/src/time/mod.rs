@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
+use crate::cpus::Pinning;
 use crate::net::NetParams;
 use crate::peer::Role;
 use crate::placement::{PeerProc, Placement};
@@ -43,6 +44,9 @@ pub struct TimeOptions {
     /// Callback model of the federates: "immediate" (an LRC thread calls the ambassador) or
     /// "evoked" (the federate's own thread, in `evoke_callback`).
     pub callbacks: String,
+    /// CPU placement of the federate processes (see [`crate::cpus`]): `split` puts federate `k`
+    /// on the `k`-th CPU, round robin.
+    pub pin: Pinning,
 }
 
 /// What one federate reports for one phase.
@@ -111,6 +115,10 @@ pub struct TimeResult {
     pub late_join_ms: f64,
     /// The same seen by the driver: from spawning the process to reading "joined" (ms).
     pub late_join_spawn_to_joined_ms: f64,
+    /// The pinning used (after falling back: split needs two CPUs, remote peers are not pinned).
+    pub pinning: Pinning,
+    /// The CPU of each federate (`null` when not pinned), then the late joiner's.
+    pub federate_cpus: Vec<Option<usize>>,
 }
 
 /// The whole report.
@@ -173,8 +181,10 @@ pub fn run(
         let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
         let federation = format!("bench-time-{}-{n}", std::process::id());
         let left = deadline.saturating_duration_since(Instant::now());
+        let local = !matches!(placement, Placement::Peer { .. });
+        let (pinning, cpus) = crate::cpus::for_processes(opts.pin, local, n + 1)?;
         let mut procs: Vec<PeerProc> = Vec::new();
-        for k in 0..n {
+        for (k, cpu) in cpus.iter().take(n).enumerate() {
             let mut args = net.on(placement.addr(k + 2)?).to_args();
             args.extend(
                 [
@@ -195,14 +205,16 @@ pub fn run(
                 ]
                 .map(str::to_string),
             );
+            pin_arg(&mut args, *cpu);
             procs.push(placement.spawn_peer(k, &args)?);
         }
         // `--lab N --loss P`: the federates' hosts drop P % of the datagrams they receive.
         placement.inject_loss(n + 1, &[net.data_port, net.raw_port])?;
         let step = Duration::from_secs(60).min(left);
         let mut join_ms = Vec::new();
-        for p in &procs {
+        for (p, cpu) in procs.iter().zip(&cpus) {
             let v = p.wait_event("ready", step)?;
+            check_pinned(&v, *cpu)?;
             join_ms.push(v["join_ms"].as_f64().unwrap_or(0.0));
         }
         // reports[phase][block][federate]
@@ -255,9 +267,11 @@ pub fn run(
             ]
             .map(str::to_string),
         );
+        pin_arg(&mut args, cpus[n]);
         let spawned = Instant::now();
         let late = placement.spawn_peer(0, &args)?;
         let v = late.wait_event("joined", step)?;
+        check_pinned(&v, cpus[n])?;
         let late_join_spawn_to_joined_ms = spawned.elapsed().as_secs_f64() * 1e3;
         let late_join_ms = v["join_ms"].as_f64().unwrap_or(0.0);
         drop(late);
@@ -277,6 +291,8 @@ pub fn run(
             join_ms,
             late_join_ms,
             late_join_spawn_to_joined_ms,
+            pinning,
+            federate_cpus: cpus,
         });
     }
     Ok(TimeReport {
@@ -293,6 +309,24 @@ pub fn run(
             .into(),
         results,
     })
+}
+
+/// Adds `--cpu` to a federate's arguments when it is pinned.
+fn pin_arg(args: &mut Vec<String>, cpu: Option<usize>) {
+    if let Some(c) = cpu {
+        args.extend(["--cpu".to_string(), c.to_string()]);
+    }
+}
+
+/// A pinned federate reports exactly its CPU (in its "ready" or "joined" event).
+fn check_pinned(event: &serde_json::Value, cpu: Option<usize>) -> Result<(), BenchError> {
+    match cpu {
+        Some(c) if event["cpus"] != serde_json::json!([c]) => Err(BenchError::Protocol(format!(
+            "federate pinned to CPU {c} reports it may run on {}",
+            event["cpus"]
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn figures(phase: &str, blocks: &[Vec<PhaseReport>], n: usize, raw_rate: f64) -> PhaseFigures {
@@ -363,8 +397,18 @@ fn per_thread(all: &[&PhaseReport]) -> BTreeMap<String, (f64, f64)> {
 /// The table printed on stdout.
 pub fn table(r: &TimeReport) -> String {
     let mut s = format!(
-        "time advance (grants/s per federate), {} callbacks — {} — {} cores, {}\n",
-        r.options.callbacks, r.placement, r.machine.cores, r.machine.cpu_model
+        "time advance (grants/s per federate), {} callbacks — {} — CPUs {} — {} cores, {}\n",
+        r.options.callbacks,
+        r.placement,
+        r.results
+            .first()
+            .map_or("-".to_string(), |x| match x.pinning {
+                Pinning::Split => "split: federate k on the k-th CPU".to_string(),
+                Pinning::Shared => "shared: all on one CPU".to_string(),
+                Pinning::Free => "free: not pinned".to_string(),
+            }),
+        r.machine.cores,
+        r.machine.cpu_model
     );
     s.push_str(&format!(
         "{:>4} {:<17} {:>11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>10} {:>6}\n",
