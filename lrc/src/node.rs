@@ -227,8 +227,8 @@ impl Lrc {
         fed.metrics.call_end(&fed.core);
         // The data messages an update or interaction queued go out with the federation at
         // hand: `run_actions` looks it up by name again for every action.
-        while let Some((reliable, bytes)) = fed.core.poll_send_data() {
-            send_data(&self.shared, fed, federation, reliable, &bytes);
+        while let Some((reliable, bytes, hold)) = fed.core.poll_send_data() {
+            send_data(&self.shared, fed, federation, reliable, &bytes, hold);
         }
         let full = (pace && !fed.channel.has_room()).then(|| fed.channel.clone());
         if fed.core.actions_idle() {
@@ -253,6 +253,15 @@ impl Lrc {
     /// Wakes a thread receiving in [`Lrc::receive_here`] (see [`Transport::receiver_waker`]).
     pub fn receiver_waker(&self) -> hlamesh_transport::ReceiverWaker {
         self.shared.transport.receiver_waker()
+    }
+
+    /// Data datagrams this LRC sent (all federations; heartbeats and repairs excluded).
+    pub fn datagrams_sent(&self) -> u64 {
+        self.shared
+            .transport
+            .stats()
+            .datagrams_out
+            .load(Ordering::Relaxed)
     }
 
     /// Data datagrams received by threads waiting for evoked callbacks, not by the data thread.
@@ -550,13 +559,25 @@ fn now_us(s: &Shared) -> u64 {
 
 /// Executes every action the federation's core queued.
 /// Hands a data message of `federation` to the transport (and samples a latency mark).
-fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, reliable: bool, bytes: &[u8]) {
+fn send_data(
+    shared: &Shared,
+    fed: &mut Fed,
+    federation: &str,
+    reliable: bool,
+    bytes: &[u8],
+    hold: bool,
+) {
     let r = if reliable {
         Reliability::Reliable
     } else {
         Reliability::BestEffort
     };
-    match fed.channel.send(r, bytes) {
+    let sent = if hold {
+        fed.channel.send_held(r, bytes)
+    } else {
+        fed.channel.send(r, bytes)
+    };
+    match sent {
         Ok(seq) => {
             if let Some(m) = fed.metrics.data_sent(&fed.core, bytes, seq) {
                 ops_plane::send_mark(shared, &fed.channel, federation, m);
@@ -576,9 +597,11 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             break;
         };
         match a {
-            Action::SendData { reliable, bytes } => {
-                send_data(shared, fed, federation, reliable, &bytes)
-            }
+            Action::SendData {
+                reliable,
+                bytes,
+                hold,
+            } => send_data(shared, fed, federation, reliable, &bytes, hold),
             Action::SendTime { bytes } => {
                 if let Err(e) = fed.channel.send(Reliability::Reliable, &bytes) {
                     tracing::warn!(federation, "time message send failed: {e}");

@@ -471,6 +471,14 @@ fn lockstep_with_evoked_callbacks_receives_on_the_federates_own_threads() {
         } else {
             assert_eq!(by_caller, 0, "[{}] immediate: {r}", p.name);
         }
+        // Three LRCs: each step's timestamped update is held for the time-advance request that
+        // follows it, and both leave in one datagram (two a step without the hold).
+        let sent = r["datagrams_sent"].as_u64().unwrap_or(u64::MAX) as f64;
+        assert!(
+            sent / f64::from(steps) < 1.5,
+            "[{}] {sent} datagrams for {steps} steps: updates were not held: {r}",
+            p.name
+        );
     }
     for p in &probes {
         p.wait_event("done", Duration::from_secs(20));

@@ -419,11 +419,14 @@ impl Sim {
                 Action::SendTime { bytes } => Action::SendData {
                     reliable: true,
                     bytes,
+                    hold: false,
                 },
                 a => a,
             };
             match a {
-                Action::SendData { reliable, bytes } => {
+                Action::SendData {
+                    reliable, bytes, ..
+                } => {
                     let seq = if reliable {
                         let s = node.next_seq;
                         node.next_seq += 1;

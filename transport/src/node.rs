@@ -253,6 +253,9 @@ struct Batching {
     heard: AtomicU64,
     /// `heard` when the previous send began.
     heard_at_send: AtomicU64,
+    /// The pending datagram was begun by a held message (`send_held`): the next message sent
+    /// normally takes it along at once instead of joining a batch.
+    held: AtomicBool,
 }
 
 /// Largest gap between consecutive sends that counts as streaming.
@@ -275,6 +278,7 @@ impl Batching {
             streak: AtomicU64::new(0),
             heard: AtomicU64::new(0),
             heard_at_send: AtomicU64::new(0),
+            held: AtomicBool::new(false),
         }
     }
 }
@@ -848,6 +852,30 @@ impl FederationChannel {
         reliability: Reliability,
         payload: &[u8],
     ) -> Result<Option<u64>, TransportError> {
+        self.send_as(reliability, payload, false)
+    }
+
+    /// Sends one message that may wait for the next one: it goes into the pending datagram, and
+    /// the next message this channel sends, of the same reliability and if it fits, leaves in
+    /// the same datagram; the data thread sends it alone `max_batch_delay` (1 ms) later if no
+    /// message follows. For a message the receivers gain nothing from before the next one
+    /// (the LRC holds a regulating federate's timestamped update for the time-advance request
+    /// that follows it). Sent at once, like [`FederationChannel::send`], when batching is off or
+    /// when the data thread would not wake in time to send it.
+    pub fn send_held(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+    ) -> Result<Option<u64>, TransportError> {
+        self.send_as(reliability, payload, true)
+    }
+
+    fn send_as(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+        hold: bool,
+    ) -> Result<Option<u64>, TransportError> {
         if payload.len() > self.shared.cfg.max_message {
             return Err(TransportError::MessageTooLarge {
                 size: payload.len(),
@@ -857,7 +885,18 @@ impl FederationChannel {
         let now = Instant::now();
         let now_ns = self.shared.ns_since_epoch(now);
         let mut sender = lock(&self.fed.sender);
-        let batch = self.should_batch(&sender, now_ns);
+        let b = &self.fed.batch;
+        let batch = if hold {
+            let held = self.can_hold(now_ns);
+            if held && sender.pending_bytes() == 0 {
+                b.held.store(true, Ordering::Relaxed);
+            }
+            held
+        } else if b.held.swap(false, Ordering::Relaxed) {
+            false
+        } else {
+            self.should_batch(&sender, now_ns)
+        };
         let (seq, sent) = self.shared.emit_data(&self.fed, |mut out| {
             if batch {
                 sender.push(now, reliability, payload, &mut out)
@@ -905,6 +944,14 @@ impl FederationChannel {
         // The pending datagram must not wait for a data thread asleep in a long receive timeout.
         let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
         streak >= BATCH_STREAK && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
+    }
+
+    /// Whether a held message may wait in the pending datagram: batching is on and the data
+    /// thread wakes in time to send it by itself.
+    fn can_hold(&self, now_ns: u64) -> bool {
+        let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
+        self.fed.batch.enabled.load(Ordering::Relaxed)
+            && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
     }
 
     /// Flow control: whether a reliable message may be sent now without waiting (always, with

@@ -181,3 +181,66 @@ fn flush_sends_the_pending_batch_at_once() {
     receive_in_order(&p.b, p.a.node_id(), 0, n);
     drop(p.fb);
 }
+
+/// `send_held`: the message waits in the pending datagram and leaves with the next one sent,
+/// in one datagram; with no next one, the data thread sends it alone; with batching off, it
+/// leaves at once.
+#[test]
+fn held_message_leaves_with_the_next_one_or_alone() {
+    let _g = common::serial();
+    let p = pair("batching-held");
+    let from = p.a.node_id();
+    let out = || p.a.stats().datagrams_out.load(Ordering::Relaxed);
+    // A held message waits only while the data thread wakes often enough to send it in time,
+    // which it does once the channel is busy (its next wake-up may be up to 20 ms away when the
+    // test starts): send until one is held, for at most 5 s.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut i = 0;
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no message was ever held"
+        );
+        let before = out();
+        p.fa.send_held(Reliability::Reliable, &payload(i))
+            .expect("send_held");
+        if p.fa.pending_bytes() > 0 {
+            assert_eq!(out(), before, "a held message left at once");
+            break;
+        }
+        receive_in_order(&p.b, from, i, 1);
+        i += 1;
+    }
+    // The next message takes it along: one datagram for both, in order.
+    let before = out();
+    p.fa.send(Reliability::Reliable, &payload(i + 1))
+        .expect("send");
+    assert_eq!(out() - before, 1, "held and next message in one datagram");
+    assert_eq!(p.fa.pending_bytes(), 0);
+    receive_in_order(&p.b, from, i, 2);
+    // Held with nothing after it: the data thread sends it by itself.
+    let mut next = i + 2;
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no message was held again"
+        );
+        p.fa.send_held(Reliability::Reliable, &payload(next))
+            .expect("send_held");
+        let held = p.fa.pending_bytes() > 0;
+        receive_in_order(&p.b, from, next, 1);
+        next += 1;
+        if held {
+            break;
+        }
+    }
+    assert_eq!(p.fa.pending_bytes(), 0);
+    // Batching off: nothing waits.
+    p.fa.set_batching(false);
+    let before = out();
+    p.fa.send_held(Reliability::Reliable, &payload(next))
+        .expect("send_held");
+    assert_eq!(out() - before, 1, "held with batching off");
+    receive_in_order(&p.b, from, next, 1);
+    drop(p.fb);
+}

@@ -483,6 +483,63 @@ fn pending_batch_leaves_by_itself_after_max_batch_delay() {
 }
 
 #[test]
+fn send_joins_a_pending_datagram_of_its_reliability() {
+    let mut r = Rig::new(DataConfig::default());
+    let now = r.at(0);
+    let out = std::cell::RefCell::new(Vec::<Bytes>::new());
+    let mut sink = |d: &[u8]| out.borrow_mut().push(Bytes::copy_from_slice(d));
+    // A held message, then the next one sent at once: one datagram, in order, numbers 1 and 2.
+    let held =
+        r.tx.push(now, Reliability::Reliable, b"update", &mut sink)
+            .expect("push");
+    let next =
+        r.tx.send(now, Reliability::Reliable, b"time", &mut sink)
+            .expect("send");
+    assert_eq!((held, next), (Some(Seq(1)), Some(Seq(2))));
+    assert_eq!(out.borrow().len(), 1, "both messages in one datagram");
+    assert_eq!(r.tx.pending_bytes(), 0);
+    assert_eq!(r.tx.poll_timeout(), Some(now + r.cfg.tail_heartbeat_delay));
+    // Another reliability does not join: the pending datagram leaves first, alone.
+    r.tx.push(now, Reliability::Reliable, b"update 2", &mut sink)
+        .expect("push");
+    r.tx.send(now, Reliability::BestEffort, b"ping", &mut sink)
+        .expect("send");
+    // Nor does a message too large for the room left: two datagrams.
+    r.tx.push(now, Reliability::Reliable, b"update 3", &mut sink)
+        .expect("push");
+    let big = vec![7u8; r.cfg.max_whole_payload()];
+    r.tx.send(now, Reliability::Reliable, &big, &mut sink)
+        .expect("send");
+    assert_eq!(out.borrow().len(), 5);
+    for d in out.borrow().iter() {
+        r.rx.on_datagram(now, d.clone());
+    }
+    assert_eq!(
+        r.delivered_payloads(),
+        vec![
+            b"update".to_vec(),
+            b"time".to_vec(),
+            b"update 2".to_vec(),
+            b"ping".to_vec(),
+            b"update 3".to_vec(),
+            big
+        ]
+    );
+    // The joined datagram is repaired as one: a NACK of number 2 brings both frames back, and
+    // the receiver, which has them, delivers nothing twice.
+    let rep = r.tx.on_nack(
+        now,
+        RX,
+        &Nack {
+            ranges: vec![(2, 2)],
+        },
+    );
+    assert_eq!(rep.datagrams.len(), 1);
+    r.rx.on_repair(now, TX, rep);
+    assert!(r.delivered_payloads().is_empty());
+}
+
+#[test]
 fn batching_switches_datagram_on_reliability_change() {
     let mut r = Rig::new(DataConfig::default());
     let now = r.at(0);

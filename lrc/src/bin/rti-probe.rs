@@ -664,6 +664,7 @@ fn lockstep(
     let mut reflects = 0u64;
     let mut grants = 0u64;
     let started = Instant::now();
+    let sent0 = lrc.datagrams_sent();
     for step in 1..=a.lockstep {
         let now = time(f64::from(step))?;
         rti.update_attribute_values_with_time(obj, vals(&step.to_be_bytes()), b"", now)?;
@@ -723,6 +724,7 @@ fn lockstep(
         "grants_per_s": f64::from(a.lockstep) / secs,
         "logical_time": rti.query_logical_time()?.value(),
         "datagrams_by_caller": lrc.datagrams_received_by_callers(),
+        "datagrams_sent": lrc.datagrams_sent() - sent0,
     }));
     Ok(())
 }

@@ -344,9 +344,21 @@ impl FederationCore {
         if reliable {
             self.data_hw += 1;
         }
+        // Held only when at least two other LRCs receive it: each of them then handles one
+        // datagram less per step, while the receiver loses the head start of handling the
+        // update before the time message arrives. Measured with `hlamesh-bench time` (lockstep
+        // TAR with one update a step, federates on their own CPUs): 2 LRCs 20-30 % slower held,
+        // 4 LRCs 25-55 % faster, 8 LRCs 45 % faster (89 against 126 µs of CPU per grant).
+        let hold = reliable
+            && matches!(
+                msg,
+                DataMsg::Update { tso: true, .. } | DataMsg::Interaction { tso: true, .. }
+            )
+            && self.view.nodes.iter().filter(|n| **n != self.me).count() >= 2;
         self.actions.push_back(Action::SendData {
             reliable,
             bytes: msg.encode(),
+            hold,
         });
         let me = self.me;
         self.apply_data(me, None, reliable, msg);

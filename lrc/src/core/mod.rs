@@ -306,6 +306,14 @@ pub enum Action {
         reliable: bool,
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,
+        /// May wait (at most the transport's batch delay, 1 ms) for the next message of this
+        /// LRC's stream and leave in its datagram: a regulating federate's timestamp-order
+        /// update or interaction, which a constrained receiver cannot deliver before the
+        /// sender's next time message anyway, so the time-advance request that usually follows
+        /// it carries it (one datagram a step instead of two in a lockstep loop). A receiver
+        /// that is not constrained gets it that much later at worst. Only when two or more
+        /// other LRCs receive it (see `send_data`).
+        hold: bool,
     },
     /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
     /// time message is what the other LRCs wait for).
@@ -636,15 +644,20 @@ impl FederationCore {
         self.actions.pop_front()
     }
 
-    /// The next queued action if it is a data message to send: (reliable, encoded message).
-    /// The shell's fast path after an update; anything else stays for [`Self::poll_action`].
-    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>)> {
+    /// The next queued action if it is a data message to send: (reliable, encoded message,
+    /// hold; see [`Action::SendData`]). The shell's fast path after an update; anything else
+    /// stays for [`Self::poll_action`].
+    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>, bool)> {
         self.before_poll();
         if !matches!(self.actions.front(), Some(Action::SendData { .. })) {
             return None;
         }
         match self.actions.pop_front() {
-            Some(Action::SendData { reliable, bytes }) => Some((reliable, bytes)),
+            Some(Action::SendData {
+                reliable,
+                bytes,
+                hold,
+            }) => Some((reliable, bytes, hold)),
             _ => None,
         }
     }

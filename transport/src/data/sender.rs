@@ -138,8 +138,10 @@ impl DataSender {
         (self.retransmit.bytes(), self.retransmit.len())
     }
 
-    /// Send one message now (flushing anything pending first). Emits one datagram, or one per
-    /// fragment, through `out`. Returns the message's sequence number if reliable.
+    /// Send one message now. A pending datagram of the same reliability with room for it takes
+    /// it and leaves (one datagram for both); otherwise the pending datagram leaves first and
+    /// the message in its own datagram, or one per fragment. Emits through `out`. Returns the
+    /// message's sequence number if reliable.
     pub fn send(
         &mut self,
         now: Instant,
@@ -148,6 +150,11 @@ impl DataSender {
         out: &mut impl FnMut(&[u8]),
     ) -> Result<Option<Seq>, SendError> {
         self.check_len(payload)?;
+        if self.pending.rel == Some(rel) && self.fits_pending(payload) {
+            let seq = self.push(now, rel, payload, out)?;
+            self.flush(now, out);
+            return Ok(seq);
+        }
         self.flush(now, out);
         self.stats.messages += 1;
         if payload.len() <= self.cfg.max_whole_payload() {
@@ -216,10 +223,7 @@ impl DataSender {
         if payload.len() > self.cfg.max_whole_payload() {
             return self.send(now, rel, payload, out);
         }
-        let room = self.cfg.max_datagram - MAC_LEN;
-        let fits = self.pending.rel == Some(rel)
-            && self.pending.buf.len() + WHOLE_FRAME_HEADER + payload.len() <= room
-            && self.pending.frames < u16::MAX;
+        let fits = self.pending.rel == Some(rel) && self.fits_pending(payload);
         if !fits {
             self.flush(now, out);
         }
@@ -247,6 +251,14 @@ impl DataSender {
         w.push_whole(payload);
         self.pending.frames = w.frames();
         Ok((rel == Reliability::Reliable).then_some(Seq(seq)))
+    }
+
+    /// Whether `payload` fits, whole, in the pending datagram.
+    fn fits_pending(&self, payload: &[u8]) -> bool {
+        payload.len() <= self.cfg.max_whole_payload()
+            && self.pending.buf.len() + WHOLE_FRAME_HEADER + payload.len()
+                <= self.cfg.max_datagram - MAC_LEN
+            && self.pending.frames < u16::MAX
     }
 
     /// Bytes waiting in the pending datagram (0: nothing pending).
