@@ -369,7 +369,7 @@ fn measure(
     machine: Machine,
     cpus: CpuPlacement,
 ) -> Result<LatencyReport, BenchError> {
-    let session = Session::start_pinned(
+    let session = Session::start(
         placement,
         Role::Echo,
         opts.level,

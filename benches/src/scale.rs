@@ -150,7 +150,15 @@ pub fn run(
         let peers = nodes.max(2) - 1;
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(60).min(left);
-        let session = Session::start(placement, Role::Echo, opts.level, peers, step, left + step)?;
+        let session = Session::start(
+            placement,
+            Role::Echo,
+            opts.level,
+            peers,
+            step,
+            left + step,
+            None,
+        )?;
         // Peers on another machine (--peer) have no local /proc entry: their CPU is not measured.
         let pids: Vec<u32> = session.peers.iter().filter_map(|p| p.pid()).collect();
         let peer_cpu_measured = pids.len() == peers;

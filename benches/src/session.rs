@@ -78,22 +78,11 @@ pub struct Session {
 
 impl Session {
     /// Starts `peers` peer processes with `role` and waits (at most `timeout`) until everyone is
-    /// joined. The peers stay at most `lifetime`, which must cover the whole run.
-    pub fn start(
-        placement: &Placement,
-        role: Role,
-        level: Level,
-        peers: usize,
-        timeout: Duration,
-        lifetime: Duration,
-    ) -> Result<Session, BenchError> {
-        Self::start_pinned(placement, role, level, peers, timeout, lifetime, None)
-    }
-
-    /// [`Session::start`] with every peer pinned to `peer_cpu` (see [`crate::cpus`]); each peer
-    /// reports the CPUs it may use when ready, and a peer not pinned as asked fails the start.
+    /// joined. The peers stay at most `lifetime`, which must cover the whole run. With
+    /// `peer_cpu`, every peer is pinned to that CPU (see [`crate::cpus`]); each peer reports the
+    /// CPUs it may use when ready, and a peer not pinned as asked fails the start.
     #[allow(clippy::too_many_arguments)]
-    pub fn start_pinned(
+    pub fn start(
         placement: &Placement,
         role: Role,
         level: Level,

@@ -302,7 +302,15 @@ pub fn run(
     );
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut s = Session::start(placement, Role::Sink, opts.level, fanout, step, left + step)?;
+        let mut s = Session::start(
+            placement,
+            Role::Sink,
+            opts.level,
+            fanout,
+            step,
+            left + step,
+            None,
+        )?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();
         for rel_name in &opts.reliabilities {
