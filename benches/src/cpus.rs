@@ -32,6 +32,17 @@ pub enum Pinning {
     Free,
 }
 
+impl Pinning {
+    /// Its command-line spelling.
+    pub fn arg(self) -> &'static str {
+        match self {
+            Pinning::Split => "split",
+            Pinning::Shared => "shared",
+            Pinning::Free => "free",
+        }
+    }
+}
+
 /// The CPUs a pinning chose: `None` where a process is not pinned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Placement {
@@ -59,13 +70,9 @@ impl Placement {
     /// "split: driver on CPU 0, peer on CPU 1" and the like.
     pub fn describe(&self) -> String {
         match (self.driver_cpu, self.peer_cpu) {
-            (Some(d), Some(p)) => format!(
-                "{}: driver on CPU {d}, peer on CPU {p}",
-                match self.pinning {
-                    Pinning::Split => "split",
-                    _ => "shared",
-                }
-            ),
+            (Some(d), Some(p)) => {
+                format!("{}: driver on CPU {d}, peer on CPU {p}", self.pinning.arg())
+            }
             _ => "free: not pinned".into(),
         }
     }
@@ -99,6 +106,26 @@ pub fn allowed() -> Result<Vec<usize>, BenchError> {
     let set = sched_getaffinity(None)
         .map_err(|e| BenchError::Protocol(format!("sched_getaffinity: {e}")))?;
     Ok((0..CpuSet::MAX_CPU).filter(|c| set.is_set(*c)).collect())
+}
+
+/// The calling thread pinned to a CPU (or not); dropping it gives the thread its affinity back,
+/// also when a run ends with an error.
+#[derive(Debug)]
+pub struct Pinned(Option<CpuSet>);
+
+impl Pinned {
+    /// Pins the calling thread to `cpu`, if any (see [`pin_to`]).
+    pub fn to(cpu: Option<usize>) -> Result<Pinned, BenchError> {
+        Ok(Pinned(cpu.map(pin_to).transpose()?))
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let Some(before) = &self.0 {
+            restore(before);
+        }
+    }
 }
 
 /// Pins the calling thread (and the threads it starts from now on) to `cpu`; returns what it
@@ -139,6 +166,12 @@ mod tests {
             "a thread started after pinning inherits it"
         );
         restore(&before);
+        assert_eq!(allowed().expect("affinity"), cpus);
+        // The guard restores on drop.
+        {
+            let _g = Pinned::to(Some(target)).expect("pin");
+            assert_eq!(allowed().expect("affinity"), vec![target]);
+        }
         assert_eq!(allowed().expect("affinity"), cpus);
     }
 

@@ -323,7 +323,7 @@ pub fn run(
             senders,
             step,
             left + step,
-            None,
+            &[],
         )?;
         let counts: Counts = Arc::default();
         let paths: [Arc<dyn Sut>; 2] = [s.hl.clone(), s.raw.clone()];

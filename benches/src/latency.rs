@@ -341,8 +341,8 @@ pub fn run(
     let machine = Machine::describe();
     let cpus = CpuPlacement::choose(opts.pin, !matches!(placement, Placement::Peer { .. }))?;
     // The driver's threads start in the session: pinned from here, they inherit it.
-    let before = cpus.driver_cpu.map(crate::cpus::pin_to).transpose()?;
-    let r = measure(
+    let _pinned = crate::cpus::Pinned::to(cpus.driver_cpu)?;
+    measure(
         placement,
         opts,
         command,
@@ -351,11 +351,7 @@ pub fn run(
         started_unix_ms,
         machine,
         cpus,
-    );
-    if let Some(b) = &before {
-        crate::cpus::restore(b);
-    }
-    r
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -376,7 +372,7 @@ fn measure(
         1,
         timeout,
         timeout + timeout,
-        cpus.peer_cpu,
+        &[cpus.peer_cpu],
     )?;
     let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();

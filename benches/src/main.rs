@@ -141,6 +141,10 @@ enum Cmd {
         /// Payload bytes (reliable updates).
         #[arg(long, default_value_t = 100)]
         size: usize,
+        /// CPU placement on one machine: split (the driver on the first CPU, peer k on the
+        /// k + 1-th, round robin), shared (all on one CPU) or free (unpinned).
+        #[arg(long, value_enum, default_value = "split")]
+        pin: Pinning,
     },
     /// The other machine's side of `--peer`: starts a peer process for every driver connection.
     Serve {
@@ -413,6 +417,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             block,
             warmup,
             size,
+            pin,
         } => {
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
@@ -432,6 +437,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 block,
                 warmup,
                 size,
+                pin,
             };
             let r = scale::run(
                 &placement(&place),

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::BenchError;
+use crate::cpus::Pinning;
 use crate::latency::Driver;
 use crate::peer::Role;
 use crate::placement::Placement;
@@ -33,6 +34,9 @@ pub struct ScaleOptions {
     pub warmup: usize,
     /// Payload bytes (reliable).
     pub size: usize,
+    /// CPU placement (see [`crate::cpus`]): `split` puts the driver on the first CPU and peer
+    /// `k` on the `k + 1`-th, round robin.
+    pub pin: Pinning,
 }
 
 /// CPU of the nodes on one path.
@@ -71,6 +75,10 @@ pub struct ScaleResult {
     pub lost_blocks: u64,
     /// False when the peers run on another machine (`--peer`): peer CPU figures are then 0.
     pub peer_cpu_measured: bool,
+    /// The pinning used (after falling back: split needs two CPUs, remote peers are not pinned).
+    pub pinning: Pinning,
+    /// The driver's CPU, then each peer's (`null` when not pinned).
+    pub cpus: Vec<Option<usize>>,
 }
 
 /// The whole report.
@@ -150,6 +158,10 @@ pub fn run(
         let peers = nodes.max(2) - 1;
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(60).min(left);
+        let local = !matches!(placement, Placement::Peer { .. });
+        let (pinning, cpus) = crate::cpus::for_processes(opts.pin, local, peers + 1)?;
+        // The driver's threads start in the session and inherit its CPU.
+        let pinned = crate::cpus::Pinned::to(cpus[0])?;
         let session = Session::start(
             placement,
             Role::Echo,
@@ -157,7 +169,7 @@ pub fn run(
             peers,
             step,
             left + step,
-            None,
+            &cpus[1..],
         )?;
         // Peers on another machine (--peer) have no local /proc entry: their CPU is not measured.
         let pids: Vec<u32> = session.peers.iter().filter_map(|p| p.pid()).collect();
@@ -222,9 +234,12 @@ pub fn run(
             baseline_cpu: cpu[1].figures(),
             lost_blocks,
             peer_cpu_measured,
+            pinning,
+            cpus,
         });
         drop(d);
         drop(session);
+        drop(pinned);
     }
     Ok(ScaleReport {
         subcommand: "scale".into(),
@@ -241,9 +256,12 @@ pub fn run(
 /// The table printed on stdout.
 pub fn table(r: &ScaleReport) -> String {
     let mut s = format!(
-        "scale (round trip to the slowest peer, µs; CPU µs per round trip), level {} — {} — {} cores, {}\n",
+        "scale (round trip to the slowest peer, µs; CPU µs per round trip), level {} — {} — CPUs {} — {} cores, {}\n",
         r.options.level.arg(),
         r.placement,
+        r.results
+            .first()
+            .map_or(r.options.pin.arg(), |x| x.pinning.arg()),
         r.machine.cores,
         r.machine.cpu_model
     );

@@ -78,8 +78,8 @@ pub struct Session {
 
 impl Session {
     /// Starts `peers` peer processes with `role` and waits (at most `timeout`) until everyone is
-    /// joined. The peers stay at most `lifetime`, which must cover the whole run. With
-    /// `peer_cpu`, every peer is pinned to that CPU (see [`crate::cpus`]); each peer reports the
+    /// joined. The peers stay at most `lifetime`, which must cover the whole run. Peer `k` is
+    /// pinned to `peer_cpus[k]` where that is given (see [`crate::cpus`]); each peer reports the
     /// CPUs it may use when ready, and a peer not pinned as asked fails the start.
     #[allow(clippy::too_many_arguments)]
     pub fn start(
@@ -89,7 +89,7 @@ impl Session {
         peers: usize,
         timeout: Duration,
         lifetime: Duration,
-        peer_cpu: Option<usize>,
+        peer_cpus: &[Option<usize>],
     ) -> Result<Session, BenchError> {
         if let Some(max) = placement.peer_hosts()
             && peers > max
@@ -114,7 +114,7 @@ impl Session {
                 "--timeout-s".to_string(),
                 lifetime.as_secs().max(1).to_string(),
             ]);
-            if let Some(cpu) = peer_cpu {
+            if let Some(cpu) = peer_cpus.get(k).copied().flatten() {
                 args.extend(["--cpu".to_string(), cpu.to_string()]);
             }
             procs.push(placement.spawn_peer(k, &args)?);
@@ -128,9 +128,9 @@ impl Session {
         }
         let hl = level.join(&net, &federation, true, true, peers, timeout)?;
         let raw = Arc::new(RawUdpSut::new(&net)?);
-        for p in &procs {
+        for (k, p) in procs.iter().enumerate() {
             let ready = p.wait_event("ready", timeout)?;
-            if let Some(cpu) = peer_cpu {
+            if let Some(cpu) = peer_cpus.get(k).copied().flatten() {
                 let cpus = &ready["cpus"];
                 if *cpus != serde_json::json!([cpu]) {
                     return Err(BenchError::Protocol(format!(

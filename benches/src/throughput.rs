@@ -309,7 +309,7 @@ pub fn run(
             fanout,
             step,
             left + step,
-            None,
+            &[],
         )?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();

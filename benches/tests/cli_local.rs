@@ -555,6 +555,13 @@ fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
     assert_eq!(results.len(), 2);
     for (r, n) in results.iter().zip([2.0, 3.0]) {
         assert_eq!(num(r, "nodes"), n);
+        // Pinned split by default: the driver and every peer on a CPU, round robin.
+        let cpus = r["cpus"].as_array().expect("cpus");
+        assert_eq!(cpus.len(), n as usize, "{r}");
+        assert!(cpus.iter().all(Value::is_u64), "{r}");
+        if r["pinning"] == "split" {
+            assert_ne!(cpus[0], cpus[1], "{r}");
+        }
         latency_is_plausible(&r["hlamesh"], 200.0);
         latency_is_plausible(&r["baseline"], 200.0);
         let expect = num(&r["hlamesh"], "p50_us") / num(&r["baseline"], "p50_us");
