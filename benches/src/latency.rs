@@ -339,7 +339,7 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let cpus = CpuPlacement::choose(opts.pin, !matches!(placement, Placement::Peer { .. }))?;
+    let cpus = CpuPlacement::choose(opts.pin, placement.is_local())?;
     // The driver's threads start in the session: pinned from here, they inherit it.
     let _pinned = crate::cpus::Pinned::to(cpus.driver_cpu)?;
     measure(

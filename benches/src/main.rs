@@ -87,6 +87,10 @@ enum Cmd {
         /// Recorded blocks per path and configuration (after one warm-up block).
         #[arg(long, default_value_t = 3)]
         blocks: usize,
+        /// CPU placement on one machine: split (the driver on the first CPU, peer k on the
+        /// k + 1-th, round robin), shared (all on one CPU) or free (unpinned).
+        #[arg(long, value_enum, default_value = "split")]
+        pin: Pinning,
     },
     /// Lockstep TAR (with and without one timestamped update per step) and all-NER runs of N
     /// federate processes: grants/s and control messages per grant, vs raw UDP barrier rounds.
@@ -495,6 +499,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             size,
             messages,
             blocks,
+            pin,
         } => {
             check_rel(&reliability)?;
             let mut batching = on_off(&batching)?;
@@ -514,6 +519,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 size: size.max(hlamesh_benches::wire::MIN_PAYLOAD),
                 messages,
                 blocks,
+                pin,
             };
             let r = throughput::run(
                 &placement(&place),

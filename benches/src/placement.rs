@@ -100,6 +100,11 @@ impl Placement {
         }
     }
 
+    /// Whether every process runs on this machine (so it can be pinned to a CPU).
+    pub fn is_local(&self) -> bool {
+        !matches!(self, Placement::Peer { .. })
+    }
+
     /// Human-readable description for the report.
     pub fn describe(&self) -> String {
         match self {

@@ -158,8 +158,8 @@ pub fn run(
         let peers = nodes.max(2) - 1;
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(60).min(left);
-        let local = !matches!(placement, Placement::Peer { .. });
-        let (pinning, cpus) = crate::cpus::for_processes(opts.pin, local, peers + 1)?;
+        let (pinning, cpus) =
+            crate::cpus::for_processes(opts.pin, placement.is_local(), peers + 1)?;
         // The driver's threads start in the session and inherit its CPU.
         let pinned = crate::cpus::Pinned::to(cpus[0])?;
         let session = Session::start(

@@ -11,6 +11,7 @@ use hlamesh_transport::data::Reliability;
 use serde::Serialize;
 
 use crate::BenchError;
+use crate::cpus::Pinning;
 use crate::fanin::{self, FaninResult};
 use crate::peer::Role;
 use crate::placement::Placement;
@@ -39,6 +40,9 @@ pub struct ThroughputOptions {
     pub messages: u64,
     /// Recorded blocks per path and configuration (after one warm-up block).
     pub blocks: usize,
+    /// CPU placement (see [`crate::cpus`]): `split` puts the driver on the first CPU and peer
+    /// `k` on the `k + 1`-th, round robin.
+    pub pin: Pinning,
 }
 
 /// One block on one path.
@@ -113,6 +117,8 @@ pub struct ThroughputResult {
     pub baseline: PathThroughput,
     /// hlamesh msgs/s ÷ raw msgs/s.
     pub ratio: f64,
+    /// The driver's CPU, then each peer's (`null` when not pinned).
+    pub cpus: Vec<Option<usize>>,
 }
 
 /// The whole report.
@@ -302,6 +308,9 @@ pub fn run(
     );
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
+        let (_, cpus) = crate::cpus::for_processes(opts.pin, placement.is_local(), fanout + 1)?;
+        // The driver's threads start in the session and inherit its CPU.
+        let _pinned = crate::cpus::Pinned::to(cpus[0])?;
         let mut s = Session::start(
             placement,
             Role::Sink,
@@ -309,7 +318,7 @@ pub fn run(
             fanout,
             step,
             left + step,
-            &[],
+            &cpus[1..],
         )?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();
@@ -381,6 +390,7 @@ pub fn run(
                     ratio: h.msgs_per_s / r.msgs_per_s.max(f64::MIN_POSITIVE),
                     hlamesh: h,
                     baseline: r,
+                    cpus: cpus.clone(),
                 });
             }
         }

@@ -198,6 +198,10 @@ fn throughput_tiny_local_run_reports_every_figure() {
     // fanouts 1, 2 × batching on, off.
     assert_eq!(results.len(), 4);
     for r in results {
+        // Pinned split by default: the driver and each receiver on a CPU, round robin.
+        let cpus = r["cpus"].as_array().expect("cpus");
+        assert_eq!(cpus.len() as f64, num(r, "fanout") + 1.0, "{r}");
+        assert!(cpus.iter().all(Value::is_u64), "{r}");
         let (h, b) = (&r["hlamesh"], &r["baseline"]);
         for p in [h, b] {
             assert!(num(p, "msgs_per_s") > 0.0, "no rate: {p}");
@@ -256,6 +260,8 @@ fn throughput_tiny_local_run_reports_every_figure() {
 /// same senders (one datagram per message), the ratio computed, and no reliable loss.
 fn fanin_is_plausible(r: &Value, senders: usize, messages: u64, blocks: u64) {
     assert_eq!(num(r, "senders"), senders as f64);
+    let cpus = r["cpus"].as_array().expect("cpus");
+    assert_eq!(cpus.len(), senders + 1, "{r}");
     let (h, b) = (&r["hlamesh"], &r["baseline"]);
     for p in [h, b] {
         assert!(num(p, "msgs_per_s") > 0.0, "no aggregate rate: {p}");

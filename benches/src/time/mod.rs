@@ -181,8 +181,7 @@ pub fn run(
         let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
         let federation = format!("bench-time-{}-{n}", std::process::id());
         let left = deadline.saturating_duration_since(Instant::now());
-        let local = !matches!(placement, Placement::Peer { .. });
-        let (pinning, cpus) = crate::cpus::for_processes(opts.pin, local, n + 1)?;
+        let (pinning, cpus) = crate::cpus::for_processes(opts.pin, placement.is_local(), n + 1)?;
         let mut procs: Vec<PeerProc> = Vec::new();
         for (k, cpu) in cpus.iter().take(n).enumerate() {
             let mut args = net.on(placement.addr(k + 2)?).to_args();
