@@ -12,7 +12,9 @@
 //!   repair over QUIC, fragmentation, duplicate suppression, in-order delivery, and cross-channel
 //!   causality (control messages released only after the data they follow); datagrams sized to
 //!   the interface's MTU ([`TransportConfig::resolved_max_datagram`]); the kernel drops a node's
-//!   own datagrams before its socket ([`sockets::drop_own_datagrams`]);
+//!   own datagrams before its socket ([`sockets::drop_own_datagrams`]); automatic batching while
+//!   a caller streams, and [`FederationChannel::send_held`] for a message that may wait for the
+//!   next one's datagram; received datagrams and kept copies come from a [`arena::ByteArena`];
 //! - **flow control** ([`flow`]): receivers acknowledge their in-order position every quarter
 //!   window, and a sender's application threads wait
 //!   ([`FederationChannel::wait_for_room`]) while the slowest live receiver is a window behind,
