@@ -1,7 +1,8 @@
 //! A byte arena: copies byte strings into one shared allocation and hands each out as a
 //! [`Bytes`], so that keeping a copy costs a `memcpy` and not an allocation. The receive buffer
 //! cuts every received datagram from one ([`crate::recv_buf`]); the data sender keeps the copy of
-//! each reliable datagram it may have to repair in one ([`crate::data::sender`]).
+//! each reliable datagram it may have to repair in one (its retransmit buffer, see
+//! [`crate::data::DataSender`]).
 //!
 //! An allocation is reused once every string cut from it was dropped; until then it stays alive,
 //! so what an arena holds is at most one chunk more than the strings its users keep.
