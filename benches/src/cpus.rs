@@ -56,17 +56,6 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// Chooses CPUs for `want` among the CPUs this process may run on; `local` is false when the
-    /// peer runs on another machine.
-    pub fn choose(want: Pinning, local: bool) -> Result<Placement, BenchError> {
-        let (pinning, cpus) = for_processes(want, local, 2)?;
-        Ok(Placement {
-            pinning,
-            driver_cpu: cpus[0],
-            peer_cpu: cpus[1],
-        })
-    }
-
     /// "split: driver on CPU 0, peer on CPU 1" and the like.
     pub fn describe(&self) -> String {
         match (self.driver_cpu, self.peer_cpu) {
@@ -129,7 +118,7 @@ impl Drop for Pinned {
 }
 
 /// Pins the calling thread (and the threads it starts from now on) to `cpu`; returns what it
-/// was allowed before, for [`restore`].
+/// was allowed before ([`Pinned`] gives it back when dropped).
 pub fn pin_to(cpu: usize) -> Result<CpuSet, BenchError> {
     let before = sched_getaffinity(None)
         .map_err(|e| BenchError::Protocol(format!("sched_getaffinity: {e}")))?;
@@ -141,7 +130,7 @@ pub fn pin_to(cpu: usize) -> Result<CpuSet, BenchError> {
 }
 
 /// Gives the calling thread back the affinity [`pin_to`] returned.
-pub fn restore(before: &CpuSet) {
+fn restore(before: &CpuSet) {
     if let Err(e) = sched_setaffinity(None, before) {
         tracing::warn!("restoring the CPU affinity: {e}");
     }
@@ -177,27 +166,26 @@ mod tests {
 
     #[test]
     fn split_needs_two_cpus_and_remote_peers_are_never_pinned() {
-        let n = allowed().expect("affinity").len();
-        let p = Placement::choose(Pinning::Split, true).expect("choose");
-        if n >= 2 {
-            assert_eq!(p.pinning, Pinning::Split);
-            assert_ne!(p.driver_cpu, p.peer_cpu);
+        let cpus = allowed().expect("affinity");
+        let (p, two) = for_processes(Pinning::Split, true, 2).expect("choose");
+        if cpus.len() >= 2 {
+            assert_eq!(p, Pinning::Split);
+            assert_ne!(two[0], two[1]);
         } else {
-            assert_eq!(p.pinning, Pinning::Shared);
+            assert_eq!(p, Pinning::Shared);
         }
-        let remote = Placement::choose(Pinning::Split, false).expect("choose");
-        assert_eq!(remote.pinning, Pinning::Free);
-        assert_eq!((remote.driver_cpu, remote.peer_cpu), (None, None));
+        let (p, remote) = for_processes(Pinning::Split, false, 2).expect("choose");
+        assert_eq!(p, Pinning::Free);
+        assert_eq!(remote, vec![None, None]);
         let (p, four) = for_processes(Pinning::Split, true, 4).expect("choose");
         if p == Pinning::Split {
             // Round robin over the allowed CPUs.
-            let cpus = allowed().expect("affinity");
             assert_eq!(four[0], Some(cpus[0]));
             assert_eq!(four[1], Some(cpus[1]));
             assert_eq!(four[3], Some(cpus[3 % cpus.len()]));
         }
-        let shared = Placement::choose(Pinning::Shared, true).expect("choose");
-        assert_eq!(shared.driver_cpu, shared.peer_cpu);
-        assert!(shared.driver_cpu.is_some());
+        let (_, shared) = for_processes(Pinning::Shared, true, 2).expect("choose");
+        assert_eq!(shared[0], shared[1]);
+        assert!(shared[0].is_some());
     }
 }

@@ -318,9 +318,6 @@ pub fn run(
         }
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(30).min(left.max(Duration::from_secs(1)));
-        let (_, cpus) = crate::cpus::for_processes(opts.pin, placement.is_local(), senders + 1)?;
-        // The driver's threads start in the session and inherit its CPU.
-        let _pinned = crate::cpus::Pinned::to(cpus[0])?;
         let mut s = Session::start(
             placement,
             Role::Source,
@@ -328,7 +325,7 @@ pub fn run(
             senders,
             step,
             left + step,
-            &cpus[1..],
+            opts.pin,
         )?;
         let counts: Counts = Arc::default();
         let paths: [Arc<dyn Sut>; 2] = [s.hl.clone(), s.raw.clone()];
@@ -400,7 +397,7 @@ pub fn run(
                     ratio: h.msgs_per_s / r.msgs_per_s.max(f64::MIN_POSITIVE),
                     hlamesh: h,
                     baseline: r,
-                    cpus: cpus.clone(),
+                    cpus: s.cpus.clone(),
                 });
             }
         }

@@ -339,32 +339,6 @@ pub fn run(
     let started = Instant::now();
     let started_unix_ms = report::unix_ms();
     let machine = Machine::describe();
-    let cpus = CpuPlacement::choose(opts.pin, placement.is_local())?;
-    // The driver's threads start in the session: pinned from here, they inherit it.
-    let _pinned = crate::cpus::Pinned::to(cpus.driver_cpu)?;
-    measure(
-        placement,
-        opts,
-        command,
-        timeout,
-        started,
-        started_unix_ms,
-        machine,
-        cpus,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    placement: &Placement,
-    opts: &LatencyOptions,
-    command: String,
-    timeout: Duration,
-    started: Instant,
-    started_unix_ms: u64,
-    machine: Machine,
-    cpus: CpuPlacement,
-) -> Result<LatencyReport, BenchError> {
     let session = Session::start(
         placement,
         Role::Echo,
@@ -372,8 +346,13 @@ fn measure(
         1,
         timeout,
         timeout + timeout,
-        &[cpus.peer_cpu],
+        opts.pin,
     )?;
+    let cpus = CpuPlacement {
+        pinning: session.pinning,
+        driver_cpu: session.cpus[0],
+        peer_cpu: session.cpus[1],
+    };
     let hl = session.hl.clone();
     let raw: Arc<dyn Sut> = session.raw.clone();
     hl.set_batching(opts.batching);

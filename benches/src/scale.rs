@@ -158,10 +158,6 @@ pub fn run(
         let peers = nodes.max(2) - 1;
         let left = deadline.saturating_duration_since(Instant::now());
         let step = Duration::from_secs(60).min(left);
-        let (pinning, cpus) =
-            crate::cpus::for_processes(opts.pin, placement.is_local(), peers + 1)?;
-        // The driver's threads start in the session and inherit its CPU.
-        let pinned = crate::cpus::Pinned::to(cpus[0])?;
         let session = Session::start(
             placement,
             Role::Echo,
@@ -169,7 +165,7 @@ pub fn run(
             peers,
             step,
             left + step,
-            &cpus[1..],
+            opts.pin,
         )?;
         // Peers on another machine (--peer) have no local /proc entry: their CPU is not measured.
         let pids: Vec<u32> = session.peers.iter().filter_map(|p| p.pid()).collect();
@@ -234,12 +230,11 @@ pub fn run(
             baseline_cpu: cpu[1].figures(),
             lost_blocks,
             peer_cpu_measured,
-            pinning,
-            cpus,
+            pinning: session.pinning,
+            cpus: session.cpus.clone(),
         });
         drop(d);
         drop(session);
-        drop(pinned);
     }
     Ok(ScaleReport {
         subcommand: "scale".into(),

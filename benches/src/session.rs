@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::BenchError;
+use crate::cpus::{Pinned, Pinning};
 use crate::net::NetParams;
 use crate::peer::Role;
 use crate::placement::{PeerProc, Placement};
@@ -74,13 +75,20 @@ pub struct Session {
     pub peers: Vec<PeerProc>,
     /// Network parameters of the driver.
     pub net: NetParams,
+    /// The pinning used (after falling back; see [`crate::cpus::for_processes`]).
+    pub pinning: Pinning,
+    /// The driver's CPU, then each peer's (`None` where not pinned).
+    pub cpus: Vec<Option<usize>>,
+    /// Keeps the driver's thread pinned while the session lasts (its threads inherit it).
+    _pinned: Pinned,
 }
 
 impl Session {
     /// Starts `peers` peer processes with `role` and waits (at most `timeout`) until everyone is
-    /// joined. The peers stay at most `lifetime`, which must cover the whole run. Peer `k` is
-    /// pinned to `peer_cpus[k]` where that is given (see [`crate::cpus`]); each peer reports the
-    /// CPUs it may use when ready, and a peer not pinned as asked fails the start.
+    /// joined. The peers stay at most `lifetime`, which must cover the whole run. With `pin`,
+    /// the driver (the calling thread, until the session is dropped, and the threads the
+    /// session starts) and each peer are pinned to CPUs (see [`crate::cpus`]); each peer
+    /// reports the CPUs it may use when ready, and a peer not pinned as asked fails the start.
     #[allow(clippy::too_many_arguments)]
     pub fn start(
         placement: &Placement,
@@ -89,7 +97,7 @@ impl Session {
         peers: usize,
         timeout: Duration,
         lifetime: Duration,
-        peer_cpus: &[Option<usize>],
+        pin: Pinning,
     ) -> Result<Session, BenchError> {
         if let Some(max) = placement.peer_hosts()
             && peers > max
@@ -98,6 +106,9 @@ impl Session {
                 "{peers} peers wanted but the lab has only {max} peer hosts"
             )));
         }
+        let (pinning, cpus) = crate::cpus::for_processes(pin, placement.is_local(), peers + 1)?;
+        let pinned = Pinned::to(cpus[0])?;
+        let peer_cpus = &cpus[1..];
         let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
         let federation = format!("bench-{}", std::process::id());
         let role_arg = role.arg();
@@ -144,6 +155,9 @@ impl Session {
             raw,
             peers: procs,
             net,
+            pinning,
+            cpus,
+            _pinned: pinned,
         })
     }
 }

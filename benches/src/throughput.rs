@@ -308,9 +308,6 @@ pub fn run(
     );
     for &fanout in &opts.fanouts {
         let left = deadline.saturating_duration_since(Instant::now());
-        let (_, cpus) = crate::cpus::for_processes(opts.pin, placement.is_local(), fanout + 1)?;
-        // The driver's threads start in the session and inherit its CPU.
-        let _pinned = crate::cpus::Pinned::to(cpus[0])?;
         let mut s = Session::start(
             placement,
             Role::Sink,
@@ -318,7 +315,7 @@ pub fn run(
             fanout,
             step,
             left + step,
-            &cpus[1..],
+            opts.pin,
         )?;
         let hl: Arc<dyn Sut> = s.hl.clone();
         let raw: Arc<dyn Sut> = s.raw.clone();
@@ -390,7 +387,7 @@ pub fn run(
                     ratio: h.msgs_per_s / r.msgs_per_s.max(f64::MIN_POSITIVE),
                     hlamesh: h,
                     baseline: r,
-                    cpus: cpus.clone(),
+                    cpus: s.cpus.clone(),
                 });
             }
         }

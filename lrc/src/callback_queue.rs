@@ -25,10 +25,11 @@
 //! own threads, as with any RTI's immediate callbacks. A callback that panics on an LRC thread
 //! loses that one callback (the panic is logged); the thread, the other federates of the process
 //! and this federate's later callbacks go on. Evoked callbacks run on the federate's own thread,
-//! so a panic there unwinds into the federate's `evoke_callback` call, as Rust code expects. Joining and resigning from a callback
-//! are refused anyway (`CallNotAllowedFromWithinCallback`). Destroying a federation from an
-//! immediate callback on a receive thread is refused the same way unless its answer is already
-//! there: the answer could queue behind the datagrams the waiting thread would receive.
+//! so a panic there unwinds into the federate's `evoke_callback` call, as Rust code expects.
+//! Joining and resigning from a callback are refused anyway (`CallNotAllowedFromWithinCallback`).
+//! Destroying a federation from an immediate callback on a receive thread is refused the same
+//! way unless its answer is already there: the answer could queue behind the datagrams the
+//! waiting thread would receive.
 //!
 //! **Evoked model.** Callbacks wait in the queue until `evoke_callback(s)`. A thread waiting
 //! there receives the LRC's data datagrams itself meanwhile (`Transport::receive_here`), so the

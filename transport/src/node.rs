@@ -2067,10 +2067,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         // One clock read per turn: the datagram's arrival time serves its handling, the timers
         // (millisecond scale) and the next turn's socket-role decision; the microseconds the
         // handling takes do not matter to any of them.
-        let mut now = turn_end;
-        if receiving {
-            let got = buf.recv_with(|b| sock.recv_from(b));
-            now = Instant::now();
+        let got = receiving.then(|| buf.recv_with(|b| sock.recv_from(b)));
+        let now = Instant::now();
+        if let Some(got) = got {
             match got {
                 Ok((dgram, _src)) => {
                     shared.datagram_in(dgram.len(), false);
@@ -2090,9 +2089,6 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                     tracing::debug!("data socket receive error: {e}");
                 }
             }
-        }
-        if !receiving {
-            now = Instant::now();
         }
         let mut next: Option<Instant> = None;
         if let Some(f) = fault.as_mut() {

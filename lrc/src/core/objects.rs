@@ -1105,10 +1105,9 @@ impl FederationCore {
         let t = self.decode_time(&update.time);
         if update.reliable {
             served.push(f);
-            self.time_deliver(f, update.producer, update.seq, t, update.tso, cb);
-        } else {
-            self.time_deliver(f, update.producer, update.seq, t, false, cb);
         }
+        let tso = update.reliable && update.tso;
+        self.time_deliver(f, update.producer, update.seq, t, tso, cb);
     }
 
     /// Settles an instance just inserted that this LRC learns of only now (a registration that
