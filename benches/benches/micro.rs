@@ -3,7 +3,7 @@
 //! (fragmentation and reassembly at 8 KiB), the data thread's receive buffer, GALT with 64 regulating peers, the TSO queue, the
 //! engine's data-reconstruction queue (a frame's reflections pushed by the HLA thread, swapped
 //! out by the engine thread), and loading the RPR FOM set. `cargo bench -p hlamesh-benches --bench micro` (not built by
-//! `cargo test`). FOMs come from `$HLAMESH_FOM_DIR` or `<repo>/../shared/foms`.
+//! `cargo test`). FOMs come from `$HLAMESH_FOM_DIR` or the repository's `foms/`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -230,7 +230,7 @@ fn bench_tso(c: &mut Criterion) {
 fn fom_dir() -> PathBuf {
     std::env::var("HLAMESH_FOM_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/foms"))
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../foms"))
 }
 
 fn bench_fom(c: &mut Criterion) {

@@ -3,7 +3,8 @@
 //! An example federation built on the engine framework (`hlamesh_lrc::engine`), and the
 //! one-command `demo` that runs it on this machine as separate processes.
 //!
-//! Federates (one binary each, all thin wrappers over the modules here):
+//! Federates (one binary each, all thin wrappers over [`roles`], which `demo` also runs as roles of
+//! its own executable):
 //! - [`car`]: publishes position, velocity and fuel; computes the range it can still drive.
 //! - [`flightsim`]: a simple aircraft model at a fixed 60 Hz step, real-time paced.
 //! - [`operator`]: an event-driven station sending time-stamped Refuel / ChangeWeather
@@ -24,5 +25,6 @@ pub mod federate;
 pub mod flightsim;
 pub mod fom;
 pub mod operator;
+pub mod roles;
 pub mod scenario;
 pub mod viewer;

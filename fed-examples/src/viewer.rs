@@ -6,6 +6,11 @@
 //! update (counted as out of order otherwise), and it measures send → receive latency from the
 //! wall-clock tag of each update (same-machine clocks). Its save keeps the last sequence seen
 //! per vehicle, so a federation restore rewinds the check with the vehicles.
+//!
+//! A federation save keeps the timestamp-order messages that were queued at the save, and the
+//! restore delivers them again: their tags are the wall-clock times of the original sends,
+//! seconds before the restore. They are counted apart (`replayed`, with their largest age) and
+//! left out of the latency percentiles, which describe live send → reflect latency only.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Write};
@@ -48,6 +53,12 @@ pub struct Viewer {
     status: HashMap<FederateHandle, String>,
     names: HashMap<FederateHandle, String>,
     latencies_us: Vec<u64>,
+    /// Wall-clock time of the last federation restore, ns since the epoch.
+    restored_at_ns: Option<u64>,
+    /// Reflections of updates sent before the last restore (replayed from the save).
+    replayed: u64,
+    /// The oldest of them at delivery, µs.
+    replayed_max_age_us: u64,
     interactions: u64,
     bad_input: u64,
     restores: u64,
@@ -70,6 +81,9 @@ impl Viewer {
             status: HashMap::new(),
             names: HashMap::new(),
             latencies_us: Vec::new(),
+            restored_at_ns: None,
+            replayed: 0,
+            replayed_max_age_us: 0,
             interactions: 0,
             bad_input: 0,
             restores: 0,
@@ -330,8 +344,12 @@ impl Simulation for Viewer {
                     let recv = wall_ns().saturating_sub(
                         u64::try_from(received.elapsed().as_nanos()).unwrap_or(u64::MAX),
                     );
-                    if self.latencies_us.len() < MAX_SAMPLES {
-                        self.latencies_us.push(recv.saturating_sub(sent) / 1000);
+                    let age_us = recv.saturating_sub(sent) / 1000;
+                    if self.restored_at_ns.is_some_and(|r| sent < r) {
+                        self.replayed += 1;
+                        self.replayed_max_age_us = self.replayed_max_age_us.max(age_us);
+                    } else if self.latencies_us.len() < MAX_SAMPLES {
+                        self.latencies_us.push(age_us);
                     }
                 }
             }
@@ -368,6 +386,7 @@ impl Simulation for Viewer {
     fn on_restore(&mut self, r: &mut dyn std::io::Read) -> std::io::Result<()> {
         self.last_seq = serde_json::from_reader(r).map_err(std::io::Error::other)?;
         self.restores += 1;
+        self.restored_at_ns = Some(wall_ns());
         Ok(())
     }
 }
@@ -396,6 +415,8 @@ impl Example for Viewer {
             "vehicles": vehicles,
             "interactions": self.interactions,
             "latency_samples": self.latencies_us.len(),
+            "replayed_after_restore": self.replayed,
+            "replayed_max_age_ms": self.replayed_max_age_us as f64 / 1000.0,
             "latency_ms": {
                 "p50": self.percentile(0.5), "p90": self.percentile(0.9),
                 "p99": self.percentile(0.99), "max": self.percentile(1.0),

@@ -47,6 +47,13 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
             .map(str::to_string)
             .collect()
     };
+    // Every column of the table has a header.
+    let header: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("federate "))
+        .unwrap_or_else(|| panic!("no table header:\n{stdout}"))
+        .split_whitespace()
+        .collect();
     for name in [
         "commander",
         "car-1",
@@ -56,6 +63,11 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
         "viewer",
     ] {
         let cols = row(name);
+        assert_eq!(
+            cols.len(),
+            header.len(),
+            "{name}'s row has a column without a header ({header:?}):\n{stdout}"
+        );
         // The last two columns: saves, restores.
         assert_eq!(cols[cols.len() - 2], "1", "{name} saved once:\n{stdout}");
         assert_eq!(cols[cols.len() - 1], "1", "{name} restored once:\n{stdout}");

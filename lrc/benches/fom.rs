@@ -1,7 +1,7 @@
 //! FOM loading and entity-state encoding benchmarks.
 //!
 //! `cargo bench -p hlamesh-lrc --bench fom`. Reads the public FOMs from `$HLAMESH_FOM_DIR` or
-//! `<crate>/../../shared/foms`.
+//! the repository's `foms/`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use hlamesh_lrc::fom::{Fdd, FomModule};
 fn fom_dir() -> PathBuf {
     std::env::var("HLAMESH_FOM_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/foms"))
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../foms"))
 }
 
 const RPR: [&str; 3] = [

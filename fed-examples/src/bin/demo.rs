@@ -14,12 +14,13 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use hlamesh_examples::roles::Role;
 use serde_json::Value;
 
 #[derive(Parser, Debug)]
@@ -72,25 +73,25 @@ struct Spawned {
 }
 
 fn main() {
+    // `demo role <role> [options]`: one federate of the demo, started by the demo itself (the
+    // same options as the federate's own binary).
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "role") {
+        let name = argv.get(2).map(|r| r.to_string_lossy().into_owned());
+        let Some(role) = name.as_deref().and_then(Role::from_name) else {
+            eprintln!(
+                "demo role: expected one of commander, car, flightsim, operator, viewer; got {}",
+                name.as_deref().unwrap_or("nothing")
+            );
+            std::process::exit(2);
+        };
+        std::process::exit(role.main(&argv[2..]));
+    }
     let a = Args::parse();
     std::process::exit(launch(&a));
 }
 
-fn sibling(name: &str) -> Result<PathBuf, String> {
-    let me = std::env::current_exe().map_err(|e| format!("cannot find my executable: {e}"))?;
-    let dir = me.parent().ok_or("executable has no directory")?;
-    let p = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if p.exists() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "{} not found: build the examples first (cargo build --release -p hlamesh-examples)",
-            p.display()
-        ))
-    }
-}
-
-fn plan(a: &Args, federation: &str) -> Vec<(String, &'static str, Vec<String>)> {
+fn plan(a: &Args, federation: &str) -> Vec<(String, Role, Vec<String>)> {
     let mut common = vec!["--federation".to_string(), federation.to_string()];
     if a.afap {
         common.push("--afap".into());
@@ -108,17 +109,17 @@ fn plan(a: &Args, federation: &str) -> Vec<(String, &'static str, Vec<String>)> 
     if a.no_save {
         cmd.push("--no-save".into());
     }
-    out.push(("commander".to_string(), "commander", cmd));
+    out.push(("commander".to_string(), Role::Commander, cmd));
     for i in 1..=a.cars {
         let mut c = common.clone();
         c.extend(["--name".into(), format!("car-{i}")]);
-        out.push((format!("car-{i}"), "car", c));
+        out.push((format!("car-{i}"), Role::Car, c));
     }
-    out.push(("flightsim".into(), "flightsim", common.clone()));
-    out.push(("operator".into(), "operator", common.clone()));
+    out.push(("flightsim".into(), Role::Flightsim, common.clone()));
+    out.push(("operator".into(), Role::Operator, common.clone()));
     let mut v = common;
     v.push("--plain".into());
-    out.push(("viewer".into(), "viewer", v));
+    out.push(("viewer".into(), Role::Viewer, v));
     out
 }
 
@@ -132,9 +133,10 @@ fn launch(a: &Args) -> i32 {
         println!(
             "Run one line per machine (same LAN, multicast allowed), commander last or first:"
         );
-        for (_, bin, args) in &plan {
+        for (_, role, args) in &plan {
             println!(
-                "  HLAMESH_INTERFACE=<this machine's LAN address> HLAMESH_TTL=1 {bin} {}",
+                "  HLAMESH_INTERFACE=<this machine's LAN address> HLAMESH_TTL=1 {} {}",
+                role.name(),
                 args.join(" ")
             );
         }
@@ -157,15 +159,17 @@ fn launch(a: &Args) -> i32 {
         .then(|| std::env::temp_dir().join(format!("hlamesh-demo-saves-{}", std::process::id())));
     let (tx, rx) = mpsc::channel::<(String, String)>();
     let mut children: Vec<Spawned> = Vec::new();
-    for (name, bin, args) in &plan {
-        let exe = match sibling(bin) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("demo: {e}");
-                kill_all(&mut children);
-                return 2;
-            }
-        };
+    // Every federate is a role of this executable (see `hlamesh_examples::roles`).
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("demo: cannot find my own executable to start the federates: {e}");
+            return 2;
+        }
+    };
+    for (name, role, args) in &plan {
+        let mut role_args = vec!["role".to_string(), role.name().to_string()];
+        role_args.extend(args.iter().cloned());
         let metrics = if a.no_metrics {
             None
         } else {
@@ -174,7 +178,14 @@ fn launch(a: &Args) -> i32 {
         if let Some(m) = metrics {
             println!("  {name}: metrics at http://{m}/metrics");
         }
-        match spawn(&exe, args, name, tx.clone(), save_dir.as_deref(), metrics) {
+        match spawn(
+            &exe,
+            &role_args,
+            name,
+            tx.clone(),
+            save_dir.as_deref(),
+            metrics,
+        ) {
             Ok(c) => children.push(c),
             Err(e) => {
                 eprintln!("demo: cannot start {name}: {e}");
@@ -281,21 +292,22 @@ fn n(v: &Value, k: &str) -> u64 {
 
 fn report(
     a: &Args,
-    plan: &[(String, &'static str, Vec<String>)],
+    plan: &[(String, Role, Vec<String>)],
     s: &HashMap<String, Value>,
     wall: Duration,
 ) -> i32 {
     println!();
     println!(
-        "{:<10} {:<6} {:>7} {:>7} {:>8} {:>10} {:>9} {:>10} {:>6} {:>8}",
+        "{:<10} {:<6} {:>7} {:>7} {:>8} {:>10} {:>13} {:>9} {:>10} {:>6} {:>8}",
         "federate",
         "state",
         "frames",
         "grants",
         "updates",
         "reflected",
+        "interactions",
         "overruns",
-        "worst ms",
+        "worst(ms)",
         "saves",
         "restores"
     );
@@ -306,7 +318,7 @@ fn report(
                 let state = v["state"].as_str().unwrap_or("?");
                 all_end &= state == "End";
                 println!(
-                    "{:<10} {:<6} {:>7} {:>7} {:>8} {:>10} {:>9} {:>9} {:>10.2} {:>6} {:>8}",
+                    "{:<10} {:<6} {:>7} {:>7} {:>8} {:>10} {:>13} {:>9} {:>10.1} {:>6} {:>8}",
                     name,
                     state,
                     n(v, "frames"),
@@ -336,6 +348,10 @@ fn report(
             }
         }
     }
+    println!(
+        "(updates: attribute updates sent; reflected: reflections received; interactions: sent/received; \
+         overruns: frames that ended after their real-time deadline, worst(ms) the longest of them)"
+    );
     // The viewer saw every car's updates, in order.
     let viewer = s.get("viewer").map(|v| &v["extra"]);
     let mut in_order = viewer.is_some();
@@ -387,6 +403,14 @@ fn report(
             l["p99"].as_f64().unwrap_or(f64::NAN),
             l["max"].as_f64().unwrap_or(f64::NAN),
         );
+        let replayed = n(v, "replayed_after_restore");
+        if replayed > 0 {
+            println!(
+                "  not in those figures: {replayed} updates queued at the save and delivered again after the restore \
+                 (sent before the rewind, up to {:.0} ms earlier)",
+                v["replayed_max_age_ms"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
     }
     let cmd = s.get("commander").map(|c| &c["extra"]);
     let saved = cmd.and_then(|c| c["federation_saved"].as_bool());

@@ -327,7 +327,24 @@ fn merge(transport: &Transport, answers: HashMap<u64, NodeStatus>) -> Report {
 }
 
 fn opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |x| format!("{x}"))
+    v.map_or_else(|| "-".to_string(), time_text)
+}
+
+/// A logical time as a person reads it: rounded to 9 decimals, trailing zeros dropped. GALT is
+/// computed as a time plus a lookahead, so in `HLAfloat64Time` it carries the binary rounding of
+/// that sum (1.3 + 0.05 is 1.3499999999999999); nine decimals are finer than any step a
+/// federation uses and show both columns alike. `HLAinteger64Time` values print as integers.
+/// The JSON output keeps the exact values.
+fn time_text(t: f64) -> String {
+    if !t.is_finite() {
+        return format!("{t}");
+    }
+    let fixed = format!("{t:.9}");
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    match trimmed {
+        "-0" => "0".to_string(),
+        s => s.to_string(),
+    }
 }
 
 fn flag(v: Option<bool>, c: char) -> char {
@@ -390,5 +407,24 @@ impl Report {
             );
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_text;
+
+    #[test]
+    fn times_print_as_a_person_reads_them() {
+        assert_eq!(time_text(1.3 + 0.05), "1.35");
+        assert_eq!(time_text(1.3499999999999999), "1.35");
+        assert_eq!(time_text(1.3666666666666667), "1.366666667");
+        assert_eq!(time_text(1.3), "1.3");
+        assert_eq!(time_text(42.0), "42");
+        assert_eq!(time_text(0.0), "0");
+        assert_eq!(time_text(-0.0), "0");
+        assert_eq!(time_text(-2.5), "-2.5");
+        assert_eq!(time_text(9.007199254740992e15), "9007199254740992");
+        assert_eq!(time_text(f64::INFINITY), "inf");
     }
 }

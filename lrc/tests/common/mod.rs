@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
-/// `$HLAMESH_FOM_DIR`, else `<crate>/../../shared/foms` (the CI layout: shared/ beside the clone).
+/// `$HLAMESH_FOM_DIR`, else the repository's `foms/` folder (origin and licence of each file in
+/// `foms/README.md`).
 pub fn fom_dir() -> PathBuf {
     if let Ok(d) = std::env::var("HLAMESH_FOM_DIR") {
         return PathBuf::from(d);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/foms")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../foms")
 }
 
 pub fn fom(name: &str) -> PathBuf {
