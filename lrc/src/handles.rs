@@ -2,9 +2,10 @@
 //! dimensions, transportation types, update rates).
 //!
 //! HLA handles are opaque but must be encodable to bytes and decodable again, valid across the
-//! whole federation (HLA-REFERENCE §0). Every handle here is a `u32` assigned deterministically by
-//! [`crate::fom::Fdd`]; its byte encoding is the 4-byte big-endian value, so the same handle is the
-//! same bytes on every LRC. Value 0 is never assigned, so a zeroed buffer is never a valid handle.
+//! whole federation (`docs/HLA-SEMANTICS.md`, "Handles and names"). Every handle here is a `u32`
+//! assigned deterministically by [`crate::fom::Fdd`]; its byte encoding is the 4-byte big-endian
+//! value, so the same handle is the same bytes on every LRC. Value 0 is never assigned, so a zeroed
+//! buffer is never a valid handle.
 
 use std::fmt;
 
@@ -106,7 +107,7 @@ handle_type!(
 
 /// An object instance: the registering federate's handle in the high 32 bits and that
 /// federate's local counter in the low 32 bits, so every LRC can allocate handles with no
-/// round trip (DESIGN §3). Encoded as 8 big-endian bytes.
+/// round trip (`docs/DESIGN.md`, "Identities and agreement"). Encoded as 8 big-endian bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ObjectInstanceHandle(pub u64);
 

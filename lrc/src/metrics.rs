@@ -15,16 +15,17 @@
 //! message values — so the number of series is bounded by the FOM.
 //!
 //! **What the reflection latency measures.** The core's data messages carry no send time (see
-//! DESIGN §7). Instead the sending LRC samples: at most every [`MARK_INTERVAL`] it tells its peers
-//! over the control plane "my reliable message `seq` left at wall-clock time `T`" (a *mark*,
-//! ordered behind that data). A receiving LRC remembers when it delivered each recent reliable
-//! update or interaction to a federate callback queue; when a mark arrives it records
-//! `delivered − (T − offset)`, with `offset` the sender's clock minus ours from the NTP-style
-//! probes the LRCs exchange (`hlamesh_timesync::clock_offset`). Without an offset estimate yet the
-//! plain wall-clock difference is recorded, correct only as far as the machines' clocks agree
-//! (on one machine exactly). So the histogram is a *sample* of receive-order reflections, from the
-//! sender's hand-off to the transport to the reflection being queued for the federate; time-stamp
-//! ordered reflections wait for time advance and are left out (see the time-advance wait instead).
+//! `docs/DESIGN.md`, "Metrics and operations"). Instead the sending LRC samples: at most every
+//! [`MARK_INTERVAL`] it tells its peers over the control plane "my reliable message `seq` left at
+//! wall-clock time `T`" (a *mark*, ordered behind that data). A receiving LRC remembers when it
+//! delivered each recent reliable update or interaction to a federate callback queue; when a mark
+//! arrives it records `delivered − (T − offset)`, with `offset` the sender's clock minus ours from
+//! the NTP-style probes the LRCs exchange (`hlamesh_timesync::clock_offset`). Without an offset
+//! estimate yet the plain wall-clock difference is recorded, correct only as far as the machines'
+//! clocks agree (on one machine exactly). So the histogram is a *sample* of receive-order
+//! reflections, from the sender's hand-off to the transport to the reflection being queued for the
+//! federate; time-stamp ordered reflections wait for time advance and are left out (see the
+//! time-advance wait instead).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

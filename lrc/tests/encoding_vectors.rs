@@ -1,5 +1,5 @@
-//! Known byte vectors for the HLA encoding rules (HLA-REFERENCE §6.4), through the typed API and
-//! the FOM-driven dynamic API, which must agree byte for byte.
+//! Known byte vectors for the HLA encoding rules (`docs/HLA-SEMANTICS.md`, "Data encoding"),
+//! through the typed API and the FOM-driven dynamic API, which must agree byte for byte.
 #![allow(clippy::unwrap_used)]
 
 mod common;

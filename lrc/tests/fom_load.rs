@@ -1,4 +1,4 @@
-//! Loading and merging the real FOM files in shared/foms.
+//! Loading and merging the real FOM files the tests use (found by `common::fom_dir`).
 #![allow(clippy::unwrap_used)]
 
 mod common;

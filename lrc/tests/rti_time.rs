@@ -1,6 +1,7 @@
 //! Time management through the RtiAmbassador API over the real transport (loopback): one LRC per
 //! federate in this process, callbacks evoked by one driving thread. Lockstep TAR with
-//! timestamped updates, HLA-REFERENCE §2.7's TAR(1) and NER examples, and the send-time check.
+//! timestamped updates, the TAR(1) and NER(10) examples of `docs/HLA-SEMANTICS.md`, "Worked
+//! examples", and the send-time check.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};

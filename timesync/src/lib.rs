@@ -60,8 +60,9 @@
 //! Testing: `tests/sim.rs` runs whole federations (2–16 members, seeded network with delay,
 //! repair-as-delay and cross-channel reordering, joins, resigns, crashes) with an invariant
 //! checker after every event; `TIMESYNC_SEEDS=N` runs more seeds, `TIMESYNC_SEED=s` replays one
-//! (add `TIMESYNC_TRACE=1` for an event trace). `tests/worked_examples.rs` holds HLA-REFERENCE
-//! §2.7 and the §2.1–2.5 rules as named scenarios.
+//! (add `TIMESYNC_TRACE=1` for an event trace). `tests/worked_examples.rs` holds the worked
+//! examples and the rules of `docs/HLA-SEMANTICS.md`, "Time management", as named scenarios.
+//! The algorithm is described in `docs/TIME-ALGORITHM.md`.
 #![forbid(unsafe_code)]
 
 pub mod clock_offset;

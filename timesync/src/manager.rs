@@ -1,12 +1,14 @@
-//! The per-federate time manager: a sans-I/O state machine (HLA-REFERENCE §2, TIME-ALGORITHM.md).
+//! The per-federate time manager: a sans-I/O state machine (`docs/HLA-SEMANTICS.md`, "Time
+//! management"; `docs/TIME-ALGORITHM.md`).
 //!
 //! # Driving it (the LRC's side)
 //! One [`TimeManager`] per joined federate, generic over the logical time type `T` (both
 //! `HLAinteger64Time` and `HLAfloat64Time` run through the same code, no lossy internal form) and
 //! the LRC's payload type `M`. Inputs:
 //! - federate services: `enable_time_regulation`, `time_advance_request`, … (typed [`TimeError`]s);
-//! - before every timestamped send, [`TimeManager::validate_send`] (the §2.4 rules, gives the
-//!   order the message goes out with), then [`TimeManager::on_data_sent`] with its stream number;
+//! - before every timestamped send, [`TimeManager::validate_send`] (the sending rules of
+//!   `docs/HLA-SEMANTICS.md`; gives the order the message goes out with), then
+//!   [`TimeManager::on_data_sent`] with its stream number;
 //! - every reliable data message from a peer, in per-sender stream order after gap repair:
 //!   [`TimeManager::on_data`] (TSO, RO, or [`Incoming::Other`] for traffic that only advances the
 //!   sequence number — the sender's *whole* stream must be reported, subscribed or not);
@@ -23,7 +25,10 @@
 //! sender's data up to the promise's `hw` (its last TSO sequence number) has been reported with
 //! [`TimeManager::on_data`]. The LRC need not gate time messages itself.
 //!
-//! # The algorithm, and where it departs from the TIME-ALGORITHM.md sketch
+//! # The algorithm, and where it departs from the first sketch
+//! `docs/TIME-ALGORITHM.md` is the overview (its "Departures from the first sketch" summarises
+//! this section); this is the detail.
+//!
 //! Each regulating member broadcasts a [`Promise`] `{U, C, hw, recv[], view}` when `U` or `C`
 //! changes, when it sees a new TSO message while waiting in NER/NERA (so others learn it is
 //! consistent), on a loss, and to each newcomer. A constrained member F takes GALT as the minimum
@@ -36,7 +41,7 @@
 //!    capped by F's own `C_F`. Without it: F is granted at 3 (below C_R = 10), sends R a message
 //!    at 4, R answers at 5, but F still believes GALT = 10 and is granted past 5. The consistent
 //!    cut must include every regulator that can still start a causal chain — F too. Using `C_F`
-//!    (strict after NER with zero lookahead) keeps §2.7's NER example live.
+//!    (strict after NER with zero lookahead) keeps the NER(10) worked example live.
 //! 2. **GALT is kept monotone by a floor.** Once computed, a GALT value stays a valid lower bound
 //!    for every message sent after the cut, so `GALT = max(floor, computed)`. Without the floor
 //!    GALT drops back to `U_R` each time F's own send makes R's promise inconsistent. The floor is
@@ -52,8 +57,9 @@
 //!    made before the loss (promise view < loss view) is ignored until its sender re-promises:
 //!    those bounds did not count messages the lost member sent to some members and not others
 //!    (1 seed in 30 000 fails without this rule).
-//! 5. **Enabling constraint is available-style** (§2.5): after `time_constrained_enabled(T)` a
-//!    TSO message at exactly T may still come, even if T was reached by a strict grant.
+//! 5. **Enabling constraint is available-style** ("Enabling and disabling regulation and
+//!    constraint"): after `time_constrained_enabled(T)` a TSO message at exactly T may still come,
+//!    even if T was reached by a strict grant.
 //!
 //! Retraction: [`TimeManager::retract`] removes a still-queued TSO message by its sender's
 //! stream number; the LRC side (`retract`, `requestRetraction`, retraction handles, FQR
@@ -135,7 +141,7 @@ pub enum TimeError {
     /// A negative lookahead.
     #[error("invalid lookahead")]
     InvalidLookahead,
-    /// A timestamp the federate may not use now (§2.4).
+    /// A timestamp the federate may not use now (`docs/HLA-SEMANTICS.md`, "Sending rules").
     #[error("invalid logical time")]
     InvalidLogicalTime,
     /// Asynchronous delivery is already enabled.
@@ -440,10 +446,10 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
     // ---------------------------------------------------------------- save / restore
 
-    /// The federate's time state for a federation save (HLA-REFERENCE §4.3): logical time,
-    /// lookahead and send bound, regulation, constraint, asynchronous delivery, the pending
-    /// advance, and every queued TSO and held RO message. Peers' promises are not part of it: a
-    /// restored federation re-promises from the restored times.
+    /// The federate's time state for a federation save (`docs/HLA-SEMANTICS.md`, "What the RTI
+    /// saves"): logical time, lookahead and send bound, regulation, constraint, asynchronous
+    /// delivery, the pending advance, and every queued TSO and held RO message. Peers' promises are
+    /// not part of it: a restored federation re-promises from the restored times.
     pub fn snapshot(&self) -> TimeSnapshot<T, M>
     where
         M: Clone,
@@ -523,7 +529,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             (g, q) => g.or(q),
         }
     }
-    /// 8.20 queryLookahead: the *actual* lookahead, max(L, B − T) (§2.4).
+    /// 8.20 queryLookahead: the *actual* lookahead, max(L, B − T) (`docs/HLA-SEMANTICS.md`,
+    /// "Sending rules").
     pub fn query_lookahead(&self) -> Result<T::Interval, TimeError> {
         if !matches!(self.regulation, Regulation::On) {
             return Err(TimeError::TimeRegulationIsNotEnabled);
@@ -743,7 +750,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         Ok(())
     }
 
-    /// The send-time check (§2.4): the order the message goes out with, or `InvalidLogicalTime`.
+    /// The send-time check (`docs/HLA-SEMANTICS.md`, "Sending rules"): the order the message
+    /// goes out with, or `InvalidLogicalTime`.
     /// Timed sends from a non-regulating federate, or with a Receive preferred order, go RO.
     pub fn validate_send(
         &self,
@@ -1314,7 +1322,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
             if self.constraint == ConstraintState::Pending && at_least(self.time) {
                 self.constraint = ConstraintState::On;
-                // Available-style (§2.5): TSO at exactly T may still be delivered.
+                // Available-style (`docs/HLA-SEMANTICS.md`, "Enabling and disabling regulation
+                // and constraint"): TSO at exactly T may still be delivered.
                 self.last_grant_strict = false;
                 self.actions
                     .push_back(Action::Callback(Callback::TimeConstrainedEnabled(

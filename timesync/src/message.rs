@@ -47,7 +47,8 @@ pub struct Seq(pub u64);
 )]
 pub struct ViewNumber(pub u64);
 
-/// A member's time-management status, broadcast to every member (TIME-ALGORITHM "promise").
+/// A member's time-management status, broadcast to every member (`docs/TIME-ALGORITHM.md`,
+/// "Promises").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Promise<T> {
     /// `None` when the sender is not regulating (also its final word after disabling

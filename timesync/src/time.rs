@@ -5,7 +5,8 @@
 //! types run through the same code with no lossy internal representation.
 //!
 //! A [`Bound`] is a time plus an inclusive/exclusive flag, never an epsilon: with zero lookahead
-//! "nothing at or before t" and "nothing before t" must stay distinct (HLA-REFERENCE §2.4, §2.6).
+//! "nothing at or before t" and "nothing before t" must stay distinct (`docs/HLA-SEMANTICS.md`,
+//! "Sending rules" and "GALT without a server").
 
 use std::cmp::Ordering;
 use std::fmt::Debug;

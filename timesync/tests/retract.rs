@@ -70,7 +70,8 @@ fn a_retracted_queued_message_is_not_delivered_and_ner_goes_to_the_next_event() 
 
 #[test]
 fn without_retraction_the_message_is_delivered_at_its_time() {
-    // The control case of the test above (§2.7's NER example): B gets the message and 3.
+    // The control case of the test above (the NER(10) example of `docs/HLA-SEMANTICS.md`,
+    // "Worked examples"): B gets the message and 3.
     let (mut a, mut b) = setup();
     a.next_message_request(HLAinteger64Time(10)).unwrap();
     b.next_message_request(HLAinteger64Time(10)).unwrap();

@@ -1,6 +1,6 @@
-//! HLA-REFERENCE §2.7 worked examples and the §2.1–2.5 rules, each as a named scenario run
-//! through the simulator (zero network delay, so every step is deterministic), with the
-//! invariant checker on.
+//! The worked examples and the rules of `docs/HLA-SEMANTICS.md`, "Time management", each as a named
+//! scenario run through the simulator (zero network delay, so every step is deterministic), with
+//! the invariant checker on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

@@ -4,8 +4,9 @@
 //! [`FaultInjector::poll`] hands back when [`FaultInjector::next_deadline`] passes. The sans-I/O
 //! simulations use it directly as their network.
 //!
-//! Used because the lab machines have no netem (see LAB-NOTES): loss can also come from nftables,
-//! but delay, reordering and duplication come from here.
+//! Used because the lab machines have no netem (`docs/LAB-NOTES.md`, "No netem: nftables loss and a
+//! seeded fault layer"): loss can also come from nftables, but delay, reordering and duplication
+//! come from here.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

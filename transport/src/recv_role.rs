@@ -2,9 +2,9 @@
 //! callbacks and receives for itself meanwhile ([`crate::Transport::receive_here`]).
 //!
 //! Why: on a 2-vCPU machine a thread hand-off costs about as much as the network itself
-//! (`../shared/LAB-NOTES.md`). A federate waiting in `evoke_callback` for its grant pays two
-//! wake-ups per step when the data thread receives (the data thread's, then its own), and one
-//! when the waiting thread receives the datagram itself.
+//! (`docs/LAB-NOTES.md`, "Thread wake-ups"). A federate waiting in `evoke_callback` for its grant
+//! pays two wake-ups per step when the data thread receives (the data thread's, then its own), and
+//! one when the waiting thread receives the datagram itself.
 //!
 //! The rules, as a state machine the shell drives with the time it reads (no clock in here):
 //! - One holder at a time: the data thread ([`Holder::DataThread`]), a receiving borrower

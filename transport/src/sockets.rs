@@ -1,7 +1,7 @@
-//! Multicast socket setup (socket2), following the recipe measured in LAB-NOTES: the interface is
-//! always explicit (`IP_MULTICAST_IF`, joins on the interface address), receivers set
-//! `IP_MULTICAST_ALL = 0` so a socket only hears the groups it joined, and SO_REUSEPORT lets several
-//! processes on one host share the ports.
+//! Multicast socket setup (socket2), following the recipe measured in `docs/LAB-NOTES.md`,
+//! "Multicast socket recipe": the interface is always explicit (`IP_MULTICAST_IF`, joins on the
+//! interface address), receivers set `IP_MULTICAST_ALL = 0` so a socket only hears the groups it
+//! joined, and SO_REUSEPORT lets several processes on one host share the ports.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! The federation core: deterministic, I/O-free state machines for one federation execution on
-//! one LRC (DESIGN §2).
+//! one LRC (`docs/DESIGN.md`, "Deterministic core, thin I/O shell").
 //!
 //! A [`FederationCore`] takes `(now, event)` — data from the federation's multicast stream,
 //! control messages from other LRCs, peers joining or leaving the data channel, timer ticks —

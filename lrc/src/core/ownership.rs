@@ -552,9 +552,9 @@ impl FederationCore {
         Ok(wanted)
     }
 
-    /// Unpublishing divests (5.3 / §5.1): attributes `f` owns but no longer publishes at the
-    /// class it knows the instance as (the delete privilege only when it publishes nothing of
-    /// that class any more).
+    /// Unpublishing divests (5.3; `docs/HLA-SEMANTICS.md`, "Ownership"): attributes `f` owns but no
+    /// longer publishes at the class it knows the instance as (the delete privilege only when it
+    /// publishes nothing of that class any more).
     pub(crate) fn divest_unpublished(&mut self, f: FederateHandle) {
         let Some(fdd) = self.fdd.clone() else { return };
         let Some(lf) = self.locals.get(&f) else {

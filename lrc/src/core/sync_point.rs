@@ -6,7 +6,7 @@
 //! sees a point synchronize at the same position of the log and no LRC has to ask another one
 //! whether a point is complete. Each LRC only emits the callbacks of its own federates.
 //!
-//! Semantics decided here (HLA-REFERENCE §3):
+//! Semantics decided here (`docs/HLA-SEMANTICS.md`, "Synchronization points"):
 //! - A point with no set (or an empty set) is federation-wide: its set is every federate joined
 //!   when the registration is decided, and it grows with federates that join before it
 //!   synchronizes (they are announced on join). An explicit set never grows; a registrant outside

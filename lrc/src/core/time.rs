@@ -170,7 +170,8 @@ impl FederationCore {
         self.time.managers.get(&f)
     }
 
-    /// The order a timestamped send by `f` goes out with (§2.4 check), given the FOM order.
+    /// The order a timestamped send by `f` goes out with (the check of `docs/HLA-SEMANTICS.md`,
+    /// "Sending rules"), given the FOM order.
     pub(crate) fn time_send_order(
         &self,
         f: FederateHandle,

@@ -1,7 +1,7 @@
-//! HLA data encoding (IEEE 1516.2 §4.13, HLA-REFERENCE §6.4): the byte layout of every basic
-//! type, enumeration, array and record, with the octet-boundary padding rule — each element
-//! starts on its own boundary counted from the start of the encoded value, no trailing padding,
-//! a 4-byte count before variable arrays and none before fixed arrays.
+//! HLA data encoding (IEEE 1516.2 §4.13; `docs/HLA-SEMANTICS.md`, "Data encoding"): the byte layout
+//! of every basic type, enumeration, array and record, with the octet-boundary padding rule — each
+//! element starts on its own boundary counted from the start of the encoded value, no trailing
+//! padding, a 4-byte count before variable arrays and none before fixed arrays.
 //!
 //! Two APIs produce the same bytes:
 //! * [`typed`]: Rust types implementing [`DataElement`] (numbers, strings, `Vec`, arrays, and

@@ -1,4 +1,5 @@
-//! The federate engine: the framework simulators are written on (DESIGN.md §6).
+//! The federate engine: the framework simulators are written on (`docs/DESIGN.md`, "The
+//! federate engine").
 //!
 //! Two threads per federate. The **HLA thread** is the LRC's callback thread: [`hla_side`]
 //! decodes every callback into a typed event on the bounded [`reconstruction::HlaQueue`], or

@@ -195,7 +195,7 @@ pub struct MergeReport {
 
 /// The merged Federation Object Model.
 ///
-/// # Merge rules (HLA-REFERENCE §6.2)
+/// # Merge rules (`docs/HLA-SEMANTICS.md`, "FOM module merging")
 /// * The MIM comes first (the standard MIM unless [`Fdd::load_with_mim`] gives another), then the
 ///   modules in the order given, then any join-time modules.
 /// * Classes are identified by qualified name. A class given without attributes (parameters) is

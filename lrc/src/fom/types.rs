@@ -120,7 +120,7 @@ pub struct ResolvedType {
     pub name: String,
     /// Structure.
     pub kind: ResolvedKind,
-    /// Octet boundary (HLA-REFERENCE §6.4).
+    /// Octet boundary (`docs/HLA-SEMANTICS.md`, "Octet boundaries").
     pub boundary: usize,
     /// Smallest possible encoded length; bounds element counts read from untrusted input.
     pub min_len: usize,

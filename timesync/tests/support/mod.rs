@@ -1,5 +1,5 @@
 //! A deterministic in-process federation of `TimeManager`s over a seeded network, with the
-//! invariant checker of TIME-ALGORITHM.md run after every event.
+//! invariant checker of `docs/TIME-ALGORITHM.md`, "Invariants", run after every event.
 //!
 //! Network model: per ordered pair of members there is a data channel and a control channel,
 //! each FIFO (the real transport repairs loss, so loss shows up as extra delay), with independent
