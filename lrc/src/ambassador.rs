@@ -1805,21 +1805,31 @@ impl RtiAmbassador {
         }
     }
 
-    /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`.
+    /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`. Any
+    /// `min <= max` is allowed (both may be zero); `min > max` is refused with
+    /// `RTIinternalError`, the one exception the standard gives this service besides
+    /// `CallNotAllowedFromWithinCallback`.
     pub fn evoke_multiple_callbacks(&self, min: Duration, max: Duration) -> RtiResult<bool> {
         no_callback("evoke_multiple_callbacks")?;
         let c = self
             .conn
             .as_ref()
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        if min > max {
+            return Err(RtiError::RtiInternalError(format!(
+                "evoke_multiple_callbacks: minimum {min:?} exceeds maximum {max:?}"
+            )));
+        }
         let start = Instant::now();
         if c.model == CallbackModel::Evoked {
-            while start.elapsed() < max && c.enabled.load(Ordering::Acquire) {
-                let left = if start.elapsed() < min {
-                    min - start.elapsed()
-                } else {
-                    Duration::ZERO
-                };
+            while c.enabled.load(Ordering::Acquire) {
+                // One clock read per round: the clock moves between two reads, so a second
+                // read may already be past `min` (a subtraction of it would underflow).
+                let elapsed = start.elapsed();
+                if elapsed >= max {
+                    break;
+                }
+                let left = min.saturating_sub(elapsed);
                 match self.next_delivery(c, left) {
                     Some(d) => c.evoke(d),
                     None => break,
