@@ -260,8 +260,10 @@ pub trait FederateAmbassador: Send {
     fn initiate_federate_restore(&mut self, label: &str, name: &str, handle: FederateHandle) {}
     /// 4.29: every federate restored.
     fn federation_restored(&mut self) {}
-    /// 4.29: the restore failed.
-    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {}
+    /// 4.29: the restore failed. `detail` says what failed in words, an hlamesh addition like
+    /// the reason of `request_federation_restore_failed`: for `RtiUnableToRestore` the save file
+    /// that could not be used (missing, unreadable, corrupt or truncated), named with its path.
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {}
     /// 4.33: answer to `query_federation_restore_status`: (handle before the restore, handle
     /// after it, status) per federate.
     fn federation_restore_status_response(
@@ -392,7 +394,9 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
                 handle,
             } => a.initiate_federate_restore(&label, &name, handle),
             Callback::FederationRestored => a.federation_restored(),
-            Callback::FederationNotRestored(r) => a.federation_not_restored(r),
+            Callback::FederationNotRestored { reason, detail } => {
+                a.federation_not_restored(reason, &detail)
+            }
             Callback::FederationRestoreStatusResponse(v) => {
                 a.federation_restore_status_response(&v)
             }
