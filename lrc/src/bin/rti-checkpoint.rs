@@ -435,7 +435,7 @@ fn run() -> Result<(), RtiError> {
     f.rti
         .update_attribute_values(f.object, vec![(attr, b"ready".to_vec())], b"")?;
     while ready.len() + 1 < a.federates {
-        match next(&f.rx, "ready")? {
+        match next(&f.rx, &format!("ready (have {ready:?})"))? {
             Ev::Reflect { producer, .. } => {
                 ready.insert(producer);
             }
