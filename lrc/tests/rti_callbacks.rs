@@ -344,9 +344,11 @@ fn evoke_multiple_callbacks_drains_a_backlog_with_short_windows() {
     let evoked = federate(&lb, &name, "evoked", CallbackModel::Evoked);
     // A witness on the same LRC: once it has a value, so has `evoked`'s queue.
     let witness = federate(&lb, &name, "witness", CallbackModel::Immediate);
-    wait_for("discovery by the evoked federate", Some(&evoked.rti), || {
-        evoked.seen.discovered.load(Ordering::SeqCst) >= 2
-    });
+    wait_for(
+        "discovery by the evoked federate",
+        Some(&evoked.rti),
+        || evoked.seen.discovered.load(Ordering::SeqCst) >= 2,
+    );
     wait_for("discovery by the witness", None, || {
         witness.seen.discovered.load(Ordering::SeqCst) >= 2
     });
@@ -362,11 +364,20 @@ fn evoke_multiple_callbacks_drains_a_backlog_with_short_windows() {
         }
         let want = ((round + 1) * N) as usize;
         wait_for("the witness's reflections", None, || {
-            values(&witness.seen).iter().filter(|v| **v < ROUNDS * N).count() >= want
+            values(&witness.seen)
+                .iter()
+                .filter(|v| **v < ROUNDS * N)
+                .count()
+                >= want
         });
         // The backlog is queued: drain it in short windows only.
         let deadline = Instant::now() + Duration::from_secs(10);
-        while values(&evoked.seen).iter().filter(|v| **v < ROUNDS * N).count() < want {
+        while values(&evoked.seen)
+            .iter()
+            .filter(|v| **v < ROUNDS * N)
+            .count()
+            < want
+        {
             assert!(Instant::now() < deadline, "backlog not drained");
             evoked.rti.evoke_multiple_callbacks(min, max).unwrap();
             calls += 1;

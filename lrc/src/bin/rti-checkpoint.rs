@@ -156,7 +156,9 @@ impl FederateAmbassador for Amb {
         let _ = self.0.send(Ev::Restored(Ok(())));
     }
     fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {
-        let _ = self.0.send(Ev::Restored(Err(format!("{reason:?}: {detail}"))));
+        let _ = self
+            .0
+            .send(Ev::Restored(Err(format!("{reason:?}: {detail}"))));
     }
 }
 

@@ -300,7 +300,10 @@ impl FederationCore {
         }
         let mut wait = Vec::new();
         for (f, o, a) in std::mem::take(&mut self.ownership.answerable) {
-            let known = self.locals.get(&f).is_some_and(|l| l.known.contains_key(&o));
+            let known = self
+                .locals
+                .get(&f)
+                .is_some_and(|l| l.known.contains_key(&o));
             let Some(inst) = self.objects.get(&o).filter(|_| known) else {
                 continue; // resigned, or the instance was deleted meanwhile
             };
