@@ -260,8 +260,10 @@ pub trait FederateAmbassador: Send {
     fn initiate_federate_restore(&mut self, label: &str, name: &str, handle: FederateHandle) {}
     /// 4.29: every federate restored.
     fn federation_restored(&mut self) {}
-    /// 4.29: the restore failed.
-    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {}
+    /// 4.29: the restore failed. `detail` says what failed in words, an hlamesh addition like
+    /// the reason of `request_federation_restore_failed`: for `RtiUnableToRestore` the save file
+    /// that could not be used (missing, unreadable, corrupt or truncated), named with its path.
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {}
     /// 4.33: answer to `query_federation_restore_status`: (handle before the restore, handle
     /// after it, status) per federate.
     fn federation_restore_status_response(
@@ -392,7 +394,9 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
                 handle,
             } => a.initiate_federate_restore(&label, &name, handle),
             Callback::FederationRestored => a.federation_restored(),
-            Callback::FederationNotRestored(r) => a.federation_not_restored(r),
+            Callback::FederationNotRestored { reason, detail } => {
+                a.federation_not_restored(reason, &detail)
+            }
             Callback::FederationRestoreStatusResponse(v) => {
                 a.federation_restore_status_response(&v)
             }
@@ -1805,21 +1809,31 @@ impl RtiAmbassador {
         }
     }
 
-    /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`.
+    /// 10.42: delivers callbacks for at least `min` (if any arrive) and at most `max`. Any
+    /// `min <= max` is allowed (both may be zero); `min > max` is refused with
+    /// `RTIinternalError`, the one exception the standard gives this service besides
+    /// `CallNotAllowedFromWithinCallback`.
     pub fn evoke_multiple_callbacks(&self, min: Duration, max: Duration) -> RtiResult<bool> {
         no_callback("evoke_multiple_callbacks")?;
         let c = self
             .conn
             .as_ref()
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        if min > max {
+            return Err(RtiError::RtiInternalError(format!(
+                "evoke_multiple_callbacks: minimum {min:?} exceeds maximum {max:?}"
+            )));
+        }
         let start = Instant::now();
         if c.model == CallbackModel::Evoked {
-            while start.elapsed() < max && c.enabled.load(Ordering::Acquire) {
-                let left = if start.elapsed() < min {
-                    min - start.elapsed()
-                } else {
-                    Duration::ZERO
-                };
+            while c.enabled.load(Ordering::Acquire) {
+                // One clock read per round: the clock moves between two reads, so a second
+                // read may already be past `min` (a subtraction of it would underflow).
+                let elapsed = start.elapsed();
+                if elapsed >= max {
+                    break;
+                }
+                let left = min.saturating_sub(elapsed);
                 match self.next_delivery(c, left) {
                     Some(d) => c.evoke(d),
                     None => break,

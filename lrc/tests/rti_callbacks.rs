@@ -328,3 +328,100 @@ fn a_coordinator_call_from_a_receive_thread_callback_is_refused_not_hung() {
     // The federation is untouched: the update still reached `b`.
     assert_eq!(values(&b.seen), vec![7]);
 }
+
+/// `evoke_multiple_callbacks` with a short window over a backlog: every round of the loop
+/// reads the clock while callbacks keep it busy, so some round begins just before `min`
+/// and ends just after it. Reading the clock twice there once underflowed a `Duration`
+/// subtraction and killed the federate ("overflow when subtracting durations").
+#[test]
+fn evoke_multiple_callbacks_drains_a_backlog_with_short_windows() {
+    let name = unique("cb-evoke-window");
+    let (la, lb) = (
+        Lrc::start(TransportConfig::default()).unwrap(),
+        Lrc::start(TransportConfig::default()).unwrap(),
+    );
+    let a = federate(&la, &name, "sender", CallbackModel::Immediate);
+    let evoked = federate(&lb, &name, "evoked", CallbackModel::Evoked);
+    // A witness on the same LRC: once it has a value, so has `evoked`'s queue.
+    let witness = federate(&lb, &name, "witness", CallbackModel::Immediate);
+    wait_for(
+        "discovery by the evoked federate",
+        Some(&evoked.rti),
+        || evoked.seen.discovered.load(Ordering::SeqCst) >= 2,
+    );
+    wait_for("discovery by the witness", None, || {
+        witness.seen.discovered.load(Ordering::SeqCst) >= 2
+    });
+    const ROUNDS: u32 = 8;
+    const N: u32 = 400;
+    let (min, max) = (Duration::from_micros(100), Duration::from_micros(300));
+    let mut calls = 0u32;
+    for round in 0..ROUNDS {
+        for v in round * N..(round + 1) * N {
+            a.rti
+                .update_attribute_values(a.object, vec![(a.pos, v.to_be_bytes().to_vec())], b"")
+                .unwrap();
+        }
+        let want = ((round + 1) * N) as usize;
+        wait_for("the witness's reflections", None, || {
+            values(&witness.seen)
+                .iter()
+                .filter(|v| **v < ROUNDS * N)
+                .count()
+                >= want
+        });
+        // The backlog is queued: drain it in short windows only.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while values(&evoked.seen)
+            .iter()
+            .filter(|v| **v < ROUNDS * N)
+            .count()
+            < want
+        {
+            assert!(Instant::now() < deadline, "backlog not drained");
+            evoked.rti.evoke_multiple_callbacks(min, max).unwrap();
+            calls += 1;
+        }
+    }
+    let got: Vec<u32> = values(&evoked.seen)
+        .into_iter()
+        .filter(|v| *v < ROUNDS * N)
+        .collect();
+    assert_eq!(got, (0..ROUNDS * N).collect::<Vec<_>>());
+    eprintln!("{} reflections drained in {calls} calls", ROUNDS * N);
+}
+
+/// Any `min <= max` is accepted, zero included, and returns within about `max` even with
+/// nothing to deliver; `min > max` is refused with the standard's `RTIinternalError`.
+#[test]
+fn evoke_multiple_callbacks_accepts_min_up_to_max_and_refuses_min_above_max() {
+    let name = unique("cb-evoke-args");
+    let la = Lrc::start(TransportConfig::default()).unwrap();
+    let f = federate(&la, &name, "sender", CallbackModel::Evoked);
+    let us = Duration::from_micros;
+    for (min, max) in [
+        (us(0), us(0)),
+        (us(0), us(1)),
+        (us(1), us(1)),
+        (us(100), us(100)),
+        (us(100), us(300)),
+        (us(0), us(20_000)),
+        (us(20_000), us(20_000)),
+    ] {
+        let t0 = Instant::now();
+        f.rti.evoke_multiple_callbacks(min, max).unwrap();
+        // Generous bound for a shared machine; the point is that it returns.
+        assert!(
+            t0.elapsed() < max + Duration::from_millis(500),
+            "({min:?}, {max:?}) took {:?}",
+            t0.elapsed()
+        );
+    }
+    for (min, max) in [(us(1), us(0)), (us(300), us(100))] {
+        let r = f.rti.evoke_multiple_callbacks(min, max);
+        assert!(
+            matches!(r, Err(RtiError::RtiInternalError(_))),
+            "({min:?}, {max:?}): {r:?}"
+        );
+    }
+}

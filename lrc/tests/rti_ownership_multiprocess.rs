@@ -220,3 +220,65 @@ fn restore_brings_back_the_owners_as_saved() {
         (Some("7"), Some(ha))
     );
 }
+
+/// Queries `OBJ PayRate` from every shell at once (all three commands sent before any answer
+/// is read) and returns the owners they name, in order.
+fn query_all(shells: &mut [&mut Shell], o: u64) -> Vec<u64> {
+    let line = format!("query {o} PayRate");
+    for s in shells.iter_mut() {
+        s.p.send(&line);
+    }
+    shells
+        .iter_mut()
+        .map(|s| next_event(s, "owner")["owner"].as_u64().unwrap())
+        .collect()
+}
+
+/// Hands PayRate of `o` from `old` to `new` (negotiated divestiture, acquisition if available,
+/// confirmation) and, as soon as `new` has its acquisition notification, queries from the new
+/// owner, the old owner and `third` at once: each must name the new owner, as the old owner's
+/// refused update and both federates' `owned` say.
+fn hand_over_then_query(
+    old: (&mut Shell, u64),
+    new: (&mut Shell, u64),
+    third: &mut Shell,
+    o: u64,
+    round: usize,
+) {
+    let ((old, _), (new, hn)) = (old, new);
+    let tag = format!("r{round}");
+    ok(old, &format!("negotiate {o} PayRate {tag}"));
+    assert_eq!(next_event(new, "assume")["label"], tag.as_str());
+    ok(new, &format!("acquire-if {o} PayRate"));
+    next_event(old, "confirm_request");
+    ok(old, &format!("confirm {o} PayRate {tag}"));
+    assert_eq!(next_event(new, "acquired")["label"], tag.as_str());
+    let named = query_all(&mut [&mut *new, &mut *old, &mut *third], o);
+    assert_eq!(
+        named,
+        vec![hn; 3],
+        "round {round}: owner named by [new owner, old owner, third] right after the acquisition \
+         notification"
+    );
+    let e = failed(old, &format!("update {o} PayRate {round}"));
+    assert!(e.starts_with("AttributeNotOwned"), "{e}");
+    ok(old, &format!("owned {o} PayRate"));
+    assert_eq!(next_event(old, "owned")["owned"], false);
+    ok(new, &format!("owned {o} PayRate"));
+    assert_eq!(next_event(new, "owned")["owned"], true);
+    ok(new, &format!("update {o} PayRate {round}"));
+}
+
+/// Right after a hand-over every federate's ownership query names the new owner: the answers
+/// never name an old owner whose updates its own LRC already refuses (they once did for about
+/// 20 ms on the LRCs that had not applied the transfer yet).
+#[test]
+fn ownership_queries_right_after_a_hand_over_name_the_new_owner_everywhere() {
+    let _g = serial();
+    let (_lab, [(mut a, ha), (mut b, hb), (mut c, _)], o) = three("ownq");
+    for round in 0..6 {
+        // A gives PayRate to B, then B gives it back to A; C watches.
+        hand_over_then_query((&mut a, ha), (&mut b, hb), &mut c, o, 2 * round);
+        hand_over_then_query((&mut b, hb), (&mut a, ha), &mut c, o, 2 * round + 1);
+    }
+}

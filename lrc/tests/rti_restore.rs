@@ -8,8 +8,8 @@
 //!   values again.
 //! - With `rti-shell` federates: restored names and reservations, restore status, a federate
 //!   reporting failure, a federate killed during the restore, an abort, and corrupted or
-//!   truncated save files (the requester's own, or another machine's) — each ends with the right
-//!   callback, the file named, and the federation still running as before.
+//!   truncated or missing save files (the requester's own, or another machine's) — each ends with
+//!   the right callback, the file named, and the federation still running as before.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -92,6 +92,10 @@ fn timed_save_at_50_then_restore_replays_every_reflection() {
     }
     let mut first = Vec::new();
     for p in &procs {
+        // How many of the others' "ready" updates came before this federate had discovered
+        // every object (they once were dropped there, and the barrier then hung).
+        let ready = p.wait_event("ready", LONG);
+        eprintln!("[{}] ready; {} early", p.name, ready["early"]);
         let saved = p.wait_event("saved", LONG);
         assert_eq!(saved["step"], 50, "[{}]", p.name);
         let run = p.wait_event("run", LONG);
@@ -307,11 +311,31 @@ fn restore_brings_back_names_and_reservations_and_every_failure_is_reported() {
     next_event(&mut a, "restore_request_ok");
     for s in [&mut a, &mut b, &mut c] {
         next_event(s, "restore_begun");
-        assert_eq!(
-            next_event(s, "not_restored")["reason"],
-            "RtiUnableToRestore"
+        let l = next_event(s, "not_restored");
+        assert_eq!(l["reason"], "RtiUnableToRestore");
+        assert!(
+            l["detail"].as_str().unwrap().contains(fb.to_str().unwrap()),
+            "[{}] {l}",
+            s.name
         );
     }
+    // Another machine's file is missing: the same, and every federate (the requester too)
+    // gets the missing file's path, not only that LRC's log.
+    std::fs::remove_file(&fb).unwrap();
+    cmd(&mut a, "restore r1");
+    next_event(&mut a, "restore_request_ok");
+    for s in [&mut a, &mut b, &mut c] {
+        next_event(s, "restore_begun");
+        let l = next_event(s, "not_restored");
+        assert_eq!(l["reason"], "RtiUnableToRestore");
+        let detail = l["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(fb.to_str().unwrap()) && detail.contains("No such file"),
+            "[{}] {l}",
+            s.name
+        );
+    }
+    std::fs::write(&fb, &bytes).unwrap();
     cmd(&mut b, "reserve Untouched");
     until(&mut b, "reserved", "Untouched");
 

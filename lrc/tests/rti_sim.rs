@@ -818,7 +818,7 @@ impl Sim {
                 m.achieved = saved.achieved;
                 m.registering = saved.registering;
             }
-            Callback::FederationRestored | Callback::FederationNotRestored(_) => {
+            Callback::FederationRestored | Callback::FederationNotRestored { .. } => {
                 assert!(
                     m.restoring.take().is_some(),
                     "{f}: restore ended that never began"

@@ -85,7 +85,7 @@ enum Ev {
     Synchronized(String),
     RestoreRequest(Result<(), String>),
     InitiateRestore(FederateHandle),
-    Restored(Result<(), RestoreFailureReason>),
+    Restored(Result<(), String>),
 }
 
 struct Amb(Sender<Ev>);
@@ -155,8 +155,10 @@ impl FederateAmbassador for Amb {
     fn federation_restored(&mut self) {
         let _ = self.0.send(Ev::Restored(Ok(())));
     }
-    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {
-        let _ = self.0.send(Ev::Restored(Err(reason)));
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {
+        let _ = self
+            .0
+            .send(Ev::Restored(Err(format!("{reason:?}: {detail}"))));
     }
 }
 
@@ -397,20 +399,32 @@ fn run() -> Result<(), RtiError> {
         .subscribe_object_class_attributes(class, &[attr], true)?;
     f.object = f.rti.register_object_instance(class)?;
     f.acc = u64::from(h.0);
+    // The others' "ready" updates (receive order) may arrive at any point from here on: a
+    // federate that discovered everything sends its own while this one may still wait for a
+    // discovery. Each is counted wherever it arrives (once dropped here, a lost "ready" left
+    // this federate waiting at the barrier until its 30 s timeout).
+    let mut ready = std::collections::BTreeSet::new();
+    let mut early = 0;
     let mut discovered = 0;
     while discovered + 1 < a.federates {
-        if let Ev::Discovered = next(&f.rx, "discoveries")? {
-            discovered += 1;
+        match next(&f.rx, "discoveries")? {
+            Ev::Discovered => discovered += 1,
+            Ev::Reflect { producer, .. } => {
+                early += 1;
+                ready.insert(producer);
+            }
+            other => return Err(fail(format!("discovering: {other:?}"))),
         }
     }
     f.rti.enable_asynchronous_delivery()?;
     let lookahead = LogicalTimeInterval::new(1.0).ok_or_else(|| fail("lookahead"))?;
-    let mut ready = 0;
     let mut wait_enabled = |f: &Fed| -> Result<(), RtiError> {
         loop {
             match next(&f.rx, "enabled")? {
                 Ev::Enabled => return Ok(()),
-                Ev::Reflect { .. } => ready += 1,
+                Ev::Reflect { producer, .. } => {
+                    ready.insert(producer);
+                }
                 other => return Err(fail(format!("enabling: {other:?}"))),
             }
         }
@@ -422,9 +436,11 @@ fn run() -> Result<(), RtiError> {
     // Ready barrier (receive order): everyone regulates and constrains before step 1.
     f.rti
         .update_attribute_values(f.object, vec![(attr, b"ready".to_vec())], b"")?;
-    while ready + 1 < a.federates {
-        match next(&f.rx, "ready")? {
-            Ev::Reflect { .. } => ready += 1,
+    while ready.len() + 1 < a.federates {
+        match next(&f.rx, &format!("ready (have {ready:?})"))? {
+            Ev::Reflect { producer, .. } => {
+                ready.insert(producer);
+            }
             other => return Err(fail(format!("ready barrier: {other:?}"))),
         }
     }
@@ -432,7 +448,8 @@ fn run() -> Result<(), RtiError> {
         f.rti
             .request_federation_save_with_time(&a.label, time(f64::from(a.save_at))?)?;
     }
-    out(json!({"event":"ready"}));
+    // `early`: "ready" updates that arrived before this federate had discovered everyone.
+    out(json!({"event":"ready","early":early}));
     f.run(a.steps, Some(a.save_at))?;
     if a.restore_after {
         barrier(&mut f, "run-done", a.request_save)?;

@@ -224,8 +224,8 @@ impl FederateAmbassador for Amb {
     fn federation_restored(&mut self) {
         out(json!({"event":"restored"}));
     }
-    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {
-        out(json!({"event":"not_restored","reason":format!("{reason:?}")}));
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {
+        out(json!({"event":"not_restored","reason":format!("{reason:?}"),"detail":detail}));
     }
     fn federation_restore_status_response(
         &mut self,

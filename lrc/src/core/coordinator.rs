@@ -413,6 +413,7 @@ impl FederationCore {
                     self.reply(from, id, r);
                 }
             }
+            Request::Sync => self.reply(from, id, Reply::Done),
             Request::Destroy => {
                 if self.view.federates.is_empty() {
                     self.decide(Decision::Destroyed);
@@ -655,6 +656,9 @@ impl FederationCore {
         };
         if let Request::Transfer { .. } = &p.body {
             self.transfer_answered(id, &p.body);
+        }
+        if let Request::Sync = &p.body {
+            self.ownership_synced(id);
         }
         let result = match (&p.body, reply) {
             (_, Reply::Failed(e)) => Err(e),

@@ -222,8 +222,12 @@ pub enum Callback {
     },
     /// 4.29.
     FederationRestored,
-    /// 4.29.
-    FederationNotRestored(restore::RestoreFailureReason),
+    /// 4.29, with what failed in words (which the standard's callback does not carry): for
+    /// `RtiUnableToRestore` the save file that could not be used, named.
+    FederationNotRestored {
+        reason: restore::RestoreFailureReason,
+        detail: String,
+    },
     /// 4.33: (handle before the restore, handle after it, status) per federate.
     FederationRestoreStatusResponse(Vec<(FederateHandle, FederateHandle, restore::RestoreStatus)>),
     /// 7.4.

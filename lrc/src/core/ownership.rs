@@ -29,6 +29,20 @@
 //! owner's: no interleaving. Updates that can never be accepted are dropped and counted
 //! ([`OwnershipState::dropped_updates`]). Released updates are delivered in receive order.
 //!
+//! Queries. Ownership changes hands at the transfer decision; the old owner stops before it (when
+//! it gives the attribute up) and the new owner starts after it (its acquisition notification,
+//! once the old owner's updates are in). `query_attribute_ownership` answers by callback, so it
+//! is answered behind a read barrier: the LRC sends the coordinator a request with nothing to
+//! decide ([`Request::Sync`]) and answers when the reply arrives, which on the coordinator's
+//! FIFO link comes after every decision made before the query reached it. If a transfer of
+//! that attribute involving a local federate is still under way there (given up and not
+//! decided, or decided for a local federate not yet notified), the answer waits for its end.
+//! Hence a query made anywhere after the acquirer's notification names the acquirer, a query
+//! made after the owner gave the attribute up never names it, and no answer names a local
+//! federate whose own updates are refused at that moment (`is_attribute_owned_by_federate`
+//! answers at once, from the same state that refuses updates with `AttributeNotOwned`). The
+//! cost is one round trip to the coordinator per query.
+//!
 //! Release denied. When the owner calls `attribute_ownership_release_denied`, the intrusive
 //! acquirer gets `attribute_ownership_unavailable` and its request ends (the standard leaves
 //! what the acquirer sees open; ending the request means every request ends with a
@@ -138,6 +152,12 @@ pub struct OwnershipState {
     /// applied here (the offer travels in the owner's data, the transfer in the decision log):
     /// asked once the transfer is in. Bounded by [`MAX_HELD_OFFERS`].
     pub(crate) held_offers: Vec<HeldOffer>,
+    /// `query_attribute_ownership` calls behind their read barrier: request id -> (federate,
+    /// instance, attribute).
+    pub(crate) queries: BTreeMap<u64, (FederateHandle, Obj, Attr)>,
+    /// Queries past their barrier whose attribute a local transfer still moves; answered when
+    /// it ended.
+    pub(crate) answerable: Vec<(FederateHandle, Obj, Attr)>,
     /// Updates dropped because their producer did not own an attribute when it sent them.
     pub dropped_updates: u64,
     /// Updates held at least once.
@@ -245,7 +265,8 @@ impl FederationCore {
         self.check_attrs(f, o, attrs)
     }
 
-    /// 7.17: the answer is a callback (`inform_attribute_ownership` / `attribute_is_not_owned`).
+    /// 7.17: the answer is a callback (`inform_attribute_ownership` / `attribute_is_not_owned`),
+    /// given behind a read barrier (see the module docs, "Queries").
     pub fn query_attribute_ownership(
         &mut self,
         f: FederateHandle,
@@ -253,17 +274,56 @@ impl FederationCore {
         a: Attr,
     ) -> Result<(), RtiError> {
         self.service_checks(f, o, &[a], "queryAttributeOwnership")?;
-        let owner = self.objects.get(&o).and_then(|i| i.owner_of(a));
-        let cb = match owner {
-            Some(owner) => Callback::InformAttributeOwnership {
-                object: o,
-                attr: a,
-                owner,
-            },
-            None => Callback::AttributeIsNotOwned { object: o, attr: a },
-        };
-        self.callback(f, cb);
+        // Registered before the request: this LRC may coordinate, and then the reply comes
+        // back inside `request`.
+        self.ownership.queries.insert(self.next_req, (f, o, a));
+        self.request(Request::Sync, None, false);
         Ok(())
+    }
+
+    /// The read barrier of an ownership query passed: every decision made before the query
+    /// reached the coordinator is applied here.
+    pub(crate) fn ownership_synced(&mut self, id: u64) {
+        if let Some(q) = self.ownership.queries.remove(&id) {
+            self.ownership.answerable.push(q);
+            self.answer_ownership_queries();
+        }
+    }
+
+    /// Answers the queries past their barrier, except those whose attribute a transfer
+    /// involving a local federate still moves here: given up by a local owner and not decided
+    /// yet, or decided for a local federate not notified yet. Either federate's updates are
+    /// refused meanwhile, so neither is named before that ends.
+    fn answer_ownership_queries(&mut self) {
+        if self.ownership.answerable.is_empty() {
+            return;
+        }
+        let mut wait = Vec::new();
+        for (f, o, a) in std::mem::take(&mut self.ownership.answerable) {
+            let known = self
+                .locals
+                .get(&f)
+                .is_some_and(|l| l.known.contains_key(&o));
+            let Some(inst) = self.objects.get(&o).filter(|_| known) else {
+                continue; // resigned, or the instance was deleted meanwhile
+            };
+            if self.ownership.in_flight.contains_key(&(o, a))
+                || self.ownership.starting.contains_key(&(o, a))
+            {
+                wait.push((f, o, a));
+                continue;
+            }
+            let cb = match inst.owner_of(a) {
+                Some(owner) => Callback::InformAttributeOwnership {
+                    object: o,
+                    attr: a,
+                    owner,
+                },
+                None => Callback::AttributeIsNotOwned { object: o, attr: a },
+            };
+            self.callback(f, cb);
+        }
+        self.ownership.answerable = wait;
     }
 
     /// 7.19.
@@ -780,6 +840,7 @@ impl FederationCore {
     /// Sends each pending acquisition to its authority: the owner's LRC, or the coordinator for
     /// unowned attributes; again when the owner or version changed, and every `RETRY_US`.
     pub(crate) fn pump_ownership(&mut self) {
+        self.answer_ownership_queries();
         if !self.admitted || self.replaying || self.ownership.acquiring.is_empty() {
             return;
         }

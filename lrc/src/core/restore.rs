@@ -14,7 +14,8 @@
 //!    ([`Action::LoadRestore`]; the shell does the I/O and answers with
 //!    [`FederationCore::restore_loaded`]) and reports `Loaded` or `Unable(reason naming the
 //!    file)`. One `Unable` ends the restore with `federation_not_restored(RTI_UNABLE_TO_RESTORE)`
-//!    before anything changed.
+//!    before anything changed; every federate gets the reason with the file named (a missing
+//!    file as much as a corrupt or truncated one), not only the LRC's log.
 //! 3. **Commit**: the decision that records the last `Loaded` is the commit point. Every LRC, at
 //!    that same place in the log, replaces its state with the saved one: membership (every
 //!    federate takes its saved handle and name, on the LRC where it runs now), reserved names,
@@ -156,8 +157,8 @@ pub struct RestoreInProgress {
     pub members: Vec<RestoreMember>,
     /// The state was replaced (handles are the saved ones from here on).
     pub committed: bool,
-    /// Why it will fail, once a member reported a failure.
-    pub failed: Option<RestoreFailureReason>,
+    /// Why it will fail, once a member reported a failure, with the words the federates get.
+    pub failed: Option<(RestoreFailureReason, String)>,
     /// Data callbacks held at the save for local federates: delivered after
     /// `federation_restored`, as they were after `federation_saved`.
     pub held: BTreeMap<FederateHandle, Vec<Callback>>,
@@ -384,7 +385,8 @@ impl FederationCore {
         }
         let Some(m) = r.member(f) else { return };
         let report = match loaded {
-            Err(e) => RestoreReport::Unable(e),
+            // `e` names the file (missing, unreadable, corrupt or truncated).
+            Err(e) => RestoreReport::Unable(format!("save of {}: {e}", m.name)),
             Ok(st) if st.federation != self.name || st.label != r.label => {
                 RestoreReport::Unable(format!(
                     "save file of {} is for federation {} label {}, not {} label {}",
@@ -646,19 +648,24 @@ impl FederationCore {
                     }
                     RestoreReport::Unable(detail) if !committed => {
                         tracing::warn!(federation = %self.name, "restore not possible: {detail}");
-                        self.end_restore(Some(RestoreFailureReason::RtiUnableToRestore));
+                        self.end_restore(Some((
+                            RestoreFailureReason::RtiUnableToRestore,
+                            detail.clone(),
+                        )));
                     }
                     RestoreReport::Complete | RestoreReport::NotComplete if committed => {
                         m.status = RestoreStatus::FederateWaitingForFederationToRestore;
                         if *report == RestoreReport::NotComplete {
-                            r.failed.get_or_insert(
+                            let detail = format!("federate {} could not restore its state", m.name);
+                            r.failed.get_or_insert((
                                 RestoreFailureReason::FederateReportedFailureDuringRestore,
-                            );
+                                detail,
+                            ));
                         }
                         if r.members.iter().all(|m| {
                             m.status == RestoreStatus::FederateWaitingForFederationToRestore
                         }) {
-                            let failed = r.failed;
+                            let failed = r.failed.take();
                             self.end_restore(failed);
                         }
                     }
@@ -666,7 +673,10 @@ impl FederationCore {
                 }
             }
             Decision::RestoreAborted { .. } if self.restore.is_some() => {
-                self.end_restore(Some(RestoreFailureReason::RestoreAborted));
+                self.end_restore(Some((
+                    RestoreFailureReason::RestoreAborted,
+                    "a federate aborted the restore".to_string(),
+                )));
             }
             _ => {}
         }
@@ -674,25 +684,38 @@ impl FederationCore {
 
     /// A federate left while a restore involving it was in progress: the restore fails.
     pub(crate) fn restore_on_left(&mut self, h: FederateHandle, lost: bool) {
-        if self.restore.as_ref().is_some_and(|r| r.member(h).is_some()) {
-            self.end_restore(Some(if lost {
-                RestoreFailureReason::RtiDetectedFailureDuringRestore
-            } else {
-                RestoreFailureReason::FederateResignedDuringRestore
-            }));
-        }
+        let Some(m) = self.restore.as_ref().and_then(|r| r.member(h)) else {
+            return;
+        };
+        let failure = if lost {
+            (
+                RestoreFailureReason::RtiDetectedFailureDuringRestore,
+                format!("federate {} was lost with its LRC", m.name),
+            )
+        } else {
+            (
+                RestoreFailureReason::FederateResignedDuringRestore,
+                format!("federate {} resigned", m.name),
+            )
+        };
+        self.end_restore(Some(failure));
     }
 
-    fn end_restore(&mut self, failure: Option<RestoreFailureReason>) {
+    /// Ends the restore in progress: `federation_restored`, or `federation_not_restored` with
+    /// the reason and what failed in words (a save file that could not be used is named).
+    fn end_restore(&mut self, failure: Option<(RestoreFailureReason, String)>) {
         self.restore_loaded.clear();
         self.restore_reports_made.clear();
         let Some(r) = self.restore.take() else { return };
         for m in &r.members {
             let h = if r.committed { m.post } else { m.pre };
             if self.locals.contains_key(&h) {
-                let cb = match failure {
+                let cb = match &failure {
                     None => Callback::FederationRestored,
-                    Some(reason) => Callback::FederationNotRestored(reason),
+                    Some((reason, detail)) => Callback::FederationNotRestored {
+                        reason: *reason,
+                        detail: detail.clone(),
+                    },
                 };
                 self.callback(h, cb);
             }

@@ -513,6 +513,10 @@ pub enum Request {
         /// Tag for the acquisition notification.
         tag: Vec<u8>,
     },
+    /// Nothing to decide: answered at once. The reply travels behind every decision the
+    /// coordinator made before it (one FIFO link), so when it arrives the requester has applied
+    /// them: a read barrier (ownership queries are answered behind one).
+    Sync,
 }
 
 impl Request {

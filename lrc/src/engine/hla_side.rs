@@ -189,7 +189,9 @@ impl FederateAmbassador for HlaSide {
         self.command(Management::FederationRestored(Ok(())));
     }
 
-    fn federation_not_restored(&mut self, reason: RestoreFailureReason) {
-        self.command(Management::FederationRestored(Err(format!("{reason:?}"))));
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {
+        self.command(Management::FederationRestored(Err(format!(
+            "{reason:?}: {detail}"
+        ))));
     }
 }
