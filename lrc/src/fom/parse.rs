@@ -449,6 +449,15 @@ impl Reader<'_> {
             }
             enumerators.push((name, value));
         }
+        // The OMT requires at least one enumerator: a value of an enumeration with none could
+        // never be valid, so such a module is a mistake, not an empty choice.
+        if enumerators.is_empty() {
+            let name = self.req_text(n, "name")?;
+            return Err(self.err(
+                n,
+                format!("enumerated data type {name} has no <enumerator>; it needs at least one"),
+            ));
+        }
         Ok(DataTypeKind::Enumerated {
             representation: self.req_ref(n, "representation")?,
             enumerators,
@@ -459,25 +468,16 @@ impl Reader<'_> {
         let card_text = self.req_text(n, "cardinality")?;
         let mut cardinality = Vec::new();
         for part in card_text.split(',') {
-            let p = part.trim();
-            let dim = if p.eq_ignore_ascii_case("Dynamic") {
-                Some(CardinalityDim::Dynamic)
-            } else if let Some(inner) = p.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-                inner.split_once("..").and_then(|(a, b)| {
-                    Some(CardinalityDim::Range(
-                        a.trim().parse().ok()?,
-                        b.trim().parse().ok()?,
-                    ))
-                })
-            } else {
-                p.parse().ok().map(CardinalityDim::Fixed)
-            };
-            cardinality.push(dim.ok_or_else(|| {
+            let dim = cardinality_dim(part.trim()).map_err(|why| {
                 self.err(
                     n,
-                    format!("array cardinality {card_text:?}: expected Dynamic, N or [min..max]"),
+                    format!(
+                        "array cardinality {card_text:?}: {why}; expected Dynamic, N, [min..max] \
+                         or (min..max) per dimension, dimensions separated by commas"
+                    ),
                 )
-            })?);
+            })?;
+            cardinality.push(dim);
         }
         let encoding = match self.req_text(n, "encoding")?.as_str() {
             "HLAfixedArray" => ArrayEncoding::Fixed,
@@ -738,6 +738,40 @@ impl Reader<'_> {
         }
         Ok(m)
     }
+}
+
+/// One dimension of an array's cardinality as the 2010 OMT writes it: `Dynamic`, a count `N`,
+/// or a range of counts written `[min..max]` or `(min..max)` (both bounds included; the two
+/// spellings occur in published FOMs and mean the same).
+fn cardinality_dim(p: &str) -> Result<CardinalityDim, String> {
+    if p.eq_ignore_ascii_case("Dynamic") {
+        return Ok(CardinalityDim::Dynamic);
+    }
+    let range = p
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .or_else(|| p.strip_prefix('(').and_then(|s| s.strip_suffix(')')));
+    if let Some(inner) = range {
+        let (lo, hi) = inner
+            .split_once("..")
+            .ok_or_else(|| format!("range {p:?} needs two bounds separated by \"..\""))?;
+        let bound = |b: &str| {
+            b.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("range {p:?}: {:?} is not a non-negative count", b.trim()))
+        };
+        let (lo, hi) = (bound(lo)?, bound(hi)?);
+        if lo > hi {
+            return Err(format!("range {p:?} has its lower bound above its upper bound"));
+        }
+        return Ok(CardinalityDim::Range(lo, hi));
+    }
+    if p.is_empty() {
+        return Err("a dimension is empty".into());
+    }
+    p.parse::<u32>()
+        .map(CardinalityDim::Fixed)
+        .map_err(|_| format!("{p:?} is not a count, a range or Dynamic"))
 }
 
 impl FomModule {
