@@ -97,7 +97,10 @@ fn bottom_up_chain_of_100_000_array_types_is_refused_quickly() {
         msg.contains("data type T64 nests more than 64 levels deep"),
         "{msg}"
     );
-    assert!(shown.starts_with(&format!("chain.xml:{line}:{col}: ")), "{shown}");
+    assert!(
+        shown.starts_with(&format!("chain.xml:{line}:{col}: ")),
+        "{shown}"
+    );
     assert!(took < QUICK, "took {took:?}");
 }
 
@@ -223,7 +226,10 @@ fn a_join_time_module_cannot_build_past_the_limit_on_loaded_types() {
     let (file, line, col, msg) = reading_error(err);
     assert_eq!(file, "ext.xml");
     assert_eq!((line, col), pos_of(&ext, "<arrayData><name>TooDeep<"));
-    assert!(msg.contains("data type TooDeep nests more than 64"), "{msg}");
+    assert!(
+        msg.contains("data type TooDeep nests more than 64"),
+        "{msg}"
+    );
     assert_eq!(fdd.digest(), before, "a refused merge changes nothing");
     assert!(fdd.data_type_id("Fine").is_none());
     // Without the deep type the same extension merges.
@@ -331,14 +337,38 @@ fn every_cardinality_form_of_the_2010_omt_is_accepted() {
 #[test]
 fn malformed_cardinalities_are_refused_with_the_place_and_the_reason() {
     let cases = [
-        ("HLAfixedArray", "[2..5]", "HLAfixedArray needs a fixed cardinality"),
-        ("HLAfixedArray", "4,Dynamic", "HLAfixedArray needs a fixed cardinality"),
-        ("HLAvariableArray", "(5..2)", "lower bound above its upper bound"),
+        (
+            "HLAfixedArray",
+            "[2..5]",
+            "HLAfixedArray needs a fixed cardinality",
+        ),
+        (
+            "HLAfixedArray",
+            "4,Dynamic",
+            "HLAfixedArray needs a fixed cardinality",
+        ),
+        (
+            "HLAvariableArray",
+            "(5..2)",
+            "lower bound above its upper bound",
+        ),
         ("HLAvariableArray", "4,,2", "a dimension is empty"),
-        ("HLAvariableArray", "(2..x)", "\"x\" is not a non-negative count"),
-        ("HLAvariableArray", "[2..5)", "is not a count, a range or Dynamic"),
+        (
+            "HLAvariableArray",
+            "(2..x)",
+            "\"x\" is not a non-negative count",
+        ),
+        (
+            "HLAvariableArray",
+            "[2..5)",
+            "is not a count, a range or Dynamic",
+        ),
         ("HLAvariableArray", "(2-5)", "needs two bounds"),
-        ("HLAvariableArray", "-6", "is not a count, a range or Dynamic"),
+        (
+            "HLAvariableArray",
+            "-6",
+            "is not a count, a range or Dynamic",
+        ),
     ];
     for (encoding, cardinality, expected) in cases {
         let xml = module(&format!(
@@ -397,6 +427,8 @@ fn huge_fixed_cardinalities_fail_fast_on_short_input() {
     }
     assert!(start.elapsed() < QUICK, "took {:?}", start.elapsed());
     // What the codec always allowed still decodes: 65,536 empty records in a variable array.
-    let v = fdd.decode_value("Empties", &65_536i32.to_be_bytes()).unwrap();
+    let v = fdd
+        .decode_value("Empties", &65_536i32.to_be_bytes())
+        .unwrap();
     assert!(matches!(v, Value::Array(items) if items.len() == 65_536));
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::buffer::{Decoder, Encoder, MAX_ZERO_SIZE_ELEMENTS};
 use super::error::EncoderError;
-use crate::fom::module::{BasicKind, Endian};
 use crate::fom::MAX_TYPE_DEPTH;
+use crate::fom::module::{BasicKind, Endian};
 use crate::fom::types::{ArrayLayout, DataTypeTable, ElementFlavor, ResolvedKind, TypeId};
 
 /// A self-describing decoded value.
@@ -531,7 +531,9 @@ fn write_value(
             endian,
             kind,
         } => write_basic(e, &t.name, *bytes, *endian, *kind, v),
-        ResolvedKind::Simple { representation } => write_value(types, *representation, v, e, depth + 1),
+        ResolvedKind::Simple { representation } => {
+            write_value(types, *representation, v, e, depth + 1)
+        }
         ResolvedKind::Enumerated {
             representation,
             enumerators,
@@ -909,7 +911,10 @@ mod tests {
         }
         assert!(matches!(
             encode(&table, TypeId(levels as u32), &value),
-            Err(EncoderError::TooDeep { limit: MAX_TYPE_DEPTH, .. })
+            Err(EncoderError::TooDeep {
+                limit: MAX_TYPE_DEPTH,
+                ..
+            })
         ));
     }
 }
