@@ -19,25 +19,59 @@ pub const NS_2010: &str = "http://standards.ieee.org/IEEE1516-2010";
 pub const NS_2025: &str = "http://standards.ieee.org/IEEE1516-2025";
 
 /// Converts byte offsets to 1-based line/column without rescanning the text each time.
+///
+/// Columns count characters, so a position on a long line would cost a scan from the line's
+/// start; machine-written modules can be one line of megabytes, which made every position
+/// cost as much as the whole file. Long lines therefore get a mark every [`MARK_STEP`] bytes
+/// recording how many characters precede it on its line.
 struct LineIndex<'t> {
     text: &'t str,
     starts: Vec<usize>,
+    /// `(byte offset, characters from its line's start to it)`, ascending, on char boundaries.
+    marks: Vec<(usize, usize)>,
 }
+
+/// Bytes between [`LineIndex`] marks on a long line: a position scans at most this many.
+const MARK_STEP: usize = 4096;
 
 impl<'t> LineIndex<'t> {
     fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self { text, starts }
+        let mut marks = Vec::new();
+        for (k, &start) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).copied().unwrap_or(text.len());
+            if end - start <= MARK_STEP {
+                continue;
+            }
+            let mut next = start + MARK_STEP;
+            for (chars, (i, _)) in text[start..end].char_indices().enumerate() {
+                if start + i >= next {
+                    marks.push((start + i, chars));
+                    next = start + i + MARK_STEP;
+                }
+            }
+        }
+        Self {
+            text,
+            starts,
+            marks,
+        }
     }
 
     fn pos(&self, offset: usize) -> SrcPos {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts[line - 1];
+        let k = self.marks.partition_point(|&(b, _)| b <= offset);
+        let (from, before) = match k.checked_sub(1).map(|k| self.marks[k]) {
+            Some((b, chars)) if b >= start => (b, chars),
+            _ => (start, 0),
+        };
         let col = self
             .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count())
+            .get(from..offset)
+            .map_or(offset - from, |s| s.chars().count())
+            + before
             + 1;
         SrcPos {
             line: u32::try_from(line).unwrap_or(u32::MAX),
@@ -998,6 +1032,29 @@ mod tests {
             }
             assert!(node_offset(xml, nodes.len() - 1).is_some());
             assert_eq!(node_offset(xml, nodes.len()), None);
+        }
+    }
+
+    /// Positions on long lines (with marks) equal a plain character count from the line start,
+    /// for ASCII and multi-byte text.
+    #[test]
+    fn line_index_marks_give_the_same_columns() {
+        let long: String = (0..3 * MARK_STEP)
+            .map(|i| if i % 7 == 0 { 'é' } else { 'a' })
+            .collect();
+        let text = format!("short\n{long}\n{long}x\nend");
+        let index = LineIndex::new(&text);
+        assert!(!index.marks.is_empty());
+        for (offset, _) in text.char_indices().step_by(13).chain([(text.len(), ' ')]) {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..offset].matches('\n').count() + 1;
+            let col = text[line_start..offset].chars().count() + 1;
+            let p = index.pos(offset);
+            assert_eq!(
+                (p.line as usize, p.col as usize),
+                (line, col),
+                "offset {offset}"
+            );
         }
     }
 
