@@ -5,8 +5,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::buffer::{Decoder, Encoder};
+use super::buffer::{Decoder, Encoder, MAX_ZERO_SIZE_ELEMENTS};
 use super::error::EncoderError;
+use crate::fom::MAX_TYPE_DEPTH;
 use crate::fom::module::{BasicKind, Endian};
 use crate::fom::types::{ArrayLayout, DataTypeTable, ElementFlavor, ResolvedKind, TypeId};
 
@@ -236,197 +237,290 @@ fn write_basic(
 }
 
 /// Reads a value of type `ty` at the decoder's position (the caller has aligned it).
+///
+/// Bounded for untrusted bytes and for any type table: it follows at most
+/// [`MAX_TYPE_DEPTH`] levels of nested types ([`EncoderError::TooDeep`] past that), and
+/// produces at most [`MAX_ZERO_SIZE_ELEMENTS`] plus [`MAX_VALUES_PER_BYTE`] values per byte
+/// left in the decoder ([`EncoderError::TooManyValues`] past that).
 pub fn decode_from(
     types: &DataTypeTable,
     ty: TypeId,
     d: &mut Decoder<'_>,
 ) -> Result<Value, EncoderError> {
-    let t = lookup(types, ty)?;
-    match &t.kind {
-        ResolvedKind::Basic {
-            bytes,
-            endian,
-            kind,
-        } => read_basic(d, &t.name, *bytes, *endian, *kind),
-        ResolvedKind::Simple { representation } => decode_from(types, *representation, d),
-        ResolvedKind::Enumerated {
-            representation,
-            enumerators,
-            boolean,
-        } => {
-            let value = match decode_from(types, *representation, d)? {
-                Value::Signed(v) => v,
-                Value::Unsigned(v) => i64::try_from(v).unwrap_or(i64::MAX),
-                Value::Float(v) => v as i64,
-                _ => 0,
-            };
-            if *boolean {
-                return match value {
-                    0 => Ok(Value::Boolean(false)),
-                    1 => Ok(Value::Boolean(true)),
-                    v => Err(EncoderError::InvalidBoolean(v)),
-                };
-            }
-            let name = enumerators
-                .iter()
-                .find(|(_, v)| *v == value)
-                .map(|(n, _)| n.clone());
-            Ok(Value::Enumerator { name, value })
+    let values_left = d
+        .remaining()
+        .saturating_mul(MAX_VALUES_PER_BYTE)
+        .saturating_add(MAX_ZERO_SIZE_ELEMENTS);
+    let mut reader = Reader {
+        types,
+        values_left,
+        limit: values_left,
+    };
+    reader.value(ty, d, 0)
+}
+
+/// Most values a decode may produce per byte of its input, on top of
+/// [`MAX_ZERO_SIZE_ELEMENTS`]; every number, string, byte string, array, record and variant
+/// counts one. Elements that encode in zero bytes (empty records, arrays of them) are counted
+/// by the FOM alone, which may give them fixed cardinalities of 2^32 and nest them; this bound
+/// keeps the time and memory a crafted value can cost proportional to its length. Ordinary
+/// values produce well under one value per byte (the densest, arrays of one-byte records,
+/// about two).
+pub const MAX_VALUES_PER_BYTE: usize = 8;
+
+/// One decode: the type table and what the value may still cost.
+struct Reader<'t> {
+    types: &'t DataTypeTable,
+    /// Values this decode may still produce.
+    values_left: usize,
+    /// The budget it started with (for the error).
+    limit: usize,
+}
+
+impl Reader<'_> {
+    /// Counts one produced value against the budget.
+    fn spend(&mut self) -> Result<(), EncoderError> {
+        self.values_left = self
+            .values_left
+            .checked_sub(1)
+            .ok_or(EncoderError::TooManyValues { limit: self.limit })?;
+        Ok(())
+    }
+
+    /// One value of type `ty`, `depth` references below the type the decode started with.
+    fn value(
+        &mut self,
+        ty: TypeId,
+        d: &mut Decoder<'_>,
+        depth: usize,
+    ) -> Result<Value, EncoderError> {
+        self.spend()?;
+        self.uncounted(ty, d, depth)
+    }
+
+    /// A value of type `ty` whose cost the caller has counted (a simple or enumerated type
+    /// reads its representation as part of its own one value).
+    fn uncounted(
+        &mut self,
+        ty: TypeId,
+        d: &mut Decoder<'_>,
+        depth: usize,
+    ) -> Result<Value, EncoderError> {
+        let types = self.types;
+        let t = lookup(types, ty)?;
+        if depth > MAX_TYPE_DEPTH {
+            return Err(EncoderError::TooDeep {
+                type_name: t.name.clone(),
+                limit: MAX_TYPE_DEPTH,
+            });
         }
-        ResolvedKind::Array {
-            element,
-            layout,
-            flavor,
-        } => {
-            let count = match layout {
-                ArrayLayout::Fixed(n) => {
-                    // A fixed count comes from the FOM, but still cannot exceed the input.
-                    let m = min_len(types, *element);
-                    if m > 0 && n.saturating_mul(m) > d.remaining() {
-                        return Err(EncoderError::Truncated {
-                            offset: d.position(),
-                            needed: n.saturating_mul(m),
-                            available: d.remaining(),
-                        });
-                    }
-                    *n
+        let below = depth + 1;
+        match &t.kind {
+            ResolvedKind::Basic {
+                bytes,
+                endian,
+                kind,
+            } => read_basic(d, &t.name, *bytes, *endian, *kind),
+            ResolvedKind::Simple { representation } => self.uncounted(*representation, d, below),
+            ResolvedKind::Enumerated {
+                representation,
+                enumerators,
+                boolean,
+            } => {
+                let value = match self.uncounted(*representation, d, below)? {
+                    Value::Signed(v) => v,
+                    Value::Unsigned(v) => i64::try_from(v).unwrap_or(i64::MAX),
+                    Value::Float(v) => v as i64,
+                    _ => 0,
+                };
+                if *boolean {
+                    return match value {
+                        0 => Ok(Value::Boolean(false)),
+                        1 => Ok(Value::Boolean(true)),
+                        v => Err(EncoderError::InvalidBoolean(v)),
+                    };
                 }
-                ArrayLayout::Variable => {
-                    let n = d.read_count(min_len(types, *element))?;
-                    if n > 0 {
-                        d.align(boundary(types, *element))?;
-                    }
-                    n
-                }
-                ArrayLayout::NullTerminated => {
-                    return decode_null_terminated(
-                        &t.name,
-                        octet_flavor(types, *element, *flavor),
-                        d,
-                    );
-                }
-                ArrayLayout::PaddingTo(n) => {
-                    let pad = (*n - d.position() % *n) % *n;
-                    return Ok(Value::Bytes(d.read_bytes(pad)?.to_vec()));
-                }
-                ArrayLayout::Lengthless => {
-                    let eb = boundary(types, *element);
-                    let mut items = Vec::new();
-                    while d.remaining() > 0 {
-                        let before = d.position();
-                        if !items.is_empty() {
-                            d.align(eb)?;
-                        }
-                        items.push(decode_from(types, *element, d)?);
-                        if d.position() == before {
-                            // A zero-size element would never reach the end.
-                            return Err(EncoderError::UnsupportedEncoding {
-                                type_name: t.name.clone(),
-                                encoding: "RPRlengthlessArray of zero-size elements".into(),
+                let name = enumerators
+                    .iter()
+                    .find(|(_, v)| *v == value)
+                    .map(|(n, _)| n.clone());
+                Ok(Value::Enumerator { name, value })
+            }
+            ResolvedKind::Array {
+                element,
+                layout,
+                flavor,
+            } => {
+                let count = match layout {
+                    ArrayLayout::Fixed(n) => {
+                        // A fixed count comes from the FOM, but still cannot exceed the input.
+                        let m = min_len(types, *element);
+                        if m > 0 && n.saturating_mul(m) > d.remaining() {
+                            return Err(EncoderError::Truncated {
+                                offset: d.position(),
+                                needed: n.saturating_mul(m),
+                                available: d.remaining(),
                             });
                         }
+                        *n
                     }
-                    return Ok(match flavor {
-                        ElementFlavor::Plain => Value::Array(items),
-                        _ => flatten_flavored(&t.name, *flavor, items)?,
-                    });
-                }
-                ArrayLayout::UserDefined(enc) => {
-                    return Err(EncoderError::UnsupportedEncoding {
-                        type_name: t.name.clone(),
-                        encoding: enc.clone(),
-                    });
-                }
-            };
-            let eb = boundary(types, *element);
-            match flavor {
-                ElementFlavor::Octet => Ok(Value::Bytes(d.read_bytes(count)?.to_vec())),
-                ElementFlavor::AsciiChar => Ok(Value::String(
-                    d.read_bytes(count)?
-                        .iter()
-                        .map(|&b| char::from(b))
-                        .collect(),
-                )),
-                ElementFlavor::UnicodeChar => {
-                    let raw = d.read_bytes(count.saturating_mul(2))?;
-                    let units = raw
-                        .chunks_exact(2)
-                        .map(|c| u16::from_be_bytes([c[0], c[1]]));
-                    char::decode_utf16(units)
-                        .collect::<Result<String, _>>()
-                        .map(Value::String)
-                        .map_err(|e| EncoderError::InvalidString(e.to_string()))
-                }
-                ElementFlavor::Plain => {
-                    let mut items = Vec::with_capacity(count.min(4096));
-                    for i in 0..count {
-                        if i > 0 {
-                            d.align(eb)?;
+                    ArrayLayout::Variable => {
+                        let n = d.read_count(min_len(types, *element))?;
+                        if n > 0 {
+                            d.align(boundary(types, *element))?;
                         }
-                        items.push(decode_from(types, *element, d)?);
+                        n
                     }
-                    Ok(Value::Array(items))
+                    ArrayLayout::NullTerminated => {
+                        return decode_null_terminated(
+                            &t.name,
+                            octet_flavor(types, *element, *flavor),
+                            d,
+                        );
+                    }
+                    ArrayLayout::PaddingTo(n) => {
+                        let pad = (*n - d.position() % *n) % *n;
+                        return Ok(Value::Bytes(d.read_bytes(pad)?.to_vec()));
+                    }
+                    ArrayLayout::Lengthless => {
+                        let eb = boundary(types, *element);
+                        let mut items = Vec::new();
+                        while d.remaining() > 0 {
+                            let before = d.position();
+                            if !items.is_empty() {
+                                d.align(eb)?;
+                            }
+                            items.push(self.value(*element, d, below)?);
+                            if d.position() == before {
+                                // A zero-size element would never reach the end.
+                                return Err(EncoderError::UnsupportedEncoding {
+                                    type_name: t.name.clone(),
+                                    encoding: "RPRlengthlessArray of zero-size elements".into(),
+                                });
+                            }
+                        }
+                        return Ok(match flavor {
+                            ElementFlavor::Plain => Value::Array(items),
+                            _ => flatten_flavored(&t.name, *flavor, items)?,
+                        });
+                    }
+                    ArrayLayout::UserDefined(enc) => {
+                        return Err(EncoderError::UnsupportedEncoding {
+                            type_name: t.name.clone(),
+                            encoding: enc.clone(),
+                        });
+                    }
+                };
+                let eb = boundary(types, *element);
+                match flavor {
+                    ElementFlavor::Octet => Ok(Value::Bytes(d.read_bytes(count)?.to_vec())),
+                    ElementFlavor::AsciiChar => Ok(Value::String(
+                        d.read_bytes(count)?
+                            .iter()
+                            .map(|&b| char::from(b))
+                            .collect(),
+                    )),
+                    ElementFlavor::UnicodeChar => {
+                        let raw = d.read_bytes(count.saturating_mul(2))?;
+                        let units = raw
+                            .chunks_exact(2)
+                            .map(|c| u16::from_be_bytes([c[0], c[1]]));
+                        char::decode_utf16(units)
+                            .collect::<Result<String, _>>()
+                            .map(Value::String)
+                            .map_err(|e| EncoderError::InvalidString(e.to_string()))
+                    }
+                    ElementFlavor::Plain => {
+                        // Never reserve for more elements than the budget still allows: a count
+                        // of zero-size elements is not bounded by the input.
+                        let mut items = Vec::with_capacity(count.min(4096).min(self.values_left));
+                        for i in 0..count {
+                            if i > 0 {
+                                d.align(eb)?;
+                            }
+                            items.push(self.value(*element, d, below)?);
+                        }
+                        Ok(Value::Array(items))
+                    }
                 }
             }
-        }
-        ResolvedKind::FixedRecord {
-            user_encoding: Some(enc),
-            ..
-        }
-        | ResolvedKind::VariantRecord {
-            user_encoding: Some(enc),
-            ..
-        } => Err(EncoderError::UnsupportedEncoding {
-            type_name: t.name.clone(),
-            encoding: enc.clone(),
-        }),
-        ResolvedKind::FixedRecord { fields, .. } => {
-            let mut out = Vec::with_capacity(fields.len());
-            for (name, fty) in fields {
-                d.align(boundary(types, *fty))?;
-                out.push((name.clone(), decode_from(types, *fty, d)?));
+            ResolvedKind::FixedRecord {
+                user_encoding: Some(enc),
+                ..
             }
-            Ok(Value::Record(out))
-        }
-        ResolvedKind::VariantRecord {
-            discriminant_type,
-            alternatives,
-            ..
-        } => {
-            let disc = decode_from(types, *discriminant_type, d)?;
-            let value = match &disc {
-                Value::Enumerator { value, .. } => *value,
-                Value::Boolean(b) => i64::from(*b),
-                _ => 0,
-            };
-            let alt = alternatives
-                .iter()
-                .find(|a| a.values.iter().any(|(lo, hi)| *lo <= value && value <= *hi))
-                .or_else(|| alternatives.iter().find(|a| a.other))
-                .ok_or(EncoderError::InvalidDiscriminant(value))?;
-            let alternative = match alt.data_type {
-                Some(aty) => {
-                    d.align(boundary(types, aty))?;
-                    Some((alt.name.clone(), Box::new(decode_from(types, aty, d)?)))
+            | ResolvedKind::VariantRecord {
+                user_encoding: Some(enc),
+                ..
+            } => Err(EncoderError::UnsupportedEncoding {
+                type_name: t.name.clone(),
+                encoding: enc.clone(),
+            }),
+            ResolvedKind::FixedRecord { fields, .. } => {
+                let mut out = Vec::with_capacity(fields.len().min(self.values_left));
+                for (name, fty) in fields {
+                    d.align(boundary(types, *fty))?;
+                    out.push((name.clone(), self.value(*fty, d, below)?));
                 }
-                None => None,
-            };
-            Ok(Value::Variant {
-                discriminant: Box::new(disc),
-                alternative,
-            })
+                Ok(Value::Record(out))
+            }
+            ResolvedKind::VariantRecord {
+                discriminant_type,
+                alternatives,
+                ..
+            } => {
+                let disc = self.value(*discriminant_type, d, below)?;
+                let value = match &disc {
+                    Value::Enumerator { value, .. } => *value,
+                    Value::Boolean(b) => i64::from(*b),
+                    _ => 0,
+                };
+                let alt = alternatives
+                    .iter()
+                    .find(|a| a.values.iter().any(|(lo, hi)| *lo <= value && value <= *hi))
+                    .or_else(|| alternatives.iter().find(|a| a.other))
+                    .ok_or(EncoderError::InvalidDiscriminant(value))?;
+                let alternative = match alt.data_type {
+                    Some(aty) => {
+                        d.align(boundary(types, aty))?;
+                        Some((alt.name.clone(), Box::new(self.value(aty, d, below)?)))
+                    }
+                    None => None,
+                };
+                Ok(Value::Variant {
+                    discriminant: Box::new(disc),
+                    alternative,
+                })
+            }
         }
     }
 }
 
-/// Writes a value of type `ty` at the encoder's position (the caller has aligned it).
+/// Writes a value of type `ty` at the encoder's position (the caller has aligned it). Follows
+/// at most [`MAX_TYPE_DEPTH`] levels of nested types ([`EncoderError::TooDeep`] past that).
 pub fn encode_into(
     types: &DataTypeTable,
     ty: TypeId,
     v: &Value,
     e: &mut Encoder,
 ) -> Result<(), EncoderError> {
+    write_value(types, ty, v, e, 0)
+}
+
+/// [`encode_into`] of a value `depth` references below the type the encoding started with.
+fn write_value(
+    types: &DataTypeTable,
+    ty: TypeId,
+    v: &Value,
+    e: &mut Encoder,
+    depth: usize,
+) -> Result<(), EncoderError> {
     let t = lookup(types, ty)?;
+    if depth > MAX_TYPE_DEPTH {
+        return Err(EncoderError::TooDeep {
+            type_name: t.name.clone(),
+            limit: MAX_TYPE_DEPTH,
+        });
+    }
     let mismatch = || EncoderError::TypeMismatch {
         type_name: t.name.clone(),
         value_kind: v.kind().into(),
@@ -437,7 +531,9 @@ pub fn encode_into(
             endian,
             kind,
         } => write_basic(e, &t.name, *bytes, *endian, *kind, v),
-        ResolvedKind::Simple { representation } => encode_into(types, *representation, v, e),
+        ResolvedKind::Simple { representation } => {
+            write_value(types, *representation, v, e, depth + 1)
+        }
         ResolvedKind::Enumerated {
             representation,
             enumerators,
@@ -472,7 +568,7 @@ pub fn encode_into(
                 } => Value::Float(value as f64),
                 _ => Value::Signed(value),
             };
-            encode_into(types, *representation, &as_basic, e)
+            write_value(types, *representation, &as_basic, e, depth + 1)
         }
         ResolvedKind::Array {
             element,
@@ -565,7 +661,7 @@ pub fn encode_into(
                         if i > 0 {
                             e.align(eb);
                         }
-                        encode_into(types, *element, item, e)?;
+                        write_value(types, *element, item, e, depth + 1)?;
                     }
                 }
                 _ => return Err(mismatch()),
@@ -602,7 +698,7 @@ pub fn encode_into(
                     });
                 }
                 e.align(boundary(types, *fty));
-                encode_into(types, *fty, fv, e)?;
+                write_value(types, *fty, fv, e, depth + 1)?;
             }
             Ok(())
         }
@@ -628,12 +724,12 @@ pub fn encode_into(
                 .find(|a| a.values.iter().any(|(lo, hi)| *lo <= value && value <= *hi))
                 .or_else(|| alternatives.iter().find(|a| a.other))
                 .ok_or(EncoderError::InvalidDiscriminant(value))?;
-            encode_into(types, *discriminant_type, discriminant, e)?;
+            write_value(types, *discriminant_type, discriminant, e, depth + 1)?;
             match (alt.data_type, alternative) {
                 (None, None) => Ok(()),
                 (Some(aty), Some((name, av))) if *name == alt.name => {
                     e.align(boundary(types, aty));
-                    encode_into(types, aty, av, e)
+                    write_value(types, aty, av, e, depth + 1)
                 }
                 _ => Err(EncoderError::TypeMismatch {
                     type_name: t.name.clone(),
@@ -741,5 +837,84 @@ fn octet_flavor(types: &DataTypeTable, element: TypeId, flavor: ElementFlavor) -
             ElementFlavor::Octet
         }
         _ => flavor,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::fom::types::ResolvedType;
+
+    /// A table the FDD loader would refuse: `levels` variable arrays, each of the previous, over
+    /// HLAinteger32BE (type 0). The codec must not trust that every table came from the loader.
+    fn deep_table(levels: usize) -> DataTypeTable {
+        let mut types = vec![ResolvedType {
+            name: "HLAinteger32BE".into(),
+            kind: ResolvedKind::Basic {
+                bytes: 4,
+                endian: Endian::Big,
+                kind: BasicKind::Signed,
+            },
+            boundary: 4,
+            min_len: 4,
+        }];
+        for i in 1..=levels {
+            types.push(ResolvedType {
+                name: format!("T{i}"),
+                kind: ResolvedKind::Array {
+                    element: TypeId(i as u32 - 1),
+                    layout: ArrayLayout::Variable,
+                    flavor: ElementFlavor::Plain,
+                },
+                boundary: 4,
+                min_len: 4,
+            });
+        }
+        DataTypeTable { types }
+    }
+
+    #[test]
+    fn a_value_deeper_than_the_limit_is_refused_not_a_stack_overflow() {
+        // The review's crafted value: 100,000 counts of one, then the integer. Decoding it used
+        // to recurse once per level and kill the process on an 8 MB stack; this test thread
+        // has 2 MB.
+        let levels = 100_000;
+        let table = deep_table(levels);
+        let mut bytes = [0, 0, 0, 1].repeat(levels);
+        bytes.extend([0, 0, 0, 7]);
+        let err = decode(&table, TypeId(levels as u32), &bytes).unwrap_err();
+        assert_eq!(
+            err,
+            EncoderError::TooDeep {
+                type_name: format!("T{}", levels - MAX_TYPE_DEPTH - 1),
+                limit: MAX_TYPE_DEPTH,
+            }
+        );
+        // At the limit it decodes.
+        let at_limit = TypeId(MAX_TYPE_DEPTH as u32);
+        let mut ok = [0, 0, 0, 1].repeat(MAX_TYPE_DEPTH);
+        ok.extend([0, 0, 0, 7]);
+        let value = decode(&table, at_limit, &ok).unwrap();
+        assert_eq!(encode(&table, at_limit, &value).unwrap(), ok);
+    }
+
+    #[test]
+    fn encoding_a_value_of_a_too_deep_type_is_refused() {
+        // A few levels past the limit: enough to prove the bound without building a value
+        // whose own drop would recurse deeply.
+        let levels = MAX_TYPE_DEPTH + 10;
+        let table = deep_table(levels);
+        let mut value = Value::Signed(7);
+        for _ in 0..levels {
+            value = Value::Array(vec![value]);
+        }
+        assert!(matches!(
+            encode(&table, TypeId(levels as u32), &value),
+            Err(EncoderError::TooDeep {
+                limit: MAX_TYPE_DEPTH,
+                ..
+            })
+        ));
     }
 }

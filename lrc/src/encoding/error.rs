@@ -75,6 +75,25 @@ pub enum EncoderError {
         /// The encoding.
         encoding: String,
     },
+    /// The data type nests deeper than the codec follows
+    /// ([`MAX_TYPE_DEPTH`](crate::fom::MAX_TYPE_DEPTH)). The FDD loader refuses such types, so
+    /// this means a type table that did not come from it; the codec refuses rather than recurse
+    /// without bound.
+    #[error("{type_name} is nested more than {limit} data types deep")]
+    TooDeep {
+        /// The type reached past the limit.
+        type_name: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// The bytes would decode into more values than their length justifies (see
+    /// [`MAX_VALUES_PER_BYTE`](crate::encoding::dynamic::MAX_VALUES_PER_BYTE)): for example huge
+    /// fixed counts of elements that encode in zero bytes.
+    #[error("the value would decode into more than {limit} values")]
+    TooManyValues {
+        /// The budget this input had.
+        limit: usize,
+    },
     /// No data type of that name, or the attribute/parameter has data type `NA`.
     #[error("unknown data type {0}")]
     UnknownDataType(String),

@@ -11,6 +11,10 @@
 //!
 //! Decoding is for untrusted bytes: every read is bounds-checked, element counts are checked
 //! against the bytes left before anything is allocated, and failures are [`EncoderError`]s.
+//! The dynamic decoder also follows at most [`MAX_TYPE_DEPTH`](crate::fom::MAX_TYPE_DEPTH)
+//! levels of nested types and produces at most a fixed number of values per input byte
+//! ([`dynamic::MAX_VALUES_PER_BYTE`]), so neither a crafted value nor a type table that did not
+//! come from the FDD loader can exhaust its stack, memory or time.
 
 mod buffer;
 pub mod dynamic;

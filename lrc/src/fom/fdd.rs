@@ -17,7 +17,14 @@ use crate::handles::*;
 /// The attribute every object class has (declared on `HLAobjectRoot` by the MIM).
 pub const PRIVILEGE_TO_DELETE: &str = "HLAprivilegeToDeleteObject";
 
-/// Deepest nesting of data types accepted (and therefore the codec's recursion bound).
+/// Deepest nesting of data types accepted, and the dynamic codec's recursion bound.
+///
+/// A type's depth counts the references from it down to a basic representation along its
+/// longest path: a basic representation is 0 deep, a simple or enumerated type on one is 1, an
+/// array of those 2, and so on through array elements, record fields, variant alternatives
+/// and discriminants. The loader refuses a deeper type whatever order the module declares its
+/// types in, so that no value of a loaded type can nest deeper than this (each level costs the
+/// decoder one stack frame, and any joiner can bring a module).
 pub const MAX_TYPE_DEPTH: usize = 64;
 
 /// An object class of the merged FDD.
@@ -254,6 +261,16 @@ pub struct Fdd {
 }
 
 type R<T> = Result<T, FomError>;
+
+/// The state of one resolution of every data type ([`Fdd::resolve_type`]).
+struct TypeWalk {
+    /// Resolved types by declaration index.
+    out: Vec<Option<ResolvedType>>,
+    /// Nesting height of each resolved type (0 for a basic representation).
+    height: Vec<usize>,
+    /// 0 not visited, 1 being resolved (a reference back to it is a cycle), 2 resolved.
+    state: Vec<u8>,
+}
 
 fn at(file: &Arc<str>, p: SrcPos) -> Location {
     Location {
@@ -1032,31 +1049,41 @@ impl Fdd {
 
     fn resolve_types(&mut self) -> R<()> {
         let n = self.data_type_decls.len();
-        let mut out: Vec<Option<ResolvedType>> = vec![None; n];
-        let mut state = vec![0u8; n];
+        let mut walk = TypeWalk {
+            out: vec![None; n],
+            height: vec![0; n],
+            state: vec![0u8; n],
+        };
         for i in 0..n {
-            self.resolve_type(i, &mut out, &mut state, 0)?;
+            self.resolve_type(i, &mut walk, i, 0)?;
         }
         self.types = DataTypeTable {
-            types: out.into_iter().flatten().collect(),
+            types: walk.out.into_iter().flatten().collect(),
         };
         Ok(())
     }
 
+    /// Resolves data type `i` and returns its octet boundary, smallest encoding and nesting
+    /// height (a basic representation is 0, anything else one more than the deepest type it
+    /// refers to). The height is remembered with the resolved type, so the depth limit holds
+    /// whatever order the types are declared in: a type met already resolved still adds its
+    /// whole height to the type that refers to it. `depth` counts the references followed from
+    /// `root` (the type whose resolution started this walk); it bounds the recursion itself, so a
+    /// chain of unresolved types cannot exhaust the stack before its height is known.
     fn resolve_type(
         &self,
         i: usize,
-        out: &mut Vec<Option<ResolvedType>>,
-        state: &mut Vec<u8>,
+        walk: &mut TypeWalk,
+        root: usize,
         depth: usize,
-    ) -> R<(usize, usize)> {
+    ) -> R<(usize, usize, usize)> {
         let d = &self.data_type_decls[i];
         let file = &d.at.file;
         let name = &d.decl.name;
-        if let Some(t) = &out[i] {
-            return Ok((t.boundary, t.min_len));
+        if let Some(t) = &walk.out[i] {
+            return Ok((t.boundary, t.min_len, walk.height[i]));
         }
-        if state[i] == 1 {
+        if walk.state[i] == 1 {
             return Err(reading(
                 file,
                 d.decl.pos,
@@ -1064,18 +1091,26 @@ impl Fdd {
             ));
         }
         if depth > MAX_TYPE_DEPTH {
+            let r = &self.data_type_decls[root];
             return Err(reading(
-                file,
-                d.decl.pos,
-                format!("data type {name} nests more than {MAX_TYPE_DEPTH} levels deep"),
+                &r.at.file,
+                r.decl.pos,
+                format!(
+                    "data type {} nests more than {MAX_TYPE_DEPTH} levels deep (data type {name} \
+                     is {depth} levels down)",
+                    r.decl.name
+                ),
             ));
         }
-        state[i] = 1;
+        walk.state[i] = 1;
+        // The height of this type: one more than the highest type it refers to.
+        let mut height = 0usize;
         macro_rules! sub {
             ($r:expr, $what:expr) => {{
                 let r: &NameRef = $r;
                 let id = self.type_ref(file, r, &format!("{} of data type {name}", $what))?;
-                let (b, m) = self.resolve_type(id.0 as usize, out, state, depth + 1)?;
+                let (b, m, h) = self.resolve_type(id.0 as usize, walk, root, depth + 1)?;
+                height = height.max(h + 1);
                 (id, b, m)
             }};
         }
@@ -1202,7 +1237,7 @@ impl Fdd {
                 let Some(ResolvedType {
                     kind: ResolvedKind::Enumerated { enumerators, .. },
                     ..
-                }) = out[disc.0 as usize].as_ref()
+                }) = walk.out[disc.0 as usize].as_ref()
                 else {
                     return Err(reading(
                         file,
@@ -1278,14 +1313,25 @@ impl Fdd {
                 )
             }
         };
-        state[i] = 2;
-        out[i] = Some(ResolvedType {
+        if height > MAX_TYPE_DEPTH {
+            return Err(reading(
+                file,
+                d.decl.pos,
+                format!(
+                    "data type {name} nests more than {MAX_TYPE_DEPTH} levels deep (its \
+                     element, field, alternative or representation types go {height} levels down)"
+                ),
+            ));
+        }
+        walk.state[i] = 2;
+        walk.height[i] = height;
+        walk.out[i] = Some(ResolvedType {
             name: name.clone(),
             kind,
             boundary,
             min_len,
         });
-        Ok((boundary, min_len))
+        Ok((boundary, min_len, height))
     }
 
     fn require_basic(&self, id: TypeId, file: &Arc<str>, r: &NameRef) -> R<()> {

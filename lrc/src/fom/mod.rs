@@ -7,6 +7,19 @@
 //! HLA 4 (IEEE 1516-2025) modules are refused with [`FomError::UnsupportedOmtVersion`] rather
 //! than merged under the 2010 rules. See [`Fdd`] for the merge rules and how handles are
 //! assigned.
+//!
+//! Any joiner can bring a module, so the loader also bounds what a module can make the RTI do:
+//! no DTDs or entities, at most 4,000,000 XML nodes, class hierarchies at most 256 deep, and
+//! data types at most [`MAX_TYPE_DEPTH`] deep, counted along the real nesting (array elements,
+//! record fields, variant alternatives and discriminants, representations) whatever order the
+//! module declares them in and across join-time merges. The dynamic codec
+//! ([`crate::encoding::dynamic`]) keeps its own bounds, so no value can overflow its stack or
+//! make it allocate out of proportion to the bytes it is given.
+//!
+//! The 2010 OMT's forms are accepted as written: array cardinalities `Dynamic`, `N`,
+//! `[min..max]` or `(min..max)`, comma-separated per dimension (`HLAfixedArray` needs a count
+//! in every dimension; its element count is their product); an enumerated type needs at least
+//! one enumerator.
 
 mod error;
 mod fdd;

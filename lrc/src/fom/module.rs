@@ -350,7 +350,7 @@ pub enum CardinalityDim {
     Dynamic,
     /// A fixed count.
     Fixed(u32),
-    /// `[min..max]`.
+    /// A range of counts, written `[min..max]` or `(min..max)` (bounds included).
     Range(u64, u64),
 }
 

@@ -19,25 +19,59 @@ pub const NS_2010: &str = "http://standards.ieee.org/IEEE1516-2010";
 pub const NS_2025: &str = "http://standards.ieee.org/IEEE1516-2025";
 
 /// Converts byte offsets to 1-based line/column without rescanning the text each time.
+///
+/// Columns count characters, so a position on a long line would cost a scan from the line's
+/// start; machine-written modules can be one line of megabytes, which made every position
+/// cost as much as the whole file. Long lines therefore get a mark every [`MARK_STEP`] bytes
+/// recording how many characters precede it on its line.
 struct LineIndex<'t> {
     text: &'t str,
     starts: Vec<usize>,
+    /// `(byte offset, characters from its line's start to it)`, ascending, on char boundaries.
+    marks: Vec<(usize, usize)>,
 }
+
+/// Bytes between [`LineIndex`] marks on a long line: a position scans at most this many.
+const MARK_STEP: usize = 4096;
 
 impl<'t> LineIndex<'t> {
     fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self { text, starts }
+        let mut marks = Vec::new();
+        for (k, &start) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).copied().unwrap_or(text.len());
+            if end - start <= MARK_STEP {
+                continue;
+            }
+            let mut next = start + MARK_STEP;
+            for (chars, (i, _)) in text[start..end].char_indices().enumerate() {
+                if start + i >= next {
+                    marks.push((start + i, chars));
+                    next = start + i + MARK_STEP;
+                }
+            }
+        }
+        Self {
+            text,
+            starts,
+            marks,
+        }
     }
 
     fn pos(&self, offset: usize) -> SrcPos {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts[line - 1];
+        let k = self.marks.partition_point(|&(b, _)| b <= offset);
+        let (from, before) = match k.checked_sub(1).map(|k| self.marks[k]) {
+            Some((b, chars)) if b >= start => (b, chars),
+            _ => (start, 0),
+        };
         let col = self
             .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count())
+            .get(from..offset)
+            .map_or(offset - from, |s| s.chars().count())
+            + before
             + 1;
         SrcPos {
             line: u32::try_from(line).unwrap_or(u32::MAX),
@@ -449,6 +483,15 @@ impl Reader<'_> {
             }
             enumerators.push((name, value));
         }
+        // The OMT requires at least one enumerator: a value of an enumeration with none could
+        // never be valid, so such a module is a mistake, not an empty choice.
+        if enumerators.is_empty() {
+            let name = self.req_text(n, "name")?;
+            return Err(self.err(
+                n,
+                format!("enumerated data type {name} has no <enumerator>; it needs at least one"),
+            ));
+        }
         Ok(DataTypeKind::Enumerated {
             representation: self.req_ref(n, "representation")?,
             enumerators,
@@ -459,25 +502,16 @@ impl Reader<'_> {
         let card_text = self.req_text(n, "cardinality")?;
         let mut cardinality = Vec::new();
         for part in card_text.split(',') {
-            let p = part.trim();
-            let dim = if p.eq_ignore_ascii_case("Dynamic") {
-                Some(CardinalityDim::Dynamic)
-            } else if let Some(inner) = p.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-                inner.split_once("..").and_then(|(a, b)| {
-                    Some(CardinalityDim::Range(
-                        a.trim().parse().ok()?,
-                        b.trim().parse().ok()?,
-                    ))
-                })
-            } else {
-                p.parse().ok().map(CardinalityDim::Fixed)
-            };
-            cardinality.push(dim.ok_or_else(|| {
+            let dim = cardinality_dim(part.trim()).map_err(|why| {
                 self.err(
                     n,
-                    format!("array cardinality {card_text:?}: expected Dynamic, N or [min..max]"),
+                    format!(
+                        "array cardinality {card_text:?}: {why}; expected Dynamic, N, [min..max] \
+                         or (min..max) per dimension, dimensions separated by commas"
+                    ),
                 )
-            })?);
+            })?;
+            cardinality.push(dim);
         }
         let encoding = match self.req_text(n, "encoding")?.as_str() {
             "HLAfixedArray" => ArrayEncoding::Fixed,
@@ -740,9 +774,50 @@ impl Reader<'_> {
     }
 }
 
+/// One dimension of an array's cardinality as the 2010 OMT writes it: `Dynamic`, a count `N`,
+/// or a range of counts written `[min..max]` or `(min..max)` (both bounds included; the two
+/// spellings occur in published FOMs and mean the same).
+fn cardinality_dim(p: &str) -> Result<CardinalityDim, String> {
+    if p.eq_ignore_ascii_case("Dynamic") {
+        return Ok(CardinalityDim::Dynamic);
+    }
+    let range = p
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .or_else(|| p.strip_prefix('(').and_then(|s| s.strip_suffix(')')));
+    if let Some(inner) = range {
+        let (lo, hi) = inner
+            .split_once("..")
+            .ok_or_else(|| format!("range {p:?} needs two bounds separated by \"..\""))?;
+        let bound = |b: &str| {
+            b.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("range {p:?}: {:?} is not a non-negative count", b.trim()))
+        };
+        let (lo, hi) = (bound(lo)?, bound(hi)?);
+        if lo > hi {
+            return Err(format!(
+                "range {p:?} has its lower bound above its upper bound"
+            ));
+        }
+        return Ok(CardinalityDim::Range(lo, hi));
+    }
+    if p.is_empty() {
+        return Err("a dimension is empty".into());
+    }
+    p.parse::<u32>()
+        .map(CardinalityDim::Fixed)
+        .map_err(|_| format!("{p:?} is not a count, a range or Dynamic"))
+}
+
 impl FomModule {
     /// Parses a module from its XML text; `designator` names it in errors (usually its path).
     pub fn parse(designator: &str, xml: &str) -> Result<FomModule, FomError> {
+        Self::parse_limited(designator, xml, MAX_XML_NODES)
+    }
+
+    /// [`FomModule::parse`] with a limit on XML nodes (tests use small ones).
+    fn parse_limited(designator: &str, xml: &str, nodes_limit: u32) -> Result<FomModule, FomError> {
         // Some editors write a byte-order mark; it is not part of the document.
         let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
         let file: Arc<str> = Arc::from(designator);
@@ -752,15 +827,31 @@ impl FomModule {
         };
         let opts = roxmltree::ParsingOptions {
             allow_dtd: false,
-            nodes_limit: 4_000_000,
+            nodes_limit,
             ..Default::default()
         };
         let doc = Document::parse_with_options(xml, opts).map_err(|e| {
-            // These two report 1:1; the end of the text is where the reader has to look.
             let (line, col) = match e {
+                // These two report 1:1; the end of the text is where the reader has to look.
                 roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
                     let end = reader.lines.pos(xml.len());
                     (end.line, end.col)
+                }
+                // So does this one; the node that went past the limit is the place to show.
+                roxmltree::Error::NodesLimitReached => {
+                    let at = node_offset(xml, nodes_limit as usize)
+                        .map_or(SrcPos { line: 1, col: 1 }, |o| reader.lines.pos(o));
+                    return FomError::ErrorReadingFdd {
+                        at: Location {
+                            file: file.clone(),
+                            line: at.line,
+                            col: at.col,
+                        },
+                        msg: format!(
+                            "the document has more than {nodes_limit} XML nodes (elements, text \
+                             runs, comments); this is where it passes the limit"
+                        ),
+                    };
                 }
                 _ => (e.pos().row, e.pos().col),
             };
@@ -796,6 +887,98 @@ impl FomModule {
     }
 }
 
+/// Most XML nodes a module may have (elements, text runs, comments, processing instructions):
+/// far above any real FOM (the whole RPR FOM has about 60,000), and it bounds the memory a
+/// hostile module costs before anything is checked (about 400 MB at the limit).
+const MAX_XML_NODES: u32 = 4_000_000;
+
+/// Byte offset of node number `index` (0 is the document itself) of a well-formed document,
+/// counted the way roxmltree counts them when it enforces its node limit: each element, each
+/// run of text inside the root element (CDATA and entity references included), each comment
+/// and processing instruction. roxmltree says the limit was reached but not where; this scan
+/// finds the place so the user can see what outgrew it. `None` if the document has fewer nodes.
+fn node_offset(xml: &str, index: usize) -> Option<usize> {
+    let bytes = xml.as_bytes();
+    let find = |from: usize, pat: &str| xml.get(from..)?.find(pat).map(|i| from + i);
+    let mut count = 0usize; // nodes before the one being looked at; the document is node 0
+    let mut depth = 0usize;
+    let mut in_text = false;
+    let mut i = 0;
+    // Counts a node starting at `at`; true when it is the one asked for.
+    let node = |count: &mut usize| {
+        *count += 1;
+        *count == index
+    };
+    while i < bytes.len() {
+        if bytes[i] != b'<' {
+            let next = find(i, "<").unwrap_or(bytes.len());
+            if depth > 0 && !in_text {
+                if node(&mut count) {
+                    return Some(i);
+                }
+                in_text = true;
+            }
+            i = next;
+            continue;
+        }
+        let rest = &xml[i..];
+        if rest.starts_with("<!--") {
+            if node(&mut count) {
+                return Some(i);
+            }
+            in_text = false;
+            i = find(i + 4, "-->")? + 3;
+        } else if rest.starts_with("<![CDATA[") {
+            if depth > 0 && !in_text {
+                if node(&mut count) {
+                    return Some(i);
+                }
+                in_text = true;
+            }
+            i = find(i + 9, "]]>")? + 3;
+        } else if rest.starts_with("<?") {
+            // The XML declaration is not a node; other processing instructions are.
+            let declaration = i == 0 && rest.starts_with("<?xml") && {
+                let after = rest.as_bytes().get(5).copied().unwrap_or(b'?');
+                after.is_ascii_whitespace() || after == b'?'
+            };
+            if !declaration && node(&mut count) {
+                return Some(i);
+            }
+            in_text = false;
+            i = find(i + 2, "?>")? + 2;
+        } else if rest.starts_with("</") {
+            depth = depth.saturating_sub(1);
+            in_text = false;
+            i = find(i, ">")? + 1;
+        } else if rest.starts_with("<!") {
+            i = find(i, ">")? + 1;
+        } else {
+            if node(&mut count) {
+                return Some(i);
+            }
+            in_text = false;
+            // The tag ends at the first '>' outside a quoted attribute value.
+            let mut j = i + 1;
+            let mut quote = None;
+            while j < bytes.len() {
+                match (quote, bytes[j]) {
+                    (None, b'"' | b'\'') => quote = Some(bytes[j]),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if bytes.get(j.wrapping_sub(1)) != Some(&b'/') {
+                depth += 1;
+            }
+            i = j + 1;
+        }
+    }
+    None
+}
+
 /// Designator of the embedded standard MIM.
 pub const STANDARD_MIM_DESIGNATOR: &str = "HLAstandardMIM.xml";
 /// Text of the embedded standard MIM.
@@ -820,5 +1003,75 @@ fn decode_text(bytes: &[u8]) -> Option<String> {
         [0xff, 0xfe, rest @ ..] => utf16(rest, false),
         [0xfe, 0xff, rest @ ..] => utf16(rest, true),
         _ => String::from_utf8(bytes.to_vec()).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const SAMPLE: &str = "<?xml version=\"1.0\"?>\n<!-- before the root -->\n\
+        <objectModel xmlns=\"http://standards.ieee.org/IEEE1516-2010\" note='a > b'>\n  \
+        <dataTypes>text &amp; more<![CDATA[raw <x>]]>tail<?note data?><empty a=\"/>\"/>\n  \
+        <!-- inside --><x><![CDATA[]]></x></dataTypes>\n</objectModel>\n<!-- after -->\n";
+
+    /// The scan that finds where a document passes the node limit counts nodes as roxmltree
+    /// does: every element, comment and processing instruction is found at the offset
+    /// roxmltree gives it, and the count ends where roxmltree's does.
+    #[test]
+    fn node_scan_agrees_with_roxmltree() {
+        for (xml, step) in [(SAMPLE, 1), (STANDARD_MIM_XML, 101)] {
+            let doc = Document::parse(xml).unwrap();
+            let nodes: Vec<_> = doc.root().descendants().collect();
+            for (i, n) in nodes.iter().enumerate().skip(1).step_by(step) {
+                let at = node_offset(xml, i).unwrap_or_else(|| panic!("node {i} not found"));
+                if !n.is_text() {
+                    assert_eq!(at, n.range().start, "node {i}: {n:?}");
+                }
+            }
+            assert!(node_offset(xml, nodes.len() - 1).is_some());
+            assert_eq!(node_offset(xml, nodes.len()), None);
+        }
+    }
+
+    /// Positions on long lines (with marks) equal a plain character count from the line start,
+    /// for ASCII and multi-byte text.
+    #[test]
+    fn line_index_marks_give_the_same_columns() {
+        let long: String = (0..3 * MARK_STEP)
+            .map(|i| if i % 7 == 0 { 'é' } else { 'a' })
+            .collect();
+        let text = format!("short\n{long}\n{long}x\nend");
+        let index = LineIndex::new(&text);
+        assert!(!index.marks.is_empty());
+        for (offset, _) in text.char_indices().step_by(13).chain([(text.len(), ' ')]) {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..offset].matches('\n').count() + 1;
+            let col = text[line_start..offset].chars().count() + 1;
+            let p = index.pos(offset);
+            assert_eq!(
+                (p.line as usize, p.col as usize),
+                (line, col),
+                "offset {offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn passing_the_node_limit_names_the_place() {
+        let doc = Document::parse(SAMPLE).unwrap();
+        let element = doc.descendants().find(|n| n.has_tag_name("empty")).unwrap();
+        let index = doc.descendants().position(|n| n == element).unwrap();
+        let err = FomModule::parse_limited("big.xml", SAMPLE, index as u32).unwrap_err();
+        let FomError::ErrorReadingFdd { at, msg } = err else {
+            panic!("{err:?}")
+        };
+        let want = LineIndex::new(SAMPLE).pos(element.range().start);
+        assert_eq!((at.line, at.col), (want.line, want.col));
+        assert!(
+            msg.contains(&format!("more than {index} XML nodes")),
+            "{msg}"
+        );
     }
 }
