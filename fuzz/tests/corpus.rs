@@ -68,7 +68,10 @@ fn every_target_has_a_test_and_a_libfuzzer_binary() {
     let src = include_str!("corpus.rs");
     let libfuzzer = Path::new(env!("CARGO_MANIFEST_DIR")).join("libfuzzer/fuzz_targets");
     for (name, _) in TARGETS {
-        assert!(src.contains(&format!("        {name},\n")), "no replay test for {name}");
+        assert!(
+            src.contains(&format!("        {name},\n")),
+            "no replay test for {name}"
+        );
         assert!(
             libfuzzer.join(format!("{name}.rs")).is_file(),
             "no libFuzzer binary for {name}"

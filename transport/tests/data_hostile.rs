@@ -62,7 +62,10 @@ fn repair_holding_a_forged_seq_at_the_top_is_not_acted_on() {
     let mut rx = receiver(cfg);
     let now = Instant::now();
     // A gap: number 3 arrived, 1 and 2 did not, and were asked for.
-    rx.on_datagram(now, signed(DatagramKind::Reliable, 3, |w| w.push_whole(b"3")));
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::Reliable, 3, |w| w.push_whole(b"3")),
+    );
     rx.on_timeout(now + Duration::from_millis(5));
     let asked = std::iter::from_fn(|| rx.poll_event())
         .filter(|e| matches!(e, RecvEvent::SendNack { .. }))
@@ -115,12 +118,19 @@ fn lost_counts_from_hostile_first_available_saturate() {
     }
     let stats = rx.stats();
     assert_eq!(stats.fell_behind, 2);
-    assert_eq!(stats.fell_behind_seqs, u64::MAX, "saturates instead of wrapping");
+    assert_eq!(
+        stats.fell_behind_seqs,
+        u64::MAX,
+        "saturates instead of wrapping"
+    );
     // The stream moved to the top and still works there.
     assert_eq!(rx.delivered(ROGUE), Seq(u64::MAX - 1));
-    rx.on_datagram(now, signed(DatagramKind::Heartbeat, u64::MAX - 1, |w| {
-        w.push_raw(&u64::MAX.to_le_bytes())
-    }));
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::Heartbeat, u64::MAX - 1, |w| {
+            w.push_raw(&u64::MAX.to_le_bytes())
+        }),
+    );
     assert_eq!(rx.stats().dropped.malformed, 0);
 }
 
@@ -129,12 +139,18 @@ fn lost_counts_from_hostile_first_available_saturate() {
 fn heartbeat_with_best_effort_high_at_the_top() {
     let mut rx = receiver(DataConfig::default());
     let now = Instant::now();
-    rx.on_datagram(now, signed(DatagramKind::Heartbeat, 1, |w| {
-        w.push_raw(&u64::MAX.to_le_bytes())
-    }));
-    rx.on_datagram(now, signed(DatagramKind::BestEffort, u64::MAX, |w| {
-        w.push_whole(b"last")
-    }));
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::Heartbeat, 1, |w| {
+            w.push_raw(&u64::MAX.to_le_bytes())
+        }),
+    );
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::BestEffort, u64::MAX, |w| {
+            w.push_whole(b"last")
+        }),
+    );
     let got: Vec<_> = std::iter::from_fn(|| rx.poll_event())
         .filter_map(|e| match e {
             RecvEvent::Deliver { payload, .. } => Some(payload),
@@ -215,19 +231,34 @@ fn a_flood_of_unfinished_messages_stays_within_the_configured_limits() {
             w.push_fragment(i, count, i * frag, max, &vec![5; frag as usize])
         });
         rx2.on_datagram(now, d);
-        assert!(rx2.memory_bytes() <= cfg.max_message, "assembly past max_message");
+        assert!(
+            rx2.memory_bytes() <= cfg.max_message,
+            "assembly past max_message"
+        );
     }
     let s = rx.stats();
-    assert!(s.reassembly_evicted > 0, "the best-effort flood reached the capacity");
-    assert!(s.reorder_overflow > 0, "the reliable flood reached the capacity");
+    assert!(
+        s.reassembly_evicted > 0,
+        "the best-effort flood reached the capacity"
+    );
+    assert!(
+        s.reorder_overflow > 0,
+        "the reliable flood reached the capacity"
+    );
     assert!(peak <= limit(&cfg, 2), "held {peak} bytes");
-    assert!(peak >= cfg.reassembly_capacity_bytes / 2, "the flood did fill memory ({peak})");
+    assert!(
+        peak >= cfg.reassembly_capacity_bytes / 2,
+        "the flood did fill memory ({peak})"
+    );
     // What the process really holds: the two receivers' limits and some slack for the
     // allocator, far below the 20 GB the claims add up to.
     if let (Some(before), Some(after)) = (rss_before, resident_kib()) {
         let grown = after.saturating_sub(before) * 1024;
         let bound = limit(&cfg, 2) + cfg.max_message + (16 << 20);
-        assert!(grown <= bound, "resident memory grew {grown} bytes, bound {bound}");
+        assert!(
+            grown <= bound,
+            "resident memory grew {grown} bytes, bound {bound}"
+        );
     }
 }
 

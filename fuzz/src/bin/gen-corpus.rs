@@ -57,9 +57,10 @@ const TAG: FederationTag = FederationTag(0x6c61_6d65_7368_0001);
 const KEY: FederationKey = FederationKey([0x5a; 32]);
 
 fn main() {
-    let root = std::env::args()
-        .nth(1)
-        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf(), PathBuf::from);
+    let root = std::env::args().nth(1).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf(),
+        PathBuf::from,
+    );
     let mut out = Out {
         root,
         written: 0,
@@ -103,7 +104,12 @@ fn datagrams(out: &mut Out) -> Vec<Vec<u8>> {
             all.push((format!("{name}-{i}"), d));
         }
     };
-    emit(&mut tx, "reliable-small", Reliability::Reliable, b"position 1.0 2.0");
+    emit(
+        &mut tx,
+        "reliable-small",
+        Reliability::Reliable,
+        b"position 1.0 2.0",
+    );
     emit(&mut tx, "reliable-empty", Reliability::Reliable, b"");
     emit(&mut tx, "best-effort", Reliability::BestEffort, b"speed 12");
     emit(
@@ -507,10 +513,10 @@ fn lrc_wire(out: &mut Out) {
                     owners: vec![(a(1), Some(fed), 0), (a(2), None, 1)],
                     values: vec![(a(1), vec![1, 2, 3, 4])],
                 }],
-                declarations: vec![(fed, Declaration::SubscribeInteraction(
-                    InteractionClassHandle(2),
-                    true,
-                ))],
+                declarations: vec![(
+                    fed,
+                    Declaration::SubscribeInteraction(InteractionClassHandle(2), true),
+                )],
                 hand_overs: vec![(obj, fed, vec![(a(1), 2)])],
                 epoch: 0,
             },
@@ -717,7 +723,7 @@ fn receiver_scripts(out: &mut Out) {
         0, 2, 0xb8, 0x0b, 0, 0x05, // reliable, 3000 bytes, fragments 0 and 2 lost
         0, 1, 10, 1, 0, // best-effort
         0, 2, 0xb8, 0x0b, 1, 0x02, // best-effort, fragmented, fragment 1 lost
-        2, // heartbeat
+        2,    // heartbeat
         7, 5, 0, // 5 ms
         7, 0xf4, 0x01, // 500 ms
         1, 1, // release what was held, reversed
@@ -730,7 +736,8 @@ fn receiver_scripts(out: &mut Out) {
         3, 0, 1, 3, 1, 1, 2, 0, 0, 1, 0, 5, 1, 2, 3, 4, 5, 0, // forged fragment frame
         3, 0, 2, 3, 9, 0, 0, 8, 1, 0, // forged best-effort, raw 8-byte body
         11, 3, 4, 0x10, 0x00, 3, 0x20, // forged heartbeat
-        5, 3, 200, 2, 0, 3, 1, 0, 1, 3, 5, 0, 0, 0, 0, 0, 1, // repair: a kept datagram and a forged one
+        5, 3, 200, 2, 0, 3, 1, 0, 1, 3, 5, 0, 0, 0, 0, 0,
+        1, // repair: a kept datagram and a forged one
         8, 4, 0x00, 0x01, // start the rogue at 256
         9, 1, // the stranger becomes a member
         10, 0, // replay

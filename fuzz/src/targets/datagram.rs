@@ -22,7 +22,10 @@ pub fn run(data: &[u8]) {
     if data.len() >= HEADER_LEN {
         let mut signed = data.to_vec();
         signed.extend_from_slice(&auth.mac(data));
-        assert!(auth.verify(&signed), "a datagram signed with the key verifies");
+        assert!(
+            auth.verify(&signed),
+            "a datagram signed with the key verifies"
+        );
         check(&signed, &auth);
     }
 }
@@ -55,7 +58,11 @@ fn check(d: &[u8], auth: &DatagramAuth) {
             w.push_raw(&high.to_le_bytes());
         }
         DatagramKind::Reliable | DatagramKind::BestEffort => {
-            assert_eq!(frames.len(), usize::from(h.frames), "validated: every frame parses");
+            assert_eq!(
+                frames.len(),
+                usize::from(h.frames),
+                "validated: every frame parses"
+            );
             let mut pos = HEADER_LEN;
             for f in frames {
                 let f = f.expect("a validated body yields only good frames");

@@ -116,8 +116,9 @@ impl Harness {
             1 => self.release_held(input),
             2 => {
                 let mut out = Vec::new();
-                self.honest
-                    .heartbeat(self.now, &mut |d: &[u8]| out.push(Bytes::copy_from_slice(d)));
+                self.honest.heartbeat(self.now, &mut |d: &[u8]| {
+                    out.push(Bytes::copy_from_slice(d))
+                });
                 out.into_iter().for_each(|d| self.feed(d));
             }
             3 => {
@@ -155,7 +156,8 @@ impl Harness {
             }
             11 => {
                 // A forged heartbeat: any reliable and best-effort high-water.
-                let mut d = header(VERSION, 3, 0, pick_claim(input), input.interesting_u64()).to_vec();
+                let mut d =
+                    header(VERSION, 3, 0, pick_claim(input), input.interesting_u64()).to_vec();
                 d.extend_from_slice(&input.interesting_u64().to_le_bytes());
                 let d = self.sign(d);
                 self.feed(d);
@@ -165,9 +167,9 @@ impl Harness {
                 let ranges = (0..input.u8() % 4)
                     .map(|_| (input.interesting_u64(), input.interesting_u64()))
                     .collect();
-                let repair = self
-                    .rogue
-                    .on_nack(self.now, LOCAL, &hlamesh_transport::data::Nack { ranges });
+                let repair =
+                    self.rogue
+                        .on_nack(self.now, LOCAL, &hlamesh_transport::data::Nack { ranges });
                 self.rx.on_repair(self.now, ROGUE, repair);
             }
         }
@@ -284,7 +286,11 @@ impl Harness {
 
     /// A datagram with a valid MAC and fields from the script.
     fn forged(&mut self, input: &mut Input<'_>) -> Bytes {
-        let version = if input.u8() == 0xff { input.u8() } else { VERSION };
+        let version = if input.u8() == 0xff {
+            input.u8()
+        } else {
+            VERSION
+        };
         let kind = input.u8() % 5;
         let claim = pick_claim(input);
         let seq = input.interesting_u64();
@@ -333,8 +339,9 @@ impl Harness {
         }
         let mut out = Vec::new();
         if self.honest.poll_timeout().is_some_and(|t| t <= self.now) {
-            self.honest
-                .on_timeout(self.now, &mut |d: &[u8]| out.push(Bytes::copy_from_slice(d)));
+            self.honest.on_timeout(self.now, &mut |d: &[u8]| {
+                out.push(Bytes::copy_from_slice(d))
+            });
         }
         out.into_iter().for_each(|d| self.feed(d));
     }
@@ -412,8 +419,9 @@ impl Harness {
                 break;
             }
             let mut out = Vec::new();
-            self.honest
-                .heartbeat(self.now, &mut |d: &[u8]| out.push(Bytes::copy_from_slice(d)));
+            self.honest.heartbeat(self.now, &mut |d: &[u8]| {
+                out.push(Bytes::copy_from_slice(d))
+            });
             out.into_iter().for_each(|d| self.feed(d));
             self.advance(self.cfg.nack_retry + Duration::from_millis(1));
             self.drain();

@@ -22,7 +22,10 @@ use super::fixture::{HONEST, KEY, LOCAL, ROGUE, TAG, config};
 pub fn run(data: &[u8]) {
     if let Ok(nack) = postcard::from_bytes::<Nack>(data) {
         let again = postcard::to_allocvec(&nack).expect("a decoded NACK encodes");
-        assert_eq!(postcard::from_bytes::<Nack>(&again).ok(), Some(nack.clone()));
+        assert_eq!(
+            postcard::from_bytes::<Nack>(&again).ok(),
+            Some(nack.clone())
+        );
         answer(&nack);
     }
     if let Ok(repair) = postcard::from_bytes::<Repair>(data) {
@@ -66,9 +69,15 @@ fn answer(nack: &Nack) {
     let mut last_seq = 0;
     for d in &repair.datagrams {
         assert!(auth.verify(d));
-        assert!(wire.iter().any(|w| w[..] == d[..]), "a datagram that was sent");
+        assert!(
+            wire.iter().any(|w| w[..] == d[..]),
+            "a datagram that was sent"
+        );
         let h = peek(d).expect("own datagram");
-        assert!(h.seq > last_seq || last_seq == 0, "oldest first, no repeats");
+        assert!(
+            h.seq > last_seq || last_seq == 0,
+            "oldest first, no repeats"
+        );
         assert!(h.seq >= repair.first_available && h.seq <= high);
         last_seq = h.seq;
     }

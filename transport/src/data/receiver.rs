@@ -730,6 +730,10 @@ fn grow_within(buf: &mut Vec<u8>, more: usize, total: usize) {
     if need <= buf.capacity() {
         return;
     }
-    let target = buf.capacity().saturating_mul(2).max(need).min(total.max(need));
+    let target = buf
+        .capacity()
+        .saturating_mul(2)
+        .max(need)
+        .min(total.max(need));
     buf.reserve_exact(target - buf.len());
 }
