@@ -89,14 +89,14 @@ mod regressions {
         hlamesh_fuzz::target(target).expect("target")(&bytes);
     }
 
-    /// F5: a repair holding a datagram whose (unauthenticated) header says seq = 2^64 − 1
+    /// Issue 20, finding 6a: a repair holding a datagram whose (unauthenticated) header says seq = 2^64 − 1
     /// overflowed `seq + frames − 1` in `DataReceiver::on_repair`.
     #[test]
     fn repair_with_a_forged_seq_at_the_top() {
         run("receiver", "repair-forged-seq-max");
     }
 
-    /// F6: repairs whose `first_available` is near 2^64 from two members overflowed the count
+    /// Issue 20, finding 6b: repairs whose `first_available` is near 2^64 from two members overflowed the count
     /// of numbers lost (`fell_behind_seqs`).
     #[test]
     fn repairs_with_first_available_near_the_top() {
@@ -104,7 +104,7 @@ mod regressions {
         run("receiver", "repairs-first-available-near-max");
     }
 
-    /// F7: a heartbeat announcing best-effort high-water 2^64 − 1 before any best-effort
+    /// Issue 20, finding 6c: a heartbeat announcing best-effort high-water 2^64 − 1 before any best-effort
     /// datagram overflowed `BestEffortWindow::announce`.
     #[test]
     fn heartbeat_with_best_effort_high_at_the_top() {

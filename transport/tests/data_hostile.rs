@@ -48,7 +48,7 @@ fn signed_raw(kind: u8, frames: u16, seq: u64, body: &[u8]) -> Vec<u8> {
     d
 }
 
-/// F5 of the 2026-11-30 review: `on_repair` added `seq + frames − 1` from the header of every
+/// Issue 20, finding 6a: `on_repair` added `seq + frames − 1` from the header of every
 /// datagram in a repair before checking it; seq = 2^64 − 1 overflowed (a panic in debug
 /// builds). Now only datagrams that pass every check count, so a malformed one asks for
 /// nothing: the repair below is "cut short" (it fills the budget) but holds nothing usable,
@@ -91,7 +91,7 @@ fn repair_holding_a_forged_seq_at_the_top_is_not_acted_on() {
     );
 }
 
-/// F6: repairs whose `first_available` is near 2^64 overflowed the total of numbers lost.
+/// Issue 20, finding 6b: repairs whose `first_available` is near 2^64 overflowed the total of numbers lost.
 #[test]
 fn lost_counts_from_hostile_first_available_saturate() {
     let mut rx = receiver(DataConfig::default());
@@ -134,7 +134,7 @@ fn lost_counts_from_hostile_first_available_saturate() {
     assert_eq!(rx.stats().dropped.malformed, 0);
 }
 
-/// F7: a first heartbeat with best-effort high-water 2^64 − 1.
+/// Issue 20, finding 6c: a first heartbeat with best-effort high-water 2^64 − 1.
 #[test]
 fn heartbeat_with_best_effort_high_at_the_top() {
     let mut rx = receiver(DataConfig::default());

@@ -2,7 +2,7 @@
 //! datagrams from a `DataSender`, NACKs and repairs from its retransmit buffer, control frames,
 //! beacons, the LRC's data and control messages, save files, the repository's FOM files and a
 //! value of every data type of the demo FOM. Also writes the hand-made regression scripts of
-//! findings F5–F7 (`fuzz/regressions/`). Deterministic: running it again rewrites the same files.
+//! issue 20's finding 6 (`fuzz/regressions/`). Deterministic: running it again rewrites the same files.
 //!
 //! `cargo run --release -p hlamesh-fuzz --bin hlamesh-fuzz-corpus [-- <fuzz dir>]`
 
@@ -191,7 +191,7 @@ fn repair_nack(out: &mut Out, datagrams: &[Vec<u8>]) {
         datagrams: Vec::new(),
     };
     out.seed("repair_nack", "repair-empty", &enc(&r));
-    // F6: two members' repairs each claiming almost 2^64 numbers lost.
+    // Issue 20, finding 6b: two members' repairs each claiming almost 2^64 numbers lost.
     let r = Repair {
         first_available: u64::MAX - 1,
         datagrams: Vec::new(),
@@ -750,7 +750,7 @@ fn receiver_scripts(out: &mut Out) {
     // Unsigned garbage behind a plausible header, then honest data.
     let garbage: &[u8] = &[6, 1, 1, 0, 1, 3, 20, 1, 2, 3, 0, 1, 5, 0, 0];
     out.seed("receiver", "garbage", garbage);
-    // F5: a repair from the rogue holding a datagram with a valid MAC, seq = 2^64 - 1 and no
+    // Issue 20, finding 6a: a repair from the rogue holding a datagram with a valid MAC, seq = 2^64 - 1 and no
     // frames (steps: repair, first_available 0, one datagram, forged: version, kind reliable,
     // claims the rogue, seq MAX, raw empty body, frame count 0, from the rogue).
     out.put(
@@ -759,7 +759,7 @@ fn receiver_scripts(out: &mut Out) {
         "repair-forged-seq-max",
         &[5, 0, 1, 1, 0, 1, 3, 5, 0, 0, 0, 0, 0, 1],
     );
-    // F6: the rogue's repair says it can only repair from 2^64 - 1 on, then again after it
+    // Issue 20, finding 6b: the rogue's repair says it can only repair from 2^64 - 1 on, then again after it
     // left and came back (the lost counts add up past 2^64).
     out.put(
         "regressions",
@@ -767,7 +767,7 @@ fn receiver_scripts(out: &mut Out) {
         "repairs-first-available-near-max",
         &[5, 5, 0, 1, 9, 0, 9, 0, 5, 5, 0, 1],
     );
-    // F7: a heartbeat with reliable high-water 1 and best-effort high-water 2^64 - 1, before
+    // Issue 20, finding 6c: a heartbeat with reliable high-water 1 and best-effort high-water 2^64 - 1, before
     // any best-effort datagram of that sender.
     out.put(
         "regressions",

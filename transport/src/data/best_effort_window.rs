@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(w.admit(u64::MAX).1, u64::MAX - WIDTH - 1);
     }
 
-    /// F7 of the 2026-11-30 review: a first heartbeat announcing 2^64 − 1 overflowed
+    /// Issue 20, finding 6c: a first heartbeat announcing 2^64 − 1 overflowed
     /// `floor = n + 1` (a panic with overflow checks, a wrapped floor of 0 without).
     #[test]
     fn first_announcement_at_the_top_does_not_overflow() {
