@@ -257,7 +257,11 @@ impl Harness {
             };
             datagrams.push(serde_bytes::ByteBuf::from(d));
         }
-        let from = if input.u8() % 8 == 0 { STRANGER } else { ROGUE };
+        let from = if input.u8().is_multiple_of(8) {
+            STRANGER
+        } else {
+            ROGUE
+        };
         self.rx.on_repair(
             self.now,
             from,
@@ -317,7 +321,7 @@ impl Harness {
                 body.extend(std::iter::repeat_n(0xab, usize::from(len)));
                 frames = frames.wrapping_add(1);
             }
-            if input.u8() % 4 == 0 {
+            if input.u8().is_multiple_of(4) {
                 frames = input.u16();
             }
         }
