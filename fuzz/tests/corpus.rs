@@ -110,4 +110,12 @@ mod regressions {
     fn heartbeat_with_best_effort_high_at_the_top() {
         run("receiver", "heartbeat-best-effort-max");
     }
+
+    /// Found by the `receiver` target (libFuzzer, 4 minutes): best-effort numbers jumping
+    /// towards 2^64, by datagram and by heartbeat, made the count of best-effort datagrams lost
+    /// overflow (`best_effort_lost`, each jump counting almost 2^64 at once).
+    #[test]
+    fn best_effort_lost_count_near_the_top() {
+        run("receiver", "best-effort-lost-count-overflow");
+    }
 }

@@ -215,3 +215,43 @@ fn reliable_assembly_holds_at_most_the_claimed_length() {
         );
     }
 }
+
+/// Found by fuzzing (`fuzz/regressions/receiver/best-effort-lost-count-overflow`): best-effort
+/// numbers jumping towards 2^64 count almost 2^64 lost each time; the total overflowed.
+#[test]
+fn best_effort_lost_count_saturates() {
+    let mut rx = receiver(DataConfig::default());
+    let now = Instant::now();
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::BestEffort, 1, |w| w.push_whole(b"first")),
+    );
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::BestEffort, u64::MAX / 2, |w| {
+            w.push_whole(b"x")
+        }),
+    );
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::Heartbeat, 1, |w| {
+            w.push_raw(&u64::MAX.to_le_bytes())
+        }),
+    );
+    let lost = rx.stats().best_effort_lost;
+    assert!(lost > u64::MAX / 2, "{lost}");
+    // The member comes back (a new window) and jumps again: the total would pass 2^64.
+    rx.remove_sender(ROGUE);
+    rx.add_sender(ROGUE);
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::BestEffort, 1, |w| w.push_whole(b"again")),
+    );
+    rx.on_datagram(
+        now,
+        signed(DatagramKind::BestEffort, u64::MAX / 2, |w| {
+            w.push_whole(b"y")
+        }),
+    );
+    assert_eq!(rx.stats().best_effort_lost, u64::MAX);
+}

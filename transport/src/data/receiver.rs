@@ -469,7 +469,8 @@ impl DataReceiver {
                 let lost = peer
                     .best_effort
                     .announce(heartbeat_best_effort_high(&datagram));
-                sink.stats.best_effort_lost += lost;
+                // A jump to near 2^64 counts almost 2^64 numbers lost at once: saturate.
+                sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
             }
             DatagramKind::Reliable => {
                 // numbers_valid: seq + frames does not overflow, and validate: frames >= 1.
@@ -483,7 +484,7 @@ impl DataReceiver {
             }
             DatagramKind::BestEffort => {
                 let (admit, lost) = peer.best_effort.admit(h.seq);
-                sink.stats.best_effort_lost += lost;
+                sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
                 if admit == Admit::Duplicate {
                     sink.stats.duplicate_best_effort += 1;
                     return None;
