@@ -97,23 +97,75 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SaveFileError + '_ {
     }
 }
 
+/// What is wrong with the bytes of a save file (see [`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveFormatError {
+    /// Shorter than magic, version and checksum.
+    #[error("truncated header")]
+    TruncatedHeader,
+    /// Another magic: not an hlamesh save.
+    #[error("bad magic")]
+    BadMagic,
+    /// Written by another format version.
+    #[error("format version {0}, this build reads {FORMAT_VERSION}")]
+    Version(u16),
+    /// The body is not the one the checksum was computed over.
+    #[error("checksum mismatch (truncated or modified)")]
+    Checksum,
+    /// The checksum matches but the body is not a saved state of this version.
+    #[error("body does not decode: {0}")]
+    Body(String),
+    /// The state could not be encoded (on write).
+    #[error("cannot encode: {0}")]
+    Encode(String),
+}
+
+/// The bytes of a save file holding `state`: magic, version, SHA-256 of the body, body.
+pub fn encode(state: &SavedFederateState) -> Result<Vec<u8>, SaveFormatError> {
+    let body = postcard::to_allocvec(state).map_err(|e| SaveFormatError::Encode(e.to_string()))?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &body);
+    let mut out = Vec::with_capacity(MAGIC.len() + 2 + 32 + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(digest.as_ref());
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// Checks and decodes the bytes of a save file (inverse of [`encode`]); never panics on
+/// arbitrary bytes, and a length inside the body cannot make it allocate more than the body's
+/// size.
+pub fn decode(bytes: &[u8]) -> Result<SavedFederateState, SaveFormatError> {
+    let header = MAGIC.len() + 2 + 32;
+    if bytes.len() < header {
+        return Err(SaveFormatError::TruncatedHeader);
+    }
+    if &bytes[..MAGIC.len()] != MAGIC {
+        return Err(SaveFormatError::BadMagic);
+    }
+    let version = u16::from_le_bytes([bytes[MAGIC.len()], bytes[MAGIC.len() + 1]]);
+    if version != FORMAT_VERSION {
+        return Err(SaveFormatError::Version(version));
+    }
+    let (sum, body) = bytes[MAGIC.len() + 2..].split_at(32);
+    if ring::digest::digest(&ring::digest::SHA256, body).as_ref() != sum {
+        return Err(SaveFormatError::Checksum);
+    }
+    postcard::from_bytes(body).map_err(|e| SaveFormatError::Body(e.to_string()))
+}
+
 /// Writes `state` to `path` atomically (see the module docs).
 pub fn write(path: &Path, state: &SavedFederateState) -> Result<(), SaveFileError> {
-    let body = postcard::to_allocvec(state).map_err(|e| SaveFileError::Corrupt {
+    let bytes = encode(state).map_err(|e| SaveFileError::Corrupt {
         path: path.to_path_buf(),
-        reason: format!("cannot encode: {e}"),
+        reason: e.to_string(),
     })?;
-    let digest = ring::digest::digest(&ring::digest::SHA256, &body);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let tmp = path.with_extension("rti.tmp");
     {
         let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(MAGIC).map_err(io(&tmp))?;
-        f.write_all(&FORMAT_VERSION.to_le_bytes())
-            .map_err(io(&tmp))?;
-        f.write_all(digest.as_ref()).map_err(io(&tmp))?;
-        f.write_all(&body).map_err(io(&tmp))?;
+        f.write_all(&bytes).map_err(io(&tmp))?;
         f.sync_all().map_err(io(&tmp))?;
     }
     std::fs::rename(&tmp, path).map_err(io(path))?;
@@ -127,28 +179,10 @@ pub fn write(path: &Path, state: &SavedFederateState) -> Result<(), SaveFileErro
 /// Reads and verifies a file written by [`write()`].
 pub fn read(path: &Path) -> Result<SavedFederateState, SaveFileError> {
     let bytes = std::fs::read(path).map_err(io(path))?;
-    let corrupt = |reason: &str| SaveFileError::Corrupt {
+    decode(&bytes).map_err(|e| SaveFileError::Corrupt {
         path: path.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    let header = MAGIC.len() + 2 + 32;
-    if bytes.len() < header {
-        return Err(corrupt("truncated header"));
-    }
-    if &bytes[..MAGIC.len()] != MAGIC {
-        return Err(corrupt("bad magic"));
-    }
-    let version = u16::from_le_bytes([bytes[MAGIC.len()], bytes[MAGIC.len() + 1]]);
-    if version != FORMAT_VERSION {
-        return Err(corrupt(&format!(
-            "format version {version}, this build reads {FORMAT_VERSION}"
-        )));
-    }
-    let (sum, body) = bytes[MAGIC.len() + 2..].split_at(32);
-    if ring::digest::digest(&ring::digest::SHA256, body).as_ref() != sum {
-        return Err(corrupt("checksum mismatch (truncated or modified)"));
-    }
-    postcard::from_bytes(body).map_err(|e| corrupt(&format!("body does not decode: {e}")))
+        reason: e.to_string(),
+    })
 }
 
 /// The federation as saved under `label`, read from this machine's save files of it (every

@@ -73,7 +73,8 @@ impl BestEffortWindow {
         if self.highest == 0 {
             // Heard mid-stream: nothing up to the announcement is expected (but is accepted).
             self.start(n);
-            self.floor = n + 1;
+            // `n` comes from the wire: at 2^64 - 1 nothing can follow, and nothing is lost.
+            self.floor = n.saturating_add(1);
             return 0;
         }
         self.advance(n)
@@ -169,6 +170,18 @@ mod tests {
         w.admit(1);
         // 2 ..= MAX - WIDTH never arrived.
         assert_eq!(w.admit(u64::MAX).1, u64::MAX - WIDTH - 1);
+    }
+
+    /// Issue 20, finding 6c: a first heartbeat announcing 2^64 − 1 overflowed
+    /// `floor = n + 1` (a panic with overflow checks, a wrapped floor of 0 without).
+    #[test]
+    fn first_announcement_at_the_top_does_not_overflow() {
+        let mut w = BestEffortWindow::default();
+        assert_eq!(w.announce(u64::MAX), 0);
+        assert_eq!(w.floor, u64::MAX);
+        assert_eq!(w.admit(u64::MAX), (Admit::New, 0));
+        assert_eq!(w.admit(u64::MAX - 5).0, Admit::New);
+        assert_eq!(w.announce(u64::MAX), 0);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
 use crate::data::auth::DatagramAuth;
 use crate::data::best_effort_window::{Admit, BestEffortWindow};
@@ -24,7 +24,7 @@ use crate::id::{FederationKey, FederationTag, NodeId};
 /// Bookkeeping charged per buffered out-of-order frame on top of its payload.
 const FRAME_COST: usize = 64;
 /// Initial reservation for a reliable message being assembled (it grows as fragments arrive,
-/// so a forged `total` cannot make us allocate up front).
+/// so a forged `total` cannot make us allocate up front, and never past `total`).
 const INITIAL_ASSEMBLY: usize = 64 << 10;
 
 /// What the receiver asks of the shell.
@@ -126,7 +126,7 @@ struct Assembly {
     count: u32,
     total: u32,
     /// None: the message is being skipped (too large), only its numbers are consumed.
-    buf: Option<BytesMut>,
+    buf: Option<Vec<u8>>,
 }
 
 #[derive(Debug)]
@@ -169,7 +169,7 @@ impl Peer {
         self.assembly
             .as_ref()
             .and_then(|a| a.buf.as_ref())
-            .map_or(0, BytesMut::capacity)
+            .map_or(0, Vec::capacity)
     }
 }
 
@@ -351,7 +351,7 @@ impl DataReceiver {
 
     /// A datagram from the multicast socket.
     pub fn on_datagram(&mut self, now: Instant, datagram: Bytes) {
-        self.process(now, datagram, None);
+        let _ = self.process(now, datagram, None);
     }
 
     /// A repair from `from` (the answer to our NACK), received over QUIC.
@@ -366,7 +366,10 @@ impl DataReceiver {
                 last: Seq(repair.first_available - 1),
             };
             self.stats.fell_behind += 1;
-            self.stats.fell_behind_seqs += lost.last.0 - lost.first.0 + 1;
+            // `first_available` comes from the peer: near 2^64 the count itself is huge, and
+            // several such repairs would overflow the total.
+            let count = (lost.last.0 - lost.first.0).saturating_add(1);
+            self.stats.fell_behind_seqs = self.stats.fell_behind_seqs.saturating_add(count);
             self.events.push_back(RecvEvent::FellBehind { from, lost });
             let mut sink = Sink {
                 from,
@@ -381,14 +384,18 @@ impl DataReceiver {
         }
         // A repair that filled the sender's budget was probably cut short: what it did not reach
         // is asked for again at once instead of at the safety retry.
-        let bytes: usize = repair.datagrams.iter().map(|d| d.len()).sum();
-        let cut_short = bytes + self.cfg.max_datagram > self.cfg.max_repair_bytes;
+        let bytes = repair
+            .datagrams
+            .iter()
+            .fold(0usize, |sum, d| sum.saturating_add(d.len()));
+        let cut_short = bytes.saturating_add(self.cfg.max_datagram) > self.cfg.max_repair_bytes;
+        // Only datagrams that passed every check count: a header is not trusted before its MAC
+        // (a forged `seq` near 2^64 once overflowed this sum).
         let mut highest = 0u64;
         for d in repair.datagrams {
-            if let Ok(h) = wire::peek(&d) {
-                highest = highest.max(h.seq + u64::from(h.frames.max(1)) - 1);
+            if let Some(last) = self.process(now, Bytes::from(d.into_vec()), Some(from)) {
+                highest = highest.max(last);
             }
-            self.process(now, Bytes::from(d.into_vec()), Some(from));
         }
         if let Some(peer) = self.peers.get_mut(&from)
             && cut_short
@@ -400,43 +407,50 @@ impl DataReceiver {
         }
     }
 
-    fn process(&mut self, now: Instant, datagram: Bytes, repair_from: Option<NodeId>) {
+    /// Checks and acts on one datagram. Returns the last sequence number a reliable datagram
+    /// covers once it passed every check (`None` for anything else).
+    fn process(
+        &mut self,
+        now: Instant,
+        datagram: Bytes,
+        repair_from: Option<NodeId>,
+    ) -> Option<u64> {
         self.stats.datagrams += 1;
         let drops = &mut self.stats.dropped;
         let h = match wire::peek(&datagram) {
             Ok(h) => h,
             Err(WireError::BadVersion(_)) => {
                 drops.bad_version += 1;
-                return;
+                return None;
             }
             Err(_) => {
                 drops.malformed += 1;
-                return;
+                return None;
             }
         };
         if h.tag != self.tag {
             drops.wrong_federation += 1;
-            return;
+            return None;
         }
         if h.sender == self.local {
             drops.own += 1;
-            return;
+            return None;
         }
         if !self.auth.verify(&datagram) {
             drops.bad_auth += 1;
-            return;
+            return None;
         }
         if repair_from.is_some_and(|f| f != h.sender) {
             drops.sender_mismatch += 1;
-            return;
+            return None;
         }
         let Some(peer) = self.peers.get_mut(&h.sender) else {
             drops.not_member += 1;
-            return;
+            return None;
         };
         if Frames::validate(&datagram, &h).is_err() || !numbers_valid(&h) {
             drops.malformed += 1;
-            return;
+            return None;
         }
         let mut sink = Sink {
             from: h.sender,
@@ -445,6 +459,7 @@ impl DataReceiver {
             reorder_bytes: &mut self.reorder_bytes,
             cfg: &self.cfg,
         };
+        let mut covered = None;
         match h.kind {
             DatagramKind::Heartbeat => {
                 if h.seq > peer.known_high && h.seq >= peer.next {
@@ -454,10 +469,13 @@ impl DataReceiver {
                 let lost = peer
                     .best_effort
                     .announce(heartbeat_best_effort_high(&datagram));
-                sink.stats.best_effort_lost += lost;
+                // A jump to near 2^64 counts almost 2^64 numbers lost at once: saturate.
+                sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
             }
             DatagramKind::Reliable => {
+                // numbers_valid: seq + frames does not overflow, and validate: frames >= 1.
                 let first = h.seq;
+                covered = Some(first + u64::from(h.frames) - 1);
                 for (i, frame) in Frames::new(datagram, &h).enumerate() {
                     let Ok(frame) = frame else { break };
                     accept_reliable(peer, first + i as u64, frame, &mut sink);
@@ -466,10 +484,10 @@ impl DataReceiver {
             }
             DatagramKind::BestEffort => {
                 let (admit, lost) = peer.best_effort.admit(h.seq);
-                sink.stats.best_effort_lost += lost;
+                sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
                 if admit == Admit::Duplicate {
                     sink.stats.duplicate_best_effort += 1;
-                    return;
+                    return None;
                 }
                 for frame in Frames::new(datagram, &h) {
                     let Ok(frame) = frame else { break };
@@ -506,6 +524,7 @@ impl DataReceiver {
             }
         }
         rearm_nack(peer, now, &self.cfg);
+        covered
     }
 }
 
@@ -659,14 +678,14 @@ fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
             next_index: 0,
             count,
             total,
-            buf: fits.then(|| BytesMut::with_capacity((total as usize).min(INITIAL_ASSEMBLY))),
+            buf: fits.then(|| Vec::with_capacity((total as usize).min(INITIAL_ASSEMBLY))),
         });
     }
     let Some(a) = peer.assembly.as_mut() else {
         sink.stats.orphan_fragments += 1;
         return;
     };
-    let filled = a.buf.as_ref().map_or(offset as usize, BytesMut::len);
+    let filled = a.buf.as_ref().map_or(offset as usize, Vec::len);
     if a.first_seq.checked_add(u64::from(index)) != Some(seq)
         || a.next_index != index
         || a.count != count
@@ -678,6 +697,7 @@ fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
         return;
     }
     if let Some(buf) = a.buf.as_mut() {
+        grow_within(buf, frame.payload.len(), total as usize);
         buf.extend_from_slice(&frame.payload);
     }
     a.next_index += 1;
@@ -698,6 +718,23 @@ fn consume(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
     sink.events.push_back(RecvEvent::Deliver {
         from: sink.from,
         seq: Some(Seq(seq)),
-        payload: buf.freeze(),
+        payload: Bytes::from(buf),
     });
+}
+
+/// Makes room for `more` bytes in `buf` by doubling, but never beyond `total` (the message's
+/// length, at most `max_message`): what a sender's claimed length costs is bounded by the
+/// configuration, not by how the allocator rounds. The wire parser checked that the fragment
+/// fits in `total`.
+fn grow_within(buf: &mut Vec<u8>, more: usize, total: usize) {
+    let need = buf.len().saturating_add(more);
+    if need <= buf.capacity() {
+        return;
+    }
+    let target = buf
+        .capacity()
+        .saturating_mul(2)
+        .max(need)
+        .min(total.max(need));
+    buf.reserve_exact(target - buf.len());
 }
