@@ -126,6 +126,9 @@ pub struct DataConfig {
     pub retransmit_capacity_bytes: usize,
     /// Retransmit buffer limit in datagrams.
     pub retransmit_capacity_msgs: usize,
+    /// Sender: a reliable datagram every receiver has acknowledged is kept at least this long
+    /// before its retransmit copy is released (see [`DataSender::release_acknowledged`]).
+    pub retransmit_min_keep: Duration,
     /// Receiver: memory for out-of-order reliable frames (all senders together).
     pub reorder_capacity_bytes: usize,
     /// Receiver: memory for incomplete best-effort messages (all senders together).
@@ -157,6 +160,7 @@ impl Default for DataConfig {
             max_message: 16 << 20,
             retransmit_capacity_bytes: 32 << 20,
             retransmit_capacity_msgs: 65_536,
+            retransmit_min_keep: Duration::from_secs(1),
             reorder_capacity_bytes: 32 << 20,
             reassembly_capacity_bytes: 64 << 20,
             reassembly_timeout: Duration::from_secs(2),
