@@ -14,6 +14,8 @@
 //! default run); now it stays within ≈ 200 KB.
 //!
 //! Length: `HLAMESH_SOAK_SECS` (default 150; e.g. `HLAMESH_SOAK_SECS=3600` for an hour).
+//! `HLAMESH_SOAK_PROBE` runs another build's `rti-probe` instead of this one's (e.g. to show that
+//! an older build fails the soak).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -123,11 +125,13 @@ fn memory_stays_bounded_while_streaming_with_a_member_killed_every_20_s() {
     let ports = Ports::unique();
     let fed = format!("soak{}", std::process::id());
     let fom = repo_root().join("fed-examples/foms/MovingObject.xml");
+    let program = std::env::var("HLAMESH_SOAK_PROBE")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_rti-probe").to_string());
     let probe = |host: usize, extra: &[&str], name: &str| {
         let mut a = base_args(&lab, host, &ports, &fed);
         a.extend(args(&["--name", name, "--join-retry-ms", "10000"]));
         a.extend(args(extra));
-        Probe::spawn(&lab, host, env!("CARGO_BIN_EXE_rti-probe"), &a, name)
+        Probe::spawn(&lab, host, &program, &a, name)
     };
     let streaming = [
         "--publish",
@@ -230,9 +234,17 @@ fn memory_stays_bounded_while_streaming_with_a_member_killed_every_20_s() {
             }
         }
     }
+    let every_10th = |s: &[(f64, u64)]| -> Vec<String> {
+        s.iter()
+            .step_by(10)
+            .map(|(t, kb)| format!("{t:.0}s:{kb}"))
+            .collect()
+    };
     assert!(
         failed.is_empty(),
-        "memory keeps growing in {failed:?}; samples A {rss_a:?} B {rss_b:?}"
+        "memory keeps growing in {failed:?}; RSS KB every 10 s: A {:?} B {:?}",
+        every_10th(&rss_a),
+        every_10th(&rss_b)
     );
 }
 
