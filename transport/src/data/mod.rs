@@ -31,7 +31,9 @@
 //! - **Removed sender and the causal gate**: [`CausalGate::remove_sender`] *releases* the held
 //!   messages in arrival order. Nothing more can arrive on the data channel from a removed sender,
 //!   and the control messages (e.g. a resign) are still meaningful; dropping them would lose them.
-//! - **Memory bounds**: the sender's retransmit buffer (bytes and datagrams), the receiver's
+//! - **Memory bounds**: the sender's retransmit buffer (bytes and datagrams as a ceiling; in a
+//!   steady run it holds only what some receiver has not acknowledged, plus
+//!   `retransmit_min_keep` of traffic, see [`DataSender::release_acknowledged`]), the receiver's
 //!   out-of-order buffer (`reorder_capacity_bytes`, frames furthest ahead are dropped and
 //!   re-requested later), best-effort reassembly (`reassembly_capacity_bytes`, oldest incomplete
 //!   evicted and counted), and the one in-progress reliable message per sender (≤ `max_message`).
