@@ -137,7 +137,10 @@ pub struct TransportConfig {
     /// the window until it catches up, so one stuck receiver cannot stop the others.
     #[serde(with = "duration_ms")]
     pub flow_stall: Duration,
-    /// Retransmit buffer per sender and federation, bytes.
+    /// Retransmit buffer per sender and federation, bytes: a ceiling. With flow control on, the
+    /// buffer releases what every receiver acknowledged once it is a second old, so a steady
+    /// stream holds about one flow window plus a second of traffic; a receiver that stops
+    /// acknowledging (or flow control off) lets it grow to this limit, never beyond.
     pub retransmit_buffer_bytes: usize,
     /// Reassembly memory per federation, bytes.
     pub reassembly_buffer_bytes: usize,

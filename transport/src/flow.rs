@@ -221,6 +221,18 @@ impl FlowWindow {
         true
     }
 
+    /// The position every receiver, stalled ones included, has acknowledged delivering (the
+    /// highest position sent when there is no receiver): no receiver will NACK up to it again,
+    /// so the sender's retransmit buffer may release it
+    /// ([`crate::data::DataSender::release_acknowledged`]).
+    pub fn delivered_by_all(&self) -> u64 {
+        self.receivers
+            .values()
+            .map(|r| r.acked)
+            .min()
+            .unwrap_or(self.high)
+    }
+
     /// Whether the sender may send now; marks a receiver stalled when its time is up.
     pub fn room(&mut self, now: Instant) -> Room {
         loop {
@@ -435,6 +447,35 @@ mod tests {
         assert_eq!(w.room(t), Room::Open);
         w.on_sent(61, 100);
         assert!(matches!(w.room(t), Room::Wait { .. }));
+    }
+
+    #[test]
+    fn delivered_by_all_waits_for_the_slowest_receiver_even_when_stalled() {
+        let t = Instant::now();
+        let mut w = FlowWindow::new(cfg());
+        for p in 1..=5 {
+            w.on_sent(p, 100);
+        }
+        assert_eq!(w.delivered_by_all(), 5, "alone: everything sent");
+        w.add_receiver(NodeId(1), t);
+        w.add_receiver(NodeId(2), t);
+        for p in 6..=30 {
+            w.on_sent(p, 100);
+        }
+        assert_eq!(
+            w.delivered_by_all(),
+            5,
+            "both start at the position they joined"
+        );
+        w.on_ack(NodeId(1), 30, t);
+        w.on_ack(NodeId(2), 12, t);
+        assert_eq!(w.delivered_by_all(), 12);
+        // Receiver 2 stalls (left out of the window) but may still NACK: it still counts here.
+        assert_eq!(w.room(t + Duration::from_millis(101)), Room::Open);
+        assert_eq!(w.stalls(), 1);
+        assert_eq!(w.delivered_by_all(), 12);
+        w.remove_receiver(NodeId(2));
+        assert_eq!(w.delivered_by_all(), 30);
     }
 
     #[test]

@@ -2131,6 +2131,13 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 continue;
             };
             if sender.poll_timeout().is_some_and(|t| t <= now) {
+                // Off the send path, on the sender's timer: drop the retransmit copies every
+                // receiver has acknowledged (the flow lock nests inside the sender's here only;
+                // nothing takes them the other way round).
+                if let Some(w) = &fed.flow.window {
+                    let acknowledged = lock(w).delivered_by_all();
+                    sender.release_acknowledged(now, data::Seq(acknowledged));
+                }
                 let group = fed.group;
                 sender.on_timeout(now, &mut |d: &[u8]| {
                     // A flushed batch counts as data sent (before it leaves); heartbeats do not.

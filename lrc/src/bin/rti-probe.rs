@@ -133,11 +133,6 @@ fn out(v: serde_json::Value) {
     println!("{v}");
 }
 
-#[derive(Default)]
-struct Seen {
-    reflected: Vec<(ObjectInstanceHandle, Vec<u8>)>,
-}
-
 type Echo = Arc<
     std::sync::OnceLock<(
         Arc<RtiAmbassador>,
@@ -152,7 +147,6 @@ struct Amb {
     /// Ping mode: reflected values go here.
     pings: crossbeam_channel::Sender<Vec<u8>>,
     names: Arc<Mutex<HashMap<String, String>>>,
-    seen: Arc<Mutex<Seen>>,
     start: Instant,
     quiet: bool,
     /// Lockstep mode: callbacks go here instead of stdout.
@@ -223,11 +217,6 @@ impl FederateAmbassador for Amb {
                 let _ = self.pings.send(b.clone());
                 return;
             }
-            self.seen
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .reflected
-                .push((o, b.clone()));
         }
         if !self.quiet {
             out(
@@ -317,7 +306,6 @@ fn run() -> Result<(), RtiError> {
     }
     let lrc_stats = lrc.clone();
     let names = Arc::new(Mutex::new(HashMap::new()));
-    let seen = Arc::new(Mutex::new(Seen::default()));
     let echo: Echo = Arc::new(std::sync::OnceLock::new());
     let (ping_tx, ping_rx) = crossbeam_channel::unbounded();
     let (step_tx, step_rx) = crossbeam_channel::unbounded();
@@ -327,7 +315,6 @@ fn run() -> Result<(), RtiError> {
             echo: echo.clone(),
             pings: ping_tx,
             names: names.clone(),
-            seen: seen.clone(),
             start,
             quiet: a.ping > 0 || a.echo,
             steps: (a.lockstep > 0 || a.ner_events > 0).then_some(step_tx),

@@ -31,7 +31,9 @@
 //! - **Removed sender and the causal gate**: [`CausalGate::remove_sender`] *releases* the held
 //!   messages in arrival order. Nothing more can arrive on the data channel from a removed sender,
 //!   and the control messages (e.g. a resign) are still meaningful; dropping them would lose them.
-//! - **Memory bounds**: the sender's retransmit buffer (bytes and datagrams), the receiver's
+//! - **Memory bounds**: the sender's retransmit buffer (bytes and datagrams as a ceiling; in a
+//!   steady run it holds only what some receiver has not acknowledged, plus
+//!   `retransmit_min_keep` of traffic, see [`DataSender::release_acknowledged`]), the receiver's
 //!   out-of-order buffer (`reorder_capacity_bytes`, frames furthest ahead are dropped and
 //!   re-requested later), best-effort reassembly (`reassembly_capacity_bytes`, oldest incomplete
 //!   evicted and counted), and the one in-progress reliable message per sender (≤ `max_message`).
@@ -126,6 +128,9 @@ pub struct DataConfig {
     pub retransmit_capacity_bytes: usize,
     /// Retransmit buffer limit in datagrams.
     pub retransmit_capacity_msgs: usize,
+    /// Sender: a reliable datagram every receiver has acknowledged is kept at least this long
+    /// before its retransmit copy is released (see [`DataSender::release_acknowledged`]).
+    pub retransmit_min_keep: Duration,
     /// Receiver: memory for out-of-order reliable frames (all senders together).
     pub reorder_capacity_bytes: usize,
     /// Receiver: memory for incomplete best-effort messages (all senders together).
@@ -157,6 +162,7 @@ impl Default for DataConfig {
             max_message: 16 << 20,
             retransmit_capacity_bytes: 32 << 20,
             retransmit_capacity_msgs: 65_536,
+            retransmit_min_keep: Duration::from_secs(1),
             reorder_capacity_bytes: 32 << 20,
             reassembly_capacity_bytes: 64 << 20,
             reassembly_timeout: Duration::from_secs(2),

@@ -2,6 +2,12 @@
 //! numbers they cover, evicted oldest first when over the byte or count limit. Its copies are cut
 //! from a [`ByteArena`] (no allocation per datagram), so the memory it holds is its byte limit
 //! plus at most one arena chunk.
+//!
+//! The limits are a ceiling, not the working size: datagrams every receiver has acknowledged are
+//! released early ([`RetransmitBuffer::release_through`], driven by
+//! [`crate::data::DataSender::release_acknowledged`]). Without that, a steady stream filled the
+//! buffer to its limits (tens of MB, minutes to fill at a few hundred updates per second), which
+//! looked like a leak in every long run.
 
 use std::collections::VecDeque;
 
@@ -60,6 +66,22 @@ impl RetransmitBuffer {
         }
     }
 
+    /// Drops the datagrams whose sequence numbers are all `<= last` (nobody will ask for them
+    /// again). Returns how many were dropped.
+    pub(crate) fn release_through(&mut self, last: u64) -> usize {
+        let mut n = 0;
+        while let Some(old) = self
+            .entries
+            .front()
+            .filter(|e| e.first.saturating_add(e.frames) <= last.saturating_add(1))
+        {
+            self.bytes -= old.datagram.len();
+            self.entries.pop_front();
+            n += 1;
+        }
+        n
+    }
+
     /// Oldest sequence number still held, or `next` if nothing is.
     pub(crate) fn first_available(&self, next: u64) -> u64 {
         self.entries.front().map_or(next, |e| e.first)
@@ -107,5 +129,25 @@ impl RetransmitBuffer {
 
     pub(crate) fn evicted(&self) -> u64 {
         self.evicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_drops_only_datagrams_wholly_at_or_below_the_position() {
+        let mut b = RetransmitBuffer::new(1 << 20, 1000);
+        // Datagrams covering 1..=3, 4, 5..=6.
+        b.push(1, 3, &[1; 10]);
+        b.push(4, 1, &[2; 10]);
+        b.push(5, 2, &[3; 10]);
+        assert_eq!(b.release_through(2), 0, "1..=3 is not wholly acknowledged");
+        assert_eq!(b.release_through(4), 2);
+        assert_eq!((b.len(), b.bytes(), b.first_available(7)), (1, 10, 5));
+        assert_eq!(b.evicted(), 0, "released is not evicted");
+        assert_eq!(b.release_through(u64::MAX), 1);
+        assert_eq!((b.len(), b.bytes(), b.first_available(7)), (0, 0, 7));
     }
 }

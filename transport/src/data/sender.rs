@@ -5,6 +5,7 @@
 //! batching the hot path uses under load. Datagrams are built in reused buffers; the only
 //! per-message allocation is the retransmit copy of a reliable datagram.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -79,7 +80,13 @@ pub struct DataSender {
     next_heartbeat: Option<Instant>,
     tail_heartbeat: Option<Instant>,
     stats: SendStats,
+    /// (when, last reliable number sent by then), oldest first, one every `retransmit_min_keep
+    /// / MARKS` at most: tells [`DataSender::release_acknowledged`] what is old enough to go.
+    marks: VecDeque<(Instant, u64)>,
 }
+
+/// Age marks per `retransmit_min_keep` (the age test is this coarse, and this many are kept).
+const MARKS: u32 = 8;
 
 impl DataSender {
     /// A sender that has sent nothing (next sequence number 1).
@@ -112,6 +119,7 @@ impl DataSender {
             next_heartbeat: None,
             tail_heartbeat: None,
             stats: SendStats::default(),
+            marks: VecDeque::new(),
         })
     }
 
@@ -351,6 +359,34 @@ impl DataSender {
             .min();
         if beat.is_some_and(|t| t <= now) {
             self.heartbeat(now, out);
+        }
+    }
+
+    /// Releases the retransmit copies of every reliable message up to `acknowledged` that was
+    /// sent at least `retransmit_min_keep` ago. The caller passes the position every current
+    /// receiver has acknowledged delivering (see [`crate::flow`]), or this sender's high-water
+    /// when nobody receives: no receiver will NACK those again. The minimum age covers a
+    /// receiver that joins while the stream runs and is counted from a position it has not
+    /// delivered yet (it may still NACK what it missed just before).
+    ///
+    /// This keeps the buffer at what some receiver may still ask for (about one flow-control
+    /// window plus `retransmit_min_keep` of traffic) instead of filling it to its limits. Call it
+    /// from time to time (the node does, on the sender's timer); it is not on the send path.
+    pub fn release_acknowledged(&mut self, now: Instant, acknowledged: Seq) {
+        let step = self.cfg.retransmit_min_keep / MARKS;
+        if self.marks.back().is_none_or(|(t, _)| *t + step <= now) {
+            self.marks.push_back((now, self.next_seq - 1));
+        }
+        // The newest mark at least `retransmit_min_keep` old: what was sent before it may go.
+        let keep = self.cfg.retransmit_min_keep;
+        while self.marks.get(1).is_some_and(|(t, _)| *t + keep <= now) {
+            self.marks.pop_front();
+        }
+        let Some(&(t, old)) = self.marks.front() else {
+            return;
+        };
+        if t + keep <= now {
+            self.retransmit.release_through(old.min(acknowledged.0));
         }
     }
 
