@@ -43,9 +43,11 @@
 #![forbid(unsafe_code)]
 
 pub mod arena;
+pub mod beacon_auth;
 pub mod certs;
 pub mod config;
 pub mod data;
+pub mod dial_limits;
 pub mod discovery;
 pub mod error;
 pub mod fault;
