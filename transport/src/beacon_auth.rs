@@ -420,4 +420,126 @@ mod tests {
         }
         assert!(b.open(now, &sealed, 40).is_ok());
     }
+
+    mod certificate_mode {
+        use super::*;
+        use crate::certs::{PemPair, create_ca, issue};
+        use crate::discovery::{Beacon, BeaconError};
+        use crate::id::NodeId;
+        use rustls::pki_types::pem::PemObject;
+
+        fn auth(ca: &PemPair, node: &PemPair) -> (BeaconAuth, [u8; 32]) {
+            let provider = rustls::crypto::ring::default_provider();
+            let mut roots = rustls::RootCertStore::empty();
+            roots
+                .add(CertificateDer::from_pem_slice(ca.cert.as_bytes()).expect("ca pem"))
+                .expect("root");
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                Arc::new(provider.clone()),
+            )
+            .build()
+            .expect("verifier");
+            let chain = vec![CertificateDer::from_pem_slice(node.cert.as_bytes()).expect("pem")];
+            let fp = crate::security::fingerprint(&chain[0]);
+            let key = PrivateKeyDer::from_pem_slice(node.key.as_bytes()).expect("key");
+            let a = BeaconAuth::certificate(chain, &key, verifier, &provider).expect("auth");
+            (a, fp)
+        }
+
+        fn beacon(node: u64, fp: [u8; 32], seq: u64) -> Beacon {
+            Beacon {
+                node: NodeId(node),
+                quic_addrs: vec!["127.0.0.1:4433".parse().expect("addr")],
+                federations: vec!["Lab".into()],
+                cert_fingerprint: fp,
+                claims: vec![],
+                seq,
+            }
+        }
+
+        #[test]
+        fn lab_certificates_verify_foreign_and_tampered_ones_do_not() {
+            let now = Instant::now();
+            let lab = create_ca("lab").expect("ca");
+            let other = create_ca("other").expect("ca");
+            let (a, fa) = auth(&lab, &issue(&lab, "a").expect("a"));
+            let (mut b, _) = auth(&lab, &issue(&lab, "b").expect("b"));
+            let (x, fx) = auth(&lab, &issue(&other, "x").expect("x"));
+
+            let good = beacon(2, fa, 1).seal(&a);
+            assert_eq!(Beacon::open(&good, &mut b, now), Ok(beacon(2, fa, 1)));
+
+            // Signed by a node whose certificate another CA issued.
+            let foreign = beacon(3, fx, 1).seal(&x);
+            assert_eq!(
+                Beacon::open(&foreign, &mut b, now),
+                Err(BeaconError::Unauthenticated {
+                    node: NodeId(3),
+                    reason: AuthFailure::BadCertificate
+                })
+            );
+            // A lab member's genuine certificate with a body it did not sign.
+            let mut forged = good.clone();
+            forged[20] ^= 1;
+            assert!(Beacon::open(&forged, &mut b, now).is_err());
+            // A genuine signature announcing another certificate's fingerprint.
+            let lying = beacon(2, [9; 32], 1).seal(&a);
+            assert_eq!(
+                Beacon::open(&lying, &mut b, now),
+                Err(BeaconError::Unauthenticated {
+                    node: NodeId(2),
+                    reason: AuthFailure::BadSignature
+                })
+            );
+            // A development-mode beacon.
+            let dev = beacon(4, fa, 1).seal(&BeaconAuth::development(b"s"));
+            assert_eq!(
+                Beacon::open(&dev, &mut b, now),
+                Err(BeaconError::Unauthenticated {
+                    node: NodeId(4),
+                    reason: AuthFailure::WrongMode
+                })
+            );
+            for n in 0..good.len() {
+                assert!(Beacon::open(&good[..n], &mut b, now).is_err(), "cut at {n}");
+            }
+        }
+
+        #[test]
+        fn a_known_chain_is_checked_once_and_unknown_ones_are_rate_limited() {
+            let now = Instant::now();
+            let lab = create_ca("lab").expect("ca");
+            let (a, fa) = auth(&lab, &issue(&lab, "a").expect("a"));
+            let (mut b, _) = auth(&lab, &issue(&lab, "b").expect("b"));
+            // Far more beacons of one member than the chain-check budget: all pass (cached).
+            for seq in 1..=(CHAIN_CHECKS_PER_SEC as u64 * 3) {
+                let sealed = beacon(2, fa, seq).seal(&a);
+                assert!(Beacon::open(&sealed, &mut b, now).is_ok(), "beacon {seq}");
+            }
+            // Distinct unknown certificates within one instant: checked up to the budget, then
+            // dropped unchecked.
+            let other = create_ca("other").expect("ca");
+            let mut limited = 0;
+            for i in 0..CHAIN_CHECKS_PER_SEC + 5 {
+                let (x, fx) = auth(&lab, &issue(&other, &format!("x{i}")).expect("x"));
+                match Beacon::open(&beacon(10, fx, 1).seal(&x), &mut b, now) {
+                    Err(BeaconError::Unauthenticated {
+                        reason: AuthFailure::RateLimited,
+                        ..
+                    }) => limited += 1,
+                    Err(BeaconError::Unauthenticated {
+                        reason: AuthFailure::BadCertificate,
+                        ..
+                    }) => {}
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            // The budget was 50 checks, one of which went to member a's chain.
+            assert_eq!(limited, 6);
+            if let Kind::Certificate(c) = &b.kind {
+                assert!(c.checked.len() <= CHAIN_CACHE);
+            }
+        }
+    }
 }
