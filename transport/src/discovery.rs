@@ -392,20 +392,34 @@ pub struct Refusals {
     pub federations: Vec<String>,
     /// The reasons seen, as text.
     pub reasons: Vec<String>,
+    /// This node's own beacons fail its own check (its certificate is not issued by the CA it
+    /// trusts): why, as text.
+    pub own: Option<String>,
 }
 
 impl Refusals {
     /// One sentence for a user: why nobody was admitted, or `None` if nothing was refused.
     pub fn explain(&self) -> Option<String> {
+        let own = self.own.as_ref().map(|why| {
+            format!(
+                "this node's own beacons fail its own check ({why}): its certificate is not \
+                 issued by the CA it trusts, so members refuse it: wrong development secret or \
+                 certificate"
+            )
+        });
         if self.nodes == 0 {
-            return None;
+            return own;
         }
-        Some(format!(
+        let others = format!(
             "beacons from {} node(s) were heard but refused: wrong development secret or \
              certificate (they failed authentication: {})",
             self.nodes,
             self.reasons.join("; ")
-        ))
+        );
+        Some(match own {
+            Some(own) => format!("{others}; {own}"),
+            None => others,
+        })
     }
 }
 
@@ -418,6 +432,8 @@ pub struct PeerTable {
     peers: HashMap<NodeId, PeerInfo>,
     warned: HashSet<NodeId>,
     refused: HashMap<NodeId, RefusedNode>,
+    /// When and why this node's own beacon last failed its own check.
+    own_refused: Option<(Instant, AuthFailure)>,
     stats: DiscoveryStats,
 }
 
@@ -432,6 +448,7 @@ impl PeerTable {
             peers: HashMap::new(),
             warned: HashSet::new(),
             refused: HashMap::new(),
+            own_refused: None,
             stats: DiscoveryStats::default(),
         }
     }
@@ -468,6 +485,14 @@ impl PeerTable {
             Ok(b) => self.on_beacon(now, source, b),
             Err(BeaconError::IncompatibleVersion { node, version }) => {
                 self.warn_version(node, version)
+            }
+            Err(BeaconError::Unauthenticated { node, reason }) if node == self.local => {
+                // Our own beacon, looped back: not counted, but it tells that this node's
+                // certificate does not chain to the CA it trusts (so members refuse it too).
+                if reason.is_refusal() {
+                    self.own_refused = Some((now, reason));
+                }
+                None
             }
             Err(BeaconError::Unauthenticated { node, reason }) => {
                 self.reject(reason.into());
@@ -526,7 +551,7 @@ impl PeerTable {
         reason: AuthFailure,
         bytes: &[u8],
     ) -> Option<DiscoveryEvent> {
-        if !reason.is_refusal() || node == self.local {
+        if !reason.is_refusal() {
             return None;
         }
         if let Some(r) = self.refused.get_mut(&node) {
@@ -610,6 +635,10 @@ impl PeerTable {
         out.federations.dedup();
         out.reasons = reasons.iter().map(ToString::to_string).collect();
         out.reasons.sort();
+        out.own = self
+            .own_refused
+            .filter(|(t, _)| now.saturating_duration_since(*t) <= self.expiry)
+            .map(|(_, r)| r.to_string());
         out
     }
 
@@ -855,6 +884,17 @@ mod tests {
         // Forgotten after the expiry interval.
         t.expire(now + Duration::from_secs(2));
         assert_eq!(t.refusals(now + Duration::from_secs(2)).explain(), None);
+    }
+
+    #[test]
+    fn own_beacon_failing_its_own_check_is_explained_not_counted() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let mine = beacon(1).seal(&BeaconAuth::development(b"mismatched"));
+        assert_eq!(t.on_datagram(now, src(), &mine), None);
+        assert_eq!(t.stats().auth_failures(), 0);
+        let text = t.refusals(now).explain().expect("explained");
+        assert!(text.contains("own beacons"), "{text}");
     }
 
     #[test]
