@@ -56,9 +56,9 @@ enum Trust {
     Ca(Arc<rustls::RootCertStore>),
     Development {
         /// Key of the connection proof (the secret itself).
-        proof: hmac::Key,
+        proof: Box<hmac::Key>,
         /// Key of the beacon MAC, derived from the secret ([`crate::beacon_auth`]).
-        beacon: hmac::Key,
+        beacon: Box<hmac::Key>,
     },
 }
 
@@ -139,8 +139,8 @@ impl Security {
                     key,
                     fingerprint,
                     trust: Trust::Development {
-                        proof: hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes()),
-                        beacon: crate::beacon_auth::beacon_mac_key(secret.as_bytes()),
+                        proof: Box::new(hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes())),
+                        beacon: Box::new(crate::beacon_auth::beacon_mac_key(secret.as_bytes())),
                     },
                     provider,
                 })
@@ -163,7 +163,9 @@ impl Security {
     /// signature with this node's key checked against the lab CA like a TLS client certificate.
     pub fn beacon_auth(&self) -> Result<BeaconAuth, TransportError> {
         match &self.trust {
-            Trust::Development { beacon, .. } => Ok(BeaconAuth::from_mac_key(beacon.clone())),
+            Trust::Development { beacon, .. } => {
+                Ok(BeaconAuth::from_mac_key(beacon.as_ref().clone()))
+            }
             Trust::Ca(roots) => {
                 let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
                     roots.clone(),
