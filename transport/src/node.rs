@@ -660,9 +660,10 @@ impl Shared {
         for fed in feds {
             self.remove_member(&fed, node);
         }
+        // Not dialled again (gone or lost) before a beacon heard after this moment says it is
+        // alive: its last beacon stays in the table until it expires.
+        lock(&self.dials).lost(Instant::now(), node);
         if lost {
-            // Not dialled again before a beacon heard after this moment says it is alive.
-            lock(&self.dials).lost(Instant::now(), node);
             self.stats.lost.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(peer = %node, addr = %link.addr, "peer lost");
             self.emit(TransportEvent::PeerLost { node });
