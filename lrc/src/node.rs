@@ -153,16 +153,23 @@ impl Lrc {
 
     /// The process-wide LRC with the default configuration plus `HLAMESH_*` environment
     /// overrides (loopback, no configuration needed on one machine).
+    ///
+    /// It lives while something holds it (every connected `RtiAmbassador` does): when the last
+    /// holder is dropped — a federate's normal end — its transport says goodbye to every peer,
+    /// so they see this process leave rather than lose it a peer timeout later. A later call
+    /// starts a new LRC.
     pub fn shared() -> RtiResult<Lrc> {
-        static LRC: OnceLock<Lrc> = OnceLock::new();
-        if let Some(l) = LRC.get() {
-            return Ok(l.clone());
+        static LRC: Mutex<std::sync::Weak<Shared>> = Mutex::new(std::sync::Weak::new());
+        let mut slot = LRC.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(shared) = slot.upgrade() {
+            return Ok(Lrc { shared });
         }
         let mut cfg = TransportConfig::default();
         cfg.apply_env()
             .map_err(|e| RtiError::ConnectionFailed(e.to_string()))?;
         let l = Lrc::start(cfg)?;
-        Ok(LRC.get_or_init(|| l).clone())
+        *slot = Arc::downgrade(&l.shared);
+        Ok(l)
     }
 
     /// The URL of this process's Prometheus endpoint, if metrics are on (see [`crate::metrics`]).
@@ -347,6 +354,18 @@ impl Lrc {
             self.shared.transport.set_claims(Vec::new());
             return Err(exists());
         }
+        // Beacons that fail authentication never stop a create (anyone could send them), but a
+        // node with the wrong secret would otherwise create a federation of its own unawares.
+        let refusals = self.shared.transport.refusals();
+        if refusals.federations.iter().any(|f| f == name)
+            && let Some(why) = refusals.explain()
+        {
+            tracing::warn!(
+                federation = name,
+                "creating federation {name} although unauthenticated nodes announce one of that \
+                 name: {why}"
+            );
+        }
         let channel = self
             .shared
             .transport
@@ -368,6 +387,28 @@ impl Lrc {
         drop(st);
         self.shared.transport.set_claims(Vec::new());
         Ok(())
+    }
+
+    /// Why a join found no member of `name` to talk to: nobody announces it, or (the likely
+    /// mistake) nodes were heard whose beacons fail authentication — another development secret
+    /// or a certificate from another CA. With authenticated discovery such a node never sees
+    /// the others at all, so the refused beacons are the only trace of them.
+    fn not_announced(&self, name: &str, announcers: &[u64]) -> RtiError {
+        let refusals = self.shared.transport.refusals();
+        match refusals.explain() {
+            // The join's own exception, so callers that retry on it keep working; the text says
+            // what to fix.
+            Some(why) => RtiError::FederationExecutionDoesNotExist(format!(
+                "no LRC of this deployment announces federation {name}; {why}; check \
+                 HLAMESH_SECRET (development mode) or the lab CA and certificate"
+            )),
+            None if !announcers.is_empty() => RtiError::FederationExecutionDoesNotExist(format!(
+                "federation {name} is announced but no announcing LRC could be reached"
+            )),
+            None => RtiError::FederationExecutionDoesNotExist(format!(
+                "no LRC announces federation {name}"
+            )),
+        }
     }
 
     /// Opens `name` as a joining member if it is not open here yet.
@@ -393,9 +434,7 @@ impl Lrc {
                 break m;
             }
             if Instant::now() > deadline {
-                return Err(RtiError::FederationExecutionDoesNotExist(format!(
-                    "no LRC announces federation {name}"
-                )));
+                return Err(self.not_announced(name, &m));
             }
             // Woken by the next beacon or connected peer (the transport solicits beacons when
             // it starts), not by a poll period.
@@ -877,9 +916,16 @@ fn install_hooks(shared: &Arc<Shared>) {
 
 fn pump(weak: std::sync::Weak<Shared>) {
     let mut last_tick = Instant::now();
+    // A clone of the event channel: the wait below must not hold the LRC alive, or the last
+    // user's drop would leave the transport's shutdown (and its goodbyes) to this thread, which
+    // a process exit kills first.
+    let events = match weak.upgrade() {
+        Some(s) => s.transport.events().clone(),
+        None => return,
+    };
     loop {
+        let ev = events.recv_timeout(TICK);
         let Some(shared) = weak.upgrade() else { return };
-        let ev = shared.transport.events().recv_timeout(TICK);
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         match ev {
             Ok(ev) => on_event(&shared, &mut st, ev),

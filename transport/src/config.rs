@@ -16,7 +16,7 @@ use crate::id::FederationTag;
 
 /// Protocol version carried in beacons and the QUIC handshake. Peers with another version are
 /// ignored (beacons) or refused (QUIC) with one clear log line.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

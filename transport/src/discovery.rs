@@ -3,14 +3,28 @@
 //! is the sans-I/O part: the beacon codec and the table of peers heard, with expiry. The shell owns
 //! the socket and the timer.
 //!
-//! Beacons are hints, not credentials: a peer is trusted only after the QUIC handshake (mutual TLS or
-//! the development-mode secret proof). The fingerprint lets a dialer pin the certificate it expects.
+//! Beacons are authenticated ([`crate::beacon_auth`]): a MAC under a key derived from the
+//! development secret, or a signature bound to the node's lab certificate. A beacon that fails is
+//! dropped before anything in it is parsed or acted on, and counted by reason
+//! ([`DiscoveryStats::rejected`]); so only a node of the same deployment can make a member dial
+//! an address, or make the LRC believe a federation exists or is claimed. A peer is still trusted
+//! for federation traffic only after the QUIC handshake (mutual TLS or the development-mode
+//! secret proof); the fingerprint lets a dialer pin the certificate it expects.
+//!
+//! Beacons that fail authentication are remembered briefly (bounded, see [`Refusals`]) so that a
+//! node with another secret or certificate can say why it hears nobody: with authenticated
+//! beacons it simply never sees the others.
+//!
+//! Everything this table keeps is bounded: at most [`MAX_PEERS`] peers (only authenticated ones),
+//! [`MAX_WARNED`] nodes remembered for the one-time version warning, [`MAX_REFUSED`] refused
+//! nodes.
 //!
 //! A node that must not wait a beacon period (a starting node, an LRC about to join) multicasts a
 //! [`Solicit`]; every member answers with its beacon at once. Answers, like every other beacon sent
 //! out of period, go through [`BeaconSchedule`], which defers (never drops) a beacon asked for less
 //! than a minimum gap after the last one, so a storm of queries costs each member at most one beacon
-//! per gap.
+//! per gap. Queries are not authenticated: all one can make a member do is send its own beacon,
+//! at most once per gap.
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -18,6 +32,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::beacon_auth::{AuthFailure, BeaconAuth};
 use crate::config::PROTOCOL_VERSION;
 use crate::id::NodeId;
 
@@ -27,6 +42,15 @@ const MAGIC: &[u8; 4] = b"HLMB";
 const SOLICIT_MAGIC: &[u8; 4] = b"HLMQ";
 /// Magic, protocol version, node id: the same header for beacons and solicitations.
 const HEADER: usize = 4 + 2 + 8;
+/// A beacon's header continues with the length of its body (u16), then the body, then the
+/// authentication of all that.
+const BEACON_HEADER: usize = HEADER + 2;
+/// Most peers kept; beacons of further nodes are dropped (counted as `table_full`).
+pub const MAX_PEERS: usize = 4096;
+/// Most nodes remembered for the one-time warning about another protocol version.
+pub const MAX_WARNED: usize = 256;
+/// Most nodes whose failed beacons are remembered for [`PeerTable::refusals`].
+pub const MAX_REFUSED: usize = 64;
 
 /// What a node announces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +66,10 @@ pub struct Beacon {
     /// Federation names this node is currently claiming for creation (create races).
     #[serde(default)]
     pub claims: Vec<Claim>,
+    /// Counts this node's beacons: a beacon not newer than the last one accepted from the node
+    /// is a replay and is dropped.
+    #[serde(default)]
+    pub seq: u64,
 }
 
 /// A claim on a federation name while `create_federation_execution` settles: of concurrent
@@ -73,40 +101,87 @@ pub enum BeaconError {
     /// The body did not decode.
     #[error("malformed beacon body: {0}")]
     Malformed(String),
+    /// The beacon failed authentication.
+    #[error("beacon from node {node} failed authentication: {reason}")]
+    Unauthenticated {
+        /// The node id the beacon claims (not proven).
+        node: NodeId,
+        /// Why.
+        reason: AuthFailure,
+    },
 }
 
 impl Beacon {
-    /// Encodes the beacon: magic, version, node id, then the postcard body.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(128);
+    /// Encodes and authenticates the beacon: magic, version, node id, body length, the postcard
+    /// body, then the authentication ([`BeaconAuth::seal`]).
+    pub fn seal(&self, auth: &BeaconAuth) -> Vec<u8> {
+        // Serialising plain data into a Vec cannot fail.
+        let body = postcard::to_allocvec(self).unwrap_or_default();
+        let mut out = Vec::with_capacity(BEACON_HEADER + body.len() + 64);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&PROTOCOL_VERSION.to_be_bytes());
         out.extend_from_slice(&self.node.0.to_be_bytes());
-        // Serialising plain data into a Vec cannot fail.
-        if let Ok(body) = postcard::to_allocvec(self) {
-            out.extend_from_slice(&body);
-        }
-        out
+        // A beacon fits in a datagram; a body too long for the length field would not.
+        out.extend_from_slice(&(body.len().min(usize::from(u16::MAX)) as u16).to_be_bytes());
+        out.extend_from_slice(&body);
+        auth.seal(out)
     }
 
-    /// Decodes a beacon; never panics on arbitrary bytes.
-    pub fn decode(bytes: &[u8]) -> Result<Beacon, BeaconError> {
-        if bytes.len() < HEADER || &bytes[..4] != MAGIC {
-            return Err(BeaconError::NotABeacon);
-        }
-        let (node, version) = header(bytes);
-        if version != PROTOCOL_VERSION {
-            return Err(BeaconError::IncompatibleVersion { node, version });
-        }
-        let beacon: Beacon = postcard::from_bytes(&bytes[HEADER..])
-            .map_err(|e| BeaconError::Malformed(e.to_string()))?;
-        if beacon.node != node {
-            return Err(BeaconError::Malformed(
-                "header and body node ids differ".into(),
-            ));
+    /// Checks a beacon's authentication, then decodes it; never panics on arbitrary bytes.
+    /// Nothing of the body is parsed before the authentication holds.
+    pub fn open(bytes: &[u8], auth: &mut BeaconAuth, now: Instant) -> Result<Beacon, BeaconError> {
+        let (node, body) = split(bytes)?;
+        let signed_len = BEACON_HEADER + body.len();
+        let fingerprint = auth
+            .open(now, bytes, signed_len)
+            .map_err(|reason| BeaconError::Unauthenticated { node, reason })?;
+        let beacon = parse_body(node, body)?;
+        // Certificate mode: the certificate that signed is the one the beacon announces.
+        if fingerprint.is_some_and(|f| f != beacon.cert_fingerprint) {
+            return Err(BeaconError::Unauthenticated {
+                node,
+                reason: AuthFailure::BadSignature,
+            });
         }
         Ok(beacon)
     }
+
+    /// Decodes a beacon WITHOUT checking its authentication: for observers, and to explain a
+    /// refusal. Nothing read this way may be acted on.
+    pub fn decode_unverified(bytes: &[u8]) -> Result<Beacon, BeaconError> {
+        let (node, body) = split(bytes)?;
+        parse_body(node, body)
+    }
+}
+
+/// Header checks of a beacon: its node id and body.
+fn split(bytes: &[u8]) -> Result<(NodeId, &[u8]), BeaconError> {
+    if bytes.len() < HEADER || &bytes[..4] != MAGIC {
+        return Err(BeaconError::NotABeacon);
+    }
+    let (node, version) = header(bytes);
+    if version != PROTOCOL_VERSION {
+        return Err(BeaconError::IncompatibleVersion { node, version });
+    }
+    let Some(len) = bytes.get(HEADER..BEACON_HEADER) else {
+        return Err(BeaconError::NotABeacon);
+    };
+    let len = usize::from(u16::from_be_bytes([len[0], len[1]]));
+    let body = bytes
+        .get(BEACON_HEADER..BEACON_HEADER + len)
+        .ok_or_else(|| BeaconError::Malformed("body length exceeds the datagram".into()))?;
+    Ok((node, body))
+}
+
+fn parse_body(node: NodeId, body: &[u8]) -> Result<Beacon, BeaconError> {
+    let beacon: Beacon =
+        postcard::from_bytes(body).map_err(|e| BeaconError::Malformed(e.to_string()))?;
+    if beacon.node != node {
+        return Err(BeaconError::Malformed(
+            "header and body node ids differ".into(),
+        ));
+    }
+    Ok(beacon)
 }
 
 /// A query for beacons: whoever hears it answers with its beacon at once (rate-limited by
@@ -181,6 +256,85 @@ pub enum DiscoveryEvent {
         /// Its protocol version.
         version: u16,
     },
+    /// A beacon failed authentication: reported once per node while it is remembered (at most
+    /// [`MAX_REFUSED`] at a time), then only counted.
+    Refused {
+        /// The node id it claims (not proven).
+        node: NodeId,
+        /// Why.
+        reason: AuthFailure,
+    },
+}
+
+/// Why a beacon was dropped, as counted in [`DiscoveryStats::rejected`] (and exported as the
+/// `reason` label of `hlamesh_discovery_beacons_rejected_total`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rejection {
+    /// Not a beacon, or its header or body does not parse.
+    Malformed,
+    /// Another protocol version.
+    IncompatibleVersion,
+    /// Authenticated for the other security mode.
+    WrongMode,
+    /// Development mode: the MAC does not match (another secret, or forged).
+    BadMac,
+    /// Certificate mode: not issued by the lab CA.
+    BadCertificate,
+    /// Certificate mode: the signature does not verify.
+    BadSignature,
+    /// Certificate mode: verification rate limit reached.
+    RateLimited,
+    /// Not newer than the last beacon accepted from the node (a replay).
+    Replayed,
+    /// The peer table is full.
+    TableFull,
+}
+
+impl Rejection {
+    /// Every reason, in label order.
+    pub const ALL: [Rejection; 9] = [
+        Rejection::Malformed,
+        Rejection::IncompatibleVersion,
+        Rejection::WrongMode,
+        Rejection::BadMac,
+        Rejection::BadCertificate,
+        Rejection::BadSignature,
+        Rejection::RateLimited,
+        Rejection::Replayed,
+        Rejection::TableFull,
+    ];
+
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Rejection::Malformed => "malformed",
+            Rejection::IncompatibleVersion => "incompatible_version",
+            Rejection::WrongMode => "wrong_security_mode",
+            Rejection::BadMac => "bad_mac",
+            Rejection::BadCertificate => "bad_certificate",
+            Rejection::BadSignature => "bad_signature",
+            Rejection::RateLimited => "rate_limited",
+            Rejection::Replayed => "replayed",
+            Rejection::TableFull => "table_full",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl From<AuthFailure> for Rejection {
+    fn from(f: AuthFailure) -> Rejection {
+        match f {
+            AuthFailure::Malformed => Rejection::Malformed,
+            AuthFailure::WrongMode => Rejection::WrongMode,
+            AuthFailure::BadMac => Rejection::BadMac,
+            AuthFailure::BadCertificate => Rejection::BadCertificate,
+            AuthFailure::BadSignature => Rejection::BadSignature,
+            AuthFailure::RateLimited => Rejection::RateLimited,
+        }
+    }
 }
 
 /// Counters of the discovery channel.
@@ -194,6 +348,79 @@ pub struct DiscoveryStats {
     pub incompatible: u64,
     /// Queries for beacons ([`Solicit`]) from other nodes.
     pub solicits: u64,
+    /// Beacons dropped, by [`Rejection`] (index: position in [`Rejection::ALL`]). Includes the
+    /// malformed and incompatible ones above.
+    pub rejected: [u64; Rejection::ALL.len()],
+}
+
+impl DiscoveryStats {
+    /// Beacons dropped for `reason`.
+    pub fn rejected(&self, reason: Rejection) -> u64 {
+        self.rejected[reason.index()]
+    }
+
+    /// Beacons that failed authentication in a way another secret or CA explains.
+    pub fn auth_failures(&self) -> u64 {
+        [
+            Rejection::WrongMode,
+            Rejection::BadMac,
+            Rejection::BadCertificate,
+            Rejection::BadSignature,
+        ]
+        .iter()
+        .map(|r| self.rejected(*r))
+        .sum()
+    }
+}
+
+/// A node whose beacons failed authentication.
+#[derive(Clone, Debug)]
+struct RefusedNode {
+    last: Instant,
+    reason: AuthFailure,
+    /// What its (unauthenticated) beacon lists: for the explanation only.
+    federations: Vec<String>,
+}
+
+/// Nodes heard recently whose beacons failed authentication: what a node with another secret or
+/// certificate sees of the others. What they list is unproven and only explains.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refusals {
+    /// Distinct nodes heard within the expiry interval (at most [`MAX_REFUSED`]).
+    pub nodes: usize,
+    /// Federations their beacons list (unproven), sorted.
+    pub federations: Vec<String>,
+    /// The reasons seen, as text.
+    pub reasons: Vec<String>,
+    /// This node's own beacons fail its own check (its certificate is not issued by the CA it
+    /// trusts): why, as text.
+    pub own: Option<String>,
+}
+
+impl Refusals {
+    /// One sentence for a user: why nobody was admitted, or `None` if nothing was refused.
+    pub fn explain(&self) -> Option<String> {
+        let own = self.own.as_ref().map(|why| {
+            format!(
+                "this node's own beacons fail its own check ({why}): its certificate is not \
+                 issued by the CA it trusts, so members refuse it: wrong development secret or \
+                 certificate"
+            )
+        });
+        if self.nodes == 0 {
+            return own;
+        }
+        let others = format!(
+            "beacons from {} node(s) were heard but refused: wrong development secret or \
+             certificate (they failed authentication: {})",
+            self.nodes,
+            self.reasons.join("; ")
+        );
+        Some(match own {
+            Some(own) => format!("{others}; {own}"),
+            None => others,
+        })
+    }
 }
 
 /// The peers heard on the discovery group.
@@ -201,21 +428,46 @@ pub struct DiscoveryStats {
 pub struct PeerTable {
     local: NodeId,
     expiry: Duration,
+    auth: BeaconAuth,
     peers: HashMap<NodeId, PeerInfo>,
     warned: HashSet<NodeId>,
+    refused: HashMap<NodeId, RefusedNode>,
+    /// When and why this node's own beacon last failed its own check.
+    own_refused: Option<(Instant, AuthFailure)>,
     stats: DiscoveryStats,
 }
 
 impl PeerTable {
-    /// An empty table for `local`; peers silent for `expiry` are forgotten.
-    pub fn new(local: NodeId, expiry: Duration) -> Self {
+    /// An empty table for `local`; peers silent for `expiry` are forgotten; beacons are checked
+    /// with `auth`.
+    pub fn new(local: NodeId, expiry: Duration, auth: BeaconAuth) -> Self {
         PeerTable {
             local,
             expiry,
+            auth,
             peers: HashMap::new(),
             warned: HashSet::new(),
+            refused: HashMap::new(),
+            own_refused: None,
             stats: DiscoveryStats::default(),
         }
+    }
+
+    /// Seals this node's beacon for sending ([`Beacon::seal`]).
+    pub fn seal(&self, beacon: &Beacon) -> Vec<u8> {
+        beacon.seal(&self.auth)
+    }
+
+    fn reject(&mut self, r: Rejection) {
+        self.stats.rejected[r.index()] += 1;
+    }
+
+    fn warn_version(&mut self, node: NodeId, version: u16) -> Option<DiscoveryEvent> {
+        self.stats.incompatible += 1;
+        self.reject(Rejection::IncompatibleVersion);
+        // Bounded: past the bound, further nodes are only counted.
+        (self.warned.len() < MAX_WARNED && self.warned.insert(node))
+            .then_some(DiscoveryEvent::IncompatibleVersion { node, version })
     }
 
     /// Processes one datagram received on the discovery group.
@@ -228,46 +480,106 @@ impl PeerTable {
         if Solicit::is_solicit(bytes) {
             return self.on_solicit(bytes);
         }
-        match Beacon::decode(bytes) {
+        match Beacon::open(bytes, &mut self.auth, now) {
             Ok(b) if b.node == self.local => None,
-            Ok(b) => {
-                self.stats.beacons += 1;
-                let node = b.node;
-                match self.peers.get_mut(&node) {
-                    Some(p) => {
-                        p.last_heard = now;
-                        p.source = source;
-                        if p.beacon != b {
-                            p.beacon = b;
-                            Some(DiscoveryEvent::Changed(node))
-                        } else {
-                            None
-                        }
-                    }
-                    None => {
-                        self.peers.insert(
-                            node,
-                            PeerInfo {
-                                beacon: b,
-                                source,
-                                last_heard: now,
-                            },
-                        );
-                        Some(DiscoveryEvent::Discovered(node))
-                    }
-                }
-            }
+            Ok(b) => self.on_beacon(now, source, b),
             Err(BeaconError::IncompatibleVersion { node, version }) => {
-                self.stats.incompatible += 1;
-                self.warned
-                    .insert(node)
-                    .then_some(DiscoveryEvent::IncompatibleVersion { node, version })
+                self.warn_version(node, version)
+            }
+            Err(BeaconError::Unauthenticated { node, reason }) if node == self.local => {
+                // Our own beacon, looped back: not counted, but it tells that this node's
+                // certificate does not chain to the CA it trusts (so members refuse it too).
+                if reason.is_refusal() {
+                    self.own_refused = Some((now, reason));
+                }
+                None
+            }
+            Err(BeaconError::Unauthenticated { node, reason }) => {
+                self.reject(reason.into());
+                self.on_refused(now, node, reason, bytes)
             }
             Err(_) => {
                 self.stats.malformed += 1;
+                self.reject(Rejection::Malformed);
                 None
             }
         }
+    }
+
+    fn on_beacon(&mut self, now: Instant, source: SocketAddr, b: Beacon) -> Option<DiscoveryEvent> {
+        let node = b.node;
+        let full = self.peers.len() >= MAX_PEERS;
+        match self.peers.get_mut(&node) {
+            Some(p) => {
+                if b.seq <= p.beacon.seq {
+                    self.reject(Rejection::Replayed);
+                    return None;
+                }
+                self.stats.beacons += 1;
+                p.last_heard = now;
+                p.source = source;
+                let changed = p.beacon.quic_addrs != b.quic_addrs
+                    || p.beacon.federations != b.federations
+                    || p.beacon.cert_fingerprint != b.cert_fingerprint
+                    || p.beacon.claims != b.claims;
+                p.beacon = b;
+                changed.then_some(DiscoveryEvent::Changed(node))
+            }
+            None if full => {
+                self.reject(Rejection::TableFull);
+                None
+            }
+            None => {
+                self.stats.beacons += 1;
+                self.peers.insert(
+                    node,
+                    PeerInfo {
+                        beacon: b,
+                        source,
+                        last_heard: now,
+                    },
+                );
+                Some(DiscoveryEvent::Discovered(node))
+            }
+        }
+    }
+
+    fn on_refused(
+        &mut self,
+        now: Instant,
+        node: NodeId,
+        reason: AuthFailure,
+        bytes: &[u8],
+    ) -> Option<DiscoveryEvent> {
+        if !reason.is_refusal() {
+            return None;
+        }
+        if let Some(r) = self.refused.get_mut(&node) {
+            r.last = now;
+            r.reason = reason;
+            return None;
+        }
+        if self.refused.len() >= MAX_REFUSED {
+            let expiry = self.expiry;
+            self.refused
+                .retain(|_, r| now.saturating_duration_since(r.last) <= expiry);
+            if self.refused.len() >= MAX_REFUSED {
+                return None;
+            }
+        }
+        // Unproven; kept only to explain (bounded by the datagram and `MAX_REFUSED`).
+        let federations = Beacon::decode_unverified(bytes)
+            .map(|b| b.federations)
+            .unwrap_or_default();
+        self.refused.insert(
+            node,
+            RefusedNode {
+                last: now,
+                reason,
+                federations,
+            },
+        );
+        Some(DiscoveryEvent::Refused { node, reason })
     }
 
     fn on_solicit(&mut self, bytes: &[u8]) -> Option<DiscoveryEvent> {
@@ -278,19 +590,17 @@ impl PeerTable {
                 Some(DiscoveryEvent::Solicited(q.node))
             }
             Err(BeaconError::IncompatibleVersion { node, version }) => {
-                self.stats.incompatible += 1;
-                self.warned
-                    .insert(node)
-                    .then_some(DiscoveryEvent::IncompatibleVersion { node, version })
+                self.warn_version(node, version)
             }
             Err(_) => {
                 self.stats.malformed += 1;
+                self.reject(Rejection::Malformed);
                 None
             }
         }
     }
 
-    /// Forgets peers not heard for the expiry interval; returns them.
+    /// Forgets peers (and refused nodes) not heard for the expiry interval; returns the peers.
     pub fn expire(&mut self, now: Instant) -> Vec<NodeId> {
         let expiry = self.expiry;
         let gone: Vec<NodeId> = self
@@ -302,7 +612,34 @@ impl PeerTable {
         for n in &gone {
             self.peers.remove(n);
         }
+        self.refused
+            .retain(|_, r| now.saturating_duration_since(r.last) <= expiry);
         gone
+    }
+
+    /// Nodes heard within the expiry interval whose beacons failed authentication.
+    pub fn refusals(&self, now: Instant) -> Refusals {
+        let mut out = Refusals::default();
+        let mut reasons: Vec<AuthFailure> = Vec::new();
+        for r in self.refused.values() {
+            if now.saturating_duration_since(r.last) > self.expiry {
+                continue;
+            }
+            out.nodes += 1;
+            out.federations.extend(r.federations.iter().cloned());
+            if !reasons.contains(&r.reason) {
+                reasons.push(r.reason);
+            }
+        }
+        out.federations.sort();
+        out.federations.dedup();
+        out.reasons = reasons.iter().map(ToString::to_string).collect();
+        out.reasons.sort();
+        out.own = self
+            .own_refused
+            .filter(|(t, _)| now.saturating_duration_since(*t) <= self.expiry)
+            .map(|(_, r)| r.to_string());
+        out
     }
 
     /// A peer's latest information.
@@ -433,6 +770,16 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const SECRET: &[u8] = b"test secret";
+
+    fn auth() -> BeaconAuth {
+        BeaconAuth::development(SECRET)
+    }
+
+    fn table(expiry: Duration) -> PeerTable {
+        PeerTable::new(NodeId(1), expiry, auth())
+    }
+
     fn beacon(n: u64) -> Beacon {
         Beacon {
             node: NodeId(n),
@@ -440,49 +787,195 @@ mod tests {
             federations: vec!["Restaurant".into()],
             cert_fingerprint: [7; 32],
             claims: vec![],
+            seq: 1,
         }
+    }
+
+    fn sealed(b: &Beacon) -> Vec<u8> {
+        b.seal(&auth())
+    }
+
+    fn src() -> SocketAddr {
+        "127.0.0.1:1".parse().expect("addr")
     }
 
     #[test]
     fn round_trip() {
         let b = beacon(42);
-        assert_eq!(Beacon::decode(&b.encode()), Ok(b));
+        let now = Instant::now();
+        assert_eq!(Beacon::open(&sealed(&b), &mut auth(), now), Ok(b.clone()));
+        assert_eq!(Beacon::decode_unverified(&sealed(&b)), Ok(b));
+    }
+
+    #[test]
+    fn tampered_wrong_key_and_truncated_beacons_are_refused() {
+        let now = Instant::now();
+        let bytes = sealed(&beacon(42));
+        // Every single-byte change after the magic and version fails authentication (or is no
+        // beacon of this version any more); none is accepted.
+        for i in 0..bytes.len() {
+            let mut t = bytes.clone();
+            t[i] ^= 0x20;
+            assert!(
+                Beacon::open(&t, &mut auth(), now).is_err(),
+                "byte {i} changed and still accepted"
+            );
+        }
+        for n in 0..bytes.len() {
+            assert!(
+                Beacon::open(&bytes[..n], &mut auth(), now).is_err(),
+                "cut at {n}"
+            );
+        }
+        let mut other = BeaconAuth::development(b"another secret");
+        assert_eq!(
+            Beacon::open(&bytes, &mut other, now),
+            Err(BeaconError::Unauthenticated {
+                node: NodeId(42),
+                reason: AuthFailure::BadMac
+            })
+        );
+        // A beacon with no authentication at all (the version-2 layout plus a length field).
+        let mut bare = bytes[..bytes.len() - 1 - crate::beacon_auth::MAC_LEN].to_vec();
+        assert!(Beacon::open(&bare, &mut auth(), now).is_err());
+        bare.push(1);
+        bare.extend_from_slice(&[0u8; 32]);
+        assert_eq!(
+            Beacon::open(&bare, &mut auth(), now),
+            Err(BeaconError::Unauthenticated {
+                node: NodeId(42),
+                reason: AuthFailure::BadMac
+            })
+        );
+    }
+
+    #[test]
+    fn refused_beacons_are_counted_explained_and_never_become_peers() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let other = BeaconAuth::development(b"wrong");
+        let mut ev = Vec::new();
+        for n in 2..2 + MAX_REFUSED as u64 + 10 {
+            ev.push(t.on_datagram(now, src(), &beacon(n).seal(&other)));
+        }
+        // Once per node, bounded.
+        assert_eq!(ev.iter().filter(|e| e.is_some()).count(), MAX_REFUSED);
+        assert_eq!(
+            ev[0],
+            Some(DiscoveryEvent::Refused {
+                node: NodeId(2),
+                reason: AuthFailure::BadMac
+            })
+        );
+        assert_eq!(t.peers().count(), 0);
+        assert_eq!(
+            t.stats().rejected(Rejection::BadMac),
+            MAX_REFUSED as u64 + 10
+        );
+        assert_eq!(t.stats().auth_failures(), MAX_REFUSED as u64 + 10);
+        let r = t.refusals(now);
+        assert_eq!(r.nodes, MAX_REFUSED);
+        assert_eq!(r.federations, vec!["Restaurant".to_string()]);
+        let text = r.explain().expect("explained");
+        assert!(
+            text.contains("wrong development secret or certificate"),
+            "{text}"
+        );
+        // Forgotten after the expiry interval.
+        t.expire(now + Duration::from_secs(2));
+        assert_eq!(t.refusals(now + Duration::from_secs(2)).explain(), None);
+    }
+
+    #[test]
+    fn own_beacon_failing_its_own_check_is_explained_not_counted() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let mine = beacon(1).seal(&BeaconAuth::development(b"mismatched"));
+        assert_eq!(t.on_datagram(now, src(), &mine), None);
+        assert_eq!(t.stats().auth_failures(), 0);
+        let text = t.refusals(now).explain().expect("explained");
+        assert!(text.contains("own beacons"), "{text}");
+    }
+
+    #[test]
+    fn replayed_beacons_are_dropped() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let mut b = beacon(2);
+        let first = sealed(&b);
+        assert_eq!(
+            t.on_datagram(now, src(), &first),
+            Some(DiscoveryEvent::Discovered(NodeId(2)))
+        );
+        b.seq = 2;
+        b.claims.push(Claim {
+            name: "X".into(),
+            claim_time_us: 1,
+        });
+        assert_eq!(
+            t.on_datagram(now, src(), &sealed(&b)),
+            Some(DiscoveryEvent::Changed(NodeId(2)))
+        );
+        // The first beacon again: a replay, it must not bring the old claims back.
+        assert_eq!(t.on_datagram(now, src(), &first), None);
+        assert_eq!(t.stats().rejected(Rejection::Replayed), 1);
+        assert_eq!(t.get(NodeId(2)).expect("peer").beacon.claims.len(), 1);
+    }
+
+    #[test]
+    fn the_peer_table_is_bounded() {
+        let mut t = table(Duration::from_secs(60));
+        let now = Instant::now();
+        for n in 2..2 + MAX_PEERS as u64 + 5 {
+            t.on_datagram(now, src(), &sealed(&beacon(n)));
+        }
+        assert_eq!(t.peers().count(), MAX_PEERS);
+        assert_eq!(t.stats().rejected(Rejection::TableFull), 5);
     }
 
     #[test]
     fn other_version_reported_once() {
-        let mut bytes = beacon(5).encode();
+        let mut bytes = sealed(&beacon(5));
         bytes[5] = bytes[5].wrapping_add(1);
-        let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+        let mut t = table(Duration::from_secs(1));
         let now = Instant::now();
-        let src = "127.0.0.1:1".parse().expect("addr");
         assert_eq!(
-            t.on_datagram(now, src, &bytes),
+            t.on_datagram(now, src(), &bytes),
             Some(DiscoveryEvent::IncompatibleVersion {
                 node: NodeId(5),
                 version: PROTOCOL_VERSION + 1
             })
         );
-        assert_eq!(t.on_datagram(now, src, &bytes), None);
+        assert_eq!(t.on_datagram(now, src(), &bytes), None);
         assert_eq!(t.stats().incompatible, 2);
         assert!(t.get(NodeId(5)).is_none());
+        // The set of warned nodes is bounded.
+        for n in 10..10 + MAX_WARNED as u64 * 2 {
+            let mut b = sealed(&beacon(n));
+            b[5] = b[5].wrapping_add(1);
+            t.on_datagram(now, src(), &b);
+        }
+        assert_eq!(t.warned.len(), MAX_WARNED);
     }
 
     #[test]
     fn discover_change_expire_and_ignore_self() {
-        let mut t = PeerTable::new(NodeId(1), Duration::from_millis(500));
+        let mut t = table(Duration::from_millis(500));
         let t0 = Instant::now();
-        let src = "127.0.0.1:1".parse().expect("addr");
-        assert_eq!(t.on_datagram(t0, src, &beacon(1).encode()), None);
+        let src = src();
+        assert_eq!(t.on_datagram(t0, src, &sealed(&beacon(1))), None);
         assert_eq!(
-            t.on_datagram(t0, src, &beacon(2).encode()),
+            t.on_datagram(t0, src, &sealed(&beacon(2))),
             Some(DiscoveryEvent::Discovered(NodeId(2)))
         );
-        assert_eq!(t.on_datagram(t0, src, &beacon(2).encode()), None);
+        let mut again = beacon(2);
+        again.seq = 2;
+        assert_eq!(t.on_datagram(t0, src, &sealed(&again)), None);
         let mut changed = beacon(2);
+        changed.seq = 3;
         changed.federations.push("Other".into());
         assert_eq!(
-            t.on_datagram(t0, src, &changed.encode()),
+            t.on_datagram(t0, src, &sealed(&changed)),
             Some(DiscoveryEvent::Changed(NodeId(2)))
         );
         assert!(t.expire(t0 + Duration::from_millis(400)).is_empty());
@@ -496,15 +989,15 @@ mod tests {
         let bytes = q.encode();
         assert_eq!(Solicit::decode(&bytes), Ok(q));
         assert_eq!(
-            Beacon::decode(&bytes),
+            Beacon::decode_unverified(&bytes),
             Err(BeaconError::NotABeacon),
             "a query is no beacon"
         );
         assert_eq!(
-            Solicit::decode(&beacon(9).encode()),
+            Solicit::decode(&sealed(&beacon(9))),
             Err(BeaconError::NotABeacon)
         );
-        let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+        let mut t = table(Duration::from_secs(1));
         let now = Instant::now();
         let src = "127.0.0.1:1".parse().expect("addr");
         assert_eq!(
@@ -534,9 +1027,9 @@ mod tests {
     fn solicit_of_other_version_reported_once_and_not_answered() {
         let mut bytes = Solicit { node: NodeId(5) }.encode();
         bytes[5] = bytes[5].wrapping_add(1);
-        let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
+        let mut t = table(Duration::from_secs(1));
         let now = Instant::now();
-        let src = "127.0.0.1:1".parse().expect("addr");
+        let src = src();
         assert_eq!(
             t.on_datagram(now, src, &bytes),
             Some(DiscoveryEvent::IncompatibleVersion {
@@ -608,18 +1101,20 @@ mod tests {
     proptest! {
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-            let _ = Beacon::decode(&bytes);
+            let _ = Beacon::decode_unverified(&bytes);
+            let _ = Beacon::open(&bytes, &mut auth(), Instant::now());
             let mut with_header = b"HLMB".to_vec();
             with_header.extend_from_slice(&PROTOCOL_VERSION.to_be_bytes());
             with_header.extend_from_slice(&bytes);
-            let _ = Beacon::decode(&with_header);
+            let _ = Beacon::decode_unverified(&with_header);
+            let _ = Beacon::open(&with_header, &mut auth(), Instant::now());
             let _ = Solicit::decode(&bytes);
             let mut query = b"HLMQ".to_vec();
             query.extend_from_slice(&bytes);
             let _ = Solicit::decode(&query);
-            let mut t = PeerTable::new(NodeId(1), Duration::from_secs(1));
-            let src = "127.0.0.1:1".parse().expect("addr");
-            let _ = t.on_datagram(Instant::now(), src, &query);
+            let mut t = table(Duration::from_secs(1));
+            let _ = t.on_datagram(Instant::now(), src(), &query);
+            let _ = t.on_datagram(Instant::now(), src(), &with_header);
         }
     }
 }

@@ -4,7 +4,13 @@
 //! - **discovery** ([`discovery`]): every node announces itself (node id, protocol version, QUIC
 //!   address, federations, certificate fingerprint) on a multicast group; a starting node asks for
 //!   beacons, which members answer at once (rate-limited); peers that stop announcing expire;
-//!   other protocol versions are ignored with one log line;
+//!   other protocol versions are ignored with one log line. Beacons are authenticated
+//!   ([`beacon_auth`]: a MAC under a key derived from the development secret, or a signature
+//!   under the node's lab certificate) and a beacon that fails is dropped and counted before
+//!   anything in it is acted on; the table and everything it keeps are bounded;
+//! - **dial bounds** ([`dial_limits`]): only authenticated peers are dialled, at most 8 at a time
+//!   and 20 per second, with an exponential back-off per failed peer; a lost peer is dialled
+//!   again only once it is heard again; a failed handshake is closed at once;
 //! - a **QUIC mesh** ([`node`], [`security`], [`frame`]): exactly one connection per peer pair, one
 //!   ordered control stream, heartbeats, loss detection within the peer timeout, mutual TLS against
 //!   a lab CA or a development-mode shared secret;
@@ -43,9 +49,11 @@
 #![forbid(unsafe_code)]
 
 pub mod arena;
+pub mod beacon_auth;
 pub mod certs;
 pub mod config;
 pub mod data;
+pub mod dial_limits;
 pub mod discovery;
 pub mod error;
 pub mod fault;

@@ -109,6 +109,12 @@ pub mod names {
     pub const PEERS_LEFT: &str = "hlamesh_peers_left_total";
     /// Connections refused (authentication, version, duplicate).
     pub const PEERS_REFUSED: &str = "hlamesh_peers_refused_total";
+    /// Discovery beacons accepted (authenticated, new).
+    pub const BEACONS_ACCEPTED: &str = "hlamesh_discovery_beacons_accepted_total";
+    /// Discovery beacons dropped (label `reason`, see `discovery::Rejection::label`).
+    pub const BEACONS_REJECTED: &str = "hlamesh_discovery_beacons_rejected_total";
+    /// Outgoing dials (label `outcome` = connected | refused | unreachable | deferred).
+    pub const PEER_DIALS: &str = "hlamesh_peer_dials_total";
     /// QUIC round-trip time estimate per peer (label `peer`).
     pub const QUIC_RTT: &str = "hlamesh_quic_rtt_seconds";
     /// QUIC packets lost on the current connection to a peer (label `peer`).
@@ -149,6 +155,9 @@ pub const FAMILIES: &[&str] = &[
     names::PEERS_LOST,
     names::PEERS_LEFT,
     names::PEERS_REFUSED,
+    names::BEACONS_ACCEPTED,
+    names::BEACONS_REJECTED,
+    names::PEER_DIALS,
     names::QUIC_RTT,
     names::QUIC_LOST_PACKETS,
     names::EVENT_QUEUE_DEPTH,
@@ -294,6 +303,24 @@ pub fn describe() {
             PEERS_REFUSED,
             Unit::Count,
             "Connections refused (authentication, protocol version, duplicate).",
+        );
+        c(
+            BEACONS_ACCEPTED,
+            Unit::Count,
+            "Discovery beacons accepted (authenticated, not a replay).",
+        );
+        c(
+            BEACONS_REJECTED,
+            Unit::Count,
+            "Discovery beacons dropped, by reason (bad_mac, bad_certificate, bad_signature, \
+             wrong_security_mode, malformed, incompatible_version, replayed, rate_limited, \
+             table_full).",
+        );
+        c(
+            PEER_DIALS,
+            Unit::Count,
+            "Outgoing QUIC dials by outcome (connected, refused, unreachable; deferred: held \
+             back by the dial bounds).",
         );
         describe_gauge!(
             QUIC_RTT,
@@ -623,6 +650,12 @@ pub struct TransportSample {
     pub left: u64,
     /// Connections refused.
     pub refused: u64,
+    /// Beacons accepted.
+    pub beacons_accepted: u64,
+    /// Beacons dropped, by `discovery::Rejection` (label, count).
+    pub beacons_rejected: Vec<(&'static str, u64)>,
+    /// Dials by outcome (label, count).
+    pub dials: Vec<(&'static str, u64)>,
     /// Control frames sent, by [`FRAME_KINDS`] index.
     pub frames_out: [u64; FRAME_KINDS.len()],
     /// Control frames received, by [`FRAME_KINDS`] index.
@@ -681,6 +714,28 @@ impl Exporter {
         inc(PEERS_LOST, none, s.lost, l.lost);
         inc(PEERS_LEFT, none, s.left, l.left);
         inc(PEERS_REFUSED, none, s.refused, l.refused);
+        inc(
+            BEACONS_ACCEPTED,
+            none,
+            s.beacons_accepted,
+            l.beacons_accepted,
+        );
+        let before = |v: &[(&'static str, u64)], k: &str| {
+            v.iter().find(|(l, _)| *l == k).map_or(0, |(_, n)| *n)
+        };
+        for (reason, n) in &s.beacons_rejected {
+            let lab = [("reason", (*reason).to_string())];
+            inc(
+                BEACONS_REJECTED,
+                &lab,
+                *n,
+                before(&l.beacons_rejected, reason),
+            );
+        }
+        for (outcome, n) in &s.dials {
+            let lab = [("outcome", (*outcome).to_string())];
+            inc(PEER_DIALS, &lab, *n, before(&l.dials, outcome));
+        }
         for (i, kind) in FRAME_KINDS.iter().enumerate() {
             let k = [("kind", (*kind).to_string())];
             inc(CONTROL_FRAMES_SENT, &k, s.frames_out[i], l.frames_out[i]);

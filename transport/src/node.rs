@@ -17,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -33,8 +33,11 @@ use crate::config::{PROTOCOL_VERSION, TransportConfig};
 use crate::data::{
     self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
 };
+use crate::dial_limits::DialStats;
+use crate::dial_limits::{DialLimits, DialOutcome};
 use crate::discovery::{
-    Beacon, BeaconSchedule, Claim, DiscoveryEvent, PeerInfo, PeerTable, Solicit, SolicitSchedule,
+    Beacon, BeaconSchedule, Claim, DiscoveryEvent, DiscoveryStats, PeerInfo, PeerTable, Refusals,
+    Rejection, Solicit, SolicitSchedule,
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
@@ -292,7 +295,12 @@ struct Shared {
     epoch: Instant,
     events: Sender<TransportEvent>,
     peers: Mutex<HashMap<NodeId, PeerLink>>,
-    dialing: Mutex<HashMap<NodeId, Instant>>,
+    /// Bounds and back-off of outgoing dials (see [`crate::dial_limits`]).
+    dials: Mutex<DialLimits>,
+    /// Incoming handshakes in progress (bounded by [`MAX_PENDING_ACCEPTS`]).
+    pending_accepts: AtomicUsize,
+    /// Sequence number of this node's next beacon (replay protection, see [`Beacon::seq`]).
+    beacon_seq: AtomicU64,
     federations: RwLock<HashMap<FederationTag, Arc<FedChannel>>>,
     discovery: Mutex<PeerTable>,
     data_send: UdpSocket,
@@ -521,6 +529,7 @@ impl Shared {
             federations,
             cert_fingerprint: self.security.fingerprint(),
             claims: lock(&self.claims).clone(),
+            seq: self.beacon_seq.fetch_add(1, Ordering::Relaxed) + 1,
         }
     }
 
@@ -640,7 +649,7 @@ impl Shared {
         let Some(link) = lock(&self.peers).remove(&node) else {
             return;
         };
-        link.conn.close(0u32.into(), b"bye");
+        link.conn.close(CLOSE_BYE.into(), b"bye");
         let feds: Vec<Arc<FedChannel>> = self
             .federations
             .read()
@@ -651,6 +660,9 @@ impl Shared {
         for fed in feds {
             self.remove_member(&fed, node);
         }
+        // Not dialled again (gone or lost) before a beacon heard after this moment says it is
+        // alive: its last beacon stays in the table until it expires.
+        lock(&self.dials).lost(Instant::now(), node);
         if lost {
             self.stats.lost.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(peer = %node, addr = %link.addr, "peer lost");
@@ -1098,6 +1110,7 @@ impl Transport {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let interface = cfg.resolved_interface()?;
         let security = Security::from_config(&cfg.security, interface)?;
+        let beacon_auth = security.beacon_auth()?;
         let node = NodeId::random();
         // Before any thread starts: a busy metrics port fails the start cleanly.
         let metrics_addr = cfg.metrics_addr.map(m::serve).transpose()?;
@@ -1148,14 +1161,16 @@ impl Transport {
         let shared = Arc::new(Shared {
             node,
             interface,
-            discovery: Mutex::new(PeerTable::new(node, cfg.beacon_expiry)),
+            discovery: Mutex::new(PeerTable::new(node, cfg.beacon_expiry, beacon_auth)),
             cfg,
             security,
             quic_addr,
             epoch: Instant::now(),
             events: tx,
             peers: Mutex::new(HashMap::new()),
-            dialing: Mutex::new(HashMap::new()),
+            dials: Mutex::new(DialLimits::new()),
+            pending_accepts: AtomicUsize::new(0),
+            beacon_seq: AtomicU64::new(0),
             federations: RwLock::new(HashMap::new()),
             data_send,
             data_recv,
@@ -1272,6 +1287,23 @@ impl Transport {
     /// Peers heard on the discovery group.
     pub fn discovered(&self) -> Vec<PeerInfo> {
         lock(&self.shared.discovery).peers().cloned().collect()
+    }
+
+    /// Counters of the discovery channel: beacons accepted, and dropped by reason.
+    pub fn discovery_stats(&self) -> DiscoveryStats {
+        lock(&self.shared.discovery).stats().clone()
+    }
+
+    /// Nodes heard within the beacon expiry whose beacons failed authentication (another
+    /// development secret or certificate, or forgeries): what explains that nobody answers.
+    pub fn refusals(&self) -> Refusals {
+        lock(&self.shared.discovery).refusals(Instant::now())
+    }
+
+    /// Counters of outgoing dials, and how many are in flight now.
+    pub fn dial_stats(&self) -> (DialStats, usize) {
+        let d = lock(&self.shared.dials);
+        (d.stats(), d.in_flight())
     }
 
     /// Sets the federation names this node claims for creation; they are announced in its
@@ -1550,9 +1582,9 @@ impl Transport {
                     .collect();
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 for c in links {
-                    c.close(0u32.into(), b"shutdown");
+                    c.close(CLOSE_BYE.into(), b"shutdown");
                 }
-                endpoint.close(0u32.into(), b"shutdown");
+                endpoint.close(CLOSE_BYE.into(), b"shutdown");
                 let _ =
                     tokio::time::timeout(Duration::from_millis(500), endpoint.wait_idle()).await;
             });
@@ -1610,6 +1642,22 @@ impl Shared {
             event_queue: self.events.len(),
             ..Default::default()
         };
+        {
+            let d = lock(&self.discovery);
+            let st = d.stats();
+            s.beacons_accepted = st.beacons;
+            s.beacons_rejected = Rejection::ALL
+                .iter()
+                .map(|r| (r.label(), st.rejected(*r)))
+                .collect();
+        }
+        let dials = lock(&self.dials).stats();
+        s.dials = vec![
+            ("connected", dials.connected),
+            ("refused", dials.refused),
+            ("unreachable", dials.unreachable),
+            ("deferred", dials.deferred),
+        ];
         self.metrics.sample_into(&mut s);
         s.peers = lock(&self.peers)
             .iter()
@@ -1643,18 +1691,70 @@ impl Shared {
 // ---------------------------------------------------------------------------------------------
 // net thread tasks
 
+/// Most incoming handshakes in progress at once; further ones are ignored (the peer retries
+/// with its next dial). Each holds a QUIC connection's state for up to [`HANDSHAKE_TIMEOUT`].
+pub const MAX_PENDING_ACCEPTS: usize = 32;
+/// Longest a handshake (dial or accept, including the hello exchange) may take.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+/// QUIC application close code of a clean close (shutdown, goodbye, a peer removed).
+const CLOSE_BYE: u32 = 0;
+/// QUIC application close code of a refused connection.
+const CLOSE_REFUSED: u32 = 1;
+
 async fn accept_loop(shared: Arc<Shared>, endpoint: quinn::Endpoint) {
     while let Some(incoming) = endpoint.accept().await {
+        if shared.pending_accepts.fetch_add(1, Ordering::AcqRel) >= MAX_PENDING_ACCEPTS {
+            shared.pending_accepts.fetch_sub(1, Ordering::AcqRel);
+            tracing::debug!(addr = %incoming.remote_address(), "too many handshakes in progress");
+            incoming.ignore();
+            continue;
+        }
         let shared = shared.clone();
         tokio::spawn(async move {
             let addr = incoming.remote_address();
-            match tokio::time::timeout(Duration::from_secs(3), accept_one(&shared, incoming)).await
-            {
+            let r = tokio::time::timeout(HANDSHAKE_TIMEOUT, accept_one(&shared, incoming)).await;
+            shared.pending_accepts.fetch_sub(1, Ordering::AcqRel);
+            match r {
                 Ok(Ok(())) => {}
-                Ok(Err(reason)) => refuse(&shared, addr, reason),
-                Err(_) => refuse(&shared, addr, "handshake timed out".into()),
+                Ok(Err(HandshakeError::Refused(reason))) => refuse(&shared, addr, reason),
+                Ok(Err(HandshakeError::Unreachable(reason))) => {
+                    tracing::debug!(%addr, "incoming connection broke off: {reason}");
+                }
+                Err(_) => tracing::debug!(%addr, "incoming handshake timed out"),
             }
         });
+    }
+}
+
+/// Why a handshake failed: a refusal (authentication, version, duplicate) is worth a warning;
+/// a peer that does not answer (it died, or it is not there) is not a refusal.
+#[derive(Debug)]
+enum HandshakeError {
+    Refused(String),
+    Unreachable(String),
+}
+
+impl From<String> for HandshakeError {
+    /// Stream and framing errors during the hello exchange: the connection broke.
+    fn from(s: String) -> Self {
+        HandshakeError::Unreachable(s)
+    }
+}
+
+/// Classifies a QUIC connection error of a handshake.
+fn handshake_error(what: &str, e: quinn::ConnectionError) -> HandshakeError {
+    use quinn::ConnectionError as C;
+    let text = format!("{what}: {e}");
+    match e {
+        // The peer or our verifier rejected the other's certificate, or the peer closed it as
+        // refused.
+        C::TransportError(_) | C::ConnectionClosed(_) | C::VersionMismatch => {
+            HandshakeError::Refused(text)
+        }
+        C::ApplicationClosed(ref c) if c.error_code == quinn::VarInt::from_u32(CLOSE_REFUSED) => {
+            HandshakeError::Refused(text)
+        }
+        _ => HandshakeError::Unreachable(text),
     }
 }
 
@@ -1681,10 +1781,10 @@ async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Frame, String> {
     Frame::decode(&body).map_err(|e| e.to_string())
 }
 
-async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(), String> {
+async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(), HandshakeError> {
     let conn = incoming
         .await
-        .map_err(|e| format!("TLS handshake failed: {e}"))?;
+        .map_err(|e| handshake_error("TLS handshake failed", e))?;
     let (mut send, mut recv) = conn.accept_bi().await.map_err(|e| e.to_string())?;
     let Frame::Hello {
         node,
@@ -1692,7 +1792,7 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
         proof,
     } = read_frame(&mut recv).await?
     else {
-        return Err("first frame was not Hello".into());
+        return Err(HandshakeError::Refused("first frame was not Hello".into()));
     };
     let refusal = if version != PROTOCOL_VERSION {
         Some(format!(
@@ -1719,8 +1819,8 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
         let _ = send.finish();
         // Let the refusal reach the peer before the close overtakes it.
         tokio::time::sleep(Duration::from_millis(50)).await;
-        conn.close(1u32.into(), b"refused");
-        return Err(reason);
+        conn.close(CLOSE_REFUSED.into(), b"refused");
+        return Err(HandshakeError::Refused(reason));
     }
     let ack = Frame::HelloAck {
         node: shared.node,
@@ -1744,7 +1844,7 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
             .beacon
             .quic_addrs
             .first()
-            .ok_or("beacon has no QUIC address")?;
+            .ok_or_else(|| HandshakeError::Refused("beacon has no QUIC address".into()))?;
         let idle = shared.cfg.peer_timeout * 3;
         let client = shared
             .security
@@ -1753,13 +1853,17 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
                 shared.cfg.heartbeat_interval,
                 idle,
             )
-            .map_err(|e| e.to_string())?;
-        let conn = shared
+            .map_err(|e| HandshakeError::Refused(e.to_string()))?;
+        let connecting = shared
             .endpoint
             .connect_with(client, addr, SERVER_NAME)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| HandshakeError::Unreachable(e.to_string()))?;
+        let conn = connecting
             .await
-            .map_err(|e| format!("TLS handshake with {addr} failed: {e}"))?;
+            .map_err(|e| handshake_error(&format!("TLS handshake with {addr} failed"), e))?;
+        // Whatever happens from here on, a failure closes the connection at once: its state is
+        // given back now, not at the idle timeout.
+        let guard = CloseOnDrop(Some(conn.clone()));
         let (mut send, mut recv) = conn.open_bi().await.map_err(|e| e.to_string())?;
         let hello = Frame::Hello {
             node: shared.node,
@@ -1773,24 +1877,72 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
                     .security
                     .verify_proof(&conn, Role::Acceptor, node, proof.as_ref())
                 {
-                    conn.close(1u32.into(), b"refused");
-                    return Err(format!("node {node} did not prove the federation secret"));
+                    conn.close(CLOSE_REFUSED.into(), b"refused");
+                    return Err(HandshakeError::Refused(format!(
+                        "node {node} did not prove the federation secret"
+                    )));
                 }
+                guard.disarm();
                 register(&shared, node, conn, send, recv);
                 Ok(())
             }
-            Frame::Refused { reason } => Err(format!("refused by {node}: {reason}")),
-            other => Err(format!("unexpected answer to Hello: {other:?}")),
+            Frame::Refused { reason } => Err(HandshakeError::Refused(format!(
+                "refused by {node}: {reason}"
+            ))),
+            other => Err(HandshakeError::Refused(format!(
+                "unexpected answer to Hello: {other:?}"
+            ))),
         }
     };
     let addr = info.source;
-    match tokio::time::timeout(Duration::from_secs(3), result).await {
-        Ok(Ok(())) => {
-            lock(&shared.dialing).remove(&node);
+    // On timeout the future is dropped, and with it the connection attempt (quinn closes a
+    // connection whose last handle is gone).
+    let outcome = match tokio::time::timeout(HANDSHAKE_TIMEOUT, result).await {
+        Ok(Ok(())) => DialOutcome::Connected,
+        Ok(Err(HandshakeError::Refused(reason))) => {
+            refuse(&shared, addr, reason);
+            DialOutcome::Refused
         }
-        // Keep the entry (with its time) so the next attempt waits for the back-off.
-        Ok(Err(reason)) => refuse(&shared, addr, reason),
-        Err(_) => refuse(&shared, addr, format!("dialling {node} timed out")),
+        Ok(Err(HandshakeError::Unreachable(reason))) => {
+            if !shared.shutdown.load(Ordering::Relaxed) {
+                tracing::info!(peer = %node, %addr, "peer unreachable: {reason}");
+            }
+            DialOutcome::Unreachable
+        }
+        Err(_) => {
+            if !shared.shutdown.load(Ordering::Relaxed) {
+                tracing::info!(peer = %node, %addr, "peer unreachable: dialling timed out");
+            }
+            DialOutcome::Unreachable
+        }
+    };
+    lock(&shared.dials).finished(Instant::now(), node, outcome);
+}
+
+/// Whether the peer closed the connection on purpose (shut down or said goodbye), as opposed to
+/// a timeout or a reset.
+fn closed_cleanly(conn: &quinn::Connection) -> bool {
+    matches!(
+        conn.close_reason(),
+        Some(quinn::ConnectionError::ApplicationClosed(c))
+            if c.error_code == quinn::VarInt::from_u32(CLOSE_BYE)
+    )
+}
+
+/// Closes a connection when dropped, unless disarmed (the handshake succeeded).
+struct CloseOnDrop(Option<quinn::Connection>);
+
+impl CloseOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            c.close(CLOSE_REFUSED.into(), b"handshake failed");
+        }
     }
 }
 
@@ -1807,7 +1959,7 @@ fn register(
     {
         let mut peers = lock(&shared.peers);
         if peers.contains_key(&node) {
-            conn.close(1u32.into(), b"duplicate");
+            conn.close(CLOSE_REFUSED.into(), b"duplicate");
             return;
         }
         peers.insert(
@@ -1849,6 +2001,7 @@ fn register(
     });
     // Reader.
     let s2 = shared.clone();
+    let reader_conn = conn.clone();
     tokio::spawn(async move {
         loop {
             match read_frame(&mut recv).await {
@@ -1859,7 +2012,10 @@ fn register(
                 Err(e) => {
                     tracing::debug!(peer = %node, "control stream ended: {e}");
                     if !s2.shutdown.load(Ordering::Relaxed) {
-                        let _ = s2.control.send(ControlWork::Gone { node, lost: true });
+                        // A peer that closed its connection on purpose (it shut down, and its
+                        // close overtook its goodbye frame) left; anything else is a loss.
+                        let lost = !closed_cleanly(&reader_conn);
+                        let _ = s2.control.send(ControlWork::Gone { node, lost });
                     }
                     break;
                 }
@@ -1901,15 +2057,24 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
                     "ignoring node speaking protocol version {version} (we speak {PROTOCOL_VERSION})"
                 );
             }
+            Some(DiscoveryEvent::Refused { node, reason }) => {
+                // Once per node while remembered (bounded): a flood is counted, not logged.
+                tracing::warn!(
+                    peer = %node, %src,
+                    "ignoring beacons that fail authentication ({reason}): wrong development \
+                     secret or certificate, or forged"
+                );
+            }
             None => {}
         }
     }
 }
 
-const DIAL_BACKOFF: Duration = Duration::from_secs(2);
 /// Most control frames held for one peer whose connection is not up yet.
 const MAX_HELD_FRAMES: usize = 65_536;
 
+/// Dials `node` if this node is the one to dial it (the lower id), it is not connected, and the
+/// dial bounds allow it now ([`crate::dial_limits`]); otherwise a later beacon retries.
 fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     if node <= shared.node || shared.shutdown.load(Ordering::Relaxed) {
         return; // the lower id dials
@@ -1917,19 +2082,16 @@ fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     if lock(&shared.peers).contains_key(&node) {
         return;
     }
-    {
-        let mut dialing = lock(&shared.dialing);
-        if dialing
-            .get(&node)
-            .is_some_and(|t| t.elapsed() < DIAL_BACKOFF)
-        {
-            return;
-        }
-        dialing.insert(node, Instant::now());
-    }
+    // Only authenticated beacons are in the table.
     let Some(info) = lock(&shared.discovery).get(node).cloned() else {
         return;
     };
+    if lock(&shared.dials)
+        .start(Instant::now(), node, info.last_heard)
+        .is_err()
+    {
+        return;
+    }
     tokio::spawn(dial(shared.clone(), info));
 }
 
@@ -1965,13 +2127,21 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
         if beacons.due() > now {
             continue;
         }
-        let _ = sock.send_to(&shared.beacon().encode(), dest).await;
+        let beacon = shared.beacon();
+        let sealed = lock(&shared.discovery).seal(&beacon);
+        let _ = sock.send_to(&sealed, dest).await;
         beacons.sent(now);
-        let known: Vec<NodeId> = {
+        let (known, gone) = {
             let mut d = lock(&shared.discovery);
-            d.expire(Instant::now());
-            d.peers().map(|p| p.beacon.node).collect()
+            let gone = d.expire(Instant::now());
+            (d.peers().map(|p| p.beacon.node).collect::<Vec<_>>(), gone)
         };
+        if !gone.is_empty() {
+            let mut dials = lock(&shared.dials);
+            for n in gone {
+                dials.forget(n);
+            }
+        }
         for node in known {
             maybe_dial(&shared, node);
         }

@@ -21,6 +21,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
+use crate::beacon_auth::BeaconAuth;
 use crate::config::SecurityConfig;
 use crate::error::TransportError;
 use crate::id::NodeId;
@@ -53,7 +54,12 @@ pub struct Security {
 #[derive(Debug)]
 enum Trust {
     Ca(Arc<rustls::RootCertStore>),
-    Development(hmac::Key),
+    Development {
+        /// Key of the connection proof (the secret itself).
+        proof: Box<hmac::Key>,
+        /// Key of the beacon MAC, derived from the secret ([`crate::beacon_auth`]).
+        beacon: Box<hmac::Key>,
+    },
 }
 
 /// SHA-256 of a DER certificate.
@@ -132,7 +138,10 @@ impl Security {
                     chain: vec![der],
                     key,
                     fingerprint,
-                    trust: Trust::Development(hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes())),
+                    trust: Trust::Development {
+                        proof: Box::new(hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes())),
+                        beacon: Box::new(crate::beacon_auth::beacon_mac_key(secret.as_bytes())),
+                    },
                     provider,
                 })
             }
@@ -146,7 +155,27 @@ impl Security {
 
     /// True in development mode (a secret proof is required on every connection).
     pub fn needs_proof(&self) -> bool {
-        matches!(self.trust, Trust::Development(_))
+        matches!(self.trust, Trust::Development { .. })
+    }
+
+    /// How this node authenticates its discovery beacons and checks others' (see
+    /// [`crate::beacon_auth`]): a MAC under a key derived from the development secret, or a
+    /// signature with this node's key checked against the lab CA like a TLS client certificate.
+    pub fn beacon_auth(&self) -> Result<BeaconAuth, TransportError> {
+        match &self.trust {
+            Trust::Development { beacon, .. } => {
+                Ok(BeaconAuth::from_mac_key(beacon.as_ref().clone()))
+            }
+            Trust::Ca(roots) => {
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    roots.clone(),
+                    self.provider.clone(),
+                )
+                .build()
+                .map_err(tls)?;
+                BeaconAuth::certificate(self.chain.clone(), &self.key, verifier, &self.provider)
+            }
+        }
     }
 
     fn transport_config(keep_alive: Duration, idle: Duration) -> Arc<quinn::TransportConfig> {
@@ -177,7 +206,7 @@ impl Security {
                 .map_err(tls)?;
                 builder.with_client_cert_verifier(verifier)
             }
-            Trust::Development(_) => builder.with_no_client_auth(),
+            Trust::Development { .. } => builder.with_no_client_auth(),
         };
         let mut cfg = builder
             .with_single_cert(self.chain.clone(), self.key.clone_key())
@@ -205,7 +234,7 @@ impl Security {
                 .with_root_certificates(roots.clone())
                 .with_client_auth_cert(self.chain.clone(), self.key.clone_key())
                 .map_err(tls)?,
-            Trust::Development(_) => builder
+            Trust::Development { .. } => builder
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(PinnedVerifier {
                     fingerprint: expected_fingerprint,
@@ -222,7 +251,7 @@ impl Security {
 
     /// The development-mode proof this end sends on `conn`; `None` in certificate mode.
     pub fn proof(&self, conn: &quinn::Connection, role: Role, node: NodeId) -> Option<[u8; 32]> {
-        let Trust::Development(key) = &self.trust else {
+        let Trust::Development { proof: key, .. } = &self.trust else {
             return None;
         };
         let msg = proof_message(conn, role, node)?;
@@ -241,7 +270,7 @@ impl Security {
         node: NodeId,
         proof: Option<&[u8; 32]>,
     ) -> bool {
-        let Trust::Development(key) = &self.trust else {
+        let Trust::Development { proof: key, .. } = &self.trust else {
             return true;
         };
         let (Some(proof), Some(msg)) = (proof, proof_message(conn, role, node)) else {

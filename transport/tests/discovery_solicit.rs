@@ -56,7 +56,7 @@ impl Observer {
             let Ok((n, _)) = self.recv.recv_from(&mut buf) else {
                 continue;
             };
-            if let Ok(b) = Beacon::decode(&buf[..n])
+            if let Ok(b) = Beacon::decode_unverified(&buf[..n])
                 && b.node == node
             {
                 return Some((Instant::now(), b));

@@ -207,11 +207,28 @@ fn check_intruder_refused(probes: &[Probe]) {
             "the intruder's datagrams must be dropped and counted: {good}"
         );
     }
+    // With authenticated beacons nobody dials the intruder, and it dials nobody: its beacons
+    // are dropped as failing authentication, and it drops the others' (it is told why).
     let refused: u64 = reports
         .iter()
-        .map(|r| r["refused_total"].as_u64().unwrap_or(0))
+        .map(|r| {
+            r["refused_total"].as_u64().unwrap_or(0)
+                + r["beacons_failing_auth"].as_u64().unwrap_or(0)
+        })
         .sum();
     assert!(refused > 0, "someone must have refused the intruder");
+    for good in &reports[..2] {
+        assert!(
+            good["beacons_failing_auth"].as_u64().unwrap_or(0) > 0,
+            "the intruder's beacons must fail authentication: {good}"
+        );
+    }
+    let explained = reports[2]["refusals"].as_str().unwrap_or("");
+    assert!(
+        explained.contains("wrong development secret or certificate"),
+        "the intruder is told why nobody answers: {}",
+        reports[2]
+    );
 }
 
 /// `kill -9` of one process: the others report it lost within 2 s.

@@ -88,7 +88,9 @@ struct StatusArgs {
     discovery_group: Option<std::net::Ipv4Addr>,
 }
 
-fn status_main(a: StatusArgs) -> Result<(), StatusError> {
+/// Runs the monitor; `Ok(false)` when the (last) report found nodes whose beacons failed
+/// authentication (wrong secret or certificate), which makes the exit status non-zero.
+fn status_main(a: StatusArgs) -> Result<bool, StatusError> {
     let mut cfg = status::load_config(a.config.as_deref())?;
     if let Some(i) = a.interface {
         cfg.interface = i;
@@ -117,11 +119,17 @@ fn status_main(a: StatusArgs) -> Result<(), StatusError> {
             let _ = write!(o, "\x1b[2J\x1b[H");
         }
         if writeln!(o, "{text}").and_then(|()| o.flush()).is_err() {
-            return Ok(()); // Closed pipe: the reader is gone.
+            return Ok(true); // Closed pipe: the reader is gone.
         }
         drop(o);
+        if let Some(why) = &report.refused
+            && a.json
+        {
+            // The JSON carries it too; a person reading the terminal should not miss it.
+            eprintln!("warning: {why}");
+        }
         if !a.watch {
-            return Ok(());
+            return Ok(report.refused.is_none());
         }
         std::thread::sleep(std::time::Duration::from_secs_f64(a.interval.max(0.1)));
     }
@@ -349,7 +357,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Status(a) => match status_main(a) {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(3),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE

@@ -38,6 +38,11 @@ pub struct Report {
     pub nodes: Vec<NodeReport>,
     /// Federations, by name.
     pub federations: Vec<FederationReport>,
+    /// Set when nodes were heard whose beacons fail authentication (another development
+    /// secret or certificate, or forgeries): why they are not listed. `hlamesh status` then
+    /// exits non-zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// One LRC.
@@ -323,6 +328,7 @@ fn merge(transport: &Transport, answers: HashMap<u64, NodeStatus>) -> Report {
     Report {
         nodes: nodes.into_values().collect(),
         federations,
+        refused: transport.refusals().explain(),
     }
 }
 
@@ -359,6 +365,13 @@ impl Report {
     /// The human-readable table.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        if let Some(why) = &self.refused {
+            let _ = writeln!(
+                s,
+                "warning: {why}; check HLAMESH_SECRET (development mode) or the lab CA and \
+                 certificate (--config)"
+            );
+        }
         if self.nodes.is_empty() {
             let _ = writeln!(s, "no hlamesh node heard on this network");
         }

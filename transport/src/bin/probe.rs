@@ -616,6 +616,8 @@ fn observe(a: &Args, t: &Arc<Transport>) {
         "data_from": data_from.iter().map(|(n, c)| (n.to_string(), *c)).collect::<HashMap<_, _>>(),
         "auth_failures": s.dropped.bad_auth, "non_member": s.dropped.not_member, "malformed": s.dropped.malformed,
         "recv_stats": format!("{s:?}"),
+        "beacons_failing_auth": t.discovery_stats().auth_failures(),
+        "refusals": t.refusals().explain(),
     }));
 }
 
