@@ -47,7 +47,8 @@ const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
 enum Msg {
     Data { seq: Option<u64>, bytes: Vec<u8> },
     Ctl(ControlMsg),
-    ChannelPeer,
+    /// The sender opened the channel; its reliable data arrives from this number on.
+    ChannelPeer(u64),
     Gone,
     FellBehind(u64),
 }
@@ -300,10 +301,12 @@ impl Sim {
         self.late.remove(&(a.min(b), a.max(b)));
         for (from, to) in [(a, b), (b, a)] {
             self.links.insert((from, to));
+            // What `from` sent so far never crosses this link.
+            let first_seq = self.nodes[&from].next_seq;
             self.causal
                 .entry((from, to))
                 .or_default()
-                .push_back(Msg::ChannelPeer);
+                .push_back(Msg::ChannelPeer(first_seq));
         }
     }
 
@@ -944,7 +947,13 @@ impl Sim {
                 },
             ),
             Msg::Ctl(msg) => node.core.handle(now, Event::Control { from, msg }),
-            Msg::ChannelPeer => node.core.handle(now, Event::ChannelPeer(from)),
+            Msg::ChannelPeer(first_seq) => node.core.handle(
+                now,
+                Event::ChannelPeer {
+                    node: from,
+                    first_seq,
+                },
+            ),
             Msg::Gone => node.core.handle(now, Event::PeerGone(from)),
             Msg::FellBehind(last) => node.core.handle(now, Event::FellBehind { from, last }),
         }
@@ -2797,7 +2806,7 @@ fn late_transfer_to_a_resigning_federate_reaches_late_instances() {
             sim.causal
                 .get(&(a, c))
                 .and_then(|q| q.front())
-                .is_some_and(|m| !matches!(m, Msg::ChannelPeer))
+                .is_some_and(|m| !matches!(m, Msg::ChannelPeer(_)))
         };
         let idle = |sim: &mut Sim| {
             for _ in 0..50 {
