@@ -462,8 +462,9 @@ impl Lrc {
         });
         // Peers whose data channel opened before the core existed.
         for n in ch_members {
-            fed.core
-                .handle(now_us(&self.shared), Event::ChannelPeer(n.0));
+            if let Some(ev) = channel_peer(fed, n) {
+                fed.core.handle(now_us(&self.shared), ev);
+            }
         }
         run_actions(&self.shared, &mut st, name);
         Ok(())
@@ -590,6 +591,18 @@ impl Lrc {
             self.shared.transport.close_federation(f.channel.tag());
         }
     }
+}
+
+/// The core's event for `node`, which opened `fed`'s data channel, with where its stream
+/// starts here (a peer connected after it sent has its earlier data missing here, which the
+/// core makes up for by state transfer); `None` if it is no longer a member.
+fn channel_peer(fed: &Fed, node: NodeId) -> Option<Event<'static>> {
+    fed.channel
+        .first_seq(node)
+        .map(|first_seq| Event::ChannelPeer {
+            node: node.0,
+            first_seq,
+        })
 }
 
 fn now_us(s: &Shared) -> u64 {
@@ -865,11 +878,14 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
         TransportEvent::FederationPeer { tag, node, joined } => {
             if let Some(name) = st.tags.get(&tag).cloned() {
                 let ev = if joined {
-                    Event::ChannelPeer(node.0)
+                    // No longer a member: the event saying so follows.
+                    st.feds.get(&*name).and_then(|f| channel_peer(f, node))
                 } else {
-                    Event::PeerGone(node.0)
+                    Some(Event::PeerGone(node.0))
                 };
-                feed(shared, st, &name, ev);
+                if let Some(ev) = ev {
+                    feed(shared, st, &name, ev);
+                }
             }
         }
         TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node } => {
@@ -979,12 +995,13 @@ fn pump(weak: std::sync::Weak<Shared>) {
                     feed(&shared, &mut st, &n, Event::PeerGone(m));
                 }
                 for m in open {
-                    let known = st
+                    let ev = st
                         .feds
                         .get(&n)
-                        .is_some_and(|f| f.core.has_channel_peer(m.0));
-                    if !known {
-                        feed(&shared, &mut st, &n, Event::ChannelPeer(m.0));
+                        .filter(|f| !f.core.has_channel_peer(m.0))
+                        .and_then(|f| channel_peer(f, m));
+                    if let Some(ev) = ev {
+                        feed(&shared, &mut st, &n, ev);
                     }
                 }
                 feed(&shared, &mut st, &n, Event::Tick);

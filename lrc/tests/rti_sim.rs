@@ -45,9 +45,13 @@ use hlamesh_lrc::handles::*;
 const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
 
 enum Msg {
-    Data { seq: Option<u64>, bytes: Vec<u8> },
+    Data {
+        seq: Option<u64>,
+        bytes: Vec<u8>,
+    },
     Ctl(ControlMsg),
-    ChannelPeer,
+    /// The sender opened the channel; its reliable data arrives from this number on.
+    ChannelPeer(u64),
     Gone,
     FellBehind(u64),
 }
@@ -105,6 +109,11 @@ struct Sim {
     /// Per (from, to): other control, FIFO.
     control: BTreeMap<(u64, u64), VecDeque<Msg>>,
     links: BTreeSet<(u64, u64)>,
+    /// Pairs of LRCs (lower id first) whose link is not up yet (late links mode). As in the
+    /// transport, data sent before a link comes up never reaches the other end (its stream
+    /// starts there at the sender's next number), control messages wait for the link, and
+    /// causal ones for the data before them.
+    late: BTreeSet<(u64, u64)>,
     feds: BTreeMap<FederateHandle, FedModel>,
     _fdd: Fdd,
     next_node: u64,
@@ -154,6 +163,9 @@ struct Sim {
     /// callbacks go to `own_log` instead of the checks above.
     own_run: bool,
     own_log: Vec<(FederateHandle, Callback)>,
+    /// Federates declare nothing when their join completes: the run does it step by step
+    /// (see `ConcurrentJoins`).
+    manual_declare: bool,
     /// Opt-in behaviours of this run (from the environment, or set by a regression test).
     modes: Modes,
 }
@@ -172,6 +184,9 @@ struct Modes {
     own_resigns: bool,
     /// `HLAMESH_SIM_OWN_FALL_BEHIND`: ownership runs also lose links' data beyond repair.
     own_fall_behind: bool,
+    /// `HLAMESH_SIM_LATE_LINKS`: a joiner's link to another LRC may come up only later (see
+    /// `Sim::late`), as a QUIC connection still being dialled when the joiner is admitted.
+    late_links: bool,
 }
 
 impl Modes {
@@ -183,6 +198,7 @@ impl Modes {
             orphans: on("HLAMESH_SIM_ORPHANS"),
             own_resigns: on("HLAMESH_SIM_OWN_RESIGNS"),
             own_fall_behind: on("HLAMESH_SIM_OWN_FALL_BEHIND"),
+            late_links: on("HLAMESH_SIM_LATE_LINKS"),
         }
     }
 }
@@ -207,6 +223,7 @@ impl Sim {
             causal: BTreeMap::new(),
             control: BTreeMap::new(),
             links: BTreeSet::new(),
+            late: BTreeSet::new(),
             feds: BTreeMap::new(),
             position: fdd.attribute_handle(vehicle, "Position").unwrap(),
             heading: fdd.attribute_handle(vehicle, "Heading").unwrap(),
@@ -241,6 +258,7 @@ impl Sim {
             final_values: BTreeMap::new(),
             own_run: false,
             own_log: Vec::new(),
+            manual_declare: false,
             modes,
         }
     }
@@ -272,16 +290,38 @@ impl Sim {
             .map(|(id, _)| *id)
             .collect();
         for m in others {
-            self.links.insert((m, j));
-            self.links.insert((j, m));
+            if self.modes.late_links && self.rng.below(2) == 0 {
+                self.late.insert((m.min(j), m.max(j)));
+            } else {
+                self.link_up(m, j);
+            }
+        }
+    }
+
+    /// The link between `a` and `b` comes up: each one's data reaches the other from now on,
+    /// and each one's transport tells its core the other opened the channel.
+    fn link_up(&mut self, a: u64, b: u64) {
+        self.late.remove(&(a.min(b), a.max(b)));
+        for (from, to) in [(a, b), (b, a)] {
+            self.links.insert((from, to));
+            // What `from` sent so far never crosses this link.
+            let first_seq = self.nodes[&from].next_seq;
             self.causal
-                .entry((m, j))
+                .entry((from, to))
                 .or_default()
-                .push_back(Msg::ChannelPeer);
-            self.causal
-                .entry((j, m))
-                .or_default()
-                .push_back(Msg::ChannelPeer);
+                .push_back(Msg::ChannelPeer(first_seq));
+        }
+    }
+
+    /// Brings up one late link (or all of them), if any.
+    fn late_link_up(&mut self, all: bool) {
+        while !self.late.is_empty() {
+            let pairs: Vec<(u64, u64)> = self.late.iter().copied().collect();
+            let (a, b) = pairs[self.rng.below(pairs.len())];
+            self.link_up(a, b);
+            if !all {
+                return;
+            }
         }
     }
 
@@ -394,6 +434,7 @@ impl Sim {
                 .push_back(Msg::Gone);
         }
         self.links.retain(|(a, b)| *a != node && *b != node);
+        self.late.retain(|(a, b)| *a != node && *b != node);
         self.early.retain(|(n, _), _| *n != node);
         for f in self.feds.values_mut() {
             if f.node == node {
@@ -503,7 +544,9 @@ impl Sim {
                             for cb in self.early.remove(&(id, h)).unwrap_or_default() {
                                 self.on_callback(h, cb);
                             }
-                            self.declare(id, h);
+                            if !self.manual_declare {
+                                self.declare(id, h);
+                            }
                         }
                         (
                             Some(_),
@@ -860,6 +903,8 @@ impl Sim {
                     .map(|(k, _)| (false, *k)),
             )
             .filter(|(c, (f, t))| keep(*c, *f, *t))
+            // Nothing crosses a link that is not up yet.
+            .filter(|(_, (f, t))| !self.late.contains(&(*f.min(t), *f.max(t))))
             .collect();
         if keys.is_empty() {
             return false;
@@ -905,7 +950,13 @@ impl Sim {
                 },
             ),
             Msg::Ctl(msg) => node.core.handle(now, Event::Control { from, msg }),
-            Msg::ChannelPeer => node.core.handle(now, Event::ChannelPeer(from)),
+            Msg::ChannelPeer(first_seq) => node.core.handle(
+                now,
+                Event::ChannelPeer {
+                    node: from,
+                    first_seq,
+                },
+            ),
             Msg::Gone => node.core.handle(now, Event::PeerGone(from)),
             Msg::FellBehind(last) => node.core.handle(now, Event::FellBehind { from, last }),
         }
@@ -1155,6 +1206,7 @@ impl Sim {
                 self.save_then_restore()
             }
             81 if self.modes.frequent_restores => self.save_then_restore(),
+            82 if self.modes.late_links => self.late_link_up(false),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
                     let core = &mut self.nodes.get_mut(&node).unwrap().core;
@@ -1549,6 +1601,8 @@ impl Sim {
     }
 
     fn quiesce(&mut self) {
+        // Every link comes up in the end.
+        self.late_link_up(true);
         for _ in 0..200 {
             while self.deliver_one() {}
             self.tick();
@@ -2755,7 +2809,7 @@ fn late_transfer_to_a_resigning_federate_reaches_late_instances() {
             sim.causal
                 .get(&(a, c))
                 .and_then(|q| q.front())
-                .is_some_and(|m| !matches!(m, Msg::ChannelPeer))
+                .is_some_and(|m| !matches!(m, Msg::ChannelPeer(_)))
         };
         let idle = |sim: &mut Sim| {
             for _ in 0..50 {
@@ -2800,4 +2854,200 @@ fn regression_unwelcomed_successor_takes_over() {
         ..Modes::default()
     };
     run_with(2472, 300, modes);
+}
+
+// ----- Concurrent joins: join, subscribe and register at about the same time -----
+
+/// What a federate of a [`ConcurrentJoins`] run does once joined, in its order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum JoinStep {
+    Publish,
+    Subscribe,
+    Register,
+}
+
+/// Three LRCs start at once: the first creates the federation, the two others join it. Each
+/// one's federate, once joined, publishes, subscribes and registers one instance, in a random
+/// order (registration after publication) and at random moments, while the other joins — and,
+/// in late links mode, the links between the LRCs — are still settling. Every federate must
+/// then know every instance the others registered (none is deleted): a missed discovery would
+/// lose every update of that instance without a word.
+struct ConcurrentJoins {
+    sim: Sim,
+    /// Steps left per LRC, for its federate (once joined).
+    todo: BTreeMap<u64, Vec<JoinStep>>,
+}
+
+impl ConcurrentJoins {
+    fn new(seed: u64, late_links: bool) -> ConcurrentJoins {
+        let modes = Modes {
+            late_links,
+            ..Modes::default()
+        };
+        let mut sim = Sim::with_modes(seed, modes);
+        sim.manual_declare = true;
+        let mut todo = BTreeMap::new();
+        for _ in 0..3 {
+            let id = sim.next_node;
+            sim.add_node_and_join();
+            let steps = match sim.rng.below(3) {
+                0 => vec![JoinStep::Publish, JoinStep::Subscribe, JoinStep::Register],
+                1 => vec![JoinStep::Publish, JoinStep::Register, JoinStep::Subscribe],
+                _ => vec![JoinStep::Subscribe, JoinStep::Publish, JoinStep::Register],
+            };
+            todo.insert(id, steps);
+        }
+        ConcurrentJoins { sim, todo }
+    }
+
+    /// The federate of LRC `node`, once its join completed.
+    fn federate(&self, node: u64) -> Option<FederateHandle> {
+        self.sim
+            .feds
+            .iter()
+            .find(|(_, m)| m.node == node)
+            .map(|(h, _)| *h)
+    }
+
+    /// The next step of a random joined federate that has steps left; false if none can move.
+    fn step(&mut self) -> bool {
+        let ready: Vec<(u64, FederateHandle)> = self
+            .todo
+            .iter()
+            .filter(|(_, steps)| !steps.is_empty())
+            .filter_map(|(n, _)| self.federate(*n).map(|h| (*n, h)))
+            .collect();
+        if ready.is_empty() {
+            return false;
+        }
+        let (node, h) = ready[self.sim.rng.below(ready.len())];
+        let step = self.todo.get_mut(&node).unwrap().remove(0);
+        let (vehicle, car) = (self.sim.vehicle, self.sim.car);
+        let (position, heading, colour) = (self.sim.position, self.sim.heading, self.sim.colour);
+        let class = if self.sim.rng.below(2) == 0 {
+            vehicle
+        } else {
+            car
+        };
+        let core = &mut self.sim.nodes.get_mut(&node).unwrap().core;
+        match step {
+            JoinStep::Publish => core
+                .publish_object_class_attributes(h, car, &[position, heading, colour])
+                .unwrap(),
+            JoinStep::Subscribe => {
+                core.subscribe_object_class_attributes(h, class, &[position], true)
+                    .unwrap();
+                self.sim.feds.get_mut(&h).unwrap().subscribes = Some(class);
+            }
+            JoinStep::Register => {
+                let o = core.register_object_instance(h, car, None).unwrap();
+                self.sim.feds.get_mut(&h).unwrap().owned.insert(o, 0);
+            }
+        }
+        self.sim.drain(node);
+        true
+    }
+
+    /// Runs until every federate did its steps (then settles), checking the discoveries.
+    fn run(mut self, seed: u64) -> Sim {
+        for _ in 0..5_000 {
+            if self.todo.values().all(Vec::is_empty) {
+                break;
+            }
+            match self.sim.rng.below(10) {
+                0..=4 => {
+                    self.sim.deliver_one();
+                }
+                5 => self.sim.tick(),
+                // Connections come up slowly next to a join (a few round trips).
+                6 if self.sim.modes.late_links && self.sim.rng.below(8) == 0 => {
+                    self.sim.late_link_up(false)
+                }
+                _ => {
+                    if !self.step() {
+                        self.sim.deliver_one();
+                    }
+                }
+            }
+            self.sim.check_step();
+        }
+        // Joins that needed every link finish now.
+        self.sim.quiesce();
+        while self.step() {}
+        assert!(
+            self.todo.values().all(Vec::is_empty),
+            "seed {seed}: a federate never joined"
+        );
+        self.sim.quiesce();
+        self.sim.check_step();
+        let registered: Vec<(FederateHandle, ObjectInstanceHandle)> = self
+            .sim
+            .feds
+            .iter()
+            .flat_map(|(h, m)| m.owned.keys().map(move |o| (*h, *o)))
+            .collect();
+        assert_eq!(registered.len(), 3, "seed {seed}: three instances");
+        for (h, m) in &self.sim.feds {
+            for (g, o) in &registered {
+                assert!(
+                    g == h || m.known.contains_key(o),
+                    "seed {seed}: federate {h} (LRC {}) never discovered {o}, registered by \
+                     {g} (LRC {})",
+                    m.node,
+                    self.sim.feds[g].node
+                );
+            }
+        }
+        self.sim.check_final();
+        self.sim
+    }
+}
+
+fn concurrent_joins(seed: u64, late_links: bool) -> Sim {
+    ConcurrentJoins::new(seed, late_links).run(seed)
+}
+
+/// The concurrent joins over `HLAMESH_SIM_JOIN_SEEDS` seeds (default 300) from
+/// `HLAMESH_SIM_FIRST_SEED`, with links up from the start and with late links.
+#[test]
+fn concurrent_join_subscribe_register_discovers_every_instance() {
+    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
+    let mut discoveries = 0;
+    let mut failed = Vec::new();
+    for late_links in [false, true] {
+        for seed in first..first + env("HLAMESH_SIM_JOIN_SEEDS", 300) {
+            match std::panic::catch_unwind(|| concurrent_joins(seed, late_links)) {
+                Ok(sim) => discoveries += sim.discoveries,
+                Err(_) => failed.push((seed, late_links)),
+            }
+        }
+    }
+    eprintln!("{discoveries} discoveries");
+    assert!(
+        failed.is_empty(),
+        "failed (seed, late links): {failed:?} (HLAMESH_SIM_FIRST_SEED to rerun)"
+    );
+}
+
+/// Concurrent joins with late links, seeds 1 and 67 (two of the 56 of 300 that failed): LRC 102
+/// (seed 1; 101 in seed 67) was admitted first; the other LRC's connection to it came up only
+/// after that LRC's federate had joined and registered, so its stream started there after the
+/// registration and the first federate never discovered the instance. The stream now waits for
+/// a snapshot (`core::state_transfer`).
+#[test]
+fn regression_registration_before_the_connection_is_discovered() {
+    for seed in [1, 67] {
+        concurrent_joins(seed, true);
+    }
+}
+
+/// The random federations with late links (`HLAMESH_SIM_LATE_LINKS`), over
+/// `HLAMESH_SIM_LATE_LINK_SEEDS` seeds (default 200).
+#[test]
+fn random_federations_with_late_links_converge() {
+    let modes = Modes {
+        late_links: true,
+        ..Modes::from_env()
+    };
+    sweep(env("HLAMESH_SIM_LATE_LINK_SEEDS", 200), modes);
 }

@@ -177,7 +177,9 @@ struct FedChannel {
     key: FederationKey,
     sender: Mutex<DataSender>,
     recv: Mutex<RecvSide>,
-    members: Mutex<HashSet<NodeId>>,
+    /// Members, each with the first reliable sequence number of its stream received here (it
+    /// stood there when the two became channel members; earlier data never arrives here).
+    members: Mutex<HashMap<NodeId, u64>>,
     sent: SendCounters,
     batch: Batching,
     flow: Flow,
@@ -598,7 +600,14 @@ impl Shared {
     }
 
     fn add_member(&self, fed: &FedChannel, node: NodeId, next_seq: u64) {
-        let new = lock(&fed.members).insert(node);
+        let new = {
+            let mut members = lock(&fed.members);
+            let new = !members.contains_key(&node);
+            if new {
+                members.insert(node, next_seq.max(1));
+            }
+            new
+        };
         if new {
             fed.flow.with(|w| {
                 w.add_receiver(node, Instant::now());
@@ -623,7 +632,7 @@ impl Shared {
     }
 
     fn remove_member(&self, fed: &FedChannel, node: NodeId) {
-        if lock(&fed.members).remove(&node) {
+        if lock(&fed.members).remove(&node).is_some() {
             fed.flow.with(|w| {
                 w.remove_receiver(node);
                 true
@@ -1010,7 +1019,7 @@ impl FederationChannel {
                 // window, which may be wider than ours.
                 drop(w);
                 self.flush();
-                let members: Vec<NodeId> = lock(&self.fed.members).iter().copied().collect();
+                let members: Vec<NodeId> = lock(&self.fed.members).keys().copied().collect();
                 for m in members {
                     let _ = self.shared.send_frame(
                         m,
@@ -1076,9 +1085,17 @@ impl FederationChannel {
 
     /// Peers whose data this node currently accepts in this federation.
     pub fn members(&self) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = lock(&self.fed.members).iter().copied().collect();
+        let mut v: Vec<NodeId> = lock(&self.fed.members).keys().copied().collect();
         v.sort();
         v
+    }
+
+    /// The first reliable sequence number of member `node`'s stream this node receives, `None`
+    /// if `node` is not a member. A peer's stream starts where the peer stood when the two
+    /// became channel members (1 if it had sent nothing yet): what it sent before never arrives
+    /// here, and the layer above must get that state another way (state transfer).
+    pub fn first_seq(&self, node: NodeId) -> Option<u64> {
+        lock(&self.fed.members).get(&node).copied()
     }
 
     /// The data plane's receive counters.
@@ -1418,7 +1435,7 @@ impl Transport {
                 acks: HashMap::new(),
             }),
             key,
-            members: Mutex::new(HashSet::new()),
+            members: Mutex::new(HashMap::new()),
             sent: SendCounters::default(),
             batch: Batching::new(),
             flow: Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control),

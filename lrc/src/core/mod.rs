@@ -78,8 +78,16 @@ pub enum Event<'a> {
         /// Message.
         msg: ControlMsg,
     },
-    /// `from` opened the federation's data channel: its data arrives from now on.
-    ChannelPeer(Node),
+    /// `node` opened the federation's data channel: its reliable data arrives from sequence
+    /// number `first_seq` on. What it sent before never arrives here (the transport starts a
+    /// peer's stream where it stood when the two became channel members); state transfer
+    /// makes up for it (see [`state_transfer`]).
+    ChannelPeer {
+        /// The peer.
+        node: Node,
+        /// The first reliable sequence number of its stream this LRC receives (1: all of it).
+        first_seq: u64,
+    },
     /// `node` crashed or left.
     PeerGone(Node),
     /// The transport could not recover `from`'s reliable data up to sequence `last`.
@@ -698,12 +706,13 @@ impl FederationCore {
                 }
                 self.on_control(from, msg)
             }
-            Event::ChannelPeer(n) => {
-                self.channel_peers.insert(n);
-                self.evicted_told.remove(&n);
-                if self.removed.contains(&n) {
-                    self.tell_evicted(n);
+            Event::ChannelPeer { node, first_seq } => {
+                self.channel_peers.insert(node);
+                self.evicted_told.remove(&node);
+                if self.removed.contains(&node) {
+                    self.tell_evicted(node);
                 }
+                self.on_stream_start(node, first_seq);
                 self.request_snapshots();
             }
             Event::PeerGone(n) => self.on_peer_gone(n),

@@ -8,8 +8,17 @@
 //! high-water mark (registrations, deletions, declarations: already in the snapshot) is dropped,
 //! its updates and interactions are still delivered, and the rest applied: no gap and no
 //! duplicate. Data from an LRC not
-//! yet in the view is held until the decision that admits it arrives (its stream is then complete
-//! from its first message); data from removed LRCs is ignored.
+//! yet in the view is held until the decision that admits it arrives; data from removed LRCs is
+//! ignored.
+//!
+//! The stream of an LRC that joined after this one needs no snapshot when it reaches this LRC
+//! from its first message. It does not when the two LRCs' connection came up only after that
+//! LRC had sent (its federate joined, subscribed and registered while the connection between
+//! the two was still being dialled): the transport starts a peer's stream where the peer stood
+//! when the two became channel members ([`super::Event::ChannelPeer`] says where), and nothing
+//! would ever bring what came before — a registration missed that way is never discovered, and
+//! every update of the instance is lost. Such a stream waits for a snapshot too, once its
+//! sender is in the view.
 
 use crate::handles::FederateHandle;
 
@@ -111,6 +120,30 @@ impl FederationCore {
                 self.apply_data(n, seq, true, m);
             }
         }
+        // A stream that started late here waited for this decision to ask for its snapshot
+        // (a joiner replaying its Welcome asks once the whole log is applied).
+        if !self.replaying {
+            self.request_snapshots();
+        }
+    }
+
+    /// `from`'s reliable stream reaches this LRC from sequence number `first` on (see the module
+    /// docs): if that is not its whole stream and no snapshot is awaited from it anyway (it was
+    /// a member before this LRC), its stream is held from now on until a snapshot covers what
+    /// this LRC never got. Requested once `from` is in the view (see [`Self::request_snapshots`]).
+    pub(crate) fn on_stream_start(&mut self, from: Node, first: u64) {
+        if first <= 1 || from == self.me || self.removed.contains(&from) {
+            return;
+        }
+        let st = self.streams.entry(from).or_default();
+        if st.needs_snapshot && !st.live {
+            return;
+        }
+        // Data applied before this (it may overtake the peer event) stays applied: the
+        // snapshot is newer, and only held data is replayed from it.
+        st.live = false;
+        st.needs_snapshot = true;
+        st.requested = false;
     }
 
     /// The transport lost `from`'s reliable data up to `last` (it fell out of the sender's
@@ -135,7 +168,9 @@ impl FederationCore {
         self.channel_peers.remove(&n);
     }
 
-    /// Asks each earlier member whose channel is open for its snapshot.
+    /// Asks each member whose stream waits for a snapshot and whose channel is open for it.
+    /// Only members: the snapshot of an LRC whose admission this LRC has not applied yet would
+    /// let its data in before the decision that admits it.
     pub(crate) fn request_snapshots(&mut self) {
         if !self.admitted {
             return;
@@ -143,7 +178,12 @@ impl FederationCore {
         let ask: Vec<Node> = self
             .streams
             .iter()
-            .filter(|(n, s)| s.needs_snapshot && !s.requested && self.channel_peers.contains(n))
+            .filter(|(n, s)| {
+                s.needs_snapshot
+                    && !s.requested
+                    && self.channel_peers.contains(n)
+                    && self.view.nodes.contains(n)
+            })
             .map(|(n, _)| *n)
             .collect();
         for n in ask {
