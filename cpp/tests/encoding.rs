@@ -124,10 +124,9 @@ fn compare(what: &str, rust: &[(&str, Vec<u8>)], cpp: &str) {
     for (name, bytes) in rust {
         match cpp.iter().find(|(n, _)| n == name) {
             Some((_, hex)) if *hex == common::hex(bytes) => {}
-            Some((_, hex)) => mismatches.push(format!(
-                "{name}: Rust {} C++ {hex}",
-                common::hex(bytes)
-            )),
+            Some((_, hex)) => {
+                mismatches.push(format!("{name}: Rust {} C++ {hex}", common::hex(bytes)))
+            }
             None => mismatches.push(format!("{name}: no C++ output")),
         }
     }
@@ -147,11 +146,7 @@ fn compare(what: &str, rust: &[(&str, Vec<u8>)], cpp: &str) {
 fn cpp_encodes_the_same_bytes_as_the_rust_encoder() {
     let exe = common::build_program("encoding", "c++17");
     let rust = rust_vectors();
-    compare(
-        "encode",
-        &rust,
-        &common::run_program(&exe, &["encode"], ""),
-    );
+    compare("encode", &rust, &common::run_program(&exe, &["encode"], ""));
 }
 
 #[test]

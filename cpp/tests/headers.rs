@@ -55,11 +55,15 @@ fn the_thirty_headers_are_there_with_the_attribution() {
             "{} lacks the IEEE attribution line",
             path.display()
         );
-        assert!(
-            !text.contains("std::auto_ptr<") && !text.contains("std::auto_ptr <"),
-            "{} returns std::auto_ptr",
-            path.display()
-        );
+        // Only OwnedPtr's conversions (in SpecificConfig.h) may name std::auto_ptr; no API
+        // function returns one.
+        if !path.ends_with("SpecificConfig.h") {
+            assert!(
+                !text.contains("auto_ptr"),
+                "{} still returns std::auto_ptr",
+                path.display()
+            );
+        }
     }
 }
 

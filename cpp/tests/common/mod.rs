@@ -41,9 +41,7 @@ pub fn run_bounded(mut cmd: Command, stdin: &str, limit: Duration) -> Run {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {cmd:?}: {e}"));
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("start {cmd:?}: {e}"));
     let mut input = child.stdin.take().expect("child stdin");
     let stdin = stdin.to_string();
     let writer = std::thread::spawn(move || {
