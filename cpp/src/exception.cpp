@@ -1,0 +1,160 @@
+// The standard's exception classes: each carries the message it was thrown with and returns it
+// from what().  The list is the one Exception.h declares (121 classes) plus EncoderException.
+
+#include <RTI/Exception.h>
+#include <RTI/encoding/EncodingExceptions.h>
+
+#include <ostream>
+
+namespace rti1516e
+{
+
+Exception::Exception () {}
+
+Exception::Exception (Exception const &) {}
+
+Exception &
+Exception::operator= (Exception const &)
+{
+   return *this;
+}
+
+Exception::~Exception () {}
+
+std::wostream &
+operator<< (std::wostream & stream, Exception const & e)
+{
+   return stream << e.what();
+}
+
+#define HLAMESH_DEFINE_EXCEPTION(Name)                                   \
+   Name::Name (std::wstring const & message) noexcept : _msg(message) {} \
+   std::wstring Name::what () const noexcept { return _msg; }
+
+HLAMESH_DEFINE_EXCEPTION(EncoderException)
+
+HLAMESH_DEFINE_EXCEPTION(AlreadyConnected)
+HLAMESH_DEFINE_EXCEPTION(AsynchronousDeliveryAlreadyDisabled)
+HLAMESH_DEFINE_EXCEPTION(AsynchronousDeliveryAlreadyEnabled)
+HLAMESH_DEFINE_EXCEPTION(AttributeAcquisitionWasNotCanceled)
+HLAMESH_DEFINE_EXCEPTION(AttributeAcquisitionWasNotRequested)
+HLAMESH_DEFINE_EXCEPTION(AttributeAlreadyBeingAcquired)
+HLAMESH_DEFINE_EXCEPTION(AttributeAlreadyBeingChanged)
+HLAMESH_DEFINE_EXCEPTION(AttributeAlreadyBeingDivested)
+HLAMESH_DEFINE_EXCEPTION(AttributeAlreadyOwned)
+HLAMESH_DEFINE_EXCEPTION(AttributeDivestitureWasNotRequested)
+HLAMESH_DEFINE_EXCEPTION(AttributeNotDefined)
+HLAMESH_DEFINE_EXCEPTION(AttributeNotOwned)
+HLAMESH_DEFINE_EXCEPTION(AttributeNotPublished)
+HLAMESH_DEFINE_EXCEPTION(AttributeNotRecognized)
+HLAMESH_DEFINE_EXCEPTION(AttributeNotSubscribed)
+HLAMESH_DEFINE_EXCEPTION(AttributeRelevanceAdvisorySwitchIsOff)
+HLAMESH_DEFINE_EXCEPTION(AttributeRelevanceAdvisorySwitchIsOn)
+HLAMESH_DEFINE_EXCEPTION(AttributeScopeAdvisorySwitchIsOff)
+HLAMESH_DEFINE_EXCEPTION(AttributeScopeAdvisorySwitchIsOn)
+HLAMESH_DEFINE_EXCEPTION(BadInitializationParameter)
+HLAMESH_DEFINE_EXCEPTION(CallNotAllowedFromWithinCallback)
+HLAMESH_DEFINE_EXCEPTION(ConnectionFailed)
+HLAMESH_DEFINE_EXCEPTION(CouldNotCreateLogicalTimeFactory)
+HLAMESH_DEFINE_EXCEPTION(CouldNotDecode)
+HLAMESH_DEFINE_EXCEPTION(CouldNotDiscover)
+HLAMESH_DEFINE_EXCEPTION(CouldNotEncode)
+HLAMESH_DEFINE_EXCEPTION(CouldNotOpenFDD)
+HLAMESH_DEFINE_EXCEPTION(CouldNotOpenMIM)
+HLAMESH_DEFINE_EXCEPTION(CouldNotInitiateRestore)
+HLAMESH_DEFINE_EXCEPTION(DeletePrivilegeNotHeld)
+HLAMESH_DEFINE_EXCEPTION(DesignatorIsHLAstandardMIM)
+HLAMESH_DEFINE_EXCEPTION(RequestForTimeConstrainedPending)
+HLAMESH_DEFINE_EXCEPTION(NoRequestToEnableTimeConstrainedWasPending)
+HLAMESH_DEFINE_EXCEPTION(RequestForTimeRegulationPending)
+HLAMESH_DEFINE_EXCEPTION(NoRequestToEnableTimeRegulationWasPending)
+HLAMESH_DEFINE_EXCEPTION(NoFederateWillingToAcquireAttribute)
+HLAMESH_DEFINE_EXCEPTION(ErrorReadingFDD)
+HLAMESH_DEFINE_EXCEPTION(ErrorReadingMIM)
+HLAMESH_DEFINE_EXCEPTION(FederateAlreadyExecutionMember)
+HLAMESH_DEFINE_EXCEPTION(FederateHandleNotKnown)
+HLAMESH_DEFINE_EXCEPTION(FederateHasNotBegunSave)
+HLAMESH_DEFINE_EXCEPTION(FederateInternalError)
+HLAMESH_DEFINE_EXCEPTION(FederateIsExecutionMember)
+HLAMESH_DEFINE_EXCEPTION(FederateNameAlreadyInUse)
+HLAMESH_DEFINE_EXCEPTION(FederateNotExecutionMember)
+HLAMESH_DEFINE_EXCEPTION(FederateOwnsAttributes)
+HLAMESH_DEFINE_EXCEPTION(FederateServiceInvocationsAreBeingReportedViaMOM)
+HLAMESH_DEFINE_EXCEPTION(FederateUnableToUseTime)
+HLAMESH_DEFINE_EXCEPTION(FederatesCurrentlyJoined)
+HLAMESH_DEFINE_EXCEPTION(FederationExecutionAlreadyExists)
+HLAMESH_DEFINE_EXCEPTION(FederationExecutionDoesNotExist)
+HLAMESH_DEFINE_EXCEPTION(IllegalName)
+HLAMESH_DEFINE_EXCEPTION(IllegalTimeArithmetic)
+HLAMESH_DEFINE_EXCEPTION(InconsistentFDD)
+HLAMESH_DEFINE_EXCEPTION(InteractionClassAlreadyBeingChanged)
+HLAMESH_DEFINE_EXCEPTION(InteractionClassNotDefined)
+HLAMESH_DEFINE_EXCEPTION(InteractionClassNotPublished)
+HLAMESH_DEFINE_EXCEPTION(InteractionClassNotRecognized)
+HLAMESH_DEFINE_EXCEPTION(InteractionClassNotSubscribed)
+HLAMESH_DEFINE_EXCEPTION(InteractionParameterNotDefined)
+HLAMESH_DEFINE_EXCEPTION(InteractionParameterNotRecognized)
+HLAMESH_DEFINE_EXCEPTION(InteractionRelevanceAdvisorySwitchIsOff)
+HLAMESH_DEFINE_EXCEPTION(InteractionRelevanceAdvisorySwitchIsOn)
+HLAMESH_DEFINE_EXCEPTION(InTimeAdvancingState)
+HLAMESH_DEFINE_EXCEPTION(InvalidAttributeHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidDimensionHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidFederateHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidInteractionClassHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidLocalSettingsDesignator)
+HLAMESH_DEFINE_EXCEPTION(InvalidLogicalTime)
+HLAMESH_DEFINE_EXCEPTION(InvalidLogicalTimeInterval)
+HLAMESH_DEFINE_EXCEPTION(InvalidLookahead)
+HLAMESH_DEFINE_EXCEPTION(InvalidObjectClassHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidOrderName)
+HLAMESH_DEFINE_EXCEPTION(InvalidOrderType)
+HLAMESH_DEFINE_EXCEPTION(InvalidParameterHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidRangeBound)
+HLAMESH_DEFINE_EXCEPTION(InvalidRegion)
+HLAMESH_DEFINE_EXCEPTION(InvalidResignAction)
+HLAMESH_DEFINE_EXCEPTION(InvalidRegionContext)
+HLAMESH_DEFINE_EXCEPTION(InvalidMessageRetractionHandle)
+HLAMESH_DEFINE_EXCEPTION(InvalidServiceGroup)
+HLAMESH_DEFINE_EXCEPTION(InvalidTransportationName)
+HLAMESH_DEFINE_EXCEPTION(InvalidTransportationType)
+HLAMESH_DEFINE_EXCEPTION(InvalidUpdateRateDesignator)
+HLAMESH_DEFINE_EXCEPTION(JoinedFederateIsNotInTimeAdvancingState)
+HLAMESH_DEFINE_EXCEPTION(LogicalTimeAlreadyPassed)
+HLAMESH_DEFINE_EXCEPTION(MessageCanNoLongerBeRetracted)
+HLAMESH_DEFINE_EXCEPTION(NameNotFound)
+HLAMESH_DEFINE_EXCEPTION(NameSetWasEmpty)
+HLAMESH_DEFINE_EXCEPTION(NoAcquisitionPending)
+HLAMESH_DEFINE_EXCEPTION(NotConnected)
+HLAMESH_DEFINE_EXCEPTION(ObjectClassNotDefined)
+HLAMESH_DEFINE_EXCEPTION(ObjectClassNotKnown)
+HLAMESH_DEFINE_EXCEPTION(ObjectClassNotPublished)
+HLAMESH_DEFINE_EXCEPTION(ObjectClassRelevanceAdvisorySwitchIsOff)
+HLAMESH_DEFINE_EXCEPTION(ObjectClassRelevanceAdvisorySwitchIsOn)
+HLAMESH_DEFINE_EXCEPTION(ObjectInstanceNameInUse)
+HLAMESH_DEFINE_EXCEPTION(ObjectInstanceNameNotReserved)
+HLAMESH_DEFINE_EXCEPTION(ObjectInstanceNotKnown)
+HLAMESH_DEFINE_EXCEPTION(OwnershipAcquisitionPending)
+HLAMESH_DEFINE_EXCEPTION(RTIinternalError)
+HLAMESH_DEFINE_EXCEPTION(RegionDoesNotContainSpecifiedDimension)
+HLAMESH_DEFINE_EXCEPTION(RegionInUseForUpdateOrSubscription)
+HLAMESH_DEFINE_EXCEPTION(RegionNotCreatedByThisFederate)
+HLAMESH_DEFINE_EXCEPTION(RestoreInProgress)
+HLAMESH_DEFINE_EXCEPTION(RestoreNotInProgress)
+HLAMESH_DEFINE_EXCEPTION(RestoreNotRequested)
+HLAMESH_DEFINE_EXCEPTION(SaveInProgress)
+HLAMESH_DEFINE_EXCEPTION(SaveNotInProgress)
+HLAMESH_DEFINE_EXCEPTION(SaveNotInitiated)
+HLAMESH_DEFINE_EXCEPTION(SpecifiedSaveLabelDoesNotExist)
+HLAMESH_DEFINE_EXCEPTION(SynchronizationPointLabelNotAnnounced)
+HLAMESH_DEFINE_EXCEPTION(TimeConstrainedAlreadyEnabled)
+HLAMESH_DEFINE_EXCEPTION(TimeConstrainedIsNotEnabled)
+HLAMESH_DEFINE_EXCEPTION(TimeRegulationAlreadyEnabled)
+HLAMESH_DEFINE_EXCEPTION(TimeRegulationIsNotEnabled)
+HLAMESH_DEFINE_EXCEPTION(UnableToPerformSave)
+HLAMESH_DEFINE_EXCEPTION(UnknownName)
+HLAMESH_DEFINE_EXCEPTION(UnsupportedCallbackModel)
+HLAMESH_DEFINE_EXCEPTION(InternalError)
+
+#undef HLAMESH_DEFINE_EXCEPTION
+
+}
