@@ -22,6 +22,7 @@ use hlamesh_lrc::handles::{
     ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_timesync::{TimeKind, TimeMessage};
+use hlamesh_transport::beacon_auth::BeaconAuth;
 use hlamesh_transport::data::{DataConfig, DataSender, Nack, Reliability, Repair};
 use hlamesh_transport::discovery::{Beacon, Claim, Solicit};
 use hlamesh_transport::flow::AckPolicy;
@@ -324,16 +325,19 @@ fn beacons(out: &mut Out) {
             name: "NewFed".into(),
             claim_time_us: 1_700_000_000_000_000,
         }],
+        seq: 41,
     };
-    out.seed("beacon", "beacon-full", &b.encode());
+    let auth = BeaconAuth::development(hlamesh_fuzz::targets::beacon::SECRET);
+    out.seed("beacon", "beacon-full", &b.seal(&auth));
     let b = Beacon {
         node: NodeId(7),
         quic_addrs: vec!["10.77.41.2:40000".parse().expect("addr")],
         federations: Vec::new(),
         cert_fingerprint: [0; 32],
         claims: Vec::new(),
+        seq: 1,
     };
-    out.seed("beacon", "beacon-idle", &b.encode());
+    out.seed("beacon", "beacon-idle", &b.seal(&auth));
     out.seed("beacon", "solicit", &Solicit { node: NodeId(7) }.encode());
 }
 

@@ -1,26 +1,55 @@
-//! Discovery datagrams: beacons (`Beacon::decode`) and solicitations (`Solicit::decode`), the
-//! two things anyone on the discovery group can send.
+//! Discovery datagrams: beacons and solicitations, the two things anyone on the discovery group
+//! can send.
 //!
-//! Invariants: only the decode API is called (what a member does with a beacon is another
-//! module's business); what decodes encodes back to bytes that decode to the same value, and a
-//! datagram is at most one of the two.
+//! A beacon is authenticated before any of its body is read (`Beacon::open`); the target opens
+//! every input under a development-mode key ([`SECRET`], which the seed beacons are sealed with,
+//! so the fuzzer reaches the body parser through the authenticated path too) and also runs the
+//! body parser directly (`Beacon::decode_unverified`). Invariants: what opens is what the
+//! parser reads; what decodes seals and opens back to the same value; a datagram is at most one
+//! of a beacon and a solicitation.
 
+use std::time::Instant;
+
+use hlamesh_transport::beacon_auth::BeaconAuth;
 use hlamesh_transport::discovery::{Beacon, Solicit};
+
+/// The development secret the seed beacons are sealed under.
+pub const SECRET: &[u8] = b"hlamesh-fuzz-development-secret";
 
 /// See the module docs.
 pub fn run(data: &[u8]) {
-    let beacon = Beacon::decode(data);
+    let now = Instant::now();
+    let parsed = Beacon::decode_unverified(data);
+    let opened = Beacon::open(data, &mut BeaconAuth::development(SECRET), now);
+    if let Ok(b) = &opened {
+        assert_eq!(
+            parsed.as_ref().ok(),
+            Some(b),
+            "opened but does not parse alike"
+        );
+    }
     let solicit = Solicit::decode(data);
     assert!(
-        !(beacon.is_ok() && solicit.is_ok()),
+        !(parsed.is_ok() && solicit.is_ok()),
         "a beacon and a solicitation at once"
     );
     if solicit.is_ok() {
         assert!(Solicit::is_solicit(data));
     }
-    if let Ok(b) = beacon {
-        let again = Beacon::decode(&b.encode()).expect("an encoded beacon decodes");
+    if let Ok(b) = parsed {
+        let sealed = b.seal(&BeaconAuth::development(SECRET));
+        let again = Beacon::open(&sealed, &mut BeaconAuth::development(SECRET), now)
+            .expect("a sealed beacon opens under the same secret");
         assert_eq!(again, b);
+        assert!(
+            Beacon::open(
+                &sealed,
+                &mut BeaconAuth::development(b"another secret"),
+                now
+            )
+            .is_err(),
+            "a beacon opened under another secret"
+        );
     }
     if let Ok(s) = solicit {
         assert_eq!(Solicit::decode(&s.encode()).ok(), Some(s));
