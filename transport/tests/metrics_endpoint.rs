@@ -130,7 +130,7 @@ fn scrape_parses_and_counters_follow_the_traffic() {
     for (_, labels) in after.samples.keys() {
         for k in labels.keys() {
             assert!(
-                ["federation", "reason", "peer", "kind"].contains(&k.as_str()),
+                ["federation", "reason", "peer", "kind", "outcome"].contains(&k.as_str()),
                 "unexpected label {k}"
             );
         }
