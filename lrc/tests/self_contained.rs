@@ -1,7 +1,7 @@
 //! The repository stands alone: nothing in it reads, includes or cites files outside it.
 //!
 //! The team keeps a reference shelf beside its own checkouts; a user's clone has no such folder,
-//! so a path that climbs out of the repository (`../shared/...`) or a citation of a document that
+//! so a path that climbs out of the repository into that folder or a citation of a document that
 //! only the shelf has breaks a build, a test or a reader. This test walks every text file of the
 //! repository (not `.git`, not build output) and fails on either.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -47,6 +47,11 @@ fn text_files(root: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
+/// A path out of the repository to the shelf, and the shelf's FOM folder, spelled in pieces so
+/// that this file does not contain what it looks for.
+const OUT_TO_SHELF: &str = concat!("..", "/", "shared");
+const SHELF_FOMS: &str = concat!("shared", "/", "foms");
+
 /// Names of documents that exist only on the team's shelf; the repository's own design documents
 /// live in `docs/` and are cited by that path.
 const SHELF_ONLY: [&str; 3] = ["HLA-REFERENCE", "RUST-NOTES", "CPP-API-NOTES"];
@@ -57,7 +62,7 @@ fn problems(text: &str, docs: &Path) -> Vec<String> {
     let mut found = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let at = |what: &str| format!("line {}: {what}: {}", n + 1, line.trim());
-        if line.contains("../shared") || line.contains("shared/foms") {
+        if line.contains(OUT_TO_SHELF) || line.contains(SHELF_FOMS) {
             found.push(at("path outside the repository"));
         }
         for name in SHELF_ONLY {
@@ -92,7 +97,7 @@ fn nothing_in_the_repository_refers_outside_it() {
     );
     let mut report = Vec::new();
     for (path, text) in &files {
-        // This file names what it looks for.
+        // This file names the shelf-only documents it looks for.
         if path.file_name() == Some(me) {
             continue;
         }
@@ -114,7 +119,10 @@ fn nothing_in_the_repository_refers_outside_it() {
 #[test]
 fn the_check_sees_each_kind_of_reference() {
     let docs = Path::new("/nonexistent-docs");
-    assert_eq!(problems("see ../shared/foms/x.xml", docs).len(), 1);
+    assert_eq!(
+        problems(&format!("see {OUT_TO_SHELF}/foms/x.xml"), docs).len(),
+        1
+    );
     assert_eq!(problems("// HLA-REFERENCE §2", docs).len(), 1);
     assert_eq!(problems("//! (DESIGN.md §6)", docs).len(), 1);
     assert!(problems("shared by two threads; a shared secret", docs).is_empty());
