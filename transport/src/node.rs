@@ -1709,7 +1709,7 @@ impl Shared {
 // net thread tasks
 
 /// Most incoming handshakes in progress at once; further ones are ignored (the peer retries
-/// with its next dial). Each holds a QUIC connection's state for up to [`HANDSHAKE_TIMEOUT`].
+/// with its next dial). Each holds a QUIC connection's state for up to `HANDSHAKE_TIMEOUT`.
 pub const MAX_PENDING_ACCEPTS: usize = 32;
 /// Longest a handshake (dial or accept, including the hello exchange) may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
