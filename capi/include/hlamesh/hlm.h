@@ -259,7 +259,8 @@ int32_t hlm_rti_new (hlm_rti **out, hlm_text *message);
 void hlm_rti_free (hlm_rti *rti);
 void hlm_text_free (hlm_text text);
 void hlm_handle_list_free (hlm_handle_list list);
-/* Exceptions thrown by this ambassador's federate callbacks, caught and counted. */
+/* Exceptions thrown by this ambassador's federate callbacks, caught and counted (rti NULL:
+ * those of every ambassador of the process). */
 uint64_t hlm_callback_exceptions (hlm_rti const *rti);
 
 /* ---- 4: federation management ---- */

@@ -195,6 +195,9 @@ impl Drop for InCallback {
     }
 }
 
+/// Exceptions thrown by federate callbacks of every ambassador of the process.
+pub static CALLBACK_EXCEPTIONS: AtomicU64 = AtomicU64::new(0);
+
 /// Counters shared by an `hlm_rti` and its [`CAmbassador`].
 #[derive(Debug, Default)]
 pub struct CallbackStats {
@@ -282,6 +285,7 @@ impl CAmbassador {
         };
         if r != 0 {
             let n = self.stats.exceptions.fetch_add(1, Ordering::Relaxed) + 1;
+            CALLBACK_EXCEPTIONS.fetch_add(1, Ordering::Relaxed);
             let end = what.iter().position(|b| *b == 0).unwrap_or(what.len());
             let msg = String::from_utf8_lossy(&what[..end]);
             eprintln!(

@@ -23,7 +23,9 @@ use hlamesh_lrc::handles::{
 };
 use hlamesh_lrc::node::Lrc;
 
-use crate::abi::callbacks::{CAmbassador, CallbackStats, HlmEventFn, in_callback};
+use crate::abi::callbacks::{
+    CALLBACK_EXCEPTIONS, CAmbassador, CallbackStats, HlmEventFn, in_callback,
+};
 use crate::abi::designator::{Settings, parse_designator};
 use crate::abi::exceptions::code_and_message;
 use crate::abi::ffi::{
@@ -332,7 +334,8 @@ pub unsafe extern "C" fn hlm_handle_list_free(list: HlmHandleList) {
     unsafe { list.free() }
 }
 
-/// `hlm_callback_exceptions`: exceptions this ambassador's federate callbacks threw.
+/// `hlm_callback_exceptions`: exceptions this ambassador's federate callbacks threw (with
+/// NULL: those of every ambassador of the process).
 ///
 /// # Safety
 /// `rti` is NULL or a live `hlm_rti`.
@@ -341,7 +344,7 @@ pub unsafe extern "C" fn hlm_callback_exceptions(rti: *const HlmRti) -> u64 {
     // SAFETY: forwarded contract.
     match unsafe { rti_ref(rti) } {
         Ok(r) => r.stats.exceptions.load(Ordering::Relaxed),
-        Err(_) => 0,
+        Err(_) => CALLBACK_EXCEPTIONS.load(Ordering::Relaxed),
     }
 }
 
