@@ -34,7 +34,10 @@ fn fed_exe() -> PathBuf {
 }
 
 fn fom() -> String {
-    root().join("capi/tests/data/CapiTest.xml").display().to_string()
+    root()
+        .join("capi/tests/data/CapiTest.xml")
+        .display()
+        .to_string()
 }
 
 fn federation(tag: &str) -> String {
@@ -113,9 +116,19 @@ fn time_lockstep(sub_model: &str) {
     let net = Net::unique();
     let fed = federation(&format!("time-{sub_model}"));
     let fom = fom();
-    let tsub = Proc::spawn("tsub", &fed_exe(), &["tsub", &fed, &fom, sub_model, ""], &net.env());
+    let tsub = Proc::spawn(
+        "tsub",
+        &fed_exe(),
+        &["tsub", &fed, &fom, sub_model, ""],
+        &net.env(),
+    );
     tsub.until("ready", T);
-    let tpub = Proc::spawn("tpub", &fed_exe(), &["tpub", &fed, &fom, "evoked", ""], &net.env());
+    let tpub = Proc::spawn(
+        "tpub",
+        &fed_exe(),
+        &["tpub", &fed, &fom, "evoked", ""],
+        &net.env(),
+    );
     let p = tpub.until("disconnected", T);
     let s = tsub.until("disconnected", T);
     assert!(p.iter().any(|l| l == "ok InTimeAdvancingState"), "{p:?}");

@@ -276,12 +276,7 @@ impl CAmbassador {
         // SAFETY: `on_event` and `ctx` were registered together at connect and stay valid (see
         // the `Send` impl); `ev` and `what` outlive the call, and `what_cap` is `what`'s size.
         let r = unsafe {
-            (self.on_event)(
-                self.ctx,
-                ev,
-                what.as_mut_ptr().cast::<c_char>(),
-                what.len(),
-            )
+            (self.on_event)(self.ctx, ev, what.as_mut_ptr().cast::<c_char>(), what.len())
         };
         if r != 0 {
             let n = self.stats.exceptions.fetch_add(1, Ordering::Relaxed) + 1;
@@ -300,7 +295,13 @@ impl CAmbassador {
         self.stats.time_kind.load(Ordering::Relaxed)
     }
 
-    fn object_attrs(&self, k: i32, object: ObjectInstanceHandle, a: &[AttributeHandle], tag: &[u8]) {
+    fn object_attrs(
+        &self,
+        k: i32,
+        object: ObjectInstanceHandle,
+        a: &[AttributeHandle],
+        tag: &[u8],
+    ) {
         let hs = attrs(a);
         self.send(&HlmEvent {
             kind: k,
@@ -547,14 +548,24 @@ impl FederateAmbassador for CAmbassador {
         offered: &[AttributeHandle],
         tag: &[u8],
     ) {
-        self.object_attrs(kind::REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION, object, offered, tag);
+        self.object_attrs(
+            kind::REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION,
+            object,
+            offered,
+            tag,
+        );
     }
     fn request_divestiture_confirmation(
         &mut self,
         object: ObjectInstanceHandle,
         released: &[AttributeHandle],
     ) {
-        self.object_attrs(kind::REQUEST_DIVESTITURE_CONFIRMATION, object, released, &[]);
+        self.object_attrs(
+            kind::REQUEST_DIVESTITURE_CONFIRMATION,
+            object,
+            released,
+            &[],
+        );
     }
     fn attribute_ownership_acquisition_notification(
         &mut self,

@@ -172,7 +172,7 @@ macro_rules! services {
                     // SAFETY: this function's contract: `rti` came from hlm_rti_new.
                     let $r = unsafe { rti_ref(rti) }?;
                     // SAFETY: this function's contract: each pointer is valid for its length.
-                    $(let $arg = unsafe { FromC::from_c($arg) }?;)*
+                    $(let $arg = unsafe { FromC::to_rust($arg) }?;)*
                     let result = $body?;
                     let _ = &result;
                     $(
@@ -206,10 +206,14 @@ fn attrs(v: Vec<u32>) -> Vec<AttributeHandle> {
     v.into_iter().map(AttributeHandle).collect()
 }
 fn attr_values(v: Vec<(u32, Vec<u8>)>) -> Vec<(AttributeHandle, Vec<u8>)> {
-    v.into_iter().map(|(h, b)| (AttributeHandle(h), b)).collect()
+    v.into_iter()
+        .map(|(h, b)| (AttributeHandle(h), b))
+        .collect()
 }
 fn param_values(v: Vec<(u32, Vec<u8>)>) -> Vec<(ParameterHandle, Vec<u8>)> {
-    v.into_iter().map(|(h, b)| (ParameterHandle(h), b)).collect()
+    v.into_iter()
+        .map(|(h, b)| (ParameterHandle(h), b))
+        .collect()
 }
 fn s(v: Option<String>) -> String {
     v.unwrap_or_default()
@@ -249,9 +253,8 @@ fn order_type(o: i32) -> RtiResult<OrderType> {
     }
 }
 fn seconds(v: f64) -> RtiResult<Duration> {
-    Duration::try_from_secs_f64(v).map_err(|_| {
-        RtiError::RtiInternalError(format!("{v} seconds is no duration"))
-    })
+    Duration::try_from_secs_f64(v)
+        .map_err(|_| RtiError::RtiInternalError(format!("{v} seconds is no duration")))
 }
 fn opt_time(t: Option<hlamesh_lrc::ambassador::Time>) -> HlmTime {
     t.map_or(HlmTime::NONE, HlmTime::of_time)
@@ -366,9 +369,9 @@ pub unsafe extern "C" fn hlm_connect(
         // SAFETY: this function's contract.
         let r = unsafe { rti_ref(rti) }?;
         // SAFETY: this function's contract.
-        let designator = s(unsafe { local_settings_designator.from_c() }?);
-        let on_event = on_event
-            .ok_or_else(|| RtiError::RtiInternalError("NULL callback function".into()))?;
+        let designator = s(unsafe { local_settings_designator.to_rust() }?);
+        let on_event =
+            on_event.ok_or_else(|| RtiError::RtiInternalError("NULL callback function".into()))?;
         let model = match callback_model {
             0 => CallbackModel::Immediate,
             1 => CallbackModel::Evoked,
@@ -395,6 +398,17 @@ pub unsafe extern "C" fn hlm_connect(
         Ok(())
     })
 }
+
+/// The C signatures of the services written out by hand (not by [`services!`]), in
+/// [`SIGNATURES`]' form, for the agreement test with `hlm.h`.
+pub const HAND_WRITTEN_SIGNATURES: &[(&str, &[&str], Option<&str>)] = &[
+    (
+        "hlm_connect",
+        &["hlm_event_fn", "void*", "int32_t", "hlm_str"],
+        None,
+    ),
+    ("hlm_disconnect", &[], None),
+];
 
 /// `hlm_disconnect` (4.3).
 ///

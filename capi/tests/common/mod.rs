@@ -124,14 +124,21 @@ impl Proc {
             let left = end.saturating_duration_since(std::time::Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(l) => {
-                    assert!(!l.starts_with("error"), "[{}] {l}; before: {seen:?}", self.name);
+                    assert!(
+                        !l.starts_with("error"),
+                        "[{}] {l}; before: {seen:?}",
+                        self.name
+                    );
                     let stop = l.starts_with(prefix);
                     seen.push(l);
                     if stop {
                         return seen;
                     }
                 }
-                Err(_) => panic!("[{}] no {prefix:?} within {timeout:?}; got {seen:?}", self.name),
+                Err(_) => panic!(
+                    "[{}] no {prefix:?} within {timeout:?}; got {seen:?}",
+                    self.name
+                ),
             }
         }
     }
@@ -177,7 +184,11 @@ impl Net {
         Net {
             discovery_port: base,
             data_port: base + 1,
-            group: format!("239.255.{}.{}", 150 + (n % 50), 1 + (std::process::id() % 250)),
+            group: format!(
+                "239.255.{}.{}",
+                150 + (n % 50),
+                1 + (std::process::id() % 250)
+            ),
             secret: format!("capi-test-{}-{n}", std::process::id()),
         }
     }
