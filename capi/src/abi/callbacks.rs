@@ -9,8 +9,8 @@
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use hlamesh_lrc::ambassador::{
     FederateAmbassador, RestoreFailureReason, RestoreStatus, SaveFailureReason, SaveStatus,
@@ -205,6 +205,21 @@ pub struct CallbackStats {
     pub exceptions: AtomicU64,
     /// The joined federation's time kind (`HLM_TIME_*`), to decode timestamps in callbacks.
     pub time_kind: AtomicI32,
+    /// Set when the `hlm_rti` is freed: no callback is delivered after that.
+    pub closed: AtomicBool,
+    /// Held shared while a callback runs; `close` takes it exclusively to wait for one in
+    /// flight (the C++ object it calls is about to be destroyed).
+    pub gate: RwLock<()>,
+}
+
+impl CallbackStats {
+    /// No further callbacks; waits for one running on another thread to return.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        if !in_callback() {
+            drop(self.gate.write().unwrap_or_else(PoisonError::into_inner));
+        }
+    }
 }
 
 /// The federate's C++ ambassador, seen from Rust.
@@ -271,6 +286,17 @@ impl CAmbassador {
     }
 
     fn send(&self, ev: &HlmEvent) {
+        if self.stats.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let _running = self
+            .stats
+            .gate
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.stats.closed.load(Ordering::Acquire) {
+            return;
+        }
         let _mark = InCallback(IN_CALLBACK.with(|c| c.replace(true)));
         let mut what = [0u8; 512];
         // SAFETY: `on_event` and `ctx` were registered together at connect and stay valid (see

@@ -302,7 +302,8 @@ pub unsafe extern "C" fn hlm_rti_new(out: *mut *mut HlmRti, message: *mut HlmTex
 }
 
 /// `hlm_rti_free`: drops an ambassador (resigned and disconnected or not: dropping it stops
-/// its callbacks, and the LRC resigns a still-joined federate as if it were lost).
+/// its callbacks — waiting for one in flight on another thread — and the LRC resigns a
+/// still-joined federate as if it were lost).
 ///
 /// # Safety
 /// `rti` is NULL or came from `hlm_rti_new` and is not used afterwards.
@@ -313,7 +314,11 @@ pub unsafe extern "C" fn hlm_rti_free(rti: *mut HlmRti) {
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: per the contract, `rti` is a leaked Box from hlm_rti_new, freed once.
-        drop(unsafe { Box::from_raw(rti) });
+        let rti = unsafe { Box::from_raw(rti) };
+        // The C++ object the callbacks call dies with it: wait for a callback in flight on an
+        // LRC thread, deliver none afterwards.
+        rti.stats.close();
+        drop(rti);
     }));
 }
 
