@@ -17,6 +17,13 @@
 //!   time-stamped updates delivered in time-stamp order before the grant of their time, with
 //!   exact grants; the next request made from inside `timeAdvanceGrant` (immediate model);
 //!   `InTimeAdvancingState` for a second request.
+//! * a synchronization point registered, announced (with its tag), achieved from inside the
+//!   announcement and synchronized; an intrusive ownership acquisition the owner answers from
+//!   inside `requestAttributeOwnershipRelease`, the new owner's update reflected at the old
+//!   owner, whose own update now throws `AttributeNotOwned`; `FederateOwnsAttributes` for a
+//!   resign with `NO_ACTION` while owning.
+//! * a federation save answered from inside `initiateFederateSave`, then a restore of it, each
+//!   federate restored as itself.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -146,4 +153,102 @@ fn time_lockstep_tso_immediate_subscriber() {
 #[test]
 fn time_lockstep_tso_evoked_subscriber() {
     time_lockstep("evoked");
+}
+
+#[test]
+fn sync_point_and_ownership_transfer_driven_from_cpp() {
+    let net = Net::unique();
+    let fed = federation("own");
+    let fom = fom();
+    let ob = Proc::spawn(
+        "ob",
+        &fed_exe(),
+        &["ob", &fed, &fom, "immediate", ""],
+        &net.env(),
+    );
+    ob.until("ready", T);
+    let oa = Proc::spawn(
+        "oa",
+        &fed_exe(),
+        &["oa", &fed, &fom, "evoked", ""],
+        &net.env(),
+    );
+    let a = oa.until("disconnected", T);
+    let b = ob.until("disconnected", T);
+    for expected in [
+        "sync registered ReadyToRun",
+        "sync announced ReadyToRun tag=go",
+        "synchronized ReadyToRun failed=0",
+        // The intrusive acquisition asked the owner, which divested from inside the callback.
+        "released 1",
+        "reflect from new owner",
+        "ok AttributeNotOwned",
+        "ok FederateOwnsAttributes",
+        "resigned",
+    ] {
+        assert!(
+            a.iter().any(|l| l.starts_with(expected)),
+            "oa: no {expected:?} in {a:?}"
+        );
+    }
+    for expected in [
+        "sync announced ReadyToRun tag=go",
+        "synchronized ReadyToRun failed=0",
+        "acquired",
+        "updated as owner",
+        "ok FederateOwnsAttributes",
+        "resigned",
+    ] {
+        assert!(
+            b.iter().any(|l| l.starts_with(expected)),
+            "ob: no {expected:?} in {b:?}"
+        );
+    }
+}
+
+#[test]
+fn save_and_restore_driven_from_cpp() {
+    let net = Net::unique();
+    let fed = federation("save");
+    let fom = fom();
+    let saves = common::lib_dir().join(format!("capi-test-saves-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&saves);
+    std::fs::create_dir_all(&saves).unwrap();
+    let mut env = net.env();
+    env.push(("HLAMESH_SAVE_DIR".into(), saves.display().to_string()));
+    let sb = Proc::spawn("sb", &fed_exe(), &["sb", &fed, &fom, "immediate", ""], &env);
+    sb.until("ready", T);
+    let sa = Proc::spawn("sa", &fed_exe(), &["sa", &fed, &fom, "evoked", ""], &env);
+    let a = sa.until("disconnected", T);
+    let b = sb.until("disconnected", T);
+    for lines in [&a, &b] {
+        for expected in [
+            "save initiated s1",
+            "federation saved",
+            "restore initiated s1",
+            "federation restored",
+            "resigned",
+        ] {
+            assert!(
+                lines.iter().any(|l| l.starts_with(expected)),
+                "no {expected:?} in {lines:?}"
+            );
+        }
+    }
+    assert!(
+        a.iter().any(|l| l == "restore request succeeded s1"),
+        "{a:?}"
+    );
+    // Each federate was restored as itself.
+    assert!(
+        a.iter()
+            .any(|l| l.starts_with("restore initiated s1 as sa")),
+        "{a:?}"
+    );
+    assert!(
+        b.iter()
+            .any(|l| l.starts_with("restore initiated s1 as sb")),
+        "{b:?}"
+    );
+    let _ = std::fs::remove_dir_all(&saves);
 }

@@ -3,7 +3,8 @@
 //
 //   fed ROLE FEDERATION FOM MODEL DESIGNATOR
 //
-// ROLE: pub | sub (objects, interactions, misuse) or tpub | tsub (time management).
+// ROLE: pub | sub (objects, interactions, misuse), tpub | tsub (time management), oa | ob
+// (synchronization point, ownership transfer), sa | sb (save and restore).
 // MODEL: evoked | immediate.  Every line printed is "event key=value ..."; a failed check
 // prints "error ..." and exits 1.  Everything is bounded by deadlines.
 
@@ -155,6 +156,12 @@ public:
    int64_t target = 0; // tsub: the time to advance to
    int64_t start = 0;  // the time both federates started advancing from
    ObjectInstanceHandle seen;
+   // Synchronization points and ownership (roles oa, ob).
+   bool announced = false, synchronized = false, registeredPoint = false;
+   bool acquired = false, released = false, reflectedFromNewOwner = false;
+   std::string announcedTag;
+   // Save and restore (roles sa, sb).
+   bool saved = false, restored = false, restoreRequested = false;
 
    // Waits (bounded) until `done` holds; evokes callbacks meanwhile in the evoked model.
    void
@@ -227,6 +234,17 @@ public:
                            VariableLengthData const & tag, OrderType sent, TransportationType,
                            SupplementalReflectInfo) override
    {
+      if (role == "oa")
+      {
+         if (values.count(h.position) == 1 && bytesOf(values.at(h.position)) == text("mine now"))
+         {
+            say("reflect from new owner");
+            std::lock_guard<std::mutex> g(m);
+            reflectedFromNewOwner = true;
+         }
+         notify();
+         return;
+      }
       if (role != "sub")
          return;
       bool first;
@@ -350,6 +368,131 @@ public:
          removed = true;
       }
       notify();
+   }
+
+
+   void
+   synchronizationPointRegistrationSucceeded (std::wstring const & label) override
+   {
+      say("sync registered " + narrow(label));
+      std::lock_guard<std::mutex> g(m);
+      registeredPoint = true;
+      notify();
+   }
+
+   void
+   announceSynchronizationPoint (std::wstring const & label,
+                                 VariableLengthData const & tag) override
+   {
+      std::vector<uint8_t> t = bytesOf(tag);
+      say("sync announced " + narrow(label) + " tag=" + std::string(t.begin(), t.end()));
+      // Achieved from inside the announcement.
+      rti->synchronizationPointAchieved(label);
+      std::lock_guard<std::mutex> g(m);
+      announced = true;
+      announcedTag.assign(t.begin(), t.end());
+      notify();
+   }
+
+   void
+   federationSynchronized (std::wstring const & label, FederateHandleSet const & failed) override
+   {
+      say("synchronized " + narrow(label) + " failed=" + std::to_string(failed.size()));
+      std::lock_guard<std::mutex> g(m);
+      synchronized = true;
+      notify();
+   }
+
+   void
+   requestAttributeOwnershipRelease (ObjectInstanceHandle o, AttributeHandleSet const & candidates,
+                                     VariableLengthData const & tag) override
+   {
+      if (bytesOf(tag) != text("want"))
+         fail("release request: tag differs");
+      AttributeHandleSet divested;
+      rti->attributeOwnershipDivestitureIfWanted(o, candidates, divested);
+      if (divested != candidates)
+         fail("divestiture if wanted returned another set");
+      say("released " + std::to_string(divested.size()));
+      std::lock_guard<std::mutex> g(m);
+      released = true;
+      notify();
+   }
+
+   void
+   attributeOwnershipAcquisitionNotification (ObjectInstanceHandle, AttributeHandleSet const & secured,
+                                              VariableLengthData const &) override
+   {
+      if (secured.count(h.position) != 1)
+         fail("acquisition notification without Position");
+      say("acquired");
+      std::lock_guard<std::mutex> g(m);
+      acquired = true;
+      notify();
+   }
+
+
+   void
+   initiateFederateSave (std::wstring const & label) override
+   {
+      say("save initiated " + narrow(label));
+      // Answered from inside the callback.
+      rti->federateSaveBegun();
+      rti->federateSaveComplete();
+   }
+
+   void
+   federationSaved () override
+   {
+      say("federation saved");
+      std::lock_guard<std::mutex> g(m);
+      saved = true;
+      notify();
+   }
+
+   void
+   federationNotSaved (SaveFailureReason r) override
+   {
+      fail("federation not saved: " + std::to_string(int(r)));
+   }
+
+   void
+   requestFederationRestoreSucceeded (std::wstring const & label) override
+   {
+      say("restore request succeeded " + narrow(label));
+      std::lock_guard<std::mutex> g(m);
+      restoreRequested = true;
+      notify();
+   }
+
+   void
+   requestFederationRestoreFailed (std::wstring const & label) override
+   {
+      fail("restore request failed " + narrow(label));
+   }
+
+   void
+   initiateFederateRestore (std::wstring const & label, std::wstring const & name,
+                            FederateHandle handle) override
+   {
+      say("restore initiated " + narrow(label) + " as " + narrow(name) + " " +
+          narrow(handle.toString()));
+      rti->federateRestoreComplete();
+   }
+
+   void
+   federationRestored () override
+   {
+      say("federation restored");
+      std::lock_guard<std::mutex> g(m);
+      restored = true;
+      notify();
+   }
+
+   void
+   federationNotRestored (RestoreFailureReason r) override
+   {
+      fail("federation not restored: " + std::to_string(int(r)));
    }
 
    void
@@ -533,6 +676,98 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
    return 0;
 }
 
+
+// A federation save and a restore of it (roles sa, sb).
+int
+saveRestore (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring const & fom)
+{
+   createOrJoinExisting(rti, fed, fom, L"");
+   rti.joinFederationExecution(widen(f.role), L"Test", fed);
+   if (f.role == "sb")
+      say("ready");
+   else
+   {
+      // Both are members before the save is asked for.
+      rti.getFederateHandle(L"sb");
+      rti.requestFederationSave(L"s1");
+   }
+   f.await([&] { return f.saved; }, "federationSaved");
+   if (f.role == "sa")
+      rti.requestFederationRestore(L"s1");
+   f.await([&] { return f.restored; }, "federationRestored");
+   if (f.role == "sa" && !f.restoreRequested)
+      fail("no requestFederationRestoreSucceeded");
+   rti.resignFederationExecution(CANCEL_THEN_DELETE_THEN_DIVEST);
+   say("resigned");
+   return 0;
+}
+
+// Synchronization point and an intrusive ownership transfer (roles oa, ob).
+int
+ownership (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring const & fom)
+{
+   Handles & h = f.h;
+   createOrJoinExisting(rti, fed, fom, L"");
+   rti.joinFederationExecution(widen(f.role), L"Test", fed);
+   h.load(rti);
+   AttributeHandleSet attrs;
+   attrs.insert(h.position);
+   rti.publishObjectClassAttributes(h.vehicle, attrs);
+   rti.subscribeObjectClassAttributes(h.vehicle, attrs);
+   if (f.role == "ob")
+   {
+      say("ready");
+      f.await([&] { return f.synchronized; }, "federationSynchronized");
+      f.await([&] { return f.discovered; }, "the instance");
+      ObjectInstanceHandle o = f.seen;
+      if (rti.isAttributeOwnedByFederate(o, h.position))
+         fail("owned before acquisition");
+      rti.attributeOwnershipAcquisition(o, attrs, data(text("want")));
+      f.await([&] { return f.acquired; }, "acquisition");
+      if (!rti.isAttributeOwnedByFederate(o, h.position))
+         fail("not owned after acquisition notification");
+      AttributeHandleValueMap v;
+      v[h.position] = data(text("mine now"));
+      rti.updateAttributeValues(o, v, data(text("new owner")));
+      say("updated as owner");
+   }
+   else
+   {
+      ObjectInstanceHandle o = rti.registerObjectInstance(h.vehicle);
+      AttributeHandleValueMap v;
+      v[h.position] = data(text("first owner"));
+      rti.updateAttributeValues(o, v, data(text("x")));
+      rti.registerFederationSynchronizationPoint(L"ReadyToRun", data(text("go")));
+      f.await([&] { return f.registeredPoint && f.announced && f.synchronized; }, "sync");
+      if (f.announcedTag != "go")
+         fail("announced tag");
+      f.await([&] { return f.released; }, "release request");
+      try
+      {
+         rti.updateAttributeValues(o, v, data(text("x")));
+         fail("update of a divested attribute did not throw");
+      }
+      catch (AttributeNotOwned const &)
+      {
+         say("ok AttributeNotOwned");
+      }
+      f.await([&] { return f.reflectedFromNewOwner; }, "the new owner's update");
+   }
+   // Each still owns something (the old owner the privilege to delete, the new one Position).
+   try
+   {
+      rti.resignFederationExecution(NO_ACTION);
+      fail("resign with NO_ACTION while owning did not throw");
+   }
+   catch (FederateOwnsAttributes const &)
+   {
+      say("ok FederateOwnsAttributes");
+   }
+   rti.resignFederationExecution(UNCONDITIONALLY_DIVEST_ATTRIBUTES);
+   say("resigned");
+   return 0;
+}
+
 int
 timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring const & fom)
 {
@@ -648,6 +883,8 @@ main (int argc, char ** argv)
          say("ok AlreadyConnected");
       }
       int r = (f.role == "pub" || f.role == "sub") ? objects(f, *rti, fed, fom)
+              : (f.role == "oa" || f.role == "ob") ? ownership(f, *rti, fed, fom)
+              : (f.role == "sa" || f.role == "sb") ? saveRestore(f, *rti, fed, fom)
                                                    : timed(f, *rti, fed, fom);
       rti->disconnect();
       say("disconnected");
