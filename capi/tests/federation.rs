@@ -12,8 +12,10 @@
 //!   (an interaction sent from `reflectAttributeValues`); an exception thrown by a federate
 //!   callback is caught and counted; both callback models; `connect`'s `hlamesh:` designator
 //!   (one federate has no `HLAMESH_*` environment: it finds the federation only through it)
-//!   and another RTI's designator (accepted).
-//! * time: two regulating and constrained federates with `HLAinteger64Time` in TAR lockstep,
+//!   and another RTI's designator (accepted);
+//!   `disableCallbacks` holds callbacks back until `enableCallbacks`.
+//! * time: two regulating and constrained federates with `HLAinteger64Time` in TAR lockstep
+//!   (or the subscriber advancing by NER, granted at each message's time),
 //!   time-stamped updates delivered in time-stamp order before the grant of their time, with
 //!   exact grants; the next request made from inside `timeAdvanceGrant` (immediate model);
 //!   `InTimeAdvancingState` for a second request.
@@ -82,6 +84,7 @@ fn objects(sub_model: &str, pub_model: &str) {
         "command ack",
         "ok CallNotAllowedFromWithinCallback",
         "ok CallNotAllowedFromWithinCallback connect",
+        "ok disableCallbacks",
         "command stop-ok",
         "command done",
         "resigned",
@@ -119,14 +122,14 @@ fn objects_interactions_misuse_evoked_subscriber_immediate_publisher() {
     objects("evoked", "immediate");
 }
 
-fn time_lockstep(sub_model: &str) {
+fn time_lockstep(role: &str, sub_model: &str) {
     let net = Net::unique();
-    let fed = federation(&format!("time-{sub_model}"));
+    let fed = federation(&format!("time-{role}-{sub_model}"));
     let fom = fom();
     let tsub = Proc::spawn(
-        "tsub",
+        role,
         &fed_exe(),
-        &["tsub", &fed, &fom, sub_model, ""],
+        &[role, &fed, &fom, sub_model, ""],
         &net.env(),
     );
     tsub.until("ready", T);
@@ -140,19 +143,31 @@ fn time_lockstep(sub_model: &str) {
     let s = tsub.until("disconnected", T);
     assert!(p.iter().any(|l| l == "ok InTimeAdvancingState"), "{p:?}");
     assert!(p.iter().any(|l| l == "granted 11"), "{p:?}");
-    // Every grant was exact (checked in the federate) and the ten time-stamped updates were
-    // all reflected in time-stamp order before their grants.
+    // Every grant was exact (checked in the federate: TAR grants t+1, NER grants the time of
+    // the next message) and the ten time-stamped updates were all reflected in time-stamp
+    // order before their grants; lookahead and GALT queries answered.
+    assert!(s.iter().any(|l| l == "lookahead 1 galt>=1"), "{s:?}");
     assert!(s.iter().any(|l| l == "granted 11 reflects=10"), "{s:?}");
 }
 
 #[test]
 fn time_lockstep_tso_immediate_subscriber() {
-    time_lockstep("immediate");
+    time_lockstep("tsub", "immediate");
 }
 
 #[test]
 fn time_lockstep_tso_evoked_subscriber() {
-    time_lockstep("evoked");
+    time_lockstep("tsub", "evoked");
+}
+
+#[test]
+fn next_message_request_tso_immediate_subscriber() {
+    time_lockstep("nsub", "immediate");
+}
+
+#[test]
+fn next_message_request_tso_evoked_subscriber() {
+    time_lockstep("nsub", "evoked");
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //
 //   fed ROLE FEDERATION FOM MODEL DESIGNATOR
 //
-// ROLE: pub | sub (objects, interactions, misuse), tpub | tsub (time management), oa | ob
+// ROLE: pub | sub (objects, interactions, misuse), tpub | tsub | nsub (time management: TAR
+// or NER subscriber), oa | ob
 // (synchronization point, ownership transfer), sa | sb (save and restore).
 // MODEL: evoked | immediate.  Every line printed is "event key=value ..."; a failed check
 // prints "error ..." and exits 1.  Everything is bounded by deadlines.
@@ -520,20 +521,36 @@ public:
       int64_t next = 0;
       {
          std::lock_guard<std::mutex> g(m);
-         if (t != granted + 1)
+         if (role == "nsub")
+         {
+            // Next message request: granted at the time of the next time-stamped message,
+            // which was delivered just before (the publisher sends at start+2, start+3, …).
+            if (t != lastReflectTime || reflects != t - start - 1)
+               fail("NER grant " + std::to_string(t) + " with last message at " +
+                    std::to_string(lastReflectTime) + " after " + std::to_string(reflects));
+            granted = t;
+            ++grants;
+            next = (immediate && t < target) ? target : 0;
+         }
+         else if (t != granted + 1)
             fail("grant " + std::to_string(t) + " after " + std::to_string(granted));
          // The publisher sends at start+2, start+3, …: all before the grant of their time.
          if (role == "tsub" && reflects != (t - start > 1 ? t - start - 1 : 0))
             fail("grant " + std::to_string(t) + " after " + std::to_string(reflects) +
                  " TSO reflections");
-         granted = t;
-         ++grants;
-         if (role == "tsub" && immediate && t < target)
-            next = t + 1;
+         else
+         {
+            granted = t;
+            ++grants;
+            if (role == "tsub" && immediate && t < target)
+               next = t + 1;
+         }
       }
       notify();
-      if (next != 0)
-         // The next request from inside the grant callback.
+      // The next request from inside the grant callback.
+      if (next != 0 && role == "nsub")
+         rti->nextMessageRequest(HLAinteger64Time(next));
+      else if (next != 0)
          rti->timeAdvanceRequest(HLAinteger64Time(next));
    }
 };
@@ -621,7 +638,22 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       ParameterHandleValueMap params;
       params[h.textParam] = data(stopText());
       params[h.reasonParam] = data(text("reason"));
+      // With callbacks disabled, the answer to Stop waits until they are enabled again.
+      rti.disableCallbacks();
       rti.sendInteraction(h.stop, params, data(text("stop")));
+      auto quiet = Clock::now() + std::chrono::milliseconds(500);
+      while (Clock::now() < quiet)
+      {
+         if (f.immediate)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+         else
+            rti.evokeMultipleCallbacks(0.05, 0.1);
+         std::lock_guard<std::mutex> g(f.m);
+         if (f.commands.size() != 1)
+            fail("a callback was delivered while callbacks were disabled");
+      }
+      say("ok disableCallbacks");
+      rti.enableCallbacks();
       f.await([&] {
          for (auto & c : f.commands)
             if (c == "stop-ok")
@@ -781,7 +813,8 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
       fail("time factory " + narrow(factory->getName()));
    AttributeHandleSet attrs;
    attrs.insert(h.speed);
-   if (f.role == "tsub")
+   bool const subscriber = f.role == "tsub" || f.role == "nsub";
+   if (subscriber)
       rti.subscribeObjectClassAttributes(h.vehicle, attrs);
    else
       rti.publishObjectClassAttributes(h.vehicle, attrs);
@@ -794,14 +827,27 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
    say("ready at " + std::to_string(now.getTime()));
    f.granted = now.getTime();
    f.start = f.granted;
-   if (f.role == "tsub")
+   if (subscriber)
    {
       // Advance only once the publisher is there (its instance is discovered): alone, this
       // federate would be granted every time at once.
       f.await([&] { return f.discovered; }, "the publisher's instance");
+      HLAinteger64Interval lookahead;
+      rti.queryLookahead(lookahead);
+      HLAinteger64Time galt;
+      if (lookahead.getInterval() != 1 || !rti.queryGALT(galt) || galt.getTime() < 1)
+         fail("lookahead or GALT");
+      say("lookahead 1 galt>=1");
       f.target = f.granted + steps + 1;
+      bool const ner = f.role == "nsub";
+      auto request = [&] (int64_t t) {
+         if (ner)
+            rti.nextMessageRequest(HLAinteger64Time(t));
+         else
+            rti.timeAdvanceRequest(HLAinteger64Time(t));
+      };
       int64_t before = f.grants;
-      rti.timeAdvanceRequest(HLAinteger64Time(f.granted + 1));
+      request(ner ? f.target : f.granted + 1);
       if (f.immediate)
          f.await([&] { return f.granted >= f.target; }, "grants");
       else
@@ -810,7 +856,7 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
          while (f.granted < f.target)
          {
             before = f.grants;
-            rti.timeAdvanceRequest(HLAinteger64Time(f.granted + 1));
+            request(ner ? f.target : f.granted + 1);
             f.await([&] { return f.grants > before; }, "grant");
          }
       }
