@@ -235,9 +235,9 @@ impl std::fmt::Debug for CAmbassador {
     }
 }
 
-// SAFETY: `ctx` is the C++ RTIambassador implementation, which outlives its connection (the
-// standard makes the federate keep its ambassador until disconnect; the shim disconnects in its
-// destructor). The LRC calls a federate's ambassador from one thread at a time (under its
+// SAFETY: `ctx` is the C++ RTIambassador implementation; its destructor frees the `hlm_rti`,
+// which closes `CallbackStats::gate` first (waiting for a callback in flight; none is delivered
+// afterwards), so `ctx` is never used after it is destroyed. The LRC calls a federate's ambassador from one thread at a time (under its
 // mutex), and the federate chose the model: HLA_IMMEDIATE means callbacks on an RTI thread.
 unsafe impl Send for CAmbassador {}
 

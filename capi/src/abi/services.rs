@@ -301,9 +301,9 @@ pub unsafe extern "C" fn hlm_rti_new(out: *mut *mut HlmRti, message: *mut HlmTex
     })
 }
 
-/// `hlm_rti_free`: drops an ambassador (resigned and disconnected or not: dropping it stops
-/// its callbacks — waiting for one in flight on another thread — and the LRC resigns a
-/// still-joined federate as if it were lost).
+/// `hlm_rti_free`: drops an ambassador. Its callbacks stop (it waits for one in flight on
+/// another thread). A federate still joined is not resigned here; when this was the last user
+/// of its LRC, the LRC leaves and the others resign its federates as they do for a lost one.
 ///
 /// # Safety
 /// `rti` is NULL or came from `hlm_rti_new` and is not used afterwards.
