@@ -598,6 +598,46 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       createOrJoinExisting(rti, fed, fom, L"");
       rti.joinFederationExecution(L"pub", L"Test", fed);
       h.load(rti);
+      // Advisory switches: attribute scope is off by default (the standard MIM's value).
+      rti.enableAttributeScopeAdvisorySwitch();
+      try
+      {
+         rti.enableAttributeScopeAdvisorySwitch();
+         fail("enabling the attribute scope switch twice did not throw");
+      }
+      catch (AttributeScopeAdvisorySwitchIsOn const &)
+      {
+         rti.disableAttributeScopeAdvisorySwitch();
+         say("ok AttributeScopeAdvisorySwitchIsOn");
+      }
+      // Handles and names round-trip; a name no FOM has throws NameNotFound.
+      if (rti.getAttributeName(h.car, h.colour) != L"Colour" ||
+          rti.getParameterName(h.stop, h.reasonParam) != L"Reason" ||
+          rti.getInteractionClassName(h.command).find(L"Command") == std::wstring::npos ||
+          rti.getOrderType(L"TimeStamp") != TIMESTAMP ||
+          rti.getTransportationName(BEST_EFFORT) != L"HLAbestEffort")
+         fail("handle and name lookups");
+      try
+      {
+         rti.getObjectClassHandle(L"HLAobjectRoot.NoSuchClass");
+         fail("lookup of an unknown class did not throw");
+      }
+      catch (NameNotFound const &)
+      {
+         say("ok NameNotFound");
+      }
+      // DDM is not implemented yet: the standard's RTIinternalError with a message saying so.
+      try
+      {
+         rti.createRegion(DimensionHandleSet());
+         fail("createRegion did not throw");
+      }
+      catch (RTIinternalError const & e)
+      {
+         if (narrow(e.what()).find("not implemented in hlamesh yet") == std::string::npos)
+            fail("createRegion: " + narrow(e.what()));
+         say("ok not implemented createRegion");
+      }
       try
       {
          rti.registerObjectInstance(h.car);
