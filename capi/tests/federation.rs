@@ -16,7 +16,8 @@
 //!   `disableCallbacks` holds callbacks back until `enableCallbacks`; an advisory switch
 //!   enabled twice (`AttributeScopeAdvisorySwitchIsOn`), name lookups (`NameNotFound`), a DDM
 //!   service throwing `RTIinternalError` "not implemented in hlamesh yet".
-//! * time: two regulating and constrained federates with `HLAinteger64Time` in TAR lockstep
+//! * time: two regulating and constrained federates with `HLAinteger64Time` (or
+//!   `HLAfloat64Time`, the default implementation) in TAR lockstep
 //!   (or the subscriber advancing by NER, granted at each message's time),
 //!   time-stamped updates delivered in time-stamp order before the grant of their time, with
 //!   exact grants; the next request made from inside `timeAdvanceGrant` (immediate model);
@@ -127,22 +128,19 @@ fn objects_interactions_misuse_evoked_subscriber_immediate_publisher() {
     objects("evoked", "immediate");
 }
 
-fn time_lockstep(role: &str, sub_model: &str) {
+fn time_lockstep(role: &str, sub_model: &str, time: &str) {
     let net = Net::unique();
-    let fed = federation(&format!("time-{role}-{sub_model}"));
+    let fed = federation(&format!("time-{role}-{sub_model}-{time}"));
     let fom = fom();
-    let tsub = Proc::spawn(
-        role,
-        &fed_exe(),
-        &[role, &fed, &fom, sub_model, ""],
-        &net.env(),
-    );
+    let mut env = net.env();
+    env.push(("FED_TIME".into(), time.into()));
+    let tsub = Proc::spawn(role, &fed_exe(), &[role, &fed, &fom, sub_model, ""], &env);
     tsub.until("ready", T);
     let tpub = Proc::spawn(
         "tpub",
         &fed_exe(),
         &["tpub", &fed, &fom, "evoked", ""],
-        &net.env(),
+        &env,
     );
     let p = tpub.until("disconnected", T);
     let s = tsub.until("disconnected", T);
@@ -157,22 +155,22 @@ fn time_lockstep(role: &str, sub_model: &str) {
 
 #[test]
 fn time_lockstep_tso_immediate_subscriber() {
-    time_lockstep("tsub", "immediate");
+    time_lockstep("tsub", "immediate", "integer");
 }
 
 #[test]
 fn time_lockstep_tso_evoked_subscriber() {
-    time_lockstep("tsub", "evoked");
+    time_lockstep("tsub", "evoked", "integer");
 }
 
 #[test]
 fn next_message_request_tso_immediate_subscriber() {
-    time_lockstep("nsub", "immediate");
+    time_lockstep("nsub", "immediate", "integer");
 }
 
 #[test]
 fn next_message_request_tso_evoked_subscriber() {
-    time_lockstep("nsub", "evoked");
+    time_lockstep("nsub", "evoked", "integer");
 }
 
 #[test]
@@ -271,4 +269,14 @@ fn save_and_restore_driven_from_cpp() {
         "{b:?}"
     );
     let _ = std::fs::remove_dir_all(&saves);
+}
+
+#[test]
+fn time_lockstep_tso_float_time() {
+    time_lockstep("tsub", "evoked", "float");
+}
+
+#[test]
+fn next_message_request_float_time() {
+    time_lockstep("nsub", "immediate", "float");
 }

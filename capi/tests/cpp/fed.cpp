@@ -11,6 +11,8 @@
 
 #include <RTI/RTI1516.h>
 #include <RTI/NullFederateAmbassador.h>
+#include <RTI/time/HLAfloat64Interval.h>
+#include <RTI/time/HLAfloat64Time.h>
 #include <RTI/time/HLAinteger64Interval.h>
 #include <RTI/time/HLAinteger64Time.h>
 #include <RTI/time/HLAinteger64TimeFactory.h>
@@ -106,6 +108,54 @@ stopText ()
    v.push_back(0xff);
    v.push_back(1);
    return v;
+}
+
+
+// The federation's time implementation: HLAinteger64Time, or HLAfloat64Time with
+// FED_TIME=float (integral values either way, so the checks are the same).
+bool
+floatTime ()
+{
+   char const * v = std::getenv("FED_TIME");
+   return v != nullptr && std::string(v) == "float";
+}
+
+std::wstring
+timeName ()
+{
+   return floatTime() ? L"HLAfloat64Time" : L"HLAinteger64Time";
+}
+
+std::unique_ptr<LogicalTime>
+at (int64_t v)
+{
+   if (floatTime())
+      return std::unique_ptr<LogicalTime>(new HLAfloat64Time(double(v)));
+   return std::unique_ptr<LogicalTime>(new HLAinteger64Time(v));
+}
+
+std::unique_ptr<LogicalTimeInterval>
+interval (int64_t v)
+{
+   if (floatTime())
+      return std::unique_ptr<LogicalTimeInterval>(new HLAfloat64Interval(double(v)));
+   return std::unique_ptr<LogicalTimeInterval>(new HLAinteger64Interval(v));
+}
+
+int64_t
+valueOf (LogicalTime const & t)
+{
+   if (auto f = dynamic_cast<HLAfloat64Time const *>(&t))
+      return int64_t(f->getTime());
+   return dynamic_cast<HLAinteger64Time const &>(t).getTime();
+}
+
+int64_t
+valueOf (LogicalTimeInterval const & t)
+{
+   if (auto f = dynamic_cast<HLAfloat64Interval const *>(&t))
+      return int64_t(f->getInterval());
+   return dynamic_cast<HLAinteger64Interval const &>(t).getInterval();
 }
 
 using Clock = std::chrono::steady_clock;
@@ -278,7 +328,7 @@ public:
                            MessageRetractionHandle, SupplementalReflectInfo) override
    {
       // Time-stamp ordered delivery (tsub).
-      int64_t t = dynamic_cast<HLAinteger64Time const &>(time).getTime();
+      int64_t t = valueOf(time);
       std::lock_guard<std::mutex> g(m);
       if (sent != TIMESTAMP || received != TIMESTAMP)
          fail("TSO reflect: orders");
@@ -517,7 +567,7 @@ public:
    void
    timeAdvanceGrant (LogicalTime const & time) override
    {
-      int64_t t = dynamic_cast<HLAinteger64Time const &>(time).getTime();
+      int64_t t = valueOf(time);
       int64_t next = 0;
       {
          std::lock_guard<std::mutex> g(m);
@@ -549,9 +599,9 @@ public:
       notify();
       // The next request from inside the grant callback.
       if (next != 0 && role == "nsub")
-         rti->nextMessageRequest(HLAinteger64Time(next));
+         rti->nextMessageRequest(*at(next));
       else if (next != 0)
-         rti->timeAdvanceRequest(HLAinteger64Time(next));
+         rti->timeAdvanceRequest(*at(next));
    }
 };
 
@@ -845,11 +895,11 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
 {
    Handles & h = f.h;
    int64_t const steps = 10;
-   createOrJoinExisting(rti, fed, fom, L"HLAinteger64Time");
+   createOrJoinExisting(rti, fed, fom, timeName());
    rti.joinFederationExecution(widen(f.role), L"Test", fed);
    h.load(rti);
    auto factory = rti.getTimeFactory();
-   if (factory->getName() != L"HLAinteger64Time")
+   if (factory->getName() != timeName())
       fail("time factory " + narrow(factory->getName()));
    AttributeHandleSet attrs;
    attrs.insert(h.speed);
@@ -858,33 +908,33 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
       rti.subscribeObjectClassAttributes(h.vehicle, attrs);
    else
       rti.publishObjectClassAttributes(h.vehicle, attrs);
-   rti.enableTimeRegulation(HLAinteger64Interval(1));
+   rti.enableTimeRegulation(*interval(1));
    f.await([&] { return f.regulating; }, "regulation");
    rti.enableTimeConstrained();
    f.await([&] { return f.constrained; }, "constraint");
-   HLAinteger64Time now;
-   rti.queryLogicalTime(now);
-   say("ready at " + std::to_string(now.getTime()));
-   f.granted = now.getTime();
+   std::unique_ptr<LogicalTime> now = factory->makeInitial();
+   rti.queryLogicalTime(*now);
+   say("ready at " + std::to_string(valueOf(*now)));
+   f.granted = valueOf(*now);
    f.start = f.granted;
    if (subscriber)
    {
       // Advance only once the publisher is there (its instance is discovered): alone, this
       // federate would be granted every time at once.
       f.await([&] { return f.discovered; }, "the publisher's instance");
-      HLAinteger64Interval lookahead;
-      rti.queryLookahead(lookahead);
-      HLAinteger64Time galt;
-      if (lookahead.getInterval() != 1 || !rti.queryGALT(galt) || galt.getTime() < 1)
+      std::unique_ptr<LogicalTimeInterval> lookahead = factory->makeZero();
+      rti.queryLookahead(*lookahead);
+      std::unique_ptr<LogicalTime> galt = factory->makeInitial();
+      if (valueOf(*lookahead) != 1 || !rti.queryGALT(*galt) || valueOf(*galt) < 1)
          fail("lookahead or GALT");
       say("lookahead 1 galt>=1");
       f.target = f.granted + steps + 1;
       bool const ner = f.role == "nsub";
       auto request = [&] (int64_t t) {
          if (ner)
-            rti.nextMessageRequest(HLAinteger64Time(t));
+            rti.nextMessageRequest(*at(t));
          else
-            rti.timeAdvanceRequest(HLAinteger64Time(t));
+            rti.timeAdvanceRequest(*at(t));
       };
       int64_t before = f.grants;
       request(ner ? f.target : f.granted + 1);
@@ -910,10 +960,10 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
       // only after discovering the instance registered below: a second request now is
       // deterministically refused.
       int64_t before = f.grants;
-      rti.timeAdvanceRequest(HLAinteger64Time(f.granted + 1));
+      rti.timeAdvanceRequest(*at(f.granted + 1));
       try
       {
-         rti.timeAdvanceRequest(HLAinteger64Time(f.granted + 2));
+         rti.timeAdvanceRequest(*at(f.granted + 2));
          fail("second request did not throw");
       }
       catch (InTimeAdvancingState const &)
@@ -927,9 +977,9 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
          int64_t t = f.granted;
          AttributeHandleValueMap v;
          v[h.speed] = data(text("speed-" + std::to_string(t + 1)));
-         rti.updateAttributeValues(o, v, data(text("s")), HLAinteger64Time(t + 1));
+         rti.updateAttributeValues(o, v, data(text("s")), *at(t + 1));
          before = f.grants;
-         rti.timeAdvanceRequest(HLAinteger64Time(t + 1));
+         rti.timeAdvanceRequest(*at(t + 1));
          f.await([&] { return f.grants > before; }, "grant");
       }
       say("granted " + std::to_string(f.granted));
