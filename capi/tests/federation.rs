@@ -29,6 +29,7 @@
 //!   resign with `NO_ACTION` while owning.
 //! * a federation save answered from inside `initiateFederateSave`, then a restore of it, each
 //!   federate restored as itself.
+//! * `kill -9` of a C++ federate in a TAR lockstep: the survivor goes on being granted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -279,4 +280,39 @@ fn time_lockstep_tso_float_time() {
 #[test]
 fn next_message_request_float_time() {
     time_lockstep("nsub", "immediate", "float");
+}
+
+/// A C++ federate killed with SIGKILL in the middle of a TAR lockstep: the other one's LRC
+/// resigns it for the federation and the survivor keeps being granted, without a stall.
+#[test]
+fn killed_cpp_federate_is_resigned_and_time_goes_on() {
+    let net = Net::unique();
+    let fed = federation("kill");
+    let fom = fom();
+    let env = net.env();
+    let ksub = Proc::spawn(
+        "ksub",
+        &fed_exe(),
+        &["ksub", &fed, &fom, "evoked", ""],
+        &env,
+    );
+    ksub.until("ready", T);
+    let mut tpub = Proc::spawn(
+        "tpub",
+        &fed_exe(),
+        &["tpub", &fed, &fom, "evoked", ""],
+        &env,
+    );
+    tpub.until("step 3", T);
+    // Still in lockstep: the subscriber cannot pass the publisher's time + lookahead.
+    let killed = std::time::Instant::now();
+    tpub.kill();
+    let s = ksub.until("granted 30", T);
+    let took = killed.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "the survivor was granted its target {took:?} after the kill; {s:?}"
+    );
+    eprintln!("survivor granted its target {took:?} after kill -9 of the other federate");
+    ksub.until("disconnected", T);
 }

@@ -143,6 +143,12 @@ impl Proc {
         }
     }
 
+    /// SIGKILL (`kill -9`) now.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill the child");
+        let _ = self.child.wait();
+    }
+
     /// Waits (bounded) for the process to exit and returns its status code.
     pub fn wait(&mut self, timeout: Duration) -> Option<i32> {
         let end = std::time::Instant::now() + timeout;
