@@ -6,8 +6,8 @@
 //!   reflect with byte-identical values and tag (unsubscribed attributes filtered), an
 //!   interaction promoted with its parameters filtered, delete → remove, resign, destroy once
 //!   the federation is empty; misuse throws the standard class and the federate continues
-//!   (`FederationExecutionDoesNotExist`, `ObjectClassNotPublished`, `AlreadyConnected`,
-//!   `CallNotAllowedFromWithinCallback` for evoke and connect inside callbacks, destroy while
+//!   (`FederationExecutionDoesNotExist`, `CouldNotOpenFDD`, `ObjectClassNotPublished`,
+//!   `AlreadyConnected`, `CallNotAllowedFromWithinCallback` for evoke and connect inside callbacks, destroy while
 //!   joined → `FederatesCurrentlyJoined` retried); the RTI called from inside callbacks
 //!   (an interaction sent from `reflectAttributeValues`); an exception thrown by a federate
 //!   callback is caught and counted; both callback models; `connect`'s `hlamesh:` designator
@@ -84,6 +84,7 @@ fn objects(sub_model: &str, pub_model: &str) {
     for expected in [
         "ok AlreadyConnected",
         "ok FederationExecutionDoesNotExist",
+        "ok CouldNotOpenFDD",
         "ok AttributeScopeAdvisorySwitchIsOn",
         "ok NameNotFound",
         "ok not implemented createRegion",

@@ -645,6 +645,15 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       {
          say("ok FederationExecutionDoesNotExist " + narrow(e.what()).substr(0, 60));
       }
+      try
+      {
+         rti.createFederationExecution(fed + L"-bad", L"/nonexistent/hlamesh/NoSuchFom.xml");
+         fail("create with a missing FOM module did not throw");
+      }
+      catch (CouldNotOpenFDD const &)
+      {
+         say("ok CouldNotOpenFDD");
+      }
       createOrJoinExisting(rti, fed, fom, L"");
       rti.joinFederationExecution(L"pub", L"Test", fed);
       h.load(rti);
