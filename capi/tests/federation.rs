@@ -71,7 +71,7 @@ fn objects(sub_model: &str, pub_model: &str) {
         &["sub", &fed, &fom, sub_model, "rti://localhost:8989"],
         &net.env(),
     );
-    sub.until("ready", T);
+    let mut s = sub.until("ready", T);
     let designator = net.designator();
     let mut publisher = Proc::spawn(
         "pub",
@@ -80,7 +80,7 @@ fn objects(sub_model: &str, pub_model: &str) {
         &[],
     );
     let p = publisher.until("disconnected", T);
-    let s = sub.until("disconnected", T);
+    s.extend(sub.until("disconnected", T));
     for expected in [
         "ok AlreadyConnected",
         "ok FederationExecutionDoesNotExist",
@@ -103,6 +103,7 @@ fn objects(sub_model: &str, pub_model: &str) {
         );
     }
     for expected in [
+        "ok reportFederationExecutions",
         "discover class=HLAobjectRoot.Vehicle",
         "reflect ok bytes=300",
         "ok CallNotAllowedFromWithinCallback",

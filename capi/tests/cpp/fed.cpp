@@ -211,6 +211,9 @@ public:
    bool announced = false, synchronized = false, registeredPoint = false;
    bool acquired = false, released = false, reflectedFromNewOwner = false;
    std::string announcedTag;
+   // listFederationExecutions → reportFederationExecutions.
+   bool reported = false;
+   std::vector<std::pair<std::wstring, std::wstring>> executions;
    // Save and restore (roles sa, sb).
    bool saved = false, restored = false, restoreRequested = false;
 
@@ -482,6 +485,16 @@ public:
       notify();
    }
 
+
+   void
+   reportFederationExecutions (FederationExecutionInformationVector const & list) override
+   {
+      std::lock_guard<std::mutex> g(m);
+      for (auto const & e : list)
+         executions.emplace_back(e.federationExecutionName, e.logicalTimeImplementationName);
+      reported = true;
+      notify();
+   }
 
    void
    initiateFederateSave (std::wstring const & label) override
@@ -774,6 +787,14 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       createOrJoinExisting(rti, fed, fom, L"");
       rti.joinFederationExecution(L"sub", L"Test", fed);
       h.load(rti);
+      rti.listFederationExecutions();
+      f.await([&] { return f.reported; }, "reportFederationExecutions");
+      bool listed = false;
+      for (auto const & e : f.executions)
+         listed = listed || (e.first == fed && e.second == L"HLAfloat64Time");
+      if (!listed)
+         fail("the federation is not reported with HLAfloat64Time");
+      say("ok reportFederationExecutions");
       AttributeHandleSet attrs;
       attrs.insert(h.position);
       rti.subscribeObjectClassAttributes(h.vehicle, attrs);
