@@ -185,8 +185,9 @@ impl Net {
         use std::sync::atomic::{AtomicU16, Ordering};
         static NEXT: AtomicU16 = AtomicU16::new(0);
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        // Below the ephemeral range, away from the transport and LRC tests' 20000–32000.
-        let base = 33_000 + ((std::process::id() % 200) as u16) * 40 + (n % 10) * 4;
+        // Below the kernel's ephemeral range (32768–60999, where a QUIC socket's port could
+        // take ours) and the transport and LRC tests' 20000–32000.
+        let base = 10_000 + ((std::process::id() % 240) as u16) * 40 + (n % 10) * 4;
         Net {
             discovery_port: base,
             data_port: base + 1,
