@@ -29,13 +29,20 @@ pub fn library() -> PathBuf {
 }
 
 /// A directory holding `librti1516e.so.1` (the SONAME federates load), linked to the library.
+/// Made once per test process; the link is replaced atomically (a new link renamed over it),
+/// so tests and test processes running at the same time never see it missing.
 pub fn runtime_dir() -> PathBuf {
-    let dir = lib_dir().join("capi-test-runtime");
-    std::fs::create_dir_all(&dir).unwrap();
-    let link = dir.join("librti1516e.so.1");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(library(), &link).unwrap();
-    dir
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = lib_dir().join("capi-test-runtime");
+        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = dir.join(format!("librti1516e.so.1.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(library(), &tmp).unwrap();
+        std::fs::rename(&tmp, dir.join("librti1516e.so.1")).unwrap();
+        dir
+    })
+    .clone()
 }
 
 fn cxx() -> String {
