@@ -29,6 +29,7 @@
 //!   resign with `NO_ACTION` while owning.
 //! * a federation save answered from inside `initiateFederateSave`, then a restore of it, each
 //!   federate restored as itself.
+//! * the objects scenario once more with the publisher built as C++20.
 //! * `kill -9` of a C++ federate in a TAR lockstep: the survivor goes on being granted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -46,6 +47,19 @@ fn fed_exe() -> PathBuf {
         .clone()
 }
 
+/// The same federate built as C++20 (the later `-std` wins).
+fn fed_exe_cxx20() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        build_cpp(
+            &root().join("capi/tests/cpp/fed.cpp"),
+            "capi-fed-cxx20",
+            &["-std=c++20"],
+        )
+    })
+    .clone()
+}
+
 fn fom() -> String {
     root()
         .join("capi/tests/data/CapiTest.xml")
@@ -60,8 +74,13 @@ fn federation(tag: &str) -> String {
 const T: Duration = Duration::from_secs(40);
 
 fn objects(sub_model: &str, pub_model: &str) {
+    objects_with(sub_model, pub_model, &fed_exe());
+}
+
+fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
     let net = Net::unique();
-    let fed = federation(&format!("obj-{sub_model}-{pub_model}"));
+    let exe_name = pub_exe.file_name().unwrap().to_string_lossy();
+    let fed = federation(&format!("obj-{sub_model}-{pub_model}-{exe_name}"));
     let fom = fom();
     // The subscriber takes its settings from the environment and gets another RTI's
     // designator; the publisher has no HLAMESH_* environment and gets hlamesh's designator.
@@ -75,7 +94,7 @@ fn objects(sub_model: &str, pub_model: &str) {
     let designator = net.designator();
     let mut publisher = Proc::spawn(
         "pub",
-        &fed_exe(),
+        pub_exe,
         &["pub", &fed, &fom, pub_model, &designator],
         &[],
     );
@@ -129,6 +148,11 @@ fn objects_interactions_misuse_immediate_subscriber_evoked_publisher() {
 #[test]
 fn objects_interactions_misuse_evoked_subscriber_immediate_publisher() {
     objects("evoked", "immediate");
+}
+
+#[test]
+fn objects_with_a_cpp20_publisher() {
+    objects_with("immediate", "evoked", &fed_exe_cxx20());
 }
 
 fn time_lockstep(role: &str, sub_model: &str, time: &str) {
