@@ -52,6 +52,7 @@ pub mod arena;
 pub mod beacon_auth;
 pub mod certs;
 pub mod config;
+pub mod core;
 pub mod data;
 pub mod dial_limits;
 pub mod discovery;

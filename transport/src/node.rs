@@ -30,9 +30,9 @@ mod receive_here;
 pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
 
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
-use crate::data::{
-    self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
-};
+pub use crate::core::TransportEvent;
+use crate::core::{Output, ReceivePath};
+use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability};
 use crate::dial_limits::DialStats;
 use crate::dial_limits::{DialLimits, DialOutcome};
 use crate::discovery::{
@@ -41,7 +41,7 @@ use crate::discovery::{
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
-use crate::flow::{AckPolicy, AckState, FlowConfig, FlowWait, FlowWindow, Room};
+use crate::flow::{AckPolicy, FlowConfig, FlowWait, FlowWindow, Room};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
@@ -49,76 +49,6 @@ use crate::recv_buf::RecvBuffer;
 use crate::recv_role::DataTurn;
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
-
-/// What the transport reports to the layer above.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TransportEvent {
-    /// An authenticated peer is connected on the QUIC mesh.
-    PeerConnected {
-        /// The peer.
-        node: NodeId,
-        /// Its QUIC address.
-        addr: SocketAddr,
-    },
-    /// A peer was silent longer than the peer timeout, or its connection failed.
-    PeerLost {
-        /// The peer.
-        node: NodeId,
-    },
-    /// A peer said goodbye (clean shutdown).
-    PeerLeft {
-        /// The peer.
-        node: NodeId,
-    },
-    /// A connection attempt failed authentication (wrong certificate, wrong secret, wrong version).
-    PeerRefused {
-        /// Remote address.
-        addr: SocketAddr,
-        /// Why.
-        reason: String,
-    },
-    /// A peer opened (`joined = true`) or closed the data channel of a federation we have open.
-    FederationPeer {
-        /// The federation.
-        tag: FederationTag,
-        /// The peer.
-        node: NodeId,
-        /// Opened or closed.
-        joined: bool,
-    },
-    /// A data message (in per-sender order for reliable ones).
-    Data {
-        /// The federation.
-        tag: FederationTag,
-        /// The sender.
-        from: NodeId,
-        /// Its sequence number (reliable messages only).
-        seq: Option<u64>,
-        /// The message.
-        payload: Bytes,
-    },
-    /// A control message of the layer above, released after the data it is ordered behind.
-    Control {
-        /// The federation it was ordered in, if any.
-        tag: Option<FederationTag>,
-        /// The sender.
-        from: NodeId,
-        /// The message.
-        payload: Bytes,
-    },
-    /// This node fell behind a sender's retransmit buffer: messages `[first, last]` are lost for
-    /// good and the layer above must resynchronise (state transfer).
-    FellBehind {
-        /// The federation.
-        tag: FederationTag,
-        /// The sender.
-        from: NodeId,
-        /// First lost sequence number.
-        first: u64,
-        /// Last lost sequence number.
-        last: u64,
-    },
-}
 
 /// Counters of the shell (the data plane keeps its own, see [`FederationChannel::stats`]).
 #[derive(Debug, Default)]
@@ -163,20 +93,14 @@ struct PeerLink {
     federations: HashSet<FederationTag>,
 }
 
-struct RecvSide {
-    rx: DataReceiver,
-    gate: CausalGate<Bytes>,
-    /// Flow control: what each sender's stream delivered since its last acknowledgement.
-    acks: HashMap<NodeId, AckState>,
-}
-
 struct FedChannel {
     tag: FederationTag,
     name: String,
     group: SocketAddrV4,
     key: FederationKey,
     sender: Mutex<DataSender>,
-    recv: Mutex<RecvSide>,
+    /// The receive path (sans-I/O, see [`crate::core::receive`]).
+    recv: Mutex<ReceivePath>,
     /// Members, each with the first reliable sequence number of its stream received here (it
     /// stood there when the two became channel members; earlier data never arrives here).
     members: Mutex<HashMap<NodeId, u64>>,
@@ -535,67 +459,28 @@ impl Shared {
         }
     }
 
-    /// Processes everything the receiver has to say after an input; runs with the recv lock held.
-    fn drain(&self, fed: &FedChannel, side: &mut RecvSide) {
-        while let Some(ev) = side.rx.poll_event() {
-            match ev {
-                RecvEvent::Deliver { from, seq, payload } => {
-                    if let Some(seq) = seq
-                        && side
-                            .acks
-                            .entry(from)
-                            .or_default()
-                            .delivered(payload.len(), fed.flow.ack)
+    /// Executes what the receive path has to say after an input, in order; runs with the recv
+    /// lock held (the event hook sees the events under it, see [`Transport::set_event_hook`]).
+    fn drain(&self, fed: &FedChannel, side: &mut ReceivePath) {
+        while let Some(out) = side.poll_output() {
+            match out {
+                Output::Transmit { to, frame } => {
+                    if matches!(frame, Frame::Nack { .. }) {
+                        self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let _ = self.send_frame(to, &frame);
+                }
+                Output::Event(ev) => {
+                    if let TransportEvent::FellBehind {
+                        from, first, last, ..
+                    } = &ev
                     {
-                        let _ = self.send_frame(
-                            from,
-                            &Frame::Ack {
-                                tag: fed.tag,
-                                position: seq.0,
-                            },
-                        );
+                        tracing::warn!(federation = %fed.name, peer = %from, first, last,
+                            "fell behind the sender's retransmit buffer");
                     }
-                    self.emit(TransportEvent::Data {
-                        tag: fed.tag,
-                        from,
-                        seq: seq.map(|s| s.0),
-                        payload,
-                    });
-                    // Advance by this message's own number: `rx.delivered()` already counts
-                    // messages whose Deliver events are still queued behind this one.
-                    if let Some(seq) = seq {
-                        side.gate.advance(from, seq);
-                        self.release_gated(fed, side);
-                    }
-                }
-                RecvEvent::SendNack { to, nack } => {
-                    self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
-                    let _ = self.send_frame(to, &Frame::Nack { tag: fed.tag, nack });
-                }
-                RecvEvent::FellBehind { from, lost } => {
-                    tracing::warn!(federation = %fed.name, peer = %from, ?lost,
-                        "fell behind the sender's retransmit buffer");
-                    self.emit(TransportEvent::FellBehind {
-                        tag: fed.tag,
-                        from,
-                        first: lost.first.0,
-                        last: lost.last.0,
-                    });
-                    // Nothing up to the gap's end can arrive any more: release what waited on it.
-                    side.gate.advance(from, lost.last);
-                    self.release_gated(fed, side);
+                    self.emit(ev);
                 }
             }
-        }
-    }
-
-    fn release_gated(&self, fed: &FedChannel, side: &mut RecvSide) {
-        while let Some((from, payload)) = side.gate.pop() {
-            self.emit(TransportEvent::Control {
-                tag: Some(fed.tag),
-                from,
-                payload,
-            });
         }
     }
 
@@ -614,14 +499,8 @@ impl Shared {
                 false
             });
             let mut side = lock(&fed.recv);
-            side.rx.add_sender(node);
-            side.rx.start_sender_at(node, Seq(next_seq));
+            side.add_member(node, next_seq);
             self.drain(fed, &mut side);
-            // Control messages that arrived before the peer's stream position was known wait in
-            // the gate; what lies before that position can no longer arrive.
-            let upto = side.rx.delivered(node);
-            side.gate.advance(node, upto);
-            self.release_gated(fed, &mut side);
             drop(side);
             self.emit(TransportEvent::FederationPeer {
                 tag: fed.tag,
@@ -638,12 +517,8 @@ impl Shared {
                 true
             });
             let mut side = lock(&fed.recv);
-            side.acks.remove(&node);
-            side.rx.remove_sender(node);
-            // The sender is gone: nothing it sent can still arrive, so whatever control messages
-            // wait on its data are released now (e.g. its resignation).
-            side.gate.remove_sender(node);
-            self.release_gated(fed, &mut side);
+            side.remove_member(node);
+            self.drain(fed, &mut side);
             drop(side);
             self.emit(TransportEvent::FederationPeer {
                 tag: fed.tag,
@@ -760,10 +635,8 @@ impl Shared {
             Frame::AckRequest { tag, policy } => {
                 if let Some(fed) = self.federation(tag) {
                     let mut side = lock(&fed.recv);
-                    let position = side.rx.delivered(from).0;
-                    side.acks.entry(from).or_default().asked(policy);
-                    drop(side);
-                    let _ = self.send_frame(from, &Frame::Ack { tag, position });
+                    side.handle_ack_request(from, policy);
+                    self.drain(&fed, &mut side);
                 }
             }
             Frame::Ack { tag, position } => {
@@ -781,7 +654,7 @@ impl Shared {
             Frame::Repair { tag, repair } => {
                 if let Some(fed) = self.federation(tag) {
                     let mut side = lock(&fed.recv);
-                    side.rx.on_repair(Instant::now(), from, repair);
+                    side.handle_repair(Instant::now(), from, repair);
                     self.drain(&fed, &mut side);
                 }
             }
@@ -791,12 +664,8 @@ impl Shared {
                 match fed {
                     Some(fed) => {
                         let mut side = lock(&fed.recv);
-                        side.gate.push(from, Seq(hw), payload);
-                        // Every lock holder drains the receiver's events, so here `delivered`
-                        // counts only messages already handed up.
-                        let upto = side.rx.delivered(from);
-                        side.gate.advance(from, upto);
-                        self.release_gated(&fed, &mut side);
+                        side.handle_app(from, hw, payload);
+                        self.drain(&fed, &mut side);
                     }
                     None => self.emit(TransportEvent::Control { tag, from, payload }),
                 }
@@ -1100,7 +969,7 @@ impl FederationChannel {
 
     /// The data plane's receive counters.
     pub fn stats(&self) -> data::RecvStats {
-        lock(&self.fed.recv).rx.stats()
+        lock(&self.fed.recv).stats()
     }
 
     /// Flow-control counters (see [`crate::flow`]).
@@ -1115,7 +984,7 @@ impl FederationChannel {
 
     /// How many reliable messages from `node` were delivered in order so far.
     pub fn delivered(&self, node: NodeId) -> u64 {
-        lock(&self.fed.recv).rx.delivered(node).0
+        lock(&self.fed.recv).delivered(node)
     }
 }
 
@@ -1424,21 +1293,18 @@ impl Transport {
         let bad = |e: data::ConfigError| TransportError::Config(e.to_string());
         let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone()).map_err(bad)?;
         let receiver = DataReceiver::new(self.shared.node, tag, &key, dcfg).map_err(bad)?;
+        let flow = Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control);
         let fed = Arc::new(FedChannel {
             tag,
             name: name.to_string(),
             group: SocketAddrV4::new(group_ip, self.shared.cfg.data_port),
             sender: Mutex::new(sender),
-            recv: Mutex::new(RecvSide {
-                rx: receiver,
-                gate: CausalGate::new(),
-                acks: HashMap::new(),
-            }),
+            recv: Mutex::new(ReceivePath::new(receiver, flow.ack)),
             key,
             members: Mutex::new(HashMap::new()),
             sent: SendCounters::default(),
             batch: Batching::new(),
-            flow: Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control),
+            flow,
         });
         self.shared
             .federations
@@ -1695,7 +1561,7 @@ impl Shared {
             .iter()
             .map(|f| m::FederationSample {
                 name: f.name.clone(),
-                recv: lock(&f.recv).rx.stats(),
+                recv: lock(&f.recv).stats(),
                 send: lock(&f.sender).stats(),
                 sent: f.sent.totals(),
                 flow: f.flow.stats(),
@@ -2296,11 +2162,11 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         );
         for fed in &feds {
             let mut side = lock(&fed.recv);
-            if side.rx.poll_timeout().is_some_and(|t| t <= now) {
-                side.rx.on_timeout(now);
+            if side.poll_timeout().is_some_and(|t| t <= now) {
+                side.handle_timeout(now);
                 shared.drain(fed, &mut side);
             }
-            next = earliest(next, side.rx.poll_timeout());
+            next = earliest(next, side.poll_timeout());
             drop(side);
             // While the federation streams, wake often enough to flush batches in time (and so
             // let `send` start batching at all).
@@ -2384,6 +2250,6 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
         fed.batch.heard.fetch_add(1, Ordering::Relaxed);
     }
     let mut side = lock(&fed.recv);
-    side.rx.on_datagram(now, dgram);
+    side.handle_datagram(now, dgram);
     shared.drain(&fed, &mut side);
 }
