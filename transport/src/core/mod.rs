@@ -6,11 +6,22 @@
 //! time — and then polls it for what to do: frames to send, events to hand up, when to call it
 //! again. The core never calls the shell back.
 //!
+//! - [`Mesh`] ([`mesh`]) — the endpoint-wide part: the table of connected peers with the
+//!   federations each has open, the frames held for a peer not connected yet, the dial policy
+//!   (the lower id dials, authenticated peers only, within [`crate::dial_limits`]), the refusal
+//!   of a hello (version, proof, duplicate) and liveness. Driven by `should_dial(now, ..)`,
+//!   `admit`, `register(now, ..)`, `route(now, peer, frame)`, `heard(now, peer)`,
+//!   `set_federation` (the `Joined` / `Left` frames), `remove(now, peer)` and
+//!   `handle_timeout(now)`.
 //! - [`ReceivePath`] ([`receive`]) — one federation's receive path: the data receiver, the causal
 //!   gate of control messages and the flow-control acknowledgements. Driven by
 //!   `handle_datagram(now, datagram)`, `handle_repair` / `handle_app` / `handle_ack_request`
 //!   (the member frames for it), `add_member` / `remove_member`, `handle_timeout(now)`; polled
 //!   with `poll_output()` and `poll_timeout()`.
+//!
+//! - [`BatchPolicy`] ([`batch`]) — one federation's automatic batching: whether a `send` joins
+//!   the pending datagram or leaves at once, from the time, what is pending, whether another
+//!   node was heard since, and when the data thread wakes. Kept with the federation's sender.
 //!
 //! The parts stay separate values rather than one big one because the shell runs them on
 //! different threads at once: a federation's sender on the application's thread, its receive
@@ -23,10 +34,14 @@
 //! [`Output`]s from `poll_output()` until there are none, still under the lock (the order of
 //! the outputs is the order of delivery), then run its timers by `poll_timeout()`.
 
+pub mod batch;
 mod event;
+pub mod mesh;
 pub mod receive;
 
+pub use batch::BatchPolicy;
 pub use event::TransportEvent;
+pub use mesh::Mesh;
 pub use receive::ReceivePath;
 
 use crate::frame::Frame;
