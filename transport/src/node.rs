@@ -1,5 +1,7 @@
 //! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock and two
-//! threads, and drives the sans-I/O parts ([`crate::discovery`], [`crate::data`]):
+//! threads, and drives the sans-I/O parts — the core ([`crate::core`]: the peer mesh, each
+//! federation's receive path and batching policy), [`crate::discovery`] and [`crate::data`] —
+//! by handing them what arrived with the time and executing what they return, in order:
 //!
 //! - the **net thread** (a one-worker tokio runtime): discovery beacons, the QUIC endpoint, one
 //!   ordered control stream per peer, heartbeats and loss detection;
