@@ -169,12 +169,11 @@ mod tests {
         let t0 = Instant::now();
         let wake = Some(t0);
         let mut b = BatchPolicy::default();
-        let mut heard = 0;
         for i in 0..10u64 {
             // Each request is answered before the next one: heard moves every time.
+            let heard = i;
             assert!(!b.decide(us(t0, i * 3), cx(heard, 0, wake)), "send {i}");
             b.sent(us(t0, i * 3), Some(us(t0, i * 3 + 1)));
-            heard += 1;
         }
     }
 
