@@ -35,8 +35,10 @@
 //! What it is not: it knows nothing of HLA. Membership of federations, handles and time live in
 //! `hlamesh-lrc`, which uses [`Transport`] and its [`TransportEvent`] stream.
 //!
-//! The protocol logic is sans-I/O ([`discovery::PeerTable`], [`data`]); [`Transport`] is the
-//! tokio/quinn/socket2 shell that moves bytes and time in and out of it.
+//! The protocol logic is sans-I/O: the transport's core ([`core`]: the mesh of peers with its dial,
+//! refusal and liveness decisions, each federation's receive path and batching policy),
+//! [`discovery::PeerTable`] and [`data`]. [`Transport`] ([`node`]) is the tokio/quinn/socket2
+//! shell that moves bytes and time into them and executes what they return.
 //!
 //! ```no_run
 //! use hlamesh_transport::{Transport, TransportConfig, KeySource, data::Reliability};
@@ -52,6 +54,7 @@ pub mod arena;
 pub mod beacon_auth;
 pub mod certs;
 pub mod config;
+pub mod core;
 pub mod data;
 pub mod dial_limits;
 pub mod discovery;

@@ -1,5 +1,7 @@
 //! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock and two
-//! threads, and drives the sans-I/O parts ([`crate::discovery`], [`crate::data`]):
+//! threads, and drives the sans-I/O parts — the core ([`crate::core`]: the peer mesh, each
+//! federation's receive path and batching policy), [`crate::discovery`] and [`crate::data`] —
+//! by handing them what arrived with the time and executing what they return, in order:
 //!
 //! - the **net thread** (a one-worker tokio runtime): discovery beacons, the QUIC endpoint, one
 //!   ordered control stream per peer, heartbeats and loss detection;
@@ -15,7 +17,7 @@
 //! Exactly one QUIC connection per peer pair: only the node with the lower [`NodeId`] dials, so
 //! simultaneous dials cannot happen; a duplicate that arrives anyway is refused.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
@@ -30,18 +32,20 @@ mod receive_here;
 pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
 
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
-use crate::data::{
-    self, CausalGate, DataConfig, DataReceiver, DataSender, RecvEvent, Reliability, Seq,
-};
+pub use crate::core::TransportEvent;
+use crate::core::batch::{BatchPolicy, DATA_TIMEOUT_SLACK, MAX_BATCH_DELAY, SendContext};
+use crate::core::mesh::{Mesh, Route};
+use crate::core::{Output, ReceivePath};
+use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability};
+use crate::dial_limits::DialOutcome;
 use crate::dial_limits::DialStats;
-use crate::dial_limits::{DialLimits, DialOutcome};
 use crate::discovery::{
     Beacon, BeaconSchedule, Claim, DiscoveryEvent, DiscoveryStats, PeerInfo, PeerTable, Refusals,
     Rejection, Solicit, SolicitSchedule,
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
-use crate::flow::{AckPolicy, AckState, FlowConfig, FlowWait, FlowWindow, Room};
+use crate::flow::{AckPolicy, FlowConfig, FlowWait, FlowWindow, Room};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
@@ -49,76 +53,6 @@ use crate::recv_buf::RecvBuffer;
 use crate::recv_role::DataTurn;
 use crate::security::{Role, SERVER_NAME, Security};
 use crate::sockets;
-
-/// What the transport reports to the layer above.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TransportEvent {
-    /// An authenticated peer is connected on the QUIC mesh.
-    PeerConnected {
-        /// The peer.
-        node: NodeId,
-        /// Its QUIC address.
-        addr: SocketAddr,
-    },
-    /// A peer was silent longer than the peer timeout, or its connection failed.
-    PeerLost {
-        /// The peer.
-        node: NodeId,
-    },
-    /// A peer said goodbye (clean shutdown).
-    PeerLeft {
-        /// The peer.
-        node: NodeId,
-    },
-    /// A connection attempt failed authentication (wrong certificate, wrong secret, wrong version).
-    PeerRefused {
-        /// Remote address.
-        addr: SocketAddr,
-        /// Why.
-        reason: String,
-    },
-    /// A peer opened (`joined = true`) or closed the data channel of a federation we have open.
-    FederationPeer {
-        /// The federation.
-        tag: FederationTag,
-        /// The peer.
-        node: NodeId,
-        /// Opened or closed.
-        joined: bool,
-    },
-    /// A data message (in per-sender order for reliable ones).
-    Data {
-        /// The federation.
-        tag: FederationTag,
-        /// The sender.
-        from: NodeId,
-        /// Its sequence number (reliable messages only).
-        seq: Option<u64>,
-        /// The message.
-        payload: Bytes,
-    },
-    /// A control message of the layer above, released after the data it is ordered behind.
-    Control {
-        /// The federation it was ordered in, if any.
-        tag: Option<FederationTag>,
-        /// The sender.
-        from: NodeId,
-        /// The message.
-        payload: Bytes,
-    },
-    /// This node fell behind a sender's retransmit buffer: messages `[first, last]` are lost for
-    /// good and the layer above must resynchronise (state transfer).
-    FellBehind {
-        /// The federation.
-        tag: FederationTag,
-        /// The sender.
-        from: NodeId,
-        /// First lost sequence number.
-        first: u64,
-        /// Last lost sequence number.
-        last: u64,
-    },
-}
 
 /// Counters of the shell (the data plane keeps its own, see [`FederationChannel::stats`]).
 #[derive(Debug, Default)]
@@ -155,19 +89,11 @@ pub enum KeySource {
     Given(FederationKey),
 }
 
+/// How the shell reaches a connected peer: its connection and its writer task's queue (the
+/// peer's state and the decisions about it live in the core's [`Mesh`]).
 struct PeerLink {
     tx: mpsc::UnboundedSender<Vec<u8>>,
-    addr: SocketAddr,
     conn: quinn::Connection,
-    last_heard: Arc<AtomicU64>,
-    federations: HashSet<FederationTag>,
-}
-
-struct RecvSide {
-    rx: DataReceiver,
-    gate: CausalGate<Bytes>,
-    /// Flow control: what each sender's stream delivered since its last acknowledgement.
-    acks: HashMap<NodeId, AckState>,
 }
 
 struct FedChannel {
@@ -175,13 +101,16 @@ struct FedChannel {
     name: String,
     group: SocketAddrV4,
     key: FederationKey,
-    sender: Mutex<DataSender>,
-    recv: Mutex<RecvSide>,
+    sender: Mutex<SendSide>,
+    /// The receive path (sans-I/O, see [`crate::core::receive`]).
+    recv: Mutex<ReceivePath>,
     /// Members, each with the first reliable sequence number of its stream received here (it
     /// stood there when the two became channel members; earlier data never arrives here).
     members: Mutex<HashMap<NodeId, u64>>,
     sent: SendCounters,
-    batch: Batching,
+    /// Datagrams from other nodes received in this federation (counted by the data thread, an
+    /// input of the batching decision, see [`crate::core::batch`]).
+    heard: AtomicU64,
     flow: Flow,
 }
 
@@ -237,55 +166,10 @@ impl Flow {
 /// `flow_stall` anyway; this bounds the case of many receivers stalling one after another).
 const MAX_FLOW_WAIT: Duration = Duration::from_secs(2);
 
-/// When the caller's `send` packs messages instead of sending each at once (automatic batching).
-///
-/// A message goes out at once unless the caller is clearly streaming: twice in a row, the send
-/// began less than [`BATCH_GAP`] after the previous one ended *and* no datagram from another node
-/// arrived in this federation since the previous one began — and the data thread is awake often
-/// enough to flush a batch within `max_batch_delay`. The second condition keeps request/response
-/// exchanges unbatched: on loopback the answer can arrive before the request's `sendto` has even
-/// returned, so timing alone cannot tell them from a stream. (The price: a node that hears a
-/// lot of traffic in the federation rarely starts batching its own.) Once a batch is pending,
-/// further messages join it until it is full, the caller flushes, a control message is tagged,
-/// or the data thread's timer flushes it.
-struct Batching {
-    enabled: AtomicBool,
-    /// End of the previous `send` call, ns since `Shared::epoch` (0: never).
-    last_end_ns: AtomicU64,
-    /// Consecutive sends that began within `BATCH_GAP` of the previous one's end.
-    streak: AtomicU64,
-    /// Datagrams from other nodes received in this federation (counted by the data thread).
-    heard: AtomicU64,
-    /// `heard` when the previous send began.
-    heard_at_send: AtomicU64,
-    /// The pending datagram was begun by a held message (`send_held`): the next message sent
-    /// normally takes it along at once instead of joining a batch.
-    held: AtomicBool,
-}
-
-/// Largest gap between consecutive sends that counts as streaming.
-const BATCH_GAP: Duration = Duration::from_micros(5);
-/// Rapid sends needed in a row before batching starts.
-const BATCH_STREAK: u64 = 2;
-/// While a federation sent within this window, the data thread wakes at least every
-/// `max_batch_delay`, so that batching may start (and its flush timer is honoured).
-const BATCH_ACTIVE: Duration = Duration::from_millis(20);
-/// Longest a pushed message waits for the data thread's flush.
-const MAX_BATCH_DELAY: Duration = Duration::from_millis(1);
-/// The data thread only changes its receive timeout when it moves by more than this.
-const DATA_TIMEOUT_SLACK: Duration = Duration::from_micros(250);
-
-impl Batching {
-    fn new() -> Self {
-        Batching {
-            enabled: AtomicBool::new(true),
-            last_end_ns: AtomicU64::new(0),
-            streak: AtomicU64::new(0),
-            heard: AtomicU64::new(0),
-            heard_at_send: AtomicU64::new(0),
-            held: AtomicBool::new(false),
-        }
-    }
+/// A federation's send side: the data sender and its batching decisions, under one lock.
+struct SendSide {
+    tx: DataSender,
+    batch: BatchPolicy,
 }
 
 struct Shared {
@@ -296,9 +180,9 @@ struct Shared {
     quic_addr: SocketAddr,
     epoch: Instant,
     events: Sender<TransportEvent>,
-    peers: Mutex<HashMap<NodeId, PeerLink>>,
-    /// Bounds and back-off of outgoing dials (see [`crate::dial_limits`]).
-    dials: Mutex<DialLimits>,
+    /// The peer table, held frames, dial and refusal policy, liveness (sans-I/O, see
+    /// [`crate::core::mesh`]).
+    peers: Mutex<Mesh<PeerLink>>,
     /// Incoming handshakes in progress (bounded by [`MAX_PENDING_ACCEPTS`]).
     pending_accepts: AtomicUsize,
     /// Sequence number of this node's next beacon (replay protection, see [`Beacon::seq`]).
@@ -324,17 +208,11 @@ struct Shared {
     claims: Mutex<Vec<Claim>>,
     hook: RwLock<Option<EventHook>>,
     idle_hook: RwLock<Option<IdleHook>>,
-    /// Frames waiting for a peer's connection.
-    held_frames: Mutex<HashMap<NodeId, HeldFrames>>,
     /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
     data_wake_by_ns: AtomicU64,
     /// Who reads the data socket (see [`Transport::receive_here`]).
     borrowing: receive_here::Borrowing,
 }
-
-/// Encoded frames for one not-yet-connected peer: when the first was held (ms since the
-/// transport's epoch) and the frames, in order.
-type HeldFrames = (u64, Vec<Vec<u8>>);
 
 /// A function that sees every event on the thread that produced it, before the event channel.
 /// See [`Transport::set_event_hook`].
@@ -372,10 +250,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn now_ms(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
-    }
-
     /// Counts a data datagram of `len` bytes read from the socket, by an application thread
     /// waiting for callbacks when `by_caller` (see [`Transport::receive_here`]).
     fn datagram_in(&self, len: usize, by_caller: bool) {
@@ -422,6 +296,14 @@ impl Shared {
 
     fn ns_since_epoch(&self, t: Instant) -> u64 {
         t.saturating_duration_since(self.epoch).as_nanos() as u64
+    }
+
+    /// When the data thread wakes next at the latest (`None`: it has not said yet).
+    fn data_wake_by(&self) -> Option<Instant> {
+        match self.data_wake_by_ns.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            ns => Some(self.epoch + Duration::from_nanos(ns)),
+        }
     }
 
     /// Runs `f` with a closure that multicasts each datagram on `fed`'s group, and counts them.
@@ -475,36 +357,20 @@ impl Shared {
         }
     }
 
+    /// Sends `frame` to `node` on its control stream, or holds it, in order, until the peer's
+    /// connection is up (see [`Mesh::route`]).
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
         self.metrics.frame_out(frame, 1);
         let bytes = frame.encode();
-        let peers = lock(&self.peers);
-        match peers.get(&node) {
-            Some(link) => link
+        // Held under the peers lock, as `register` flushes under it: nothing slips between.
+        match lock(&self.peers).route(Instant::now(), node, bytes) {
+            Ok(Route::Send(link, bytes)) => link
                 .tx
                 .send(bytes)
                 .map_err(|_| TransportError::PeerNotConnected(node)),
-            // Held under the peers lock, as `register` flushes under it: nothing slips between.
-            // Held even before discovery heard the peer: the layer above only addresses nodes it
-            // learned of from the federation (a decision may outrun the peer's first beacon).
-            None => self.hold_for_connection(node, bytes),
+            Ok(Route::Held) => Ok(()),
+            Err(_) => Err(TransportError::PeerNotConnected(node)),
         }
-    }
-
-    /// A frame for a peer whose connection is not up yet (it is being dialled, it dials us, or
-    /// its beacon has not been heard yet) waits here and goes out, in order, once the peer is registered —
-    /// instead of being lost, which stalled late joins and time promises. Bounded in count and
-    /// age; a peer that never connects is forgotten with a warning.
-    fn hold_for_connection(&self, node: NodeId, bytes: Vec<u8>) -> Result<(), TransportError> {
-        let mut held = lock(&self.held_frames);
-        let entry = held
-            .entry(node)
-            .or_insert_with(|| (self.now_ms(), Vec::new()));
-        if entry.1.len() >= MAX_HELD_FRAMES {
-            return Err(TransportError::PeerNotConnected(node));
-        }
-        entry.1.push(bytes);
-        Ok(())
     }
 
     fn federation(&self, tag: FederationTag) -> Option<Arc<FedChannel>> {
@@ -535,67 +401,28 @@ impl Shared {
         }
     }
 
-    /// Processes everything the receiver has to say after an input; runs with the recv lock held.
-    fn drain(&self, fed: &FedChannel, side: &mut RecvSide) {
-        while let Some(ev) = side.rx.poll_event() {
-            match ev {
-                RecvEvent::Deliver { from, seq, payload } => {
-                    if let Some(seq) = seq
-                        && side
-                            .acks
-                            .entry(from)
-                            .or_default()
-                            .delivered(payload.len(), fed.flow.ack)
+    /// Executes what the receive path has to say after an input, in order; runs with the recv
+    /// lock held (the event hook sees the events under it, see [`Transport::set_event_hook`]).
+    fn drain(&self, fed: &FedChannel, side: &mut ReceivePath) {
+        while let Some(out) = side.poll_output() {
+            match out {
+                Output::Transmit { to, frame } => {
+                    if matches!(frame, Frame::Nack { .. }) {
+                        self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let _ = self.send_frame(to, &frame);
+                }
+                Output::Event(ev) => {
+                    if let TransportEvent::FellBehind {
+                        from, first, last, ..
+                    } = &ev
                     {
-                        let _ = self.send_frame(
-                            from,
-                            &Frame::Ack {
-                                tag: fed.tag,
-                                position: seq.0,
-                            },
-                        );
+                        tracing::warn!(federation = %fed.name, peer = %from, first, last,
+                            "fell behind the sender's retransmit buffer");
                     }
-                    self.emit(TransportEvent::Data {
-                        tag: fed.tag,
-                        from,
-                        seq: seq.map(|s| s.0),
-                        payload,
-                    });
-                    // Advance by this message's own number: `rx.delivered()` already counts
-                    // messages whose Deliver events are still queued behind this one.
-                    if let Some(seq) = seq {
-                        side.gate.advance(from, seq);
-                        self.release_gated(fed, side);
-                    }
-                }
-                RecvEvent::SendNack { to, nack } => {
-                    self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
-                    let _ = self.send_frame(to, &Frame::Nack { tag: fed.tag, nack });
-                }
-                RecvEvent::FellBehind { from, lost } => {
-                    tracing::warn!(federation = %fed.name, peer = %from, ?lost,
-                        "fell behind the sender's retransmit buffer");
-                    self.emit(TransportEvent::FellBehind {
-                        tag: fed.tag,
-                        from,
-                        first: lost.first.0,
-                        last: lost.last.0,
-                    });
-                    // Nothing up to the gap's end can arrive any more: release what waited on it.
-                    side.gate.advance(from, lost.last);
-                    self.release_gated(fed, side);
+                    self.emit(ev);
                 }
             }
-        }
-    }
-
-    fn release_gated(&self, fed: &FedChannel, side: &mut RecvSide) {
-        while let Some((from, payload)) = side.gate.pop() {
-            self.emit(TransportEvent::Control {
-                tag: Some(fed.tag),
-                from,
-                payload,
-            });
         }
     }
 
@@ -614,14 +441,8 @@ impl Shared {
                 false
             });
             let mut side = lock(&fed.recv);
-            side.rx.add_sender(node);
-            side.rx.start_sender_at(node, Seq(next_seq));
+            side.add_member(node, next_seq);
             self.drain(fed, &mut side);
-            // Control messages that arrived before the peer's stream position was known wait in
-            // the gate; what lies before that position can no longer arrive.
-            let upto = side.rx.delivered(node);
-            side.gate.advance(node, upto);
-            self.release_gated(fed, &mut side);
             drop(side);
             self.emit(TransportEvent::FederationPeer {
                 tag: fed.tag,
@@ -638,12 +459,8 @@ impl Shared {
                 true
             });
             let mut side = lock(&fed.recv);
-            side.acks.remove(&node);
-            side.rx.remove_sender(node);
-            // The sender is gone: nothing it sent can still arrive, so whatever control messages
-            // wait on its data are released now (e.g. its resignation).
-            side.gate.remove_sender(node);
-            self.release_gated(fed, &mut side);
+            side.remove_member(node);
+            self.drain(fed, &mut side);
             drop(side);
             self.emit(TransportEvent::FederationPeer {
                 tag: fed.tag,
@@ -655,10 +472,12 @@ impl Shared {
 
     /// A peer is gone, cleanly (`lost = false`) or not.
     fn peer_gone(&self, node: NodeId, lost: bool) {
-        let Some(link) = lock(&self.peers).remove(&node) else {
+        // Not dialled again (gone or lost) before a beacon heard after this moment says it is
+        // alive: its last beacon stays in the table until it expires.
+        let Some(peer) = lock(&self.peers).remove(Instant::now(), node) else {
             return;
         };
-        link.conn.close(CLOSE_BYE.into(), b"bye");
+        peer.link.conn.close(CLOSE_BYE.into(), b"bye");
         let feds: Vec<Arc<FedChannel>> = self
             .federations
             .read()
@@ -669,12 +488,9 @@ impl Shared {
         for fed in feds {
             self.remove_member(&fed, node);
         }
-        // Not dialled again (gone or lost) before a beacon heard after this moment says it is
-        // alive: its last beacon stays in the table until it expires.
-        lock(&self.dials).lost(Instant::now(), node);
         if lost {
             self.stats.lost.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(peer = %node, addr = %link.addr, "peer lost");
+            tracing::warn!(peer = %node, addr = %peer.addr, "peer lost");
             self.emit(TransportEvent::PeerLost { node });
         } else {
             self.metrics.peer_left();
@@ -693,7 +509,7 @@ impl Shared {
             .cloned()
             .collect();
         for f in feds {
-            let next_seq = lock(&f.sender).high_water().0 + 1;
+            let next_seq = lock(&f.sender).tx.high_water().0 + 1;
             let _ = self.send_frame(
                 node,
                 &Frame::Joined {
@@ -718,13 +534,11 @@ impl Shared {
                 next_seq,
                 reply,
             } => {
-                if let Some(link) = lock(&self.peers).get_mut(&from) {
-                    link.federations.insert(tag);
-                }
+                lock(&self.peers).set_federation(from, tag, true);
                 if let Some(fed) = self.federation(tag) {
                     self.add_member(&fed, from, next_seq);
                     if reply {
-                        let next_seq = lock(&fed.sender).high_water().0 + 1;
+                        let next_seq = lock(&fed.sender).tx.high_water().0 + 1;
                         let _ = self.send_frame(
                             from,
                             &Frame::Joined {
@@ -737,9 +551,7 @@ impl Shared {
                 }
             }
             Frame::Left { tag } => {
-                if let Some(link) = lock(&self.peers).get_mut(&from) {
-                    link.federations.remove(&tag);
-                }
+                lock(&self.peers).set_federation(from, tag, false);
                 if let Some(fed) = self.federation(tag) {
                     self.remove_member(&fed, from);
                 }
@@ -760,10 +572,8 @@ impl Shared {
             Frame::AckRequest { tag, policy } => {
                 if let Some(fed) = self.federation(tag) {
                     let mut side = lock(&fed.recv);
-                    let position = side.rx.delivered(from).0;
-                    side.acks.entry(from).or_default().asked(policy);
-                    drop(side);
-                    let _ = self.send_frame(from, &Frame::Ack { tag, position });
+                    side.handle_ack_request(from, policy);
+                    self.drain(&fed, &mut side);
                 }
             }
             Frame::Ack { tag, position } => {
@@ -774,14 +584,14 @@ impl Shared {
             Frame::Nack { tag, nack } => {
                 if let Some(fed) = self.federation(tag) {
                     self.stats.nacks_served.fetch_add(1, Ordering::Relaxed);
-                    let repair = lock(&fed.sender).on_nack(Instant::now(), from, &nack);
+                    let repair = lock(&fed.sender).tx.on_nack(Instant::now(), from, &nack);
                     let _ = self.send_frame(from, &Frame::Repair { tag, repair });
                 }
             }
             Frame::Repair { tag, repair } => {
                 if let Some(fed) = self.federation(tag) {
                     let mut side = lock(&fed.recv);
-                    side.rx.on_repair(Instant::now(), from, repair);
+                    side.handle_repair(Instant::now(), from, repair);
                     self.drain(&fed, &mut side);
                 }
             }
@@ -791,12 +601,8 @@ impl Shared {
                 match fed {
                     Some(fed) => {
                         let mut side = lock(&fed.recv);
-                        side.gate.push(from, Seq(hw), payload);
-                        // Every lock holder drains the receiver's events, so here `delivered`
-                        // counts only messages already handed up.
-                        let upto = side.rx.delivered(from);
-                        side.gate.advance(from, upto);
-                        self.release_gated(&fed, &mut side);
+                        side.handle_app(from, hw, payload);
+                        self.drain(&fed, &mut side);
                     }
                     None => self.emit(TransportEvent::Control { tag, from, payload }),
                 }
@@ -904,20 +710,18 @@ impl FederationChannel {
             });
         }
         let now = Instant::now();
-        let now_ns = self.shared.ns_since_epoch(now);
-        let mut sender = lock(&self.fed.sender);
-        let b = &self.fed.batch;
-        let batch = if hold {
-            let held = self.can_hold(now_ns);
-            if held && sender.pending_bytes() == 0 {
-                b.held.store(true, Ordering::Relaxed);
-            }
-            held
-        } else if b.held.swap(false, Ordering::Relaxed) {
-            false
-        } else {
-            self.should_batch(&sender, now_ns)
-        };
+        let mut guard = lock(&self.fed.sender);
+        let side = &mut *guard;
+        let batch = side.batch.decide(
+            now,
+            SendContext {
+                hold,
+                pending_bytes: side.tx.pending_bytes(),
+                heard: self.fed.heard.load(Ordering::Relaxed),
+                data_wake_by: self.shared.data_wake_by(),
+            },
+        );
+        let sender = &mut side.tx;
         let (seq, sent) = self.shared.emit_data(&self.fed, |mut out| {
             if batch {
                 sender.push(now, reliability, payload, &mut out)
@@ -925,13 +729,8 @@ impl FederationChannel {
                 sender.send(now, reliability, payload, &mut out)
             }
         });
-        let end_ns = if sent > 0 {
-            self.shared.ns_since_epoch(Instant::now())
-        } else {
-            now_ns
-        };
-        self.fed.batch.last_end_ns.store(end_ns, Ordering::Relaxed);
-        drop(sender);
+        side.batch.sent(now, (sent > 0).then(Instant::now));
+        drop(guard);
         let seq = seq.map_err(|e| TransportError::Config(e.to_string()))?;
         if let Some(s) = seq {
             self.fed.flow.with(|w| {
@@ -941,38 +740,6 @@ impl FederationChannel {
         }
         self.fed.sent.sent(reliability);
         Ok(seq.map(|s| s.0))
-    }
-
-    /// Decides push (batch) or send (now); called with the sender locked, which serialises it.
-    fn should_batch(&self, sender: &DataSender, now_ns: u64) -> bool {
-        let b = &self.fed.batch;
-        if !b.enabled.load(Ordering::Relaxed) {
-            return false;
-        }
-        let heard = b.heard.load(Ordering::Relaxed);
-        let quiet = b.heard_at_send.swap(heard, Ordering::Relaxed) == heard;
-        if sender.pending_bytes() > 0 {
-            return true;
-        }
-        let last = b.last_end_ns.load(Ordering::Relaxed);
-        let rapid = quiet && last != 0 && now_ns.saturating_sub(last) < BATCH_GAP.as_nanos() as u64;
-        let streak = if rapid {
-            b.streak.load(Ordering::Relaxed) + 1
-        } else {
-            0
-        };
-        b.streak.store(streak, Ordering::Relaxed);
-        // The pending datagram must not wait for a data thread asleep in a long receive timeout.
-        let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
-        streak >= BATCH_STREAK && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
-    }
-
-    /// Whether a held message may wait in the pending datagram: batching is on and the data
-    /// thread wakes in time to send it by itself.
-    fn can_hold(&self, now_ns: u64) -> bool {
-        let flush_by = now_ns + (MAX_BATCH_DELAY + DATA_TIMEOUT_SLACK).as_nanos() as u64;
-        self.fed.batch.enabled.load(Ordering::Relaxed)
-            && self.shared.data_wake_by_ns.load(Ordering::Relaxed) <= flush_by
     }
 
     /// Flow control: whether a reliable message may be sent now without waiting (always, with
@@ -1053,16 +820,16 @@ impl FederationChannel {
 
     /// Sends the pending batch now, if any.
     pub fn flush(&self) {
-        let mut sender = lock(&self.fed.sender);
+        let mut side = lock(&self.fed.sender);
         let now = Instant::now();
         self.shared
-            .emit_data(&self.fed, |mut out| sender.flush(now, &mut out));
+            .emit_data(&self.fed, |mut out| side.tx.flush(now, &mut out));
     }
 
     /// Turns automatic batching on (the default) or off (every message in its own datagram at
     /// once, as for measuring the unbatched path). Turning it off flushes the pending batch.
     pub fn set_batching(&self, on: bool) {
-        self.fed.batch.enabled.store(on, Ordering::Relaxed);
+        lock(&self.fed.sender).batch.set_enabled(on);
         if !on {
             self.flush();
         }
@@ -1070,17 +837,17 @@ impl FederationChannel {
 
     /// Bytes waiting in the pending batch (0: none).
     pub fn pending_bytes(&self) -> usize {
-        lock(&self.fed.sender).pending_bytes()
+        lock(&self.fed.sender).tx.pending_bytes()
     }
 
     /// Whether automatic batching is on.
     pub fn batching(&self) -> bool {
-        self.fed.batch.enabled.load(Ordering::Relaxed)
+        lock(&self.fed.sender).batch.enabled()
     }
 
     /// The sequence number of the last reliable message sent.
     pub fn high_water(&self) -> u64 {
-        lock(&self.fed.sender).high_water().0
+        lock(&self.fed.sender).tx.high_water().0
     }
 
     /// Peers whose data this node currently accepts in this federation.
@@ -1100,7 +867,7 @@ impl FederationChannel {
 
     /// The data plane's receive counters.
     pub fn stats(&self) -> data::RecvStats {
-        lock(&self.fed.recv).rx.stats()
+        lock(&self.fed.recv).stats()
     }
 
     /// Flow-control counters (see [`crate::flow`]).
@@ -1110,12 +877,12 @@ impl FederationChannel {
 
     /// The data plane's send counters.
     pub fn send_stats(&self) -> data::SendStats {
-        lock(&self.fed.sender).stats()
+        lock(&self.fed.sender).tx.stats()
     }
 
     /// How many reliable messages from `node` were delivered in order so far.
     pub fn delivered(&self, node: NodeId) -> u64 {
-        lock(&self.fed.recv).rx.delivered(node).0
+        lock(&self.fed.recv).delivered(node)
     }
 }
 
@@ -1175,6 +942,7 @@ impl Transport {
 
         let (tx, rx) = crossbeam_channel::unbounded();
         let (control_tx, control_rx) = crossbeam_channel::unbounded();
+        let peer_timeout = cfg.peer_timeout;
         let shared = Arc::new(Shared {
             node,
             interface,
@@ -1184,8 +952,7 @@ impl Transport {
             quic_addr,
             epoch: Instant::now(),
             events: tx,
-            peers: Mutex::new(HashMap::new()),
-            dials: Mutex::new(DialLimits::new()),
+            peers: Mutex::new(Mesh::new(node, peer_timeout)),
             pending_accepts: AtomicUsize::new(0),
             beacon_seq: AtomicU64::new(0),
             federations: RwLock::new(HashMap::new()),
@@ -1204,7 +971,6 @@ impl Transport {
             claims: Mutex::new(Vec::new()),
             hook: RwLock::new(None),
             idle_hook: RwLock::new(None),
-            held_frames: Mutex::new(HashMap::new()),
             data_wake_by_ns: AtomicU64::new(u64::MAX),
             borrowing: receive_here::Borrowing::new(lendable),
         });
@@ -1290,7 +1056,7 @@ impl Transport {
     pub fn peer_rtts(&self) -> Vec<(NodeId, Duration)> {
         let mut v: Vec<(NodeId, Duration)> = lock(&self.shared.peers)
             .iter()
-            .map(|(n, l)| (*n, l.conn.rtt()))
+            .map(|(n, p)| (*n, p.link.conn.rtt()))
             .collect();
         v.sort();
         v
@@ -1319,8 +1085,7 @@ impl Transport {
 
     /// Counters of outgoing dials, and how many are in flight now.
     pub fn dial_stats(&self) -> (DialStats, usize) {
-        let d = lock(&self.shared.dials);
-        (d.stats(), d.in_flight())
+        lock(&self.shared.peers).dial_stats()
     }
 
     /// Sets the federation names this node claims for creation; they are announced in its
@@ -1424,21 +1189,21 @@ impl Transport {
         let bad = |e: data::ConfigError| TransportError::Config(e.to_string());
         let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone()).map_err(bad)?;
         let receiver = DataReceiver::new(self.shared.node, tag, &key, dcfg).map_err(bad)?;
+        let flow = Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control);
         let fed = Arc::new(FedChannel {
             tag,
             name: name.to_string(),
             group: SocketAddrV4::new(group_ip, self.shared.cfg.data_port),
-            sender: Mutex::new(sender),
-            recv: Mutex::new(RecvSide {
-                rx: receiver,
-                gate: CausalGate::new(),
-                acks: HashMap::new(),
+            sender: Mutex::new(SendSide {
+                tx: sender,
+                batch: BatchPolicy::default(),
             }),
+            recv: Mutex::new(ReceivePath::new(receiver, flow.ack)),
             key,
             members: Mutex::new(HashMap::new()),
             sent: SendCounters::default(),
-            batch: Batching::new(),
-            flow: Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control),
+            heard: AtomicU64::new(0),
+            flow,
         });
         self.shared
             .federations
@@ -1542,10 +1307,8 @@ impl Transport {
         let bytes = frame.encode();
         let peers = lock(&self.shared.peers);
         let mut n = 0;
-        for link in peers.values() {
-            if tag.is_none_or(|t| link.federations.contains(&t))
-                && link.tx.send(bytes.clone()).is_ok()
-            {
+        for link in peers.in_federation(tag) {
+            if link.tx.send(bytes.clone()).is_ok() {
                 n += 1;
             }
         }
@@ -1563,11 +1326,11 @@ impl Transport {
                     .ok_or(TransportError::FederationNotOpen(t))?;
                 // Flush before tagging: a pending batch holds numbers up to the high-water, and
                 // the receiver must be able to get them before it releases the control message.
-                let mut sender = lock(&fed.sender);
+                let mut side = lock(&fed.sender);
                 let now = Instant::now();
                 self.shared
-                    .emit_data(&fed, |mut out| sender.flush(now, &mut out));
-                Ok(sender.high_water().0)
+                    .emit_data(&fed, |mut out| side.tx.flush(now, &mut out));
+                Ok(side.tx.high_water().0)
             }
         }
     }
@@ -1668,7 +1431,7 @@ impl Shared {
                 .map(|r| (r.label(), st.rejected(*r)))
                 .collect();
         }
-        let dials = lock(&self.dials).stats();
+        let (dials, _) = lock(&self.peers).dial_stats();
         s.dials = vec![
             ("connected", dials.connected),
             ("refused", dials.refused),
@@ -1678,10 +1441,10 @@ impl Shared {
         self.metrics.sample_into(&mut s);
         s.peers = lock(&self.peers)
             .iter()
-            .map(|(node, l)| m::PeerSample {
+            .map(|(node, p)| m::PeerSample {
                 node: *node,
-                rtt: l.conn.rtt(),
-                lost_packets: l.conn.stats().path.lost_packets,
+                rtt: p.link.conn.rtt(),
+                lost_packets: p.link.conn.stats().path.lost_packets,
             })
             .collect();
         let feds: Vec<Arc<FedChannel>> = self
@@ -1695,8 +1458,8 @@ impl Shared {
             .iter()
             .map(|f| m::FederationSample {
                 name: f.name.clone(),
-                recv: lock(&f.recv).rx.stats(),
-                send: lock(&f.sender).stats(),
+                recv: lock(&f.recv).stats(),
+                send: lock(&f.sender).tx.stats(),
                 sent: f.sent.totals(),
                 flow: f.flow.stats(),
             })
@@ -1811,21 +1574,12 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
     else {
         return Err(HandshakeError::Refused("first frame was not Hello".into()));
     };
-    let refusal = if version != PROTOCOL_VERSION {
-        Some(format!(
-            "node {node} speaks protocol version {version}, we speak {PROTOCOL_VERSION}"
-        ))
-    } else if !shared
-        .security
-        .verify_proof(&conn, Role::Dialer, node, proof.as_ref())
-    {
-        Some(format!("node {node} did not prove the federation secret"))
-    } else if lock(&shared.peers).contains_key(&node) {
-        Some(format!("duplicate connection from node {node}"))
-    } else {
-        None
-    };
-    if let Some(reason) = refusal {
+    let proof_ok = version == PROTOCOL_VERSION
+        && shared
+            .security
+            .verify_proof(&conn, Role::Dialer, node, proof.as_ref());
+    let refusal = lock(&shared.peers).admit(node, version, proof_ok).err();
+    if let Some(reason) = refusal.map(|r| r.to_string()) {
         let _ = send_all(
             &mut send,
             &Frame::Refused {
@@ -1933,7 +1687,7 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
             DialOutcome::Unreachable
         }
     };
-    lock(&shared.dials).finished(Instant::now(), node, outcome);
+    lock(&shared.peers).dial_finished(Instant::now(), node, outcome);
 }
 
 /// Whether the peer closed the connection on purpose (shut down or said goodbye), as opposed to
@@ -1971,29 +1725,20 @@ fn register(
     mut recv: quinn::RecvStream,
 ) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let last_heard = Arc::new(AtomicU64::new(shared.now_ms()));
     let addr = conn.remote_address();
     {
         let mut peers = lock(&shared.peers);
-        if peers.contains_key(&node) {
+        let link = PeerLink {
+            tx: tx.clone(),
+            conn: conn.clone(),
+        };
+        let Ok(held) = peers.register(Instant::now(), node, addr, link) else {
             conn.close(CLOSE_REFUSED.into(), b"duplicate");
             return;
-        }
-        peers.insert(
-            node,
-            PeerLink {
-                tx: tx.clone(),
-                addr,
-                conn: conn.clone(),
-                last_heard: last_heard.clone(),
-                federations: HashSet::new(),
-            },
-        );
+        };
         // Under the peers lock, so no new frame can overtake the held ones.
-        if let Some((_, frames)) = lock(&shared.held_frames).remove(&node) {
-            for f in frames {
-                let _ = tx.send(f);
-            }
+        for f in held {
+            let _ = tx.send(f);
         }
     }
     // Writer: frames from the channel, heartbeats when idle.
@@ -2023,7 +1768,7 @@ fn register(
         loop {
             match read_frame(&mut recv).await {
                 Ok(frame) => {
-                    last_heard.store(s2.now_ms(), Ordering::Relaxed);
+                    lock(&s2.peers).heard(Instant::now(), node);
                     let _ = s2.control.send(ControlWork::Frame(node, frame));
                 }
                 Err(e) => {
@@ -2087,29 +1832,19 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
     }
 }
 
-/// Most control frames held for one peer whose connection is not up yet.
-const MAX_HELD_FRAMES: usize = 65_536;
-
 /// Dials `node` if this node is the one to dial it (the lower id), it is not connected, and the
 /// dial bounds allow it now ([`crate::dial_limits`]); otherwise a later beacon retries.
 fn maybe_dial(shared: &Arc<Shared>, node: NodeId) {
     if node <= shared.node || shared.shutdown.load(Ordering::Relaxed) {
-        return; // the lower id dials
-    }
-    if lock(&shared.peers).contains_key(&node) {
-        return;
+        return; // the lower id dials (the core decides it too; this spares the lookup)
     }
     // Only authenticated beacons are in the table.
     let Some(info) = lock(&shared.discovery).get(node).cloned() else {
         return;
     };
-    if lock(&shared.dials)
-        .start(Instant::now(), node, info.last_heard)
-        .is_err()
-    {
-        return;
+    if lock(&shared.peers).should_dial(Instant::now(), node, Some(info.last_heard)) {
+        tokio::spawn(dial(shared.clone(), info));
     }
-    tokio::spawn(dial(shared.clone(), info));
 }
 
 /// Repeats of the start's query while nobody has been heard.
@@ -2154,9 +1889,9 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
             (d.peers().map(|p| p.beacon.node).collect::<Vec<_>>(), gone)
         };
         if !gone.is_empty() {
-            let mut dials = lock(&shared.dials);
+            let mut mesh = lock(&shared.peers);
             for n in gone {
-                dials.forget(n);
+                mesh.forget(n);
             }
         }
         for node in known {
@@ -2166,33 +1901,18 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
 }
 
 async fn liveness_loop(shared: Arc<Shared>) {
-    let timeout = shared.cfg.peer_timeout.as_millis() as u64;
     let mut tick = tokio::time::interval(shared.cfg.heartbeat_interval / 2);
     loop {
         tick.tick().await;
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
-        let now = shared.now_ms();
-        let max_age = (timeout * 5).max(5_000);
-        lock(&shared.held_frames).retain(|node, (since, frames)| {
-            let keep = now.saturating_sub(*since) <= max_age;
-            if !keep {
-                tracing::warn!(peer = %node, frames = frames.len(),
-                    "dropping control frames held for a peer that never connected");
-            }
-            keep
-        });
-        let silent: Vec<NodeId> = lock(&shared.peers)
-            .iter()
-            .filter(|(_, l)| now.saturating_sub(l.last_heard.load(Ordering::Relaxed)) > timeout)
-            .map(|(n, _)| *n)
-            .collect();
-        for node in silent {
-            // Mark it now so the next tick does not report it again.
-            if let Some(l) = lock(&shared.peers).get(&node) {
-                l.last_heard.store(u64::MAX / 2, Ordering::Relaxed);
-            }
+        let expired = lock(&shared.peers).handle_timeout(Instant::now());
+        for (node, frames) in expired.dropped_held {
+            tracing::warn!(peer = %node, frames,
+                "dropping control frames held for a peer that never connected");
+        }
+        for node in expired.lost {
             let _ = shared.control.send(ControlWork::Gone { node, lost: true });
         }
     }
@@ -2296,27 +2016,24 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         );
         for fed in &feds {
             let mut side = lock(&fed.recv);
-            if side.rx.poll_timeout().is_some_and(|t| t <= now) {
-                side.rx.on_timeout(now);
+            if side.poll_timeout().is_some_and(|t| t <= now) {
+                side.handle_timeout(now);
                 shared.drain(fed, &mut side);
             }
-            next = earliest(next, side.rx.poll_timeout());
+            next = earliest(next, side.poll_timeout());
             drop(side);
-            // While the federation streams, wake often enough to flush batches in time (and so
-            // let `send` start batching at all).
-            let last_ns = fed.batch.last_end_ns.load(Ordering::Relaxed);
-            if last_ns != 0
-                && shared.ns_since_epoch(now).saturating_sub(last_ns)
-                    < BATCH_ACTIVE.as_nanos() as u64
-            {
-                next = earliest(next, Some(now + MAX_BATCH_DELAY));
-            }
             // A sender busy on another thread is sending anyway: its timers can wait a little
             // (but not a long receive timeout: it may leave a pending batch behind).
-            let Ok(mut sender) = fed.sender.try_lock() else {
+            let Ok(mut side) = fed.sender.try_lock() else {
                 next = earliest(next, Some(now + DATA_TIMEOUT_SLACK * 2));
                 continue;
             };
+            // While the federation streams, wake often enough to flush batches in time (and so
+            // let `send` start batching at all).
+            if side.batch.active(now) {
+                next = earliest(next, Some(now + MAX_BATCH_DELAY));
+            }
+            let sender = &mut side.tx;
             if sender.poll_timeout().is_some_and(|t| t <= now) {
                 // Off the send path, on the sender's timer: drop the retransmit copies every
                 // receiver has acknowledged (the flow lock nests inside the sender's here only;
@@ -2381,9 +2098,9 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
     };
     if sender != shared.node {
         // Tells the batching decision that this node is answering, not streaming.
-        fed.batch.heard.fetch_add(1, Ordering::Relaxed);
+        fed.heard.fetch_add(1, Ordering::Relaxed);
     }
     let mut side = lock(&fed.recv);
-    side.rx.on_datagram(now, dgram);
+    side.handle_datagram(now, dgram);
     shared.drain(&fed, &mut side);
 }
