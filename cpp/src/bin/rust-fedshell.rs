@@ -54,10 +54,13 @@ fn obj_hex(o: ObjectInstanceHandle) -> String {
     format!("{:016x}", o.0)
 }
 
-/// The standard exception class an error maps to: the variant's name.
+/// The standard exception class an error maps to: its message starts with the class name.
 fn class_of(e: &RtiError) -> String {
-    let s = format!("{e:?}");
-    s.split('(').next().unwrap_or_default().to_string()
+    e.to_string()
+        .split(':')
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn time_value(info: &ReceiveInfo) -> Value {

@@ -20,7 +20,8 @@
 //   request-update OBJ ATTR,ATTR | delete OBJ
 //   regulate LOOKAHEAD | constrain | tar T | tara T | ner T | nera T | query-time
 //   auto-advance STEP UNTIL  (each grant below UNTIL requests the next from inside the callback)
-//   echo OBJ   (each reflection is sent on as an update of OBJ from inside the callback)
+//   echo SRC OWN  (each reflection of SRC is sent on as an update of OWN from inside the
+//                  callback)
 //   evoke-in-callback   (the next reflection calls evokeCallback from inside the callback)
 //   sync LABEL | achieve LABEL | save LABEL | save-begun | save-complete
 //   restore LABEL | restore-complete
@@ -187,7 +188,8 @@ public:
   Names names;
   std::atomic<bool> evoke_in_callback{false};
   std::mutex echo_lock;
-  std::string echo_to; // hex of own object, or empty
+  std::string echo_from; // hex of the object whose reflections are echoed, or empty
+  std::string echo_to;   // hex of the own object they are sent on as
   std::atomic<bool> auto_advance{false};
   double step = 0, until = 0;
 
@@ -235,7 +237,7 @@ public:
     std::string target;
     {
       std::lock_guard<std::mutex> g(echo_lock);
-      target = echo_to;
+      if (echo_from == obj_hex(o)) target = echo_to;
     }
     if (!target.empty()) {
       try {
@@ -661,8 +663,10 @@ public:
       auto_advance = true;
     } else if (c == "echo") {
       object(arg(1));
+      object(arg(2));
       std::lock_guard<std::mutex> g(echo_lock);
-      echo_to = arg(1);
+      echo_from = arg(1);
+      echo_to = arg(2);
     } else if (c == "evoke-in-callback") {
       evoke_in_callback = true;
     } else if (c == "sync") {
