@@ -125,7 +125,11 @@ fn objects_and_interactions_are_byte_identical_everywhere() {
 
     // Interactions, C++ → C++ and Rust, and Rust → C++.
     let (car, litres) = (b"car-1\0\xff".to_vec(), pattern(8, 99));
-    a.ok(&format!("send Refuel Car={},Litres={}", hex(&car), hex(&litres)));
+    a.ok(&format!(
+        "send Refuel Car={},Litres={}",
+        hex(&car),
+        hex(&litres)
+    ));
     let want = json!({"Car": hex(&car), "Litres": hex(&litres)});
     for f in [&mut b, &mut r] {
         let i = f.next("interaction");
@@ -217,7 +221,11 @@ fn time_lockstep_and_ner_with_tso_order() {
         let now = f64::from(k - 1);
         if k <= 4 {
             a.ok(&format!("update {aobj} Position={:016x} {}", k, now + 1.5));
-            r.ok(&format!("update {robj} Position={:016x} {}", 100 + k, now + 1.25));
+            r.ok(&format!(
+                "update {robj} Position={:016x} {}",
+                100 + k,
+                now + 1.25
+            ));
         }
         for f in [&mut a, &mut b, &mut r] {
             f.ok(&format!("tar {k}"));
@@ -313,11 +321,10 @@ fn callbacks_that_call_the_rti_in_both_models() {
         let v = pattern(32, n);
         r.ok(&format!("update {robj} Position={}", hex(&v)));
         for (f, own) in [(&mut a, &aobj), (&mut b, &bobj)] {
-            assert_eq!(
-                values(&reflect_of(f, &robj)),
-                json!({"Position": hex(&v)})
-            );
-            let e = f.next_where("echo", |v| v["event"] == "echoed" || v["event"] == "echo_failed");
+            assert_eq!(values(&reflect_of(f, &robj)), json!({"Position": hex(&v)}));
+            let e = f.next_where("echo", |v| {
+                v["event"] == "echoed" || v["event"] == "echo_failed"
+            });
             assert_eq!(e["event"], "echoed", "[{}] {e}", f.name);
             assert_eq!(e["object"], own.as_str());
         }
@@ -379,16 +386,25 @@ fn misuse_throws_the_standard_class_and_the_federate_goes_on() {
     discover(&mut r, &aobj);
     a.fails_with(&format!("update {robj} Position=01"), "AttributeNotOwned");
     a.ok(&format!("update {aobj} Position=02"));
-    assert_eq!(values(&reflect_of(&mut r, &aobj)), json!({"Position": "02"}));
+    assert_eq!(
+        values(&reflect_of(&mut r, &aobj)),
+        json!({"Position": "02"})
+    );
 
     // evokeCallback from inside a callback.
     a.ok("evoke-in-callback");
     r.ok(&format!("update {robj} Position=03"));
-    assert_eq!(values(&reflect_of(&mut a, &robj)), json!({"Position": "03"}));
+    assert_eq!(
+        values(&reflect_of(&mut a, &robj)),
+        json!({"Position": "03"})
+    );
     let c = a.next("callback_call");
     assert_eq!(c["exception"], "CallNotAllowedFromWithinCallback", "{c}");
     r.ok(&format!("update {robj} Position=04"));
-    assert_eq!(values(&reflect_of(&mut a, &robj)), json!({"Position": "04"}));
+    assert_eq!(
+        values(&reflect_of(&mut a, &robj)),
+        json!({"Position": "04"})
+    );
 
     // A second request while one is pending; Rust (regulating at 0) holds A's grant back.
     time_managed(&mut a);
@@ -512,8 +528,14 @@ fn a_killed_cpp_federate_is_removed_without_stalling_the_others() {
     time_managed(&mut a);
     time_managed(&mut r);
     a.ok(&format!("update {aobj} Position=0a"));
-    assert_eq!(values(&reflect_of(&mut b, &aobj)), json!({"Position": "0a"}));
-    assert_eq!(values(&reflect_of(&mut r, &aobj)), json!({"Position": "0a"}));
+    assert_eq!(
+        values(&reflect_of(&mut b, &aobj)),
+        json!({"Position": "0a"})
+    );
+    assert_eq!(
+        values(&reflect_of(&mut r, &aobj)),
+        json!({"Position": "0a"})
+    );
 
     // A (regulating at 0, lookahead 1) holds Rust's TAR(5) back until it is gone.
     r.ok("tar 5");
@@ -538,7 +560,69 @@ fn a_killed_cpp_federate_is_removed_without_stalling_the_others() {
     let robj = object(&r.ok("register Vehicle.Car"));
     discover(&mut b, &robj);
     r.ok(&format!("update {robj} Position=0b 7"));
-    assert_eq!(values(&reflect_of(&mut b, &robj)), json!({"Position": "0b"}));
+    assert_eq!(
+        values(&reflect_of(&mut b, &robj)),
+        json!({"Position": "0b"})
+    );
     r.ok("tar 8");
     r.granted(8.0);
+}
+
+/// The C++ example federate (`fed-examples/cpp`), built with its own CMakeLists.txt from the
+/// installed SDK, joins a federation of the demo's FOM, decodes a Rust car's values with the
+/// standard encoding helpers, and resigns when the car is gone.
+#[test]
+fn the_cpp_example_viewer_decodes_a_rust_car() {
+    let net = Net::new("viewer");
+    let build = sdk::cmake_build(&sdk::repo_root().join("fed-examples/cpp"), "sdk-cpp-viewer")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut r = net.rust("rust-car");
+    r.ok(&format!(
+        "create {} {}",
+        net.federation,
+        sdk::demo_fom().display()
+    ));
+    r.ok(&format!("join {} rust-car", net.federation));
+    r.ok("publish Vehicle.Car Position,Velocity,Sequence,Fuel,Range");
+    let car = object(&r.ok("register Vehicle.Car"));
+    let mut viewer = net.spawn_plain(
+        &build.join("cpp_viewer"),
+        &[&net.federation, "60"],
+        "cpp-viewer",
+    );
+    viewer.next_where("discovered", |v| {
+        v.as_str().is_some_and(|l| l.starts_with("discovered "))
+    });
+    // Vector2D (1.5, -2.0), (0.25, 0); Sequence 1; Fuel 40; Range 123456.5 — big endian.
+    let f = |x: f64| hex(&x.to_be_bytes());
+    r.ok(&format!(
+        "update {car} Position={}{},Velocity={}{},Sequence={},Fuel={},Range={}",
+        f(1.5),
+        f(-2.0),
+        f(0.25),
+        f(0.0),
+        hex(&1i64.to_be_bytes()),
+        f(40.0),
+        f(123_456.5)
+    ));
+    r.ok(&format!(
+        "update {car} Sequence={}",
+        hex(&2i64.to_be_bytes())
+    ));
+    r.ok(&format!("delete {car}"));
+    let summary = viewer.until("summary", |v| {
+        v.as_str().is_some_and(|l| l.contains("reflections"))
+    });
+    let line = summary
+        .last()
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        line.contains(
+            "2 reflections, last sequence 2, 0 out of order, position (1.5, -2), \
+             velocity (0.25, 0), fuel 40, range 123456.5"
+        ),
+        "{summary:?}"
+    );
 }

@@ -253,8 +253,10 @@ int main(int argc, char **argv) {
   std::printf("summary:\n");
   for (auto const &kv : viewer.vehicles) {
     Vehicle const &v = kv.second;
-    std::printf("  %-12s %-8s %lld reflections, last sequence %lld, %lld out of order\n",
-                v.name.c_str(), v.cls.c_str(), v.reflections, v.sequence, v.out_of_order);
+    std::printf("  %-12s %-8s %lld reflections, last sequence %lld, %lld out of order, "
+                "position (%.10g, %.10g), velocity (%.10g, %.10g), fuel %.10g, range %.10g\n",
+                v.name.c_str(), v.cls.c_str(), v.reflections, v.sequence, v.out_of_order, v.x,
+                v.y, v.vx, v.vy, v.fuel, v.range);
   }
   return viewer.vehicles.empty() ? 1 : 0;
 }

@@ -145,8 +145,10 @@ impl FederateAmbassador for Amb {
         tag: &[u8],
         info: &ReceiveInfo,
     ) {
-        out(json!({"event":"reflect","object":obj_hex(object),"values":self.attr_map(values),
-            "tag":hex(tag),"time":time_value(info),"order":order(info)}));
+        out(
+            json!({"event":"reflect","object":obj_hex(object),"values":self.attr_map(values),
+            "tag":hex(tag),"time":time_value(info),"order":order(info)}),
+        );
     }
     fn receive_interaction(
         &mut self,
@@ -166,8 +168,10 @@ impl FederateAmbassador for Amb {
                 .collect();
             (n.interactions.get(&class).cloned().unwrap_or_default(), p)
         };
-        out(json!({"event":"interaction","class":cls,"params":p,"tag":hex(tag),
-            "time":time_value(info),"order":order(info)}));
+        out(
+            json!({"event":"interaction","class":cls,"params":p,"tag":hex(tag),
+            "time":time_value(info),"order":order(info)}),
+        );
     }
     fn remove_object_instance(
         &mut self,
@@ -183,8 +187,10 @@ impl FederateAmbassador for Amb {
         attrs: &[AttributeHandle],
         tag: &[u8],
     ) {
-        out(json!({"event":"provide","object":obj_hex(object),"attrs":self.attr_list(attrs),
-            "tag":hex(tag)}));
+        out(
+            json!({"event":"provide","object":obj_hex(object),"attrs":self.attr_list(attrs),
+            "tag":hex(tag)}),
+        );
     }
     fn time_regulation_enabled(&mut self, time: Time) {
         out(json!({"event":"regulation_enabled","time":time.value()}));
@@ -386,9 +392,7 @@ impl Shell {
             ["restore", label] => self.rti.request_federation_restore(label)?,
             ["restore-complete"] => self.rti.federate_restore_complete()?,
             _ => {
-                return Err(RtiError::RtiInternalError(format!(
-                    "unknown command {w:?}"
-                )));
+                return Err(RtiError::RtiInternalError(format!("unknown command {w:?}")));
             }
         }
         Ok(extra)

@@ -70,7 +70,10 @@ fn install() -> Result<Sdk, String> {
         .current_dir(repo_root());
     run_checked(cmd, "deploy/install-sdk.sh", Duration::from_secs(1800))?;
     let install_time = start.elapsed();
-    eprintln!("SDK installed into {} in {install_time:?}", prefix.display());
+    eprintln!(
+        "SDK installed into {} in {install_time:?}",
+        prefix.display()
+    );
 
     // `c++ -std=c++17 fedshell.cpp $(pkg-config --cflags --libs rti1516e)`.
     let mut pc = Command::new("pkg-config");
@@ -105,25 +108,32 @@ pub fn sdk() -> &'static Sdk {
     }
 }
 
+/// Configures and builds the CMake project in `source` against the installed SDK (as its
+/// user would: `-DCMAKE_PREFIX_PATH=<prefix>`); returns the build directory.
+pub fn cmake_build(source: &Path, name: &str) -> Result<PathBuf, String> {
+    let prefix = &sdk().prefix;
+    let build = common::work_dir(name);
+    let mut configure = Command::new("cmake");
+    configure
+        .arg("-S")
+        .arg(source)
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+        .arg("-DCMAKE_BUILD_TYPE=Release")
+        .arg(format!("-DCMAKE_CXX_COMPILER={}", common::compiler()));
+    run_checked(configure, "cmake configure", Duration::from_secs(300))?;
+    let mut make = Command::new("cmake");
+    make.arg("--build").arg(&build);
+    run_checked(make, "cmake --build", Duration::from_secs(600))?;
+    Ok(build)
+}
+
 /// The test federate built with CMake (`find_package(RTI1516e)`, `tests/federates/CMakeLists.txt`).
 pub fn cmake_fedshell() -> &'static Path {
     let built = CMAKE_FEDSHELL.get_or_init(|| {
-        let prefix = &sdk().prefix;
-        let build = common::work_dir("sdk-cmake-build");
-        let mut configure = Command::new("cmake");
-        configure
-            .arg("-S")
-            .arg(hlamesh_cpp::crate_dir().join("tests/federates"))
-            .arg("-B")
-            .arg(&build)
-            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-            .arg("-DCMAKE_BUILD_TYPE=Release")
-            .arg(format!("-DCMAKE_CXX_COMPILER={}", common::compiler()));
-        run_checked(configure, "cmake configure", Duration::from_secs(300))?;
-        let mut make = Command::new("cmake");
-        make.arg("--build").arg(&build);
-        run_checked(make, "cmake --build", Duration::from_secs(600))?;
-        Ok(build.join("fedshell"))
+        let dir = hlamesh_cpp::crate_dir().join("tests/federates");
+        cmake_build(&dir, "sdk-cmake-build").map(|b| b.join("fedshell"))
     });
     match built {
         Ok(p) => p,
@@ -191,6 +201,14 @@ impl Net {
     }
 
     fn spawn(&self, program: &Path, args: &[&str], name: &str) -> Fed {
+        let mut fed = self.spawn_plain(program, args, name);
+        fed.next("connected");
+        fed
+    }
+
+    /// Any program with this test's network settings; its stdout lines that are not JSON
+    /// arrive as JSON strings.
+    pub fn spawn_plain(&self, program: &Path, args: &[&str], name: &str) -> Fed {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
@@ -228,16 +246,14 @@ impl Net {
                 }
             }
         });
-        let mut fed = Fed {
+        Fed {
             name: name.to_string(),
             child,
             stdin,
             lines: rx,
             backlog: VecDeque::new(),
             stderr: log,
-        };
-        fed.next("connected");
-        fed
+        }
     }
 }
 
@@ -336,7 +352,11 @@ impl Fed {
     /// Runs `line`, which must fail with the standard exception class `class`.
     pub fn fails_with(&mut self, line: &str, class: &str) -> Value {
         let v = self.cmd(line);
-        assert_eq!(v["event"], "failed", "[{}] {line} should fail: {v}", self.name);
+        assert_eq!(
+            v["event"], "failed",
+            "[{}] {line} should fail: {v}",
+            self.name
+        );
         assert_eq!(v["exception"], class, "[{}] {line}: {v}", self.name);
         v
     }
