@@ -1,0 +1,7 @@
+//! The C ABI's modules (see the crate docs).
+
+pub mod callbacks;
+pub mod designator;
+pub mod exceptions;
+pub mod ffi;
+pub mod services;
