@@ -41,6 +41,17 @@ command -v timeout >/dev/null 2>&1 || die "'timeout' (coreutils) not found"
 mkdir -p "$1" || die "cannot create $1"
 PREFIX="$(cd "$1" && pwd)"
 
+# Run from a cargo process (a test, a build script), the environment carries that package's
+# variables (CARGO_PKG_NAME, CARGO_MANIFEST_DIR, OUT_DIR, ...). Build scripts that watch such
+# variables would see them change, and this build and the caller's next one would each rebuild
+# the other's dependencies; they mean nothing here, so they go.
+for v in $(compgen -e); do
+  case "$v" in
+  CARGO_PKG_* | CARGO_MANIFEST_* | CARGO_CRATE_* | CARGO_BIN_* | CARGO_TARGET_TMPDIR | \
+    CARGO_PRIMARY_PACKAGE | CARGO_RUSTC_CURRENT_DIR | OUT_DIR) unset "$v" ;;
+  esac
+done
+
 # Where cargo puts its output: CARGO_TARGET_DIR, a .cargo/config setting, or target/.
 TARGET_DIR="$(cd "$ROOT" && timeout 120 cargo metadata --format-version 1 --no-deps 2>/dev/null |
   sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"

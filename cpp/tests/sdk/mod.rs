@@ -52,6 +52,9 @@ fn run_checked(mut cmd: Command, what: &str, limit: Duration) -> Result<String, 
     cmd.stdin(Stdio::null());
     let run = common::run_bounded(cmd, "", limit);
     if run.success {
+        if std::env::var_os("HLAMESH_SDK_VERBOSE").is_some() {
+            eprintln!("{what}:\n{}{}", run.stdout, run.stderr);
+        }
         Ok(run.stdout)
     } else {
         Err(format!(
