@@ -7,7 +7,7 @@
 //! value's bytes; T a float64 time): `create FED FOMPATH`, `join FED NAME`, `resign`,
 //! `destroy FED`, `publish CLASS ATTRS`, `subscribe CLASS ATTRS`, `publish-ia CLASS`,
 //! `subscribe-ia CLASS PARAMS`, `register CLASS`, `update OBJ ATTR=HEX,… [T]`, `send CLASS
-//! PARAM=HEX,… [T]`, `request-update OBJ ATTRS`, `delete OBJ`, `regulate LOOKAHEAD`,
+//! PARAM=HEX,… [T]`, `request-update OBJ ATTRS`, `delete OBJ`, `tso OBJ ATTRS` (timestamp order), `regulate LOOKAHEAD`,
 //! `constrain`, `tar T`, `ner T`, `query-time`, `sync LABEL`, `achieve LABEL`, `save LABEL`,
 //! `save-begun`, `save-complete`, `restore LABEL`, `restore-complete`, `exit`. Every command
 //! answers `{"event":"ok","cmd":…}` or `{"event":"failed","cmd":…,"exception":…}`; callbacks
@@ -363,6 +363,12 @@ impl Shell {
                 let (o, c) = self.object(o)?;
                 let a = self.attrs(c, attrs)?;
                 self.rti.request_attribute_value_update(o, &a, b"please")?;
+            }
+            ["tso", o, attrs] => {
+                let (o, c) = self.object(o)?;
+                let a = self.attrs(c, attrs)?;
+                self.rti
+                    .change_attribute_order_type(o, &a, OrderType::TimeStamp)?;
             }
             ["delete", o] => {
                 let (o, _) = self.object(o)?;

@@ -17,7 +17,7 @@
 //   create FED FOMPATH | join FED NAME | resign | destroy FED | disconnect
 //   publish CLASS ATTR,ATTR | subscribe CLASS ATTR,ATTR | publish-ia CLASS | subscribe-ia CLASS PARAM,PARAM
 //   register CLASS | update OBJ ATTR=HEX,ATTR=HEX [T] | send CLASS PARAM=HEX,… [T]
-//   request-update OBJ ATTR,ATTR | delete OBJ
+//   request-update OBJ ATTR,ATTR | delete OBJ | tso OBJ ATTR,ATTR (timestamp order)
 //   regulate LOOKAHEAD | constrain | tar T | tara T | ner T | nera T | query-time
 //   auto-advance STEP UNTIL  (each grant below UNTIL requests the next from inside the callback)
 //   echo SRC OWN  (each reflection of SRC is sent on as an update of OWN from inside the
@@ -639,6 +639,8 @@ public:
       ObjectInstanceHandle o = object(arg(1));
       rti->requestAttributeValueUpdate(o, attrs(class_of(arg(1)), arg(2)),
                                        VariableLengthData("please", 6));
+    } else if (c == "tso") {
+      rti->changeAttributeOrderType(object(arg(1)), attrs(class_of(arg(1)), arg(2)), TIMESTAMP);
     } else if (c == "delete") {
       rti->deleteObjectInstance(object(arg(1)), VariableLengthData("bye", 3));
     } else if (c == "regulate") {
