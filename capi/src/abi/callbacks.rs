@@ -9,8 +9,8 @@
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use hlamesh_lrc::ambassador::{
     FederateAmbassador, RestoreFailureReason, RestoreStatus, SaveFailureReason, SaveStatus,
@@ -205,6 +205,21 @@ pub struct CallbackStats {
     pub exceptions: AtomicU64,
     /// The joined federation's time kind (`HLM_TIME_*`), to decode timestamps in callbacks.
     pub time_kind: AtomicI32,
+    /// Set when the `hlm_rti` is freed: no callback is delivered after that.
+    pub closed: AtomicBool,
+    /// Held shared while a callback runs; `close` takes it exclusively to wait for one in
+    /// flight (the C++ object it calls is about to be destroyed).
+    pub gate: RwLock<()>,
+}
+
+impl CallbackStats {
+    /// No further callbacks; waits for one running on another thread to return.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        if !in_callback() {
+            drop(self.gate.write().unwrap_or_else(PoisonError::into_inner));
+        }
+    }
 }
 
 /// The federate's C++ ambassador, seen from Rust.
@@ -220,9 +235,9 @@ impl std::fmt::Debug for CAmbassador {
     }
 }
 
-// SAFETY: `ctx` is the C++ RTIambassador implementation, which outlives its connection (the
-// standard makes the federate keep its ambassador until disconnect; the shim disconnects in its
-// destructor). The LRC calls a federate's ambassador from one thread at a time (under its
+// SAFETY: `ctx` is the C++ RTIambassador implementation; its destructor frees the `hlm_rti`,
+// which closes `CallbackStats::gate` first (waiting for a callback in flight; none is delivered
+// afterwards), so `ctx` is never used after it is destroyed. The LRC calls a federate's ambassador from one thread at a time (under its
 // mutex), and the federate chose the model: HLA_IMMEDIATE means callbacks on an RTI thread.
 unsafe impl Send for CAmbassador {}
 
@@ -271,17 +286,23 @@ impl CAmbassador {
     }
 
     fn send(&self, ev: &HlmEvent) {
+        if self.stats.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let _running = self
+            .stats
+            .gate
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.stats.closed.load(Ordering::Acquire) {
+            return;
+        }
         let _mark = InCallback(IN_CALLBACK.with(|c| c.replace(true)));
         let mut what = [0u8; 512];
         // SAFETY: `on_event` and `ctx` were registered together at connect and stay valid (see
         // the `Send` impl); `ev` and `what` outlive the call, and `what_cap` is `what`'s size.
         let r = unsafe {
-            (self.on_event)(
-                self.ctx,
-                ev,
-                what.as_mut_ptr().cast::<c_char>(),
-                what.len(),
-            )
+            (self.on_event)(self.ctx, ev, what.as_mut_ptr().cast::<c_char>(), what.len())
         };
         if r != 0 {
             let n = self.stats.exceptions.fetch_add(1, Ordering::Relaxed) + 1;
@@ -300,7 +321,13 @@ impl CAmbassador {
         self.stats.time_kind.load(Ordering::Relaxed)
     }
 
-    fn object_attrs(&self, k: i32, object: ObjectInstanceHandle, a: &[AttributeHandle], tag: &[u8]) {
+    fn object_attrs(
+        &self,
+        k: i32,
+        object: ObjectInstanceHandle,
+        a: &[AttributeHandle],
+        tag: &[u8],
+    ) {
         let hs = attrs(a);
         self.send(&HlmEvent {
             kind: k,
@@ -547,14 +574,24 @@ impl FederateAmbassador for CAmbassador {
         offered: &[AttributeHandle],
         tag: &[u8],
     ) {
-        self.object_attrs(kind::REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION, object, offered, tag);
+        self.object_attrs(
+            kind::REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION,
+            object,
+            offered,
+            tag,
+        );
     }
     fn request_divestiture_confirmation(
         &mut self,
         object: ObjectInstanceHandle,
         released: &[AttributeHandle],
     ) {
-        self.object_attrs(kind::REQUEST_DIVESTITURE_CONFIRMATION, object, released, &[]);
+        self.object_attrs(
+            kind::REQUEST_DIVESTITURE_CONFIRMATION,
+            object,
+            released,
+            &[],
+        );
     }
     fn attribute_ownership_acquisition_notification(
         &mut self,

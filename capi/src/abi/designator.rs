@@ -40,13 +40,13 @@ pub enum Settings {
 pub const PREFIX: &str = "hlamesh:";
 
 fn bad(key: &str, value: &str, why: &str) -> RtiError {
-    RtiError::ConnectionFailed(format!(
-        "local settings designator: {key}={value:?}: {why}"
-    ))
+    RtiError::ConnectionFailed(format!("local settings designator: {key}={value:?}: {why}"))
 }
 
 fn parse<T: std::str::FromStr>(key: &str, value: &str) -> RtiResult<T> {
-    value.parse().map_err(|_| bad(key, value, "not a valid value"))
+    value
+        .parse()
+        .map_err(|_| bad(key, value, "not a valid value"))
 }
 
 /// Parses a designator (see the module docs).
@@ -73,8 +73,8 @@ pub fn parse_designator(designator: &str) -> RtiResult<Settings> {
         .collect::<RtiResult<_>>()?;
     let mut cfg = match pairs.iter().find(|(k, _)| *k == "config") {
         Some((_, path)) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| bad("config", path, &e.to_string()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| bad("config", path, &e.to_string()))?;
             TransportConfig::from_toml(&text).map_err(|e| bad("config", path, &e.to_string()))?
         }
         None => TransportConfig::default(),
@@ -138,7 +138,10 @@ mod tests {
     #[test]
     fn other_rtis_designators_use_the_environment() {
         for d in ["", "thread://", "rti://host:8989", "crcAddress=host", "  "] {
-            assert!(matches!(parse_designator(d).unwrap(), Settings::Environment), "{d}");
+            assert!(
+                matches!(parse_designator(d).unwrap(), Settings::Environment),
+                "{d}"
+            );
         }
     }
 
@@ -153,7 +156,9 @@ mod tests {
         assert_eq!(c.multicast_ttl, 0);
         assert_eq!(c.discovery_port, 23456);
         assert_eq!(c.interface, std::net::Ipv4Addr::LOCALHOST);
-        assert!(matches!(c.security, SecurityConfig::Development { ref secret, .. } if secret == "s3"));
+        assert!(
+            matches!(c.security, SecurityConfig::Development { ref secret, .. } if secret == "s3")
+        );
         let Settings::Own(c) = parse_designator("hlamesh:interface=10.0.0.0/8").unwrap() else {
             panic!("own settings expected")
         };

@@ -177,9 +177,15 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::AttributeAlreadyOwned(m) => ("AttributeAlreadyOwned", m),
         RtiError::AttributeAlreadyBeingDivested(m) => ("AttributeAlreadyBeingDivested", m),
         RtiError::AttributeAlreadyBeingAcquired(m) => ("AttributeAlreadyBeingAcquired", m),
-        RtiError::AttributeAcquisitionWasNotRequested(m) => ("AttributeAcquisitionWasNotRequested", m),
-        RtiError::AttributeAcquisitionWasNotCanceled(m) => ("AttributeAcquisitionWasNotCanceled", m),
-        RtiError::AttributeDivestitureWasNotRequested(m) => ("AttributeDivestitureWasNotRequested", m),
+        RtiError::AttributeAcquisitionWasNotRequested(m) => {
+            ("AttributeAcquisitionWasNotRequested", m)
+        }
+        RtiError::AttributeAcquisitionWasNotCanceled(m) => {
+            ("AttributeAcquisitionWasNotCanceled", m)
+        }
+        RtiError::AttributeDivestitureWasNotRequested(m) => {
+            ("AttributeDivestitureWasNotRequested", m)
+        }
         RtiError::NoAcquisitionPending(m) => ("NoAcquisitionPending", m),
         RtiError::InvalidResignAction(m) => ("InvalidResignAction", m),
         RtiError::InvalidFederateHandle(m) => ("InvalidFederateHandle", m),
@@ -202,9 +208,15 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::LogicalTimeAlreadyPassed(m) => ("LogicalTimeAlreadyPassed", m),
         RtiError::InvalidLookahead(m) => ("InvalidLookahead", m),
         RtiError::InvalidLogicalTime(m) => ("InvalidLogicalTime", m),
-        RtiError::AsynchronousDeliveryAlreadyEnabled(m) => ("AsynchronousDeliveryAlreadyEnabled", m),
-        RtiError::AsynchronousDeliveryAlreadyDisabled(m) => ("AsynchronousDeliveryAlreadyDisabled", m),
-        RtiError::SynchronizationPointLabelNotAnnounced(m) => ("SynchronizationPointLabelNotAnnounced", m),
+        RtiError::AsynchronousDeliveryAlreadyEnabled(m) => {
+            ("AsynchronousDeliveryAlreadyEnabled", m)
+        }
+        RtiError::AsynchronousDeliveryAlreadyDisabled(m) => {
+            ("AsynchronousDeliveryAlreadyDisabled", m)
+        }
+        RtiError::SynchronizationPointLabelNotAnnounced(m) => {
+            ("SynchronizationPointLabelNotAnnounced", m)
+        }
         RtiError::SaveInProgress(m) => ("SaveInProgress", m),
         RtiError::RestoreInProgress(m) => ("RestoreInProgress", m),
         RtiError::SaveNotInitiated(m) => ("SaveNotInitiated", m),
@@ -213,14 +225,26 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::RestoreNotRequested(m) => ("RestoreNotRequested", m),
         RtiError::RestoreNotInProgress(m) => ("RestoreNotInProgress", m),
         RtiError::FederateUnableToUseTime(m) => ("FederateUnableToUseTime", m),
-        RtiError::ObjectClassRelevanceAdvisorySwitchIsOn(m) => ("ObjectClassRelevanceAdvisorySwitchIsOn", m),
-        RtiError::ObjectClassRelevanceAdvisorySwitchIsOff(m) => ("ObjectClassRelevanceAdvisorySwitchIsOff", m),
-        RtiError::AttributeRelevanceAdvisorySwitchIsOn(m) => ("AttributeRelevanceAdvisorySwitchIsOn", m),
-        RtiError::AttributeRelevanceAdvisorySwitchIsOff(m) => ("AttributeRelevanceAdvisorySwitchIsOff", m),
+        RtiError::ObjectClassRelevanceAdvisorySwitchIsOn(m) => {
+            ("ObjectClassRelevanceAdvisorySwitchIsOn", m)
+        }
+        RtiError::ObjectClassRelevanceAdvisorySwitchIsOff(m) => {
+            ("ObjectClassRelevanceAdvisorySwitchIsOff", m)
+        }
+        RtiError::AttributeRelevanceAdvisorySwitchIsOn(m) => {
+            ("AttributeRelevanceAdvisorySwitchIsOn", m)
+        }
+        RtiError::AttributeRelevanceAdvisorySwitchIsOff(m) => {
+            ("AttributeRelevanceAdvisorySwitchIsOff", m)
+        }
         RtiError::AttributeScopeAdvisorySwitchIsOn(m) => ("AttributeScopeAdvisorySwitchIsOn", m),
         RtiError::AttributeScopeAdvisorySwitchIsOff(m) => ("AttributeScopeAdvisorySwitchIsOff", m),
-        RtiError::InteractionRelevanceAdvisorySwitchIsOn(m) => ("InteractionRelevanceAdvisorySwitchIsOn", m),
-        RtiError::InteractionRelevanceAdvisorySwitchIsOff(m) => ("InteractionRelevanceAdvisorySwitchIsOff", m),
+        RtiError::InteractionRelevanceAdvisorySwitchIsOn(m) => {
+            ("InteractionRelevanceAdvisorySwitchIsOn", m)
+        }
+        RtiError::InteractionRelevanceAdvisorySwitchIsOff(m) => {
+            ("InteractionRelevanceAdvisorySwitchIsOff", m)
+        }
         RtiError::RtiInternalError(m) => ("RTIinternalError", m),
     }
 }

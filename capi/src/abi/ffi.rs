@@ -277,7 +277,7 @@ pub trait FromC: Sized {
     /// # Safety
     /// Pointers inside the argument satisfy `hlm.h`'s contract: each points to as many valid
     /// items as its length says, for the duration of the call.
-    unsafe fn from_c(self) -> RtiResult<Self::Out>;
+    unsafe fn to_rust(self) -> RtiResult<Self::Out>;
 }
 
 macro_rules! plain {
@@ -285,7 +285,7 @@ macro_rules! plain {
         impl FromC for $t {
             type Out = $t;
             const C: &'static str = $c;
-            unsafe fn from_c(self) -> RtiResult<$t> {
+            unsafe fn to_rust(self) -> RtiResult<$t> {
                 Ok(self)
             }
         }
@@ -301,11 +301,11 @@ impl FromC for HlmStr {
     /// `None` when absent (NULL pointer).
     type Out = Option<String>;
     const C: &'static str = "hlm_str";
-    unsafe fn from_c(self) -> RtiResult<Option<String>> {
+    unsafe fn to_rust(self) -> RtiResult<Option<String>> {
         if self.ptr.is_null() {
             return Ok(None);
         }
-        // SAFETY: forwarded contract of `from_c`.
+        // SAFETY: forwarded contract of `to_rust`.
         let b = unsafe { items(self.ptr.cast::<u8>(), self.len) }?;
         Ok(Some(String::from_utf8_lossy(b).into_owned()))
     }
@@ -314,8 +314,8 @@ impl FromC for HlmStr {
 impl FromC for HlmBytes {
     type Out = Vec<u8>;
     const C: &'static str = "hlm_bytes";
-    unsafe fn from_c(self) -> RtiResult<Vec<u8>> {
-        // SAFETY: forwarded contract of `from_c`.
+    unsafe fn to_rust(self) -> RtiResult<Vec<u8>> {
+        // SAFETY: forwarded contract of `to_rust`.
         Ok(unsafe { items(self.ptr, self.len) }?.to_vec())
     }
 }
@@ -323,8 +323,8 @@ impl FromC for HlmBytes {
 impl FromC for HlmHandles {
     type Out = Vec<u32>;
     const C: &'static str = "hlm_handles";
-    unsafe fn from_c(self) -> RtiResult<Vec<u32>> {
-        // SAFETY: forwarded contract of `from_c`.
+    unsafe fn to_rust(self) -> RtiResult<Vec<u32>> {
+        // SAFETY: forwarded contract of `to_rust`.
         Ok(unsafe { items(self.ptr, self.len) }?.to_vec())
     }
 }
@@ -332,12 +332,12 @@ impl FromC for HlmHandles {
 impl FromC for HlmValues {
     type Out = Vec<(u32, Vec<u8>)>;
     const C: &'static str = "hlm_values";
-    unsafe fn from_c(self) -> RtiResult<Vec<(u32, Vec<u8>)>> {
-        // SAFETY: forwarded contract of `from_c`.
+    unsafe fn to_rust(self) -> RtiResult<Vec<(u32, Vec<u8>)>> {
+        // SAFETY: forwarded contract of `to_rust`.
         let vs = unsafe { items(self.ptr, self.len) }?;
         let mut out = Vec::with_capacity(vs.len());
         for v in vs {
-            // SAFETY: forwarded contract of `from_c` (each value's pointer and length).
+            // SAFETY: forwarded contract of `to_rust` (each value's pointer and length).
             out.push((v.handle, unsafe { items(v.ptr, v.len) }?.to_vec()));
         }
         Ok(out)
@@ -347,13 +347,13 @@ impl FromC for HlmValues {
 impl FromC for HlmStrs {
     type Out = Vec<String>;
     const C: &'static str = "hlm_strs";
-    unsafe fn from_c(self) -> RtiResult<Vec<String>> {
-        // SAFETY: forwarded contract of `from_c`.
+    unsafe fn to_rust(self) -> RtiResult<Vec<String>> {
+        // SAFETY: forwarded contract of `to_rust`.
         let ss = unsafe { items(self.ptr, self.len) }?;
         let mut out = Vec::with_capacity(ss.len());
         for s in ss {
-            // SAFETY: forwarded contract of `from_c` (each string's pointer and length).
-            out.push(unsafe { s.from_c() }?.unwrap_or_default());
+            // SAFETY: forwarded contract of `to_rust` (each string's pointer and length).
+            out.push(unsafe { s.to_rust() }?.unwrap_or_default());
         }
         Ok(out)
     }

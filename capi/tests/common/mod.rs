@@ -29,13 +29,20 @@ pub fn library() -> PathBuf {
 }
 
 /// A directory holding `librti1516e.so.1` (the SONAME federates load), linked to the library.
+/// Made once per test process; the link is replaced atomically (a new link renamed over it),
+/// so tests and test processes running at the same time never see it missing.
 pub fn runtime_dir() -> PathBuf {
-    let dir = lib_dir().join("capi-test-runtime");
-    std::fs::create_dir_all(&dir).unwrap();
-    let link = dir.join("librti1516e.so.1");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(library(), &link).unwrap();
-    dir
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = lib_dir().join("capi-test-runtime");
+        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = dir.join(format!("librti1516e.so.1.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(library(), &tmp).unwrap();
+        std::fs::rename(&tmp, dir.join("librti1516e.so.1")).unwrap();
+        dir
+    })
+    .clone()
 }
 
 fn cxx() -> String {
@@ -124,16 +131,29 @@ impl Proc {
             let left = end.saturating_duration_since(std::time::Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(l) => {
-                    assert!(!l.starts_with("error"), "[{}] {l}; before: {seen:?}", self.name);
+                    assert!(
+                        !l.starts_with("error"),
+                        "[{}] {l}; before: {seen:?}",
+                        self.name
+                    );
                     let stop = l.starts_with(prefix);
                     seen.push(l);
                     if stop {
                         return seen;
                     }
                 }
-                Err(_) => panic!("[{}] no {prefix:?} within {timeout:?}; got {seen:?}", self.name),
+                Err(_) => panic!(
+                    "[{}] no {prefix:?} within {timeout:?}; got {seen:?}",
+                    self.name
+                ),
             }
         }
+    }
+
+    /// SIGKILL (`kill -9`) now.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill the child");
+        let _ = self.child.wait();
     }
 
     /// Waits (bounded) for the process to exit and returns its status code.
@@ -172,12 +192,17 @@ impl Net {
         use std::sync::atomic::{AtomicU16, Ordering};
         static NEXT: AtomicU16 = AtomicU16::new(0);
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        // Below the ephemeral range, away from the transport and LRC tests' 20000–32000.
-        let base = 33_000 + ((std::process::id() % 200) as u16) * 40 + (n % 10) * 4;
+        // Below the kernel's ephemeral range (32768–60999, where a QUIC socket's port could
+        // take ours) and the transport and LRC tests' 20000–32000.
+        let base = 10_000 + ((std::process::id() % 240) as u16) * 40 + (n % 10) * 4;
         Net {
             discovery_port: base,
             data_port: base + 1,
-            group: format!("239.255.{}.{}", 150 + (n % 50), 1 + (std::process::id() % 250)),
+            group: format!(
+                "239.255.{}.{}",
+                150 + (n % 50),
+                1 + (std::process::id() % 250)
+            ),
             secret: format!("capi-test-{}-{n}", std::process::id()),
         }
     }
