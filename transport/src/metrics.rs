@@ -125,6 +125,8 @@ pub mod names {
     pub const CONTROL_FRAMES_SENT: &str = "hlamesh_control_frames_sent_total";
     /// Control frames received after the handshake (label `kind`).
     pub const CONTROL_FRAMES_RECEIVED: &str = "hlamesh_control_frames_received_total";
+    /// Control frames refused because their length prefix exceeded the limit.
+    pub const CONTROL_FRAMES_OVERSIZE: &str = "hlamesh_control_frames_oversize_total";
 }
 
 /// Every family the transport exports, in the order [`describe`] registers them.
@@ -163,6 +165,7 @@ pub const FAMILIES: &[&str] = &[
     names::EVENT_QUEUE_DEPTH,
     names::CONTROL_FRAMES_SENT,
     names::CONTROL_FRAMES_RECEIVED,
+    names::CONTROL_FRAMES_OVERSIZE,
 ];
 
 /// Registers help text and units of the transport's families (idempotent).
@@ -346,6 +349,12 @@ pub fn describe() {
             CONTROL_FRAMES_RECEIVED,
             Unit::Count,
             "Control frames received on the QUIC mesh after the handshake, by kind.",
+        );
+        c(
+            CONTROL_FRAMES_OVERSIZE,
+            Unit::Count,
+            "Control frames refused for a length prefix over the limit (a few KiB before the \
+             peer's Hello is checked); the connection is closed.",
         );
     });
 }
@@ -650,6 +659,8 @@ pub struct TransportSample {
     pub left: u64,
     /// Connections refused.
     pub refused: u64,
+    /// Control frames refused for their length.
+    pub oversize_frames: u64,
     /// Beacons accepted.
     pub beacons_accepted: u64,
     /// Beacons dropped, by `discovery::Rejection` (label, count).
@@ -714,6 +725,12 @@ impl Exporter {
         inc(PEERS_LOST, none, s.lost, l.lost);
         inc(PEERS_LEFT, none, s.left, l.left);
         inc(PEERS_REFUSED, none, s.refused, l.refused);
+        inc(
+            CONTROL_FRAMES_OVERSIZE,
+            none,
+            s.oversize_frames,
+            l.oversize_frames,
+        );
         inc(
             BEACONS_ACCEPTED,
             none,

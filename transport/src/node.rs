@@ -43,6 +43,7 @@ use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::flow::{AckPolicy, AckState, FlowConfig, FlowWait, FlowWindow, Room};
 use crate::frame::{Frame, MAX_FRAME};
+use crate::frame_reader::{FrameReader, MAX_HELLO_FRAME, ReadError};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
 use crate::recv_buf::RecvBuffer;
@@ -142,6 +143,9 @@ pub struct ShellStats {
     pub nacks_served: AtomicU64,
     /// Control frames that did not decode.
     pub bad_frames: AtomicU64,
+    /// Control frames refused because their length prefix exceeded the limit (a few KiB before
+    /// the peer's `Hello` is checked, see [`crate::frame_reader`]).
+    pub oversize_frames: AtomicU64,
 }
 
 /// Where a federation's key comes from when its data channel is opened.
@@ -1656,6 +1660,7 @@ impl Shared {
             unrouted: self.stats.datagrams_unrouted.load(Ordering::Relaxed),
             lost: self.stats.lost.load(Ordering::Relaxed),
             refused: self.stats.refused.load(Ordering::Relaxed),
+            oversize_frames: self.stats.oversize_frames.load(Ordering::Relaxed),
             event_queue: self.events.len(),
             ..Default::default()
         };
@@ -1784,30 +1789,45 @@ fn refuse(shared: &Shared, addr: SocketAddr, reason: String) {
     shared.emit(TransportEvent::PeerRefused { addr, reason });
 }
 
-async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Frame, String> {
-    let mut len = [0u8; 4];
-    recv.read_exact(&mut len).await.map_err(|e| e.to_string())?;
-    let len = u32::from_be_bytes(len) as usize;
-    if len > MAX_FRAME {
-        return Err(format!("frame of {len} bytes exceeds the limit"));
+/// Reads one frame of at most `limit` bytes; a prefix over it is counted
+/// ([`ShellStats::oversize_frames`]).
+async fn read_frame(
+    shared: &Shared,
+    reader: &mut FrameReader,
+    recv: &mut quinn::RecvStream,
+    limit: usize,
+) -> Result<Frame, ReadError> {
+    let r = reader.read(recv, limit).await;
+    if let Err(ReadError::TooLarge { .. }) = &r {
+        shared.stats.oversize_frames.fetch_add(1, Ordering::Relaxed);
     }
-    let mut body = vec![0u8; len];
-    recv.read_exact(&mut body)
-        .await
-        .map_err(|e| e.to_string())?;
-    Frame::decode(&body).map_err(|e| e.to_string())
+    r
+}
+
+impl From<ReadError> for HandshakeError {
+    /// A stream that ended is a connection that broke; a frame over the limit or one that does
+    /// not decode is the peer's doing.
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Stream(s) => HandshakeError::Unreachable(s),
+            e => HandshakeError::Refused(e.to_string()),
+        }
+    }
 }
 
 async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(), HandshakeError> {
     let conn = incoming
         .await
         .map_err(|e| handshake_error("TLS handshake failed", e))?;
+    // A failure from here on closes the connection at once, as refused.
+    let guard = CloseOnDrop(Some(conn.clone()));
     let (mut send, mut recv) = conn.accept_bi().await.map_err(|e| e.to_string())?;
+    // The peer is not authenticated before its Hello is checked: a small frame limit.
     let Frame::Hello {
         node,
         version,
         proof,
-    } = read_frame(&mut recv).await?
+    } = read_frame(shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?
     else {
         return Err(HandshakeError::Refused("first frame was not Hello".into()));
     };
@@ -1844,6 +1864,7 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
         proof: shared.security.proof(&conn, Role::Acceptor, shared.node),
     };
     send_all(&mut send, &ack).await?;
+    guard.disarm();
     register(shared, node, conn, send, recv);
     Ok(())
 }
@@ -1888,7 +1909,9 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
             proof: shared.security.proof(&conn, Role::Dialer, shared.node),
         };
         send_all(&mut send, &hello).await?;
-        match read_frame(&mut recv).await? {
+        let answer =
+            read_frame(&shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?;
+        match answer {
             Frame::HelloAck { node: n, proof } if n == node => {
                 if !shared
                     .security
@@ -2020,8 +2043,9 @@ fn register(
     let s2 = shared.clone();
     let reader_conn = conn.clone();
     tokio::spawn(async move {
+        let mut reader = FrameReader::new();
         loop {
-            match read_frame(&mut recv).await {
+            match read_frame(&s2, &mut reader, &mut recv, MAX_FRAME).await {
                 Ok(frame) => {
                     last_heard.store(s2.now_ms(), Ordering::Relaxed);
                     let _ = s2.control.send(ControlWork::Frame(node, frame));
