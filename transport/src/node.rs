@@ -26,6 +26,7 @@ use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::{Notify, mpsc, oneshot};
 
+mod goodbye;
 mod receive_here;
 pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
 
@@ -1576,39 +1577,17 @@ impl Transport {
         }
     }
 
-    /// Says goodbye to every peer and stops. Also done on drop.
+    /// Says goodbye to every peer ([`Transport::leave`]) and stops. Also done on drop.
     pub fn shutdown(mut self) {
         self.stop();
     }
 
     fn stop(&mut self) {
-        if self.shared.shutdown.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        // Stop exporting (and take this transport's share of the gauges back) first.
+        // Goodbyes first, acknowledged or timed out ([`goodbye`]); idempotent.
+        self.leave();
+        // Stop exporting (and take this transport's share of the gauges back).
         self.collector = None;
-        let goodbye = Frame::Goodbye.encode();
-        for link in lock(&self.shared.peers).values() {
-            self.shared.metrics.frame_out(&Frame::Goodbye, 1);
-            let _ = link.tx.send(goodbye.clone());
-        }
         if let Some(rt) = self.runtime.take() {
-            let endpoint = self.shared.endpoint.clone();
-            let shared = self.shared.clone();
-            rt.block_on(async move {
-                // Give the writers a moment to flush the goodbye before closing.
-                let links: Vec<quinn::Connection> = lock(&shared.peers)
-                    .values()
-                    .map(|l| l.conn.clone())
-                    .collect();
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                for c in links {
-                    c.close(CLOSE_BYE.into(), b"shutdown");
-                }
-                endpoint.close(CLOSE_BYE.into(), b"shutdown");
-                let _ =
-                    tokio::time::timeout(Duration::from_millis(500), endpoint.wait_idle()).await;
-            });
             rt.shutdown_timeout(Duration::from_millis(200));
         }
         // A hook may drop the last handle on the transport on the data or control thread
