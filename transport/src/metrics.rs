@@ -113,6 +113,8 @@ pub mod names {
     pub const BEACONS_ACCEPTED: &str = "hlamesh_discovery_beacons_accepted_total";
     /// Discovery beacons dropped (label `reason`, see `discovery::Rejection::label`).
     pub const BEACONS_REJECTED: &str = "hlamesh_discovery_beacons_rejected_total";
+    /// Queries for beacons dropped because they failed authentication (never answered).
+    pub const SOLICITS_REFUSED: &str = "hlamesh_discovery_solicits_refused_total";
     /// Outgoing dials (label `outcome` = connected | refused | unreachable | deferred).
     pub const PEER_DIALS: &str = "hlamesh_peer_dials_total";
     /// QUIC round-trip time estimate per peer (label `peer`).
@@ -159,6 +161,7 @@ pub const FAMILIES: &[&str] = &[
     names::PEERS_REFUSED,
     names::BEACONS_ACCEPTED,
     names::BEACONS_REJECTED,
+    names::SOLICITS_REFUSED,
     names::PEER_DIALS,
     names::QUIC_RTT,
     names::QUIC_LOST_PACKETS,
@@ -318,6 +321,12 @@ pub fn describe() {
             "Discovery beacons dropped, by reason (bad_mac, bad_certificate, bad_signature, \
              wrong_security_mode, malformed, incompatible_version, replayed, rate_limited, \
              table_full).",
+        );
+        c(
+            SOLICITS_REFUSED,
+            Unit::Count,
+            "Queries for beacons dropped unanswered: they failed authentication (forged, or \
+             another development secret or CA).",
         );
         c(
             PEER_DIALS,
@@ -661,6 +670,8 @@ pub struct TransportSample {
     pub refused: u64,
     /// Control frames refused for their length.
     pub oversize_frames: u64,
+    /// Queries for beacons refused.
+    pub solicits_refused: u64,
     /// Beacons accepted.
     pub beacons_accepted: u64,
     /// Beacons dropped, by `discovery::Rejection` (label, count).
@@ -725,6 +736,12 @@ impl Exporter {
         inc(PEERS_LOST, none, s.lost, l.lost);
         inc(PEERS_LEFT, none, s.left, l.left);
         inc(PEERS_REFUSED, none, s.refused, l.refused);
+        inc(
+            SOLICITS_REFUSED,
+            none,
+            s.solicits_refused,
+            l.solicits_refused,
+        );
         inc(
             CONTROL_FRAMES_OVERSIZE,
             none,

@@ -38,7 +38,7 @@ use crate::dial_limits::DialStats;
 use crate::dial_limits::{DialLimits, DialOutcome};
 use crate::discovery::{
     Beacon, BeaconSchedule, Claim, DiscoveryEvent, DiscoveryStats, PeerInfo, PeerTable, Refusals,
-    Rejection, Solicit, SolicitSchedule,
+    Rejection, SolicitSchedule,
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
@@ -1647,6 +1647,7 @@ impl Shared {
             let d = lock(&self.discovery);
             let st = d.stats();
             s.beacons_accepted = st.beacons;
+            s.solicits_refused = st.solicits_refused;
             s.beacons_rejected = Rejection::ALL
                 .iter()
                 .map(|r| (r.label(), st.rejected(*r)))
@@ -2141,7 +2142,7 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
         let now = Instant::now();
         let alone = lock(&shared.discovery).peers().next().is_none();
         if solicits.fire(now, alone) {
-            let query = Solicit { node: shared.node }.encode();
+            let query = lock(&shared.discovery).seal_solicit();
             let _ = sock.send_to(&query, dest).await;
         }
         if beacons.due() > now {
