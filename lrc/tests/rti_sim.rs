@@ -2649,9 +2649,7 @@ fn regression_crashed_lrcs_orphans_agree() {
         orphans: true,
         ..Modes::default()
     };
-    for seed in [1929] {
-        run_with(seed, 300, modes);
-    }
+    run_with(1929, 300, modes);
 }
 
 /// A late transfer to a resigning federate: LRC A (the coordinator) holds an instance its
