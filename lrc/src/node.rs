@@ -96,9 +96,49 @@ struct Shared {
 }
 
 /// The Local RTI Component of this process. Cheap to clone; all clones share one transport.
+///
+/// When the last clone is dropped, the transport leaves the mesh on that thread, before the drop
+/// returns ([`Holders`]).
 #[derive(Clone)]
 pub struct Lrc {
     shared: Arc<Shared>,
+    _holders: Arc<Holders>,
+}
+
+/// What the users' handles ([`Lrc`]) share, apart from the state the LRC's own threads share.
+///
+/// The LRC's threads (the pump, the transport's hooks) take the state for a moment now and then;
+/// if a user's drop of the last handle happened during such a moment, the transport's goodbye
+/// used to run later on that thread, which the process exit could kill first — and the peers
+/// reported this process lost instead of left. Counting the users' handles apart ends the LRC on
+/// the thread that drops the last of them: it says goodbye and waits (bounded) for the peers'
+/// acknowledgements (`Transport::leave`) before the drop returns.
+struct Holders {
+    shared: Arc<Shared>,
+}
+
+impl Drop for Holders {
+    fn drop(&mut self) {
+        self.shared.transport.leave();
+    }
+}
+
+impl Lrc {
+    fn from_shared(shared: Arc<Shared>) -> Lrc {
+        Lrc {
+            _holders: Arc::new(Holders {
+                shared: shared.clone(),
+            }),
+            shared,
+        }
+    }
+
+    fn from_holders(holders: Arc<Holders>) -> Lrc {
+        Lrc {
+            shared: holders.shared.clone(),
+            _holders: holders,
+        }
+    }
 }
 
 impl std::fmt::Debug for Lrc {
@@ -148,7 +188,7 @@ impl Lrc {
             .name("hlamesh-lrc".into())
             .spawn(move || pump(weak))
             .map_err(internal)?;
-        Ok(Lrc { shared })
+        Ok(Lrc::from_shared(shared))
     }
 
     /// The process-wide LRC with the default configuration plus `HLAMESH_*` environment
@@ -159,16 +199,16 @@ impl Lrc {
     /// so they see this process leave rather than lose it a peer timeout later. A later call
     /// starts a new LRC.
     pub fn shared() -> RtiResult<Lrc> {
-        static LRC: Mutex<std::sync::Weak<Shared>> = Mutex::new(std::sync::Weak::new());
+        static LRC: Mutex<std::sync::Weak<Holders>> = Mutex::new(std::sync::Weak::new());
         let mut slot = LRC.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(shared) = slot.upgrade() {
-            return Ok(Lrc { shared });
+        if let Some(holders) = slot.upgrade() {
+            return Ok(Lrc::from_holders(holders));
         }
         let mut cfg = TransportConfig::default();
         cfg.apply_env()
             .map_err(|e| RtiError::ConnectionFailed(e.to_string()))?;
         let l = Lrc::start(cfg)?;
-        *slot = Arc::downgrade(&l.shared);
+        *slot = Arc::downgrade(&l._holders);
         Ok(l)
     }
 

@@ -23,8 +23,10 @@
 //! [`Solicit`]; every member answers with its beacon at once. Answers, like every other beacon sent
 //! out of period, go through [`BeaconSchedule`], which defers (never drops) a beacon asked for less
 //! than a minimum gap after the last one, so a storm of queries costs each member at most one beacon
-//! per gap. Queries are not authenticated: all one can make a member do is send its own beacon,
-//! at most once per gap.
+//! per gap. Queries are authenticated like beacons ([`Solicit::seal`], [`Solicit::open`]): a query
+//! that fails is dropped and counted ([`DiscoveryStats::solicits_refused`]) and answered by
+//! nobody, so a host without the secret or a lab certificate cannot make members beacon. A
+//! replayed genuine query is answered, within the same one-beacon-per-gap bound.
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -186,7 +188,8 @@ fn parse_body(node: NodeId, body: &[u8]) -> Result<Beacon, BeaconError> {
 
 /// A query for beacons: whoever hears it answers with its beacon at once (rate-limited by
 /// [`BeaconSchedule`]). On the wire it is the beacon header with its own magic: magic, protocol
-/// version, node id. Bytes after the header are ignored, so later versions may add a body.
+/// version, node id; then the same authentication as a beacon's ([`BeaconAuth::seal`]) over that
+/// header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Solicit {
     /// The asking node.
@@ -203,7 +206,25 @@ impl Solicit {
         out
     }
 
-    /// Decodes a query; never panics on arbitrary bytes. A beacon is `NotABeacon` here.
+    /// Encodes and authenticates the query: the header of [`Solicit::encode`], then the
+    /// authentication ([`BeaconAuth::seal`]).
+    pub fn seal(&self, auth: &BeaconAuth) -> Vec<u8> {
+        auth.seal(self.encode())
+    }
+
+    /// Checks a query's authentication, then decodes it; never panics on arbitrary bytes.
+    pub fn open(bytes: &[u8], auth: &mut BeaconAuth, now: Instant) -> Result<Solicit, BeaconError> {
+        let q = Solicit::decode(bytes)?;
+        auth.open(now, bytes, HEADER)
+            .map_err(|reason| BeaconError::Unauthenticated {
+                node: q.node,
+                reason,
+            })?;
+        Ok(q)
+    }
+
+    /// Decodes a query's header WITHOUT checking its authentication (for observers; nothing read
+    /// this way may be acted on); never panics on arbitrary bytes. A beacon is `NotABeacon` here.
     pub fn decode(bytes: &[u8]) -> Result<Solicit, BeaconError> {
         if bytes.len() < HEADER || &bytes[..4] != SOLICIT_MAGIC {
             return Err(BeaconError::NotABeacon);
@@ -346,8 +367,10 @@ pub struct DiscoveryStats {
     pub malformed: u64,
     /// Beacons of another protocol version.
     pub incompatible: u64,
-    /// Queries for beacons ([`Solicit`]) from other nodes.
+    /// Queries for beacons ([`Solicit`]) from other nodes, authenticated (answered).
     pub solicits: u64,
+    /// Queries that failed authentication (or were malformed after the magic): not answered.
+    pub solicits_refused: u64,
     /// Beacons dropped, by [`Rejection`] (index: position in [`Rejection::ALL`]). Includes the
     /// malformed and incompatible ones above.
     pub rejected: [u64; Rejection::ALL.len()],
@@ -458,6 +481,11 @@ impl PeerTable {
         beacon.seal(&self.auth)
     }
 
+    /// Seals this node's query for beacons ([`Solicit::seal`]).
+    pub fn seal_solicit(&self) -> Vec<u8> {
+        Solicit { node: self.local }.seal(&self.auth)
+    }
+
     fn reject(&mut self, r: Rejection) {
         self.stats.rejected[r.index()] += 1;
     }
@@ -478,7 +506,7 @@ impl PeerTable {
         bytes: &[u8],
     ) -> Option<DiscoveryEvent> {
         if Solicit::is_solicit(bytes) {
-            return self.on_solicit(bytes);
+            return self.on_solicit(now, bytes);
         }
         match Beacon::open(bytes, &mut self.auth, now) {
             Ok(b) if b.node == self.local => None,
@@ -582,9 +610,12 @@ impl PeerTable {
         Some(DiscoveryEvent::Refused { node, reason })
     }
 
-    fn on_solicit(&mut self, bytes: &[u8]) -> Option<DiscoveryEvent> {
-        match Solicit::decode(bytes) {
-            Ok(q) if q.node == self.local => None,
+    fn on_solicit(&mut self, now: Instant, bytes: &[u8]) -> Option<DiscoveryEvent> {
+        // Our own query looped back is ignored before its authentication is checked.
+        if Solicit::decode(bytes).is_ok_and(|q| q.node == self.local) {
+            return None;
+        }
+        match Solicit::open(bytes, &mut self.auth, now) {
             Ok(q) => {
                 self.stats.solicits += 1;
                 Some(DiscoveryEvent::Solicited(q.node))
@@ -593,8 +624,8 @@ impl PeerTable {
                 self.warn_version(node, version)
             }
             Err(_) => {
-                self.stats.malformed += 1;
-                self.reject(Rejection::Malformed);
+                // Unauthenticated (forged, another secret or CA, or unsealed): nobody answers.
+                self.stats.solicits_refused += 1;
                 None
             }
         }
@@ -986,8 +1017,9 @@ mod tests {
     #[test]
     fn solicit_round_trip_answered_by_others_only() {
         let q = Solicit { node: NodeId(9) };
-        let bytes = q.encode();
+        let bytes = q.seal(&auth());
         assert_eq!(Solicit::decode(&bytes), Ok(q));
+        assert_eq!(Solicit::open(&bytes, &mut auth(), Instant::now()), Ok(q));
         assert_eq!(
             Beacon::decode_unverified(&bytes),
             Err(BeaconError::NotABeacon),
@@ -1007,20 +1039,45 @@ mod tests {
         // A query does not make its sender a peer: only its beacon does.
         assert!(t.get(NodeId(9)).is_none());
         assert_eq!(
-            t.on_datagram(now, src, &Solicit { node: NodeId(1) }.encode()),
+            t.on_datagram(now, src, &Solicit { node: NodeId(1) }.seal(&auth())),
             None,
             "own query"
         );
-        // Later versions may append a body: it is ignored.
-        let mut longer = bytes.clone();
-        longer.extend_from_slice(b"future body");
-        assert_eq!(
-            t.on_datagram(now, src, &longer),
-            Some(DiscoveryEvent::Solicited(NodeId(9)))
-        );
-        assert_eq!(t.stats().solicits, 2);
+        assert_eq!(t.stats().solicits, 1);
         assert_eq!(t.on_datagram(now, src, &bytes[..HEADER - 1]), None);
-        assert_eq!(t.stats().malformed, 1);
+        assert_eq!(t.stats().solicits_refused, 1);
+    }
+
+    #[test]
+    fn unauthenticated_solicits_are_refused_counted_and_not_answered() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let q = Solicit { node: NodeId(9) };
+        let mut flipped = q.seal(&auth());
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        let forged = [
+            q.encode(),                                          // unsealed (no authentication)
+            q.seal(&BeaconAuth::development(b"another secret")), // another secret
+            flipped,                                             // tampered tag
+            {
+                let mut b = q.seal(&auth()); // sealed by node 9, claims node 10
+                b[13] = 10;
+                b
+            },
+        ];
+        for f in &forged {
+            assert_eq!(t.on_datagram(now, src(), f), None, "{f:02x?}");
+        }
+        assert_eq!(t.stats().solicits, 0);
+        assert_eq!(t.stats().solicits_refused, forged.len() as u64);
+        assert!(matches!(
+            Solicit::open(&forged[1], &mut auth(), now),
+            Err(BeaconError::Unauthenticated {
+                reason: AuthFailure::BadMac,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //!   again only once it is heard again; a failed handshake is closed at once;
 //! - a **QUIC mesh** ([`node`], [`security`], [`frame`]): exactly one connection per peer pair, one
 //!   ordered control stream, heartbeats, loss detection within the peer timeout, mutual TLS against
-//!   a lab CA or a development-mode shared secret;
+//!   a lab CA or a development-mode shared secret; frames are read without trusting their length
+//!   prefix ([`frame_reader`]: a few KiB before the peer's `Hello` is checked, buffers grown as
+//!   bytes arrive);
 //! - a **data plane** ([`data`]): per-federation, sequenced, authenticated UDP multicast with NACK
 //!   repair over QUIC, fragmentation, duplicate suppression, in-order delivery, and cross-channel
 //!   causality (control messages released only after the data they follow); datagrams sized to
@@ -62,6 +64,7 @@ pub mod error;
 pub mod fault;
 pub mod flow;
 pub mod frame;
+pub mod frame_reader;
 pub mod id;
 pub mod metrics;
 pub mod node;

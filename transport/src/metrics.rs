@@ -113,6 +113,8 @@ pub mod names {
     pub const BEACONS_ACCEPTED: &str = "hlamesh_discovery_beacons_accepted_total";
     /// Discovery beacons dropped (label `reason`, see `discovery::Rejection::label`).
     pub const BEACONS_REJECTED: &str = "hlamesh_discovery_beacons_rejected_total";
+    /// Queries for beacons dropped because they failed authentication (never answered).
+    pub const SOLICITS_REFUSED: &str = "hlamesh_discovery_solicits_refused_total";
     /// Outgoing dials (label `outcome` = connected | refused | unreachable | deferred).
     pub const PEER_DIALS: &str = "hlamesh_peer_dials_total";
     /// QUIC round-trip time estimate per peer (label `peer`).
@@ -125,6 +127,8 @@ pub mod names {
     pub const CONTROL_FRAMES_SENT: &str = "hlamesh_control_frames_sent_total";
     /// Control frames received after the handshake (label `kind`).
     pub const CONTROL_FRAMES_RECEIVED: &str = "hlamesh_control_frames_received_total";
+    /// Control frames refused because their length prefix exceeded the limit.
+    pub const CONTROL_FRAMES_OVERSIZE: &str = "hlamesh_control_frames_oversize_total";
 }
 
 /// Every family the transport exports, in the order [`describe`] registers them.
@@ -157,12 +161,14 @@ pub const FAMILIES: &[&str] = &[
     names::PEERS_REFUSED,
     names::BEACONS_ACCEPTED,
     names::BEACONS_REJECTED,
+    names::SOLICITS_REFUSED,
     names::PEER_DIALS,
     names::QUIC_RTT,
     names::QUIC_LOST_PACKETS,
     names::EVENT_QUEUE_DEPTH,
     names::CONTROL_FRAMES_SENT,
     names::CONTROL_FRAMES_RECEIVED,
+    names::CONTROL_FRAMES_OVERSIZE,
 ];
 
 /// Registers help text and units of the transport's families (idempotent).
@@ -317,6 +323,12 @@ pub fn describe() {
              table_full).",
         );
         c(
+            SOLICITS_REFUSED,
+            Unit::Count,
+            "Queries for beacons dropped unanswered: they failed authentication (forged, or \
+             another development secret or CA).",
+        );
+        c(
             PEER_DIALS,
             Unit::Count,
             "Outgoing QUIC dials by outcome (connected, refused, unreachable; deferred: held \
@@ -346,6 +358,12 @@ pub fn describe() {
             CONTROL_FRAMES_RECEIVED,
             Unit::Count,
             "Control frames received on the QUIC mesh after the handshake, by kind.",
+        );
+        c(
+            CONTROL_FRAMES_OVERSIZE,
+            Unit::Count,
+            "Control frames refused for a length prefix over the limit (a few KiB before the \
+             peer's Hello is checked); the connection is closed.",
         );
     });
 }
@@ -650,6 +668,10 @@ pub struct TransportSample {
     pub left: u64,
     /// Connections refused.
     pub refused: u64,
+    /// Control frames refused for their length.
+    pub oversize_frames: u64,
+    /// Queries for beacons refused.
+    pub solicits_refused: u64,
     /// Beacons accepted.
     pub beacons_accepted: u64,
     /// Beacons dropped, by `discovery::Rejection` (label, count).
@@ -714,6 +736,18 @@ impl Exporter {
         inc(PEERS_LOST, none, s.lost, l.lost);
         inc(PEERS_LEFT, none, s.left, l.left);
         inc(PEERS_REFUSED, none, s.refused, l.refused);
+        inc(
+            SOLICITS_REFUSED,
+            none,
+            s.solicits_refused,
+            l.solicits_refused,
+        );
+        inc(
+            CONTROL_FRAMES_OVERSIZE,
+            none,
+            s.oversize_frames,
+            l.oversize_frames,
+        );
         inc(
             BEACONS_ACCEPTED,
             none,

@@ -28,6 +28,7 @@ use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::{Notify, mpsc, oneshot};
 
+mod goodbye;
 mod receive_here;
 pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
 
@@ -41,12 +42,13 @@ use crate::dial_limits::DialOutcome;
 use crate::dial_limits::DialStats;
 use crate::discovery::{
     Beacon, BeaconSchedule, Claim, DiscoveryEvent, DiscoveryStats, PeerInfo, PeerTable, Refusals,
-    Rejection, Solicit, SolicitSchedule,
+    Rejection, SolicitSchedule,
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
 use crate::flow::{AckPolicy, FlowConfig, FlowWait, FlowWindow, Room};
 use crate::frame::{Frame, MAX_FRAME};
+use crate::frame_reader::{FrameReader, MAX_HELLO_FRAME, ReadError};
 use crate::id::{FederationKey, FederationTag, NodeId};
 use crate::metrics::{self as m, SendCounters, ShellCounters};
 use crate::recv_buf::RecvBuffer;
@@ -76,6 +78,9 @@ pub struct ShellStats {
     pub nacks_served: AtomicU64,
     /// Control frames that did not decode.
     pub bad_frames: AtomicU64,
+    /// Control frames refused because their length prefix exceeded the limit (a few KiB before
+    /// the peer's `Hello` is checked, see [`crate::frame_reader`]).
+    pub oversize_frames: AtomicU64,
 }
 
 /// Where a federation's key comes from when its data channel is opened.
@@ -1335,39 +1340,17 @@ impl Transport {
         }
     }
 
-    /// Says goodbye to every peer and stops. Also done on drop.
+    /// Says goodbye to every peer ([`Transport::leave`]) and stops. Also done on drop.
     pub fn shutdown(mut self) {
         self.stop();
     }
 
     fn stop(&mut self) {
-        if self.shared.shutdown.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        // Stop exporting (and take this transport's share of the gauges back) first.
+        // Goodbyes first, acknowledged or timed out ([`goodbye`]); idempotent.
+        self.leave();
+        // Stop exporting (and take this transport's share of the gauges back).
         self.collector = None;
-        let goodbye = Frame::Goodbye.encode();
-        for link in lock(&self.shared.peers).values() {
-            self.shared.metrics.frame_out(&Frame::Goodbye, 1);
-            let _ = link.tx.send(goodbye.clone());
-        }
         if let Some(rt) = self.runtime.take() {
-            let endpoint = self.shared.endpoint.clone();
-            let shared = self.shared.clone();
-            rt.block_on(async move {
-                // Give the writers a moment to flush the goodbye before closing.
-                let links: Vec<quinn::Connection> = lock(&shared.peers)
-                    .values()
-                    .map(|l| l.conn.clone())
-                    .collect();
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                for c in links {
-                    c.close(CLOSE_BYE.into(), b"shutdown");
-                }
-                endpoint.close(CLOSE_BYE.into(), b"shutdown");
-                let _ =
-                    tokio::time::timeout(Duration::from_millis(500), endpoint.wait_idle()).await;
-            });
             rt.shutdown_timeout(Duration::from_millis(200));
         }
         // A hook may drop the last handle on the transport on the data or control thread
@@ -1419,6 +1402,7 @@ impl Shared {
             unrouted: self.stats.datagrams_unrouted.load(Ordering::Relaxed),
             lost: self.stats.lost.load(Ordering::Relaxed),
             refused: self.stats.refused.load(Ordering::Relaxed),
+            oversize_frames: self.stats.oversize_frames.load(Ordering::Relaxed),
             event_queue: self.events.len(),
             ..Default::default()
         };
@@ -1426,6 +1410,7 @@ impl Shared {
             let d = lock(&self.discovery);
             let st = d.stats();
             s.beacons_accepted = st.beacons;
+            s.solicits_refused = st.solicits_refused;
             s.beacons_rejected = Rejection::ALL
                 .iter()
                 .map(|r| (r.label(), st.rejected(*r)))
@@ -1547,30 +1532,45 @@ fn refuse(shared: &Shared, addr: SocketAddr, reason: String) {
     shared.emit(TransportEvent::PeerRefused { addr, reason });
 }
 
-async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Frame, String> {
-    let mut len = [0u8; 4];
-    recv.read_exact(&mut len).await.map_err(|e| e.to_string())?;
-    let len = u32::from_be_bytes(len) as usize;
-    if len > MAX_FRAME {
-        return Err(format!("frame of {len} bytes exceeds the limit"));
+/// Reads one frame of at most `limit` bytes; a prefix over it is counted
+/// ([`ShellStats::oversize_frames`]).
+async fn read_frame(
+    shared: &Shared,
+    reader: &mut FrameReader,
+    recv: &mut quinn::RecvStream,
+    limit: usize,
+) -> Result<Frame, ReadError> {
+    let r = reader.read(recv, limit).await;
+    if let Err(ReadError::TooLarge { .. }) = &r {
+        shared.stats.oversize_frames.fetch_add(1, Ordering::Relaxed);
     }
-    let mut body = vec![0u8; len];
-    recv.read_exact(&mut body)
-        .await
-        .map_err(|e| e.to_string())?;
-    Frame::decode(&body).map_err(|e| e.to_string())
+    r
+}
+
+impl From<ReadError> for HandshakeError {
+    /// A stream that ended is a connection that broke; a frame over the limit or one that does
+    /// not decode is the peer's doing.
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Stream(s) => HandshakeError::Unreachable(s),
+            e => HandshakeError::Refused(e.to_string()),
+        }
+    }
 }
 
 async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(), HandshakeError> {
     let conn = incoming
         .await
         .map_err(|e| handshake_error("TLS handshake failed", e))?;
+    // A failure from here on closes the connection at once, as refused.
+    let guard = CloseOnDrop(Some(conn.clone()));
     let (mut send, mut recv) = conn.accept_bi().await.map_err(|e| e.to_string())?;
+    // The peer is not authenticated before its Hello is checked: a small frame limit.
     let Frame::Hello {
         node,
         version,
         proof,
-    } = read_frame(&mut recv).await?
+    } = read_frame(shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?
     else {
         return Err(HandshakeError::Refused("first frame was not Hello".into()));
     };
@@ -1598,6 +1598,7 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
         proof: shared.security.proof(&conn, Role::Acceptor, shared.node),
     };
     send_all(&mut send, &ack).await?;
+    guard.disarm();
     register(shared, node, conn, send, recv);
     Ok(())
 }
@@ -1642,7 +1643,9 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
             proof: shared.security.proof(&conn, Role::Dialer, shared.node),
         };
         send_all(&mut send, &hello).await?;
-        match read_frame(&mut recv).await? {
+        let answer =
+            read_frame(&shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?;
+        match answer {
             Frame::HelloAck { node: n, proof } if n == node => {
                 if !shared
                     .security
@@ -1765,8 +1768,9 @@ fn register(
     let s2 = shared.clone();
     let reader_conn = conn.clone();
     tokio::spawn(async move {
+        let mut reader = FrameReader::new();
         loop {
-            match read_frame(&mut recv).await {
+            match read_frame(&s2, &mut reader, &mut recv, MAX_FRAME).await {
                 Ok(frame) => {
                     lock(&s2.peers).heard(Instant::now(), node);
                     let _ = s2.control.send(ControlWork::Frame(node, frame));
@@ -1873,7 +1877,7 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
         let now = Instant::now();
         let alone = lock(&shared.discovery).peers().next().is_none();
         if solicits.fire(now, alone) {
-            let query = Solicit { node: shared.node }.encode();
+            let query = lock(&shared.discovery).seal_solicit();
             let _ = sock.send_to(&query, dest).await;
         }
         if beacons.due() > now {

@@ -1,6 +1,8 @@
 //! Beacon solicitation on real sockets (loopback multicast): a node started after another learns
 //! it, and connects, long before the other's next periodic beacon; a bare query is answered with a
-//! beacon; and a storm of queries costs a member at most one beacon per `beacon_min_gap`.
+//! beacon; a storm of queries costs a member at most one beacon per `beacon_min_gap`; and queries
+//! that fail authentication (unsealed, or sealed under another secret: what a host without the
+//! secret can send) are counted and make no member beacon at all.
 //!
 //! The beacon interval is 5 s in every test, so only an answer can explain a beacon heard within
 //! the bounds below (which are far above the milliseconds an answer takes, and far below 5 s).
@@ -10,12 +12,16 @@ mod common;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use hlamesh_transport::beacon_auth::BeaconAuth;
 use hlamesh_transport::discovery::{Beacon, Solicit};
 use hlamesh_transport::{KeySource, NodeId, Transport, TransportConfig, TransportEvent, sockets};
 
 const INTERVAL: Duration = Duration::from_secs(5);
 /// Far below `INTERVAL`: what "at once" must mean even on a loaded machine.
 const PROMPT: Duration = Duration::from_secs(1);
+
+/// The development secret of `TransportConfig::default()`.
+const DEFAULT_SECRET: &[u8] = b"hlamesh-development";
 
 fn config(ports: &common::Ports) -> TransportConfig {
     TransportConfig {
@@ -65,10 +71,17 @@ impl Observer {
         None
     }
 
+    /// A query authenticated under the federation's development secret (the default one).
     fn solicit(&self, from: NodeId) {
+        let auth = BeaconAuth::development(DEFAULT_SECRET);
         self.send
-            .send_to(&Solicit { node: from }.encode(), self.dest)
+            .send_to(&Solicit { node: from }.seal(&auth), self.dest)
             .expect("send query");
+    }
+
+    /// Sends raw bytes to the discovery group.
+    fn send_raw(&self, bytes: &[u8]) {
+        self.send.send_to(bytes, self.dest).expect("send datagram");
     }
 }
 
@@ -196,4 +209,57 @@ fn a_storm_of_queries_costs_at_most_one_beacon_per_gap() {
         answers <= bound,
         "{answers} beacons in {window:?}: more than one per {gap:?}"
     );
+}
+
+#[test]
+fn forged_queries_are_refused_counted_and_answered_by_no_beacon() {
+    let _serial = common::serial();
+    let ports = common::Ports::unique();
+    let observer = Observer::new(&ports);
+    let a = Transport::start(config(&ports)).expect("start a");
+    observer
+        .beacon_of(a.node_id(), Instant::now() + Duration::from_secs(10))
+        .expect("a's first beacon");
+    let accepted_before = a.discovery_stats().solicits;
+
+    // 300 queries a host without the secret can send: unsealed ones (the old wire format), ones
+    // sealed under another secret, and a genuine one whose node id was changed.
+    let wrong = BeaconAuth::development(b"not the federation's secret");
+    let genuine = Solicit {
+        node: NodeId(0x600d),
+    }
+    .seal(&BeaconAuth::development(DEFAULT_SECRET));
+    let sent = Instant::now();
+    for i in 0..100u64 {
+        let node = NodeId(0xf0_0000 + i);
+        observer.send_raw(&Solicit { node }.encode());
+        observer.send_raw(&Solicit { node }.seal(&wrong));
+        let mut altered = genuine.clone();
+        altered[13] ^= (i as u8) | 1;
+        observer.send_raw(&altered);
+    }
+    // Not one answer within PROMPT (an answer takes milliseconds; the next periodic beacon is
+    // INTERVAL away).
+    let answer = observer.beacon_of(a.node_id(), sent + PROMPT);
+    let st = a.discovery_stats();
+    eprintln!(
+        "300 forged queries: {} refused, {} answered, beacon heard: {}",
+        st.solicits_refused,
+        st.solicits - accepted_before,
+        answer.is_some()
+    );
+    assert!(
+        answer.is_none(),
+        "a answered a forged query with a beacon {:?} after the first",
+        answer.map(|(t, _)| t - sent)
+    );
+    assert_eq!(st.solicits, accepted_before, "no forged query was accepted");
+    assert_eq!(st.solicits_refused, 300, "every forged query counted");
+
+    // A genuine query is still answered at once.
+    let asked = Instant::now();
+    observer.send_raw(&genuine);
+    observer
+        .beacon_of(a.node_id(), asked + PROMPT)
+        .unwrap_or_else(|| panic!("no answer to a genuine query within {PROMPT:?}"));
 }

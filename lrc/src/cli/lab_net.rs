@@ -24,6 +24,10 @@ pub struct LabNetArgs {
     /// Discovery multicast group.
     #[arg(long)]
     pub discovery_group: Option<Ipv4Addr>,
+    /// UDP port of the QUIC endpoint (default: any free port), e.g. for a test that drops a
+    /// share of the QUIC packets arriving at one port.
+    #[arg(long)]
+    pub quic_port: Option<u16>,
 }
 
 impl LabNetArgs {
@@ -49,6 +53,9 @@ impl LabNetArgs {
         }
         if let Some(g) = self.discovery_group {
             cfg.discovery_group = g;
+        }
+        if let Some(p) = self.quic_port {
+            cfg.quic_port = p;
         }
         cfg
     }

@@ -606,7 +606,10 @@ impl FederationCore {
                 };
                 for (h, node, action) in list {
                     let name = self.locals.get(&h).map(|l| l.name.clone());
-                    if lost {
+                    // A newcomer replaying the log learns of losses that happened before it
+                    // came: the members reported and acted on them then; reporting them again
+                    // here would log (and count) old losses as new.
+                    if lost && !self.replaying {
                         let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
@@ -1099,5 +1102,63 @@ impl FederationCore {
         } else {
             self.progress_recovery();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Event;
+    use super::*;
+
+    /// Node 3 joined with a federate and was lost; then node 2 is welcomed.
+    fn history() -> Vec<Decision> {
+        vec![
+            Decision::NodeAdded(1),
+            Decision::NodeAdded(3),
+            Decision::FederateJoined {
+                handle: FederateHandle(1),
+                name: "gone".into(),
+                federate_type: "t".into(),
+                node: 3,
+                req: (3, 1),
+            },
+            Decision::NodeRemoved(3),
+            Decision::NodeAdded(2),
+        ]
+    }
+
+    fn lost_reports(c: &mut FederationCore) -> usize {
+        std::iter::from_fn(|| c.poll_action())
+            .filter(|a| matches!(a, Action::FederateLost { .. }))
+            .count()
+    }
+
+    #[test]
+    fn a_loss_is_reported_when_it_happens() {
+        let mut a = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        for d in history().into_iter().skip(1) {
+            a.apply_decision(d);
+        }
+        assert_eq!(lost_reports(&mut a), 1);
+    }
+
+    #[test]
+    fn a_newcomer_replaying_the_log_does_not_report_old_losses_again() {
+        let mut b = FederationCore::joining("F", 2, 0, vec![1]);
+        b.handle(
+            0,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Welcome {
+                    log: history(),
+                    modules: Vec::new(),
+                    time_kind: Default::default(),
+                },
+            },
+        );
+        assert!(b.is_admitted());
+        assert!(b.view().federates.is_empty(), "the lost federate is gone");
+        assert_eq!(b.view().nodes, vec![1, 2]);
+        assert_eq!(lost_reports(&mut b), 0, "an old loss reported as new");
     }
 }
