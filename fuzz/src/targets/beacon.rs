@@ -4,9 +4,10 @@
 //! A beacon is authenticated before any of its body is read (`Beacon::open`); the target opens
 //! every input under a development-mode key ([`SECRET`], which the seed beacons are sealed with,
 //! so the fuzzer reaches the body parser through the authenticated path too) and also runs the
-//! body parser directly (`Beacon::decode_unverified`). Invariants: what opens is what the
-//! parser reads; what decodes seals and opens back to the same value; a datagram is at most one
-//! of a beacon and a solicitation.
+//! body parser directly (`Beacon::decode_unverified`). Solicitations are sealed the same way
+//! (`Solicit::open`; the seed is sealed under [`SECRET`] too). Invariants: what opens is what the
+//! parser reads; what decodes seals and opens back to the same value, and never under another
+//! secret; a datagram is at most one of a beacon and a solicitation.
 
 use std::time::Instant;
 
@@ -51,7 +52,25 @@ pub fn run(data: &[u8]) {
             "a beacon opened under another secret"
         );
     }
+    if let Ok(s) = Solicit::open(data, &mut BeaconAuth::development(SECRET), now) {
+        assert_eq!(solicit.as_ref().ok(), Some(&s), "opened but does not parse alike");
+    }
     if let Ok(s) = solicit {
         assert_eq!(Solicit::decode(&s.encode()).ok(), Some(s));
+        let sealed = s.seal(&BeaconAuth::development(SECRET));
+        assert_eq!(
+            Solicit::open(&sealed, &mut BeaconAuth::development(SECRET), now).ok(),
+            Some(s),
+            "a sealed solicitation opens under the same secret"
+        );
+        assert!(
+            Solicit::open(
+                &sealed,
+                &mut BeaconAuth::development(b"another secret"),
+                now
+            )
+            .is_err(),
+            "a solicitation opened under another secret"
+        );
     }
 }
