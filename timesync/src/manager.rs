@@ -1464,6 +1464,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::time::{HLAinteger64Interval, HLAinteger64Time};
