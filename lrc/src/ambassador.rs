@@ -26,7 +26,7 @@ use crate::core::time::{Interval, Manager};
 pub use crate::core::time::{Interval as LogicalTimeInterval, Time};
 use crate::core::wire::ResignAction;
 pub use crate::core::wire::SynchronizationPointFailureReason;
-use crate::core::{Callback, ReceiveInfo};
+use crate::core::{Callback, FederationCore, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
 use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
@@ -441,7 +441,7 @@ impl Connection {
     /// Evoked model: delivers one callback.
     fn evoke(&self, d: Delivery) {
         if let Some(mut a) = self.queue.ambassador() {
-            dispatch_to(&mut **a, d);
+            self.queue.dispatch(&mut **a, d);
         }
     }
 }
@@ -1590,7 +1590,27 @@ impl RtiAmbassador {
         op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.time_service(h, op))
+        lrc.with_core(fed, |c| self.federate_time_service(c, h, op))
+    }
+
+    /// Runs a time service on this federate's manager, which first learns whether the
+    /// federate's last grant still waits in its callback queue: until the federate receives it,
+    /// it is in the Time Advancing state (8.2) and its logical time is the one before the grant
+    /// (8.13). Called under the LRC's lock, where grants are queued as they are issued.
+    fn federate_time_service<R>(
+        &self,
+        c: &mut FederationCore,
+        h: FederateHandle,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let undelivered = self
+            .conn
+            .as_ref()
+            .is_some_and(|k| k.queue.grant_undelivered());
+        c.time_service(h, |m| {
+            m.set_grant_undelivered(undelivered);
+            op(m)
+        })
     }
 
     /// A time service taking a time: `InvalidLogicalTime` unless it is of the federation's
@@ -1603,7 +1623,7 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             let time = c.check_time(time)?;
-            c.time_service(h, |m| op(m, time))
+            self.federate_time_service(c, h, |m| op(m, time))
         })
     }
 
@@ -1617,7 +1637,7 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             let interval = c.check_interval(interval)?;
-            c.time_service(h, |m| op(m, interval))
+            self.federate_time_service(c, h, |m| op(m, interval))
         })
     }
 
@@ -1625,7 +1645,7 @@ impl RtiAmbassador {
     fn time_query(&self, op: impl FnOnce(&Manager) -> Option<Time>) -> RtiResult<Option<Time>> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let t = c.time_service(h, |m| Ok(op(m)))?;
+            let t = self.federate_time_service(c, h, |m| Ok(op(m)))?;
             Ok(t.map(|t| c.time_out(t)))
         })
     }
@@ -1714,7 +1734,7 @@ impl RtiAmbassador {
 
     /// 8.17.
     pub fn query_logical_time(&self) -> RtiResult<Time> {
-        self.time_query(|t| Some(t.logical_time()))?
+        self.time_query(|t| Some(t.federate_logical_time()))?
             .ok_or_else(|| RtiError::RtiInternalError("no logical time".into()))
     }
 
@@ -1755,7 +1775,7 @@ impl RtiAmbassador {
     pub fn query_lookahead(&self) -> RtiResult<Interval> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let l = c.time_service(h, |m| m.query_lookahead())?;
+            let l = self.federate_time_service(c, h, |m| m.query_lookahead())?;
             Ok(c.interval_out(l))
         })
     }
@@ -1841,6 +1861,16 @@ impl RtiAmbassador {
             }
         }
         Ok(!c.queue.receiver().is_empty())
+    }
+
+    /// How many callbacks wait in this federate's queue (in the evoked model: for
+    /// `evoke_callback`). Not an HLA service; for diagnostics and tests.
+    pub fn queued_callbacks(&self) -> RtiResult<usize> {
+        let c = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
+        Ok(c.queue.len())
     }
 
     /// 10.43.

@@ -37,7 +37,7 @@
 //! it through the transport's [`ReceiverWaker`].
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
@@ -45,6 +45,7 @@ use crossbeam_channel::{Receiver, Sender};
 use hlamesh_transport::ReceiverWaker;
 
 use crate::ambassador::{FederateAmbassador, dispatch_to};
+use crate::core::Callback;
 use crate::node::Delivery;
 
 /// The federate ambassador a queue delivers to.
@@ -71,6 +72,10 @@ pub(crate) fn deliver_pending() {
     }
 }
 
+fn is_grant(d: &Delivery) -> bool {
+    matches!(d, Delivery::Core(Callback::TimeAdvanceGrant(_)))
+}
+
 /// One federate's queue of callbacks.
 pub struct CallbackQueue {
     tx: Sender<Delivery>,
@@ -78,6 +83,11 @@ pub struct CallbackQueue {
     target: Option<Target>,
     /// Evoked model: wakes the evoking thread if it is receiving for the LRC.
     waker: Option<ReceiverWaker>,
+    /// Time advance grants queued and not yet handed to the federate: until it receives its
+    /// grant the federate is still in the Time Advancing state (8.2), which the time services
+    /// read from here (`TimeManager::set_grant_undelivered`). Raised under the LRC's lock as
+    /// the grant is queued, lowered as it is dispatched.
+    grants: AtomicUsize,
 }
 
 struct Target {
@@ -106,6 +116,7 @@ impl CallbackQueue {
             rx: rx.clone(),
             target: None,
             waker: None,
+            grants: AtomicUsize::new(0),
         });
         (q, rx)
     }
@@ -131,6 +142,7 @@ impl CallbackQueue {
                 wake,
             }),
             waker: waker.filter(|_| !immediate),
+            grants: AtomicUsize::new(0),
         });
         (q, woken)
     }
@@ -145,9 +157,27 @@ impl CallbackQueue {
         self.rx.is_empty()
     }
 
-    /// The queued deliveries (the evoked model takes them from here).
+    /// The queued deliveries (the evoked model takes them from here; it hands each to
+    /// [`CallbackQueue::dispatch`]).
     pub(crate) fn receiver(&self) -> &Receiver<Delivery> {
         &self.rx
+    }
+
+    /// Whether a time advance grant waits in this queue (the federate has not received it).
+    /// Read under the LRC's lock, it agrees with the time manager: the grant was queued in the
+    /// same critical section that issued it. Always `false` for a [`CallbackQueue::detached`]
+    /// queue (its owner takes deliveries without the queue seeing them).
+    pub fn grant_undelivered(&self) -> bool {
+        self.target.is_some() && self.grants.load(Ordering::Acquire) > 0
+    }
+
+    /// Hands `d`, taken from this queue, to the federate.
+    pub(crate) fn dispatch(&self, amb: &mut dyn FederateAmbassador, d: Delivery) {
+        if is_grant(&d) {
+            // Before the callback runs: the federate may ask for its next advance in it.
+            self.grants.fetch_sub(1, Ordering::AcqRel);
+        }
+        dispatch_to(amb, d);
     }
 
     /// The ambassador, locked (for the evoked model).
@@ -158,6 +188,10 @@ impl CallbackQueue {
 
     /// Queues `d`; called under the LRC's lock, in the core's order.
     pub(crate) fn push(self: &Arc<Self>, d: Delivery) {
+        if is_grant(&d) {
+            // Before it can be taken, so the count never drops below the grants queued.
+            self.grants.fetch_add(1, Ordering::AcqRel);
+        }
         let _ = self.tx.send(d);
         if let Some(w) = &self.waker {
             w.wake();
@@ -211,7 +245,7 @@ impl CallbackQueue {
             match self.rx.try_recv() {
                 Ok(d) => {
                     // An LRC thread must survive the federate's panic: it receives for everyone.
-                    let run = std::panic::AssertUnwindSafe(|| dispatch_to(&mut **amb, d));
+                    let run = std::panic::AssertUnwindSafe(|| self.dispatch(&mut **amb, d));
                     if std::panic::catch_unwind(run).is_err() {
                         tracing::error!(
                             "a federate ambassador callback panicked on an LRC thread; \

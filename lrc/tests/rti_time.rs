@@ -233,14 +233,18 @@ fn join(lrc: &Lrc, name: &str, i: usize) -> Fed {
 
 /// [`join`] into a federation of the time implementation `kind`.
 fn join_with_time(lrc: &Lrc, name: &str, i: usize, kind: TimeKind) -> Fed {
+    join_with_model(lrc, name, i, kind, CallbackModel::Evoked)
+}
+
+/// [`join_with_time`] in the callback model `model`.
+fn join_with_model(lrc: &Lrc, name: &str, i: usize, kind: TimeKind, model: CallbackModel) -> Fed {
     {
         // Every attribute and interaction class in time-stamp order (best-effort Heading still
         // goes receive order).
         let fom = FOM.replace("<order>Receive</order>", "<order>TimeStamp</order>");
         let rec = Rec(Default::default(), kind);
         let mut amb = RtiAmbassador::with_lrc(lrc.clone());
-        amb.connect(Box::new(rec.clone()), CallbackModel::Evoked)
-            .unwrap();
+        amb.connect(Box::new(rec.clone()), model).unwrap();
         if i == 0 {
             amb.create_federation_execution_with_time(
                 name,
@@ -612,6 +616,84 @@ fn time_services_report_the_standards_errors() {
         feds[0].amb.time_advance_request(t(2.5)),
         Err(RtiError::LogicalTimeAlreadyPassed(_))
     ));
+}
+
+/// Every service refused in the Time Advancing state (8.2) is refused for `f`.
+fn assert_time_advancing(f: &Fed, next: Time) {
+    let refused = |r: Result<(), RtiError>, what: &str| {
+        assert!(
+            matches!(r, Err(RtiError::InTimeAdvancingState(_))),
+            "{what}: {r:?}"
+        );
+    };
+    refused(f.amb.time_advance_request(next), "TAR");
+    refused(f.amb.time_advance_request_available(next), "TARA");
+    refused(f.amb.next_message_request(next), "NER");
+    refused(f.amb.next_message_request_available(next), "NERA");
+    refused(f.amb.flush_queue_request(next), "FQR");
+    refused(f.amb.modify_lookahead(la(2.0)), "modifyLookahead");
+}
+
+/// Waits (bounded) until `f`'s callback queue holds `n` callbacks.
+fn await_queued(f: &Fed, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while f.amb.queued_callbacks().unwrap() < n {
+        assert!(Instant::now() < deadline, "no callback was queued");
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn a_grant_waiting_to_be_evoked_keeps_the_federate_in_the_time_advancing_state() {
+    // A lone regulating and constrained federate is granted at once; in the evoked model the
+    // grant waits in its queue, and until it is evoked the federate is still advancing (8.2).
+    let mut feds = federation(1);
+    regulate_and_constrain(&mut feds, 1.0);
+    let f = &mut feds[0];
+    f.amb.time_advance_request(t(1.0)).unwrap();
+    await_queued(f, 1);
+    assert_time_advancing(f, t(2.0));
+    // Its logical time moves with the grant it receives (8.13).
+    assert_eq!(f.amb.query_logical_time().unwrap(), t(0.0));
+    drive(&mut feds, |_, s| s == [Ev::Grant(t(1.0))]);
+    let f = &mut feds[0];
+    assert_eq!(f.amb.query_logical_time().unwrap(), t(1.0));
+    f.amb.time_advance_request(t(2.0)).unwrap();
+    drive(&mut feds, |_, s| s.last() == Some(&Ev::Grant(t(2.0))));
+    assert_eq!(feds[0].amb.query_logical_time().unwrap(), t(2.0));
+}
+
+#[test]
+fn a_grant_held_while_callbacks_are_disabled_keeps_an_immediate_federate_advancing() {
+    // The immediate model's window between issuing a grant and delivering it, made wide:
+    // callbacks disabled, the grant waits in the queue.
+    let lrc = Lrc::start(TransportConfig::default()).unwrap();
+    let name = format!("time-imm-{}-{:?}", std::process::id(), Instant::now());
+    let mut f = join_with_model(&lrc, &name, 0, TimeKind::Float64, CallbackModel::Immediate);
+    let await_event = |e: Ev| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !f.rec.0.lock().unwrap().contains(&e) {
+            assert!(Instant::now() < deadline, "no {e:?}");
+            std::thread::yield_now();
+        }
+    };
+    f.amb.enable_time_regulation(la(1.0)).unwrap();
+    await_event(Ev::RegulationEnabled(t(0.0)));
+    f.amb.enable_time_constrained().unwrap();
+    await_event(Ev::ConstrainedEnabled(t(0.0)));
+    f.amb.disable_callbacks().unwrap();
+    f.amb.time_advance_request(t(1.0)).unwrap();
+    await_queued(&f, 1);
+    assert_time_advancing(&f, t(2.0));
+    assert_eq!(f.amb.query_logical_time().unwrap(), t(0.0));
+    f.amb.enable_callbacks().unwrap();
+    await_event(Ev::Grant(t(1.0)));
+    f.amb.time_advance_request(t(2.0)).unwrap();
+    await_event(Ev::Grant(t(2.0)));
+    assert_eq!(f.amb.query_logical_time().unwrap(), t(2.0));
+    f.amb
+        .resign_federation_execution(hlamesh_lrc::core::wire::ResignAction::DeleteObjectsThenDivest)
+        .unwrap();
 }
 
 #[test]

@@ -364,6 +364,11 @@ pub struct TimeManager<T: LogicalTime, M> {
     advance: Option<Advance<T>>,
     /// The last grant came from TAR or NER: a TSO message at exactly T is no longer acceptable.
     last_grant_strict: bool,
+    /// The driver says the federate has not received the last grant yet (see
+    /// [`TimeManager::set_grant_undelivered`]).
+    grant_undelivered: bool,
+    /// The logical time before the last grant: the federate's time until it receives the grant.
+    time_before_grant: T,
     async_delivery: bool,
     tso: TsoQueue<T, M>,
     held_ro: VecDeque<Delivery<T, M>>,
@@ -417,6 +422,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             constraint: ConstraintState::Off,
             advance: None,
             last_grant_strict: false,
+            grant_undelivered: false,
+            time_before_grant: T::INITIAL,
             async_delivery: false,
             tso: TsoQueue::new(),
             held_ro: VecDeque::new(),
@@ -481,6 +488,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     ) -> Self {
         let mut m = Self::new(me, view, existing);
         m.time = snap.time;
+        m.time_before_grant = snap.time;
         m.lookahead = snap.lookahead;
         m.last_grant_strict = snap.last_grant_strict;
         m.async_delivery = snap.async_delivery;
@@ -510,9 +518,25 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     pub fn id(&self) -> MemberId {
         self.me
     }
-    /// 8.17 queryLogicalTime.
+    /// The logical time the manager has reached: the last grant's time as soon as it is issued
+    /// (what ordering and the sending rules go by).
     pub fn logical_time(&self) -> T {
         self.time
+    }
+    /// 8.17 queryLogicalTime, as the federate sees it: the time before the last grant while the
+    /// driver says the federate has not received that grant yet (8.13: the federate's logical
+    /// time advances with the grant callback), else [`TimeManager::logical_time`].
+    pub fn federate_logical_time(&self) -> T {
+        if self.grant_undelivered {
+            self.time_before_grant
+        } else {
+            self.time
+        }
+    }
+    /// Whether the federate is in the Time Advancing state of 8.2: an advance request is
+    /// pending, or its grant was issued but the federate has not received it yet.
+    pub fn in_time_advancing_state(&self) -> bool {
+        self.advance.is_some() || self.grant_undelivered
     }
     /// 8.16 queryGALT: `None` when no other member is regulating (undefined).
     pub fn galt(&self) -> Option<T> {
@@ -549,7 +573,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     pub fn constraint(&self) -> ConstraintState {
         self.constraint
     }
-    /// The pending advance request, if the federate is in the Time Advancing state.
+    /// The pending advance request (not yet granted).
     pub fn pending_advance(&self) -> Option<Advance<T>> {
         self.advance
     }
@@ -582,6 +606,17 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         self.stats
     }
 
+    /// The driver's word on the last grant: `true` while the `TimeAdvanceGrant` callback it
+    /// took from [`TimeManager::poll_action`] waits for the federate (e.g. in an evoked callback
+    /// queue). The federate stays in the Time Advancing state until it receives the grant
+    /// (8.2's state diagram, 8.13), so meanwhile the services refused in that state raise
+    /// `InTimeAdvancingState` and [`TimeManager::federate_logical_time`] answers the time before
+    /// the grant. A driver that delivers grants synchronously never sets it. Only what the
+    /// federate sees depends on it: ordering, GALT and promises go by the issued grant.
+    pub fn set_grant_undelivered(&mut self, undelivered: bool) {
+        self.grant_undelivered = undelivered;
+    }
+
     // ---------------------------------------------------------------- federate calls
 
     /// 8.2 enableTimeRegulation: the answer comes as `TimeRegulationEnabled`.
@@ -593,7 +628,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             Regulation::Querying { .. } => return Err(TimeError::RequestForTimeRegulationPending),
             Regulation::Off => {}
         }
-        if self.advance.is_some() {
+        if self.in_time_advancing_state() {
             return Err(TimeError::InTimeAdvancingState);
         }
         if lookahead.is_negative() {
@@ -641,7 +676,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             ConstraintState::Pending => return Err(TimeError::RequestForTimeConstrainedPending),
             ConstraintState::Off => {}
         }
-        if self.advance.is_some() {
+        if self.in_time_advancing_state() {
             return Err(TimeError::InTimeAdvancingState);
         }
         self.constraint = ConstraintState::Pending;
@@ -693,7 +728,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
 
     /// Any of the five advance services.
     pub fn request(&mut self, kind: RequestKind, t: T) -> Result<(), TimeError> {
-        if self.advance.is_some() {
+        if self.in_time_advancing_state() {
             return Err(TimeError::InTimeAdvancingState);
         }
         if !matches!(self.regulation, Regulation::Off | Regulation::On) {
@@ -738,7 +773,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         if !matches!(self.regulation, Regulation::On) {
             return Err(TimeError::TimeRegulationIsNotEnabled);
         }
-        if self.advance.is_some() {
+        if self.in_time_advancing_state() {
             return Err(TimeError::InTimeAdvancingState);
         }
         if lookahead.is_negative() {
@@ -996,6 +1031,7 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     }
 
     fn grant(&mut self, t: T, kind: RequestKind) {
+        self.time_before_grant = self.time;
         self.time = t;
         self.advance = None;
         self.last_grant_strict = kind.is_strict();
@@ -1424,5 +1460,95 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             self.force_promise = false;
             self.tso_arrived = false;
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::time::{HLAinteger64Interval, HLAinteger64Time};
+
+    type Tm = TimeManager<HLAinteger64Time, ()>;
+
+    fn callbacks(tm: &mut Tm) -> Vec<Callback<HLAinteger64Time>> {
+        let mut out = Vec::new();
+        while let Some(a) = tm.poll_action() {
+            if let Action::Callback(c) = a {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// A lone member regulating (lookahead 1) and constrained at time 0.
+    fn lone() -> Tm {
+        let mut tm = Tm::new(MemberId(1), ViewNumber(1), []);
+        tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+        tm.enable_time_constrained().unwrap();
+        callbacks(&mut tm);
+        assert_eq!(tm.regulation(), RegulationState::On);
+        assert_eq!(tm.constraint(), ConstraintState::On);
+        tm
+    }
+
+    #[test]
+    fn a_grant_the_federate_has_not_received_keeps_it_in_the_time_advancing_state() {
+        let mut tm = lone();
+        tm.time_advance_request(HLAinteger64Time(5)).unwrap();
+        assert_eq!(
+            callbacks(&mut tm),
+            vec![Callback::TimeAdvanceGrant(HLAinteger64Time(5))]
+        );
+        assert_eq!(tm.pending_advance(), None);
+        // The driver still holds the grant for the federate.
+        tm.set_grant_undelivered(true);
+        assert!(tm.in_time_advancing_state());
+        let t6 = HLAinteger64Time(6);
+        for kind in [
+            RequestKind::Tar,
+            RequestKind::Tara,
+            RequestKind::Ner,
+            RequestKind::Nera,
+            RequestKind::Fqr,
+        ] {
+            assert_eq!(tm.request(kind, t6), Err(TimeError::InTimeAdvancingState));
+        }
+        assert_eq!(
+            tm.modify_lookahead(HLAinteger64Interval(2)),
+            Err(TimeError::InTimeAdvancingState)
+        );
+        // The federate's time moves with the grant it receives; ordering already went on.
+        assert_eq!(tm.federate_logical_time(), HLAinteger64Time(0));
+        assert_eq!(tm.logical_time(), HLAinteger64Time(5));
+        assert!(callbacks(&mut tm).is_empty());
+        // Delivered: Time Granted, and the next request is accepted.
+        tm.set_grant_undelivered(false);
+        assert!(!tm.in_time_advancing_state());
+        assert_eq!(tm.federate_logical_time(), HLAinteger64Time(5));
+        tm.time_advance_request(t6).unwrap();
+        assert_eq!(callbacks(&mut tm), vec![Callback::TimeAdvanceGrant(t6)]);
+    }
+
+    #[test]
+    fn enabling_is_refused_while_a_grant_is_undelivered() {
+        let mut tm = Tm::new(MemberId(1), ViewNumber(1), []);
+        tm.time_advance_request(HLAinteger64Time(3)).unwrap();
+        assert_eq!(
+            callbacks(&mut tm),
+            vec![Callback::TimeAdvanceGrant(HLAinteger64Time(3))]
+        );
+        tm.set_grant_undelivered(true);
+        assert_eq!(
+            tm.enable_time_regulation(HLAinteger64Interval(1)),
+            Err(TimeError::InTimeAdvancingState)
+        );
+        assert_eq!(
+            tm.enable_time_constrained(),
+            Err(TimeError::InTimeAdvancingState)
+        );
+        tm.set_grant_undelivered(false);
+        tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+        tm.enable_time_constrained().unwrap();
     }
 }

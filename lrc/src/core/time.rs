@@ -24,10 +24,15 @@
 //! initial and final values the managers make are converted to it before they reach a
 //! federate ([`FederationCore::time_out`]).
 //!
-//! Not yet: best-effort
-//! data is never TSO (it is delivered receive order with its time); the manager leaves the Time
-//! Advancing state when it queues the grant, not when the federate receives it; retraction and
-//! the MOM time reports do not exist.
+//! A grant is issued (and the manager's time moves) when the manager grants it, but the federate
+//! stays in the Time Advancing state until it receives the grant callback (8.2, 8.13): the
+//! ambassador tells the manager before each time service whether a grant still waits in the
+//! federate's callback queue (`CallbackQueue::grant_undelivered`, read under the LRC's lock),
+//! so the services refused while advancing raise `InTimeAdvancingState` and
+//! `queryLogicalTime` answers the time before the grant until then.
+//!
+//! Not yet: best-effort data is never TSO (it is delivered receive order with its time);
+//! retraction and the MOM time reports do not exist.
 
 use std::collections::VecDeque;
 
