@@ -83,6 +83,12 @@ n="$(find "$INC/RTI" -name '*.h' | wc -l)"
 
 say "installing librti1516e.so.$SDK_VERSION into $LIB"
 install -m 755 "$RTI_SO" "$LIB/librti1516e.so.$SDK_VERSION"
+# The release profile keeps line tables (about 65 MB); an installed library carries only its
+# symbols unless HLAMESH_SDK_KEEP_DEBUG=1 asks for the debug information too.
+if [ "${HLAMESH_SDK_KEEP_DEBUG:-0}" != 1 ] && command -v strip >/dev/null 2>&1; then
+  strip --strip-debug "$LIB/librti1516e.so.$SDK_VERSION" ||
+    die "strip --strip-debug failed on $LIB/librti1516e.so.$SDK_VERSION"
+fi
 ln -sfn "librti1516e.so.$SDK_VERSION" "$LIB/librti1516e.so.$SDK_MAJOR"
 ln -sfn "librti1516e.so.$SDK_MAJOR" "$LIB/librti1516e.so"
 

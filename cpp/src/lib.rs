@@ -10,7 +10,8 @@
 //! `libfedtime1516e.a`.
 //!
 //! The `RTIambassador` over the Rust LRC (an `extern "C"` layer plus a C++ shim) and the shared
-//! libraries are not built yet; `cpp/README.md` says what is left and how it will be done.
+//! library `librti1516e.so.1` are the `hlamesh-rti1516e` crate (`capi/`), which compiles these
+//! sources into itself; `deploy/install-sdk.sh` installs the SDK.
 //!
 //! The Rust side only tells tests (and later the SDK installer) where things are.
 #![forbid(unsafe_code)]
