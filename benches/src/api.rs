@@ -76,7 +76,8 @@ impl CppFederate {
     /// Installs the SDK under `dir/sdk` (unless `sdk` names one) and builds `dir/bench_fed` from
     /// `benches/cpp/bench_fed.cpp` with `$CXX` (default `c++`) and pkg-config.
     pub fn build(dir: &Path, sdk: Option<&Path>) -> Result<CppFederate, BenchError> {
-        std::fs::create_dir_all(dir).map_err(BenchError::io(format!("create {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(BenchError::io(format!("create {}", dir.display())))?;
         let t0 = Instant::now();
         let (sdk, install_s) = match sdk {
             Some(p) => (p.to_path_buf(), 0.0),
@@ -381,17 +382,17 @@ pub fn latency(
         let blocks = opts.samples.div_ceil(opts.block.max(1));
         for b in 0..blocks {
             if started.elapsed() > timeout {
-                return Err(BenchError::Protocol("latency --api exceeded --timeout-s".into()));
+                return Err(BenchError::Protocol(
+                    "latency --api exceeded --timeout-s".into(),
+                ));
             }
-            let n = opts
-                .block
-                .max(1)
-                .min(opts.samples - b * opts.block.max(1));
+            let n = opts.block.max(1).min(opts.samples - b * opts.block.max(1));
             for &api in apis {
                 record(api, n, true)?;
             }
         }
-        let summary = |h: &hdrhistogram::Histogram<u64>| (h.len() > 0).then(|| LatencySummary::of(h));
+        let summary =
+            |h: &hdrhistogram::Histogram<u64>| (!h.is_empty()).then(|| LatencySummary::of(h));
         let (rust, cpp) = (summary(&rust_h), summary(&cpp_h));
         let r = |f: fn(&LatencySummary) -> f64| match (&rust, &cpp) {
             (Some(a), Some(b)) => ratio(f(b), f(a)),
@@ -421,7 +422,14 @@ pub fn latency(
 pub fn latency_table(r: &ApiLatencyReport) -> String {
     let mut s = format!(
         "update → reflect round trip, reliable, immediate callbacks (µs); load {}\n{:>7}  {:>9} {:>9}  {:>9} {:>9}  {:>9} {:>9}\n",
-        r.run.machine.loadavg, "bytes", "rust p50", "rust p99", "c++ p50", "c++ p99", "c++/r p50", "c++/r p99"
+        r.run.machine.loadavg,
+        "bytes",
+        "rust p50",
+        "rust p99",
+        "c++ p50",
+        "c++ p99",
+        "c++/r p50",
+        "c++/r p99"
     );
     let f = |x: Option<&LatencySummary>, p: fn(&LatencySummary) -> f64| x.map_or(0.0, p);
     for x in &r.results {
@@ -648,7 +656,13 @@ pub fn throughput(
 pub fn throughput_table(r: &ApiThroughputReport) -> String {
     let mut s = format!(
         "one-way 1→1 reliable updates, {} B, {} per block; load {}\n{:>5}  {:>12} {:>12} {:>9}\n",
-        r.options.size, r.options.messages, r.run.machine.loadavg, "api", "recv msg/s", "send msg/s", "recv min"
+        r.options.size,
+        r.options.messages,
+        r.run.machine.loadavg,
+        "api",
+        "recv msg/s",
+        "send msg/s",
+        "recv min"
     );
     for (name, x) in [("rust", &r.rust), ("c++", &r.cpp)] {
         if let Some(x) = x {
@@ -800,7 +814,15 @@ pub fn time(
             let cnet = cpp_net(&net);
             let federation = format!("bench-cpp-time-{}-{n}", std::process::id());
             for (k, cpu) in cpus.iter().enumerate() {
-                cpp_procs.push(c.spawn("time", &cnet, &federation, k == 0, n - 1, *cpu, timeout)?);
+                cpp_procs.push(c.spawn(
+                    "time",
+                    &cnet,
+                    &federation,
+                    k == 0,
+                    n - 1,
+                    *cpu,
+                    timeout,
+                )?);
             }
         }
         for p in rust_procs.iter().chain(&cpp_procs) {
@@ -810,7 +832,9 @@ pub fn time(
         for round in 0..=opts.blocks {
             for &api in apis {
                 if started.elapsed() > timeout {
-                    return Err(BenchError::Protocol("time --api exceeded --timeout-s".into()));
+                    return Err(BenchError::Protocol(
+                        "time --api exceeded --timeout-s".into(),
+                    ));
                 }
                 let (procs, cmd) = match api {
                     Api::Rust => (&mut rust_procs, format!("tar {} 10", opts.steps)),

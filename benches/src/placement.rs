@@ -278,7 +278,9 @@ impl PeerProc {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        let mut child = cmd.spawn().map_err(BenchError::io(format!("spawn {name}")))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(BenchError::io(format!("spawn {name}")))?;
         let stdin = child.stdin.take();
         let stdout = child
             .stdout
