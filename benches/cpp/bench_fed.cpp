@@ -211,10 +211,13 @@ class BenchFed : public NullFederateAmbassador {
     rti->evokeCallback(0.05);
   }
 
-  void send(bool be, std::vector<unsigned char> const &m) {
-    AttributeHandleValueMap values;
-    values[be ? best_effort : reliable] = VariableLengthData(m.data(), m.size());
-    rti->updateAttributeValues(object, values, VariableLengthData());
+  // One map per thread and reliability, kept between updates, its value pointing at the
+  // caller's buffer (setDataPointer: no copy); the library copies what it sends.
+  void send(bool be, std::vector<unsigned char> &m) {
+    thread_local AttributeHandleValueMap rel_values, be_values;
+    AttributeHandleValueMap &values = be ? be_values : rel_values;
+    values[be ? best_effort : reliable].setDataPointer(m.data(), m.size());
+    rti->updateAttributeValues(object, values, tag_);
   }
 
   // ---- ping ----------------------------------------------------------------------------------
@@ -348,6 +351,7 @@ class BenchFed : public NullFederateAmbassador {
 
  private:
   Options opt_;
+  VariableLengthData const tag_;
   std::mutex mu_;
   std::condition_variable cv_;
   int discovered_ = 0;
