@@ -10,6 +10,7 @@
 //! [`report`] writes the table, the JSON and the plot ([`plot`]) as SVG ([`svg`]) and PNG ([`raster`]).
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod cpus;
 pub mod error;
 pub mod fanin;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use hlamesh_benches::BenchError;
+use hlamesh_benches::api::{self, Api, CppFederate};
 use hlamesh_benches::cpus::Pinning;
 use hlamesh_benches::latency::{self, LatencyOptions};
 use hlamesh_benches::net::NetParams;
@@ -31,6 +32,8 @@ enum Cmd {
     Latency {
         #[command(flatten)]
         place: Place,
+        #[command(flatten)]
+        api: ApiArgs,
         /// hlamesh level: rti (update → reflect through the RTI API) or transport.
         #[arg(long, value_enum, default_value = "rti")]
         level: Level,
@@ -61,6 +64,8 @@ enum Cmd {
     Throughput {
         #[command(flatten)]
         place: Place,
+        #[command(flatten)]
+        api: ApiArgs,
         /// hlamesh level: rti (update → reflect through the RTI API) or transport.
         #[arg(long, value_enum, default_value = "rti")]
         level: Level,
@@ -97,6 +102,8 @@ enum Cmd {
     Time {
         #[command(flatten)]
         place: Place,
+        #[command(flatten)]
+        api: ApiArgs,
         /// Federate counts.
         #[arg(long, value_delimiter = ',', default_value = "2,4")]
         federates: Vec<usize>,
@@ -238,6 +245,35 @@ struct Place {
     in_lab: Option<String>,
 }
 
+#[derive(Args, Debug, Clone)]
+struct ApiArgs {
+    /// API of the RTI-level federates: rust, cpp, or rust,cpp (both, blocks interleaved, for
+    /// the C++/Rust ratios; with cpp: --local, reliable updates, see benches/README.md).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "rust")]
+    api: Vec<Api>,
+    /// With --api cpp: an SDK installed by deploy/install-sdk.sh PREFIX, instead of installing
+    /// one into `cpp-sdk/sdk` next to the output file.
+    #[arg(long, value_name = "PREFIX")]
+    sdk: Option<PathBuf>,
+}
+
+impl ApiArgs {
+    /// True when the C++ API is measured (the `--api` comparison runs instead of the usual one).
+    fn cpp(&self) -> bool {
+        self.api.contains(&Api::Cpp)
+    }
+
+    /// Builds the C++ bench federate into `cpp-sdk/` next to `out`.
+    fn build(&self, out: &std::path::Path) -> Result<CppFederate, BenchError> {
+        let dir = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."))
+            .join("cpp-sdk");
+        CppFederate::build(&dir, self.sdk.as_deref())
+    }
+}
+
 fn on_off(v: &[String]) -> Result<Vec<bool>, BenchError> {
     v.iter()
         .map(|s| match s.as_str() {
@@ -248,6 +284,15 @@ fn on_off(v: &[String]) -> Result<Vec<bool>, BenchError> {
             ))),
         })
         .collect()
+}
+
+fn require_rti(level: Level) -> Result<(), BenchError> {
+    match level {
+        Level::Rti => Ok(()),
+        Level::Transport => Err(BenchError::Protocol(
+            "--api cpp measures the RTI level (the C++ API has no transport level)".into(),
+        )),
+    }
 }
 
 fn check_rel(v: &[String]) -> Result<(), BenchError> {
@@ -369,6 +414,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         }
         Cmd::Latency {
             place,
+            api,
             level,
             sizes,
             reliability,
@@ -380,6 +426,33 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         } => {
             check_rel(&reliability)?;
             let batching = on_off(std::slice::from_ref(&batching))?[0];
+            if api.cpp() {
+                require_rti(level)?;
+                let out = place
+                    .out
+                    .clone()
+                    .unwrap_or_else(|| report::default_out("latency-api"));
+                let cpp = api.build(&out)?;
+                let opts = api::ApiLatencyOptions {
+                    sizes,
+                    samples,
+                    block,
+                    warmup,
+                    pin,
+                };
+                let r = api::latency(
+                    &placement(&place),
+                    &api.api,
+                    Some(&cpp),
+                    &opts,
+                    command,
+                    Duration::from_secs(place.timeout_s),
+                )?;
+                print!("{}", api::latency_table(&r));
+                let plots = report::write_outputs(&out, &r, &api::latency_plot(&r))?;
+                println!("wrote {}, {plots}", out.display());
+                return Ok(ExitCode::SUCCESS);
+            }
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
             }
@@ -457,6 +530,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         }
         Cmd::Time {
             place,
+            api,
             federates,
             steps,
             ner_events,
@@ -467,6 +541,31 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         } => {
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
+            }
+            if api.cpp() {
+                let out = place
+                    .out
+                    .clone()
+                    .unwrap_or_else(|| report::default_out("time-api"));
+                let cpp = api.build(&out)?;
+                let opts = api::ApiTimeOptions {
+                    federates,
+                    steps,
+                    blocks,
+                    pin,
+                };
+                let r = api::time(
+                    &placement(&place),
+                    &api.api,
+                    Some(&cpp),
+                    &opts,
+                    command,
+                    Duration::from_secs(place.timeout_s),
+                )?;
+                print!("{}", api::time_table(&r));
+                let plots = report::write_outputs(&out, &r, &api::time_plot(&r))?;
+                println!("wrote {}, {plots}", out.display());
+                return Ok(ExitCode::SUCCESS);
             }
             let opts = TimeOptions {
                 federates,
@@ -491,6 +590,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
         }
         Cmd::Throughput {
             place,
+            api,
             level,
             fanout,
             fanin,
@@ -509,6 +609,32 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             }
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
+            }
+            if api.cpp() {
+                require_rti(level)?;
+                let out = place
+                    .out
+                    .clone()
+                    .unwrap_or_else(|| report::default_out("throughput-api"));
+                let cpp = api.build(&out)?;
+                let opts = api::ApiThroughputOptions {
+                    size: size.max(hlamesh_benches::wire::MIN_PAYLOAD),
+                    messages,
+                    blocks,
+                    pin,
+                };
+                let r = api::throughput(
+                    &placement(&place),
+                    &api.api,
+                    Some(&cpp),
+                    &opts,
+                    command,
+                    Duration::from_secs(place.timeout_s),
+                )?;
+                print!("{}", api::throughput_table(&r));
+                let plots = report::write_outputs(&out, &r, &api::throughput_plot(&r))?;
+                println!("wrote {}, {plots}", out.display());
+                return Ok(ExitCode::SUCCESS);
             }
             let opts = ThroughputOptions {
                 level,

@@ -272,6 +272,28 @@ impl PeerProc {
         })
     }
 
+    /// Another local program speaking the peer protocol (JSON lines on stdout, commands on
+    /// stdin): the C++ bench federate of `--api cpp`.
+    pub fn program(name: String, mut cmd: Command) -> Result<PeerProc, BenchError> {
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd
+            .spawn()
+            .map_err(BenchError::io(format!("spawn {name}")))?;
+        let stdin = child.stdin.take();
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| BenchError::Protocol(format!("{name} has no stdout")))?;
+        Ok(PeerProc {
+            name,
+            child: Some(child),
+            stdin: stdin.map(|s| Box::new(s) as Box<dyn Write + Send>),
+            lines: read_lines(0, stdout),
+        })
+    }
+
     /// The local process id (in a lab too: `ip netns exec` execs the bench in place); `None` for
     /// a peer on another machine.
     pub fn pid(&self) -> Option<u32> {

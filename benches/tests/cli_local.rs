@@ -654,3 +654,112 @@ fn peer_mode_runs_latency_through_a_serve_process() {
     latency_is_plausible(&j["results"][0]["hlamesh"], 200.0);
     latency_is_plausible(&j["results"][0]["baseline"], 200.0);
 }
+
+/// Processes running `exe` (read from /proc; a process gone meanwhile is skipped).
+fn running(exe: &std::path::Path) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe))
+        .collect()
+}
+
+/// `--api rust,cpp`: the bench installs the C++ SDK next to its output (deploy/install-sdk.sh),
+/// builds benches/cpp/bench_fed.cpp against it, and each subcommand measures both APIs in one
+/// run with every block complete; no C++ federate outlives its run.
+#[test]
+fn api_cpp_tiny_local_runs_measure_both_apis() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
+    let (lat, _) = run(
+        &[
+            "latency",
+            "--api",
+            "rust,cpp",
+            "--sizes",
+            "100,1024",
+            "--samples",
+            "40",
+            "--block",
+            "20",
+            "--warmup",
+            "10",
+        ],
+        "latency-api",
+    );
+    machine_is_described(&lat["run"]);
+    assert!(
+        num(&lat["run"], "sdk_install_s") > 0.0,
+        "the SDK was installed"
+    );
+    let sdk = dir.join("cpp-sdk/sdk");
+    assert!(sdk.join("lib/pkgconfig/rti1516e.pc").is_file());
+    let exe = dir.join("cpp-sdk/bench_fed");
+    assert!(exe.is_file(), "bench_fed built");
+    let results = lat["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(num(r, "lost_blocks"), 0.0);
+        latency_is_plausible(&r["rust"], 40.0);
+        latency_is_plausible(&r["cpp"], 40.0);
+        assert!(num(r, "ratio_p50") > 0.0 && num(r, "ratio_p99") > 0.0);
+    }
+    assert!(running(&exe).is_empty(), "C++ federates left behind");
+
+    let sdk_arg = sdk.display().to_string();
+    let (thr, _) = run(
+        &[
+            "throughput",
+            "--api",
+            "rust,cpp",
+            "--sdk",
+            &sdk_arg,
+            "--messages",
+            "2000",
+            "--blocks",
+            "1",
+        ],
+        "throughput-api",
+    );
+    assert_eq!(
+        num(&thr["run"], "sdk_install_s"),
+        0.0,
+        "--sdk installs nothing"
+    );
+    for api in ["rust", "cpp"] {
+        let a = &thr[api];
+        assert_eq!(
+            num(a, "received_min"),
+            2000.0,
+            "{api}: reliable updates lost"
+        );
+        assert!(num(a, "msgs_per_s") > 0.0 && num(a, "sender_msgs_per_s") > 0.0);
+    }
+    assert!(num(&thr, "ratio") > 0.0);
+    assert!(running(&exe).is_empty(), "C++ federates left behind");
+
+    let (time, _) = run(
+        &[
+            "time",
+            "--api",
+            "rust,cpp",
+            "--sdk",
+            &sdk_arg,
+            "--federates",
+            "2",
+            "--steps",
+            "50",
+            "--blocks",
+            "1",
+        ],
+        "time-api",
+    );
+    let r = &time["results"][0];
+    assert_eq!(num(r, "federates"), 2.0);
+    assert_eq!(num(r, "wrong_grants"), 0.0);
+    assert!(num(r, "rust_grants_per_s") > 0.0 && num(r, "cpp_grants_per_s") > 0.0);
+    assert!(num(r, "ratio") > 0.0);
+    assert!(running(&exe).is_empty(), "C++ federates left behind");
+}
