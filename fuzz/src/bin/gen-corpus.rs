@@ -338,7 +338,11 @@ fn beacons(out: &mut Out) {
         seq: 1,
     };
     out.seed("beacon", "beacon-idle", &b.seal(&auth));
-    out.seed("beacon", "solicit", &Solicit { node: NodeId(7) }.seal(&auth));
+    out.seed(
+        "beacon",
+        "solicit",
+        &Solicit { node: NodeId(7) }.seal(&auth),
+    );
 }
 
 fn lrc_wire(out: &mut Out) {

@@ -53,7 +53,11 @@ pub fn run(data: &[u8]) {
         );
     }
     if let Ok(s) = Solicit::open(data, &mut BeaconAuth::development(SECRET), now) {
-        assert_eq!(solicit.as_ref().ok(), Some(&s), "opened but does not parse alike");
+        assert_eq!(
+            solicit.as_ref().ok(),
+            Some(&s),
+            "opened but does not parse alike"
+        );
     }
     if let Ok(s) = solicit {
         assert_eq!(Solicit::decode(&s.encode()).ok(), Some(s));
