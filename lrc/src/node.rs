@@ -98,7 +98,7 @@ struct Shared {
 /// The Local RTI Component of this process. Cheap to clone; all clones share one transport.
 ///
 /// When the last clone is dropped, the transport leaves the mesh on that thread, before the drop
-/// returns ([`Holders`]).
+/// returns (`Holders`).
 #[derive(Clone)]
 pub struct Lrc {
     shared: Arc<Shared>,
