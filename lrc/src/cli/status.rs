@@ -111,6 +111,8 @@ pub struct Monitor {
     transport: Transport,
     /// Discovery counts as complete once it changed nothing for this long (see `report`).
     quiet: Duration,
+    /// The first report listens at least this long: one and a half beacon periods.
+    periodic: Duration,
     nonce: u64,
 }
 
@@ -146,9 +148,14 @@ impl Monitor {
         // (deferred to it under a storm of queries): a few gaps without news means everyone
         // reachable was heard, long before the periodic beacons would have told.
         let quiet = cfg.beacon_min_gap * 4 + Duration::from_millis(20);
+        // A node with another secret or CA does not answer our (sealed) query: only its periodic
+        // beacon reveals it, so the first report listens at least one and a half beacon periods
+        // before it concludes that nothing was refused.
+        let periodic = cfg.beacon_interval * 3 / 2;
         Ok(Monitor {
             transport: Transport::start(cfg)?,
             quiet,
+            periodic,
             nonce: 0,
         })
     }
@@ -175,7 +182,9 @@ impl Monitor {
             let peers = self.transport.peers();
             let all = !heard.is_empty() && heard.iter().all(|n| peers.contains(n));
             let now = Instant::now();
-            if (all && now >= changed + self.quiet) || now >= deadline {
+            let settled =
+                now >= changed + self.quiet && (self.nonce > 0 || now >= start + self.periodic);
+            if (all && settled) || now >= deadline {
                 break;
             }
             // Events are not needed yet; draining keeps the channel short.
