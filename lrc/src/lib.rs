@@ -52,6 +52,7 @@ pub mod engine;
 pub mod error;
 pub mod fom;
 pub mod handles;
+pub mod host;
 pub mod metrics;
 pub mod node;
 pub mod ops;

@@ -1,13 +1,14 @@
-//! The I/O shell around the federation cores: one [`Lrc`] per process owns the [`Transport`];
-//! transport events run the [`FederationCore`]s on the transport thread that produced them (see
-//! `install_hooks`), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from other
-//! threads, and API calls from any number of `RtiAmbassador`s run the same cores under the same
-//! lock. Every action a
-//! core queues is executed under that lock, so a state-transfer snapshot and the data
+//! The I/O shell around the process's [`Host`] (`crate::host`): one [`Lrc`] per process owns the
+//! [`Transport`] and the host, which holds every open federation's [`FederationCore`] and decides
+//! where callbacks go. Transport events run the cores on the transport thread that produced them
+//! (see `install_hooks`), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from
+//! other threads, and API calls from any number of `RtiAmbassador`s run the same cores under the
+//! same lock. The shell executes every [`HostAction`] under that lock — sends, callback queue
+//! pushes, save files, wake-ups of blocked callers — so a state-transfer snapshot and the data
 //! high-water mark it names are taken atomically.
 //!
-//! Also here: the create race (claim the name in the discovery beacons, wait a settle interval,
-//! lowest `(claim time, node id)` wins) and finding the members of a federation to join.
+//! Also here, still: the create race (claim the name in the discovery beacons, wait a settle
+//! interval, lowest `(claim time, node id)` wins) and finding the members of a federation to join.
 
 // The LRC's maps are keyed by handles, tags and federation names that an authenticated
 // federation chose, so a fast non-DoS-resistant hash is the right trade on the per-message path.
@@ -24,9 +25,10 @@ use hlamesh_transport::{
 };
 
 use crate::core::wire::{ControlMsg, Envelope};
-use crate::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
+use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
+use crate::host::{Host, HostAction, HostedFederation};
 use crate::metrics::FedMetrics;
 use crate::ops::OpsMsg;
 
@@ -45,44 +47,29 @@ pub enum Delivery {
 
 /// Period of core timer ticks.
 const TICK: Duration = Duration::from_millis(50);
-/// A member of a view this LRC cannot reach for this long is reported gone to the core (it died
-/// before this LRC started, so the transport never reports it lost).
-const UNREACHABLE: Duration = Duration::from_secs(2);
 /// How long blocking calls wait for the coordinator.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-struct Fed {
-    core: FederationCore,
+/// What the shell keeps beside each federation's core.
+struct Io {
     channel: FederationChannel,
-    unreachable_since: HashMap<u64, Instant>,
     metrics: FedMetrics,
 }
 
+/// One open federation as the shell holds it.
+type Fed = HostedFederation<Io, Arc<CallbackQueue>>;
+
 #[derive(Default)]
 struct State {
-    feds: HashMap<String, Fed>,
+    /// The federations and the routing decisions around them (see [`crate::host`]).
+    host: Host<Io, Arc<CallbackQueue>>,
     /// Federation names by channel tag (shared, so the per-message lookup copies no string).
     tags: HashMap<FederationTag, Arc<str>>,
-    done: HashMap<(String, Ticket), Result<Completion, RtiError>>,
-    /// Each local federate's callback queue, by federation and then handle (so the
-    /// per-callback lookup builds no key).
-    routes: HashMap<String, HashMap<FederateHandle, Arc<CallbackQueue>>>,
-    join_routes: HashMap<(String, Ticket), Arc<CallbackQueue>>,
     ops: ops_plane::OpsState,
-    /// Callbacks for a federate whose join is decided but not yet completed here (e.g. the
-    /// announcement of a pending federation-wide synchronization point): handed over in order
-    /// when the join completes. Bounded by [`EARLY_CALLBACKS_MAX`].
-    early: HashMap<(String, FederateHandle), Vec<Callback>>,
     /// Each joined federate's handle as its `RtiAmbassador` reads it: a federation restore
-    /// changes it (`Action::Rehandle`).
+    /// changes it (`HostAction::Rehandled`).
     cells: HashMap<(String, FederateHandle), Arc<AtomicU32>>,
-    /// Federations this LRC lost its connection to (see `core::eviction`): the members keep
-    /// this node id in their removed sets, so it cannot join them again.
-    lost: HashMap<String, String>,
 }
-
-/// Bound on callbacks held for federates whose join has not completed yet.
-const EARLY_CALLBACKS_MAX: usize = 4096;
 
 struct Shared {
     transport: Transport,
@@ -263,24 +250,24 @@ impl Lrc {
         pace: bool,
     ) -> (RtiResult<T>, Option<FederationChannel>) {
         let mut st = self.lock();
-        let Some(fed) = st.feds.get_mut(federation) else {
+        let Some(fed) = st.host.get_mut(federation) else {
             let e = RtiError::FederateNotExecutionMember(format!(
                 "federation {federation} is not open on this LRC"
             ));
             return (Err(e), None);
         };
-        fed.metrics.call_begin();
+        fed.io.metrics.call_begin();
         let r = f(&mut fed.core);
-        fed.metrics.call_end(&fed.core);
+        fed.io.metrics.call_end(&fed.core);
         // The data messages an update or interaction queued go out with the federation at
         // hand: `run_actions` looks it up by name again for every action.
         while let Some((reliable, bytes, hold)) = fed.core.poll_send_data() {
             send_data(&self.shared, fed, federation, reliable, &bytes, hold);
         }
-        let full = (pace && !fed.channel.has_room()).then(|| fed.channel.clone());
+        let full = (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
         if fed.core.actions_idle() {
             // All `run_actions` would do with nothing queued.
-            fed.metrics.actions_done();
+            fed.io.metrics.actions_done();
         } else {
             run_actions(&self.shared, &mut st, federation);
         }
@@ -342,7 +329,7 @@ impl Lrc {
             .into_iter()
             .flat_map(|p| p.beacon.federations)
             .collect();
-        v.extend(self.lock().feds.keys().cloned());
+        v.extend(self.lock().host.names());
         v.sort();
         v.dedup();
         v
@@ -370,7 +357,7 @@ impl Lrc {
         // Check the FOM first: a bad FOM is the caller's error whatever the network says.
         let probe = FederationCore::create(name, 0, 0, modules.clone())?;
         drop(probe);
-        if self.lock().feds.contains_key(name) || !self.members_of(name).is_empty() {
+        if self.lock().host.contains(name) || !self.members_of(name).is_empty() {
             return Err(exists());
         }
         let claim_time_us = SystemTime::now()
@@ -390,7 +377,7 @@ impl Lrc {
                     c.name == name && (c.claim_time_us, p.beacon.node) < (claim_time_us, me)
                 })
         });
-        if beaten || self.lock().feds.contains_key(name) {
+        if beaten || self.lock().host.contains(name) {
             self.shared.transport.set_claims(Vec::new());
             return Err(exists());
         }
@@ -415,15 +402,8 @@ impl Lrc {
         core.set_time_kind(time_kind);
         let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
-        st.feds.insert(
-            name.to_string(),
-            Fed {
-                core,
-                channel,
-                unreachable_since: HashMap::default(),
-                metrics: FedMetrics::new(name, self.shared.metrics_on),
-            },
-        );
+        let metrics = FedMetrics::new(name, self.shared.metrics_on);
+        st.host.open(name, core, Io { channel, metrics });
         drop(st);
         self.shared.transport.set_claims(Vec::new());
         Ok(())
@@ -455,10 +435,10 @@ impl Lrc {
     fn ensure_open(&self, name: &str) -> RtiResult<()> {
         {
             let st = self.lock();
-            if st.feds.contains_key(name) {
+            if st.host.contains(name) {
                 return Ok(());
             }
-            if let Some(reason) = st.lost.get(name) {
+            if let Some(reason) = st.host.lost_reason(name) {
                 return Err(RtiError::ConnectionFailed(format!(
                     "this LRC lost its connection to federation {name} ({reason}); join it \
                      from a new LRC (a new process or Lrc::start)"
@@ -494,12 +474,8 @@ impl Lrc {
         let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
         let ch_members = channel.members();
-        let fed = st.feds.entry(name.to_string()).or_insert(Fed {
-            core,
-            channel,
-            unreachable_since: HashMap::default(),
-            metrics: FedMetrics::new(name, self.shared.metrics_on),
-        });
+        let metrics = FedMetrics::new(name, self.shared.metrics_on);
+        let fed = st.host.open(name, core, Io { channel, metrics });
         // Peers whose data channel opened before the core existed.
         for n in ch_members {
             if let Some(ev) = channel_peer(fed, n) {
@@ -513,8 +489,7 @@ impl Lrc {
     fn wait(&self, federation: &str, t: Ticket) -> RtiResult<Completion> {
         let deadline = Instant::now() + CALL_TIMEOUT;
         let mut st = self.lock();
-        if hlamesh_transport::idle_follows() && !st.done.contains_key(&(federation.to_string(), t))
-        {
+        if hlamesh_transport::idle_follows() && !st.host.is_done(federation, t) {
             // An immediate callback on a receive thread asked for something the coordinator must
             // answer: the answer may need this very thread (it receives the data the answer is
             // ordered behind, or the answer itself), so waiting could only time out.
@@ -523,7 +498,7 @@ impl Lrc {
             )));
         }
         loop {
-            if let Some(r) = st.done.remove(&(federation.to_string(), t)) {
+            if let Some(r) = st.host.take_done(federation, t) {
                 return r;
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -564,20 +539,18 @@ impl Lrc {
         self.ensure_open(federation)?;
         let t = {
             let mut st = self.lock();
-            let fed = st
-                .feds
-                .get_mut(federation)
-                .ok_or_else(|| RtiError::FederationExecutionDoesNotExist(federation.to_string()))?;
-            let t = fed
-                .core
-                .join_with_modules(name.map(str::to_string), federate_type, modules);
-            st.join_routes.insert((federation.to_string(), t), queue);
+            let t = st.host.join(
+                federation,
+                name.map(str::to_string),
+                federate_type,
+                modules,
+                queue,
+            )?;
             run_actions(&self.shared, &mut st, federation);
             t
         };
         let r = self.wait(federation, t);
-        let mut st = self.lock();
-        st.join_routes.remove(&(federation.to_string(), t));
+        self.lock().host.forget_join(federation, t);
         match r? {
             Completion::Joined(h) => Ok(h),
             Completion::Done => Err(internal("join completed without a handle")),
@@ -604,17 +577,14 @@ impl Lrc {
         let t = self.with_core(federation, |c| c.resign(federate, action))?;
         self.wait(federation, t)?;
         let mut st = self.lock();
-        if let Some(r) = st.routes.get_mut(federation) {
-            r.remove(&federate);
-        }
-        st.early.remove(&(federation.to_string(), federate));
+        st.host.resigned(federation, federate);
         st.cells.remove(&(federation.to_string(), federate));
         Ok(())
     }
 
     /// Destroys a federation execution (from a member or from any LRC that sees it).
     pub fn destroy(&self, federation: &str) -> RtiResult<()> {
-        let was_open = self.lock().feds.contains_key(federation);
+        let was_open = self.lock().host.contains(federation);
         self.ensure_open(federation)?;
         let t = self.with_core(federation, |c| Ok(c.destroy()))?;
         let r = self.wait(federation, t);
@@ -626,9 +596,9 @@ impl Lrc {
 
     fn close(&self, federation: &str) {
         let mut st = self.lock();
-        if let Some(f) = st.feds.remove(federation) {
-            st.tags.remove(&f.channel.tag());
-            self.shared.transport.close_federation(f.channel.tag());
+        if let Some(io) = st.host.close(federation) {
+            st.tags.remove(&io.channel.tag());
+            self.shared.transport.close_federation(io.channel.tag());
         }
     }
 }
@@ -637,7 +607,8 @@ impl Lrc {
 /// starts here (a peer connected after it sent has its earlier data missing here, which the
 /// core makes up for by state transfer); `None` if it is no longer a member.
 fn channel_peer(fed: &Fed, node: NodeId) -> Option<Event<'static>> {
-    fed.channel
+    fed.io
+        .channel
         .first_seq(node)
         .map(|first_seq| Event::ChannelPeer {
             node: node.0,
@@ -665,104 +636,90 @@ fn send_data(
         Reliability::BestEffort
     };
     let sent = if hold {
-        fed.channel.send_held(r, bytes)
+        fed.io.channel.send_held(r, bytes)
     } else {
-        fed.channel.send(r, bytes)
+        fed.io.channel.send(r, bytes)
     };
     match sent {
         Ok(seq) => {
-            if let Some(m) = fed.metrics.data_sent(&fed.core, bytes, seq) {
-                ops_plane::send_mark(shared, &fed.channel, federation, m);
+            if let Some(m) = fed.io.metrics.data_sent(&fed.core, bytes, seq) {
+                ops_plane::send_mark(shared, &fed.io.channel, federation, m);
             }
         }
         Err(e) => tracing::warn!(federation, "data send failed: {e}"),
     }
 }
 
+/// Executes every action the federation's host queued.
 fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
-    let mut destroyed = false;
-    loop {
-        let Some(fed) = st.feds.get_mut(federation) else {
-            return;
-        };
-        let Some(a) = fed.core.poll_action() else {
-            break;
-        };
+    while let Some(a) = st.host.poll_action(federation) {
         match a {
-            Action::SendData {
+            HostAction::SendData {
                 reliable,
                 bytes,
                 hold,
-            } => send_data(shared, fed, federation, reliable, &bytes, hold),
-            Action::SendTime { bytes } => {
-                if let Err(e) = fed.channel.send(Reliability::Reliable, &bytes) {
-                    tracing::warn!(federation, "time message send failed: {e}");
+            } => {
+                if let Some(fed) = st.host.get_mut(federation) {
+                    send_data(shared, fed, federation, reliable, &bytes, hold);
                 }
-                fed.channel.flush();
             }
-            Action::SendControl { to, causal, bytes } => {
-                let tag = causal.then(|| fed.channel.tag());
+            HostAction::SendTime { bytes } => {
+                if let Some(fed) = st.host.get_mut(federation) {
+                    if let Err(e) = fed.io.channel.send(Reliability::Reliable, &bytes) {
+                        tracing::warn!(federation, "time message send failed: {e}");
+                    }
+                    fed.io.channel.flush();
+                }
+            }
+            HostAction::SendControl { to, causal, bytes } => {
+                let tag = st
+                    .host
+                    .get(federation)
+                    .and_then(|f| causal.then(|| f.io.channel.tag()));
                 if let Err(e) = shared.transport.send_control(NodeId(to), tag, &bytes) {
                     tracing::debug!(federation, "control to {to:x} failed: {e}");
                 }
             }
-            Action::Callback { federate, callback } => {
-                fed.metrics.callback(&fed.core, federate, &callback);
-                if let Some(q) = st.routes.get(federation).and_then(|r| r.get(&federate)) {
-                    q.push(Delivery::Core(callback));
-                } else if st.early.values().map(Vec::len).sum::<usize>() < EARLY_CALLBACKS_MAX {
-                    st.early
-                        .entry((federation.to_string(), federate))
-                        .or_default()
-                        .push(callback);
-                } else {
-                    tracing::warn!(
-                        federation,
-                        "dropped a callback for federate {federate}: it has no route"
-                    );
-                }
-            }
-            Action::Complete { ticket, result } => {
-                let key = (federation.to_string(), ticket);
-                if let (Ok(Completion::Joined(h)), Some(q)) =
-                    (&result, st.join_routes.get(&key).cloned())
+            HostAction::Deliver {
+                route,
+                federate,
+                callback,
+            } => {
+                if shared.metrics_on
+                    && let Some(fed) = st.host.get_mut(federation)
                 {
-                    for cb in st
-                        .early
-                        .remove(&(federation.to_string(), *h))
-                        .unwrap_or_default()
-                    {
-                        q.push(Delivery::Core(cb));
-                    }
-                    st.routes
-                        .entry(federation.to_string())
-                        .or_default()
-                        .insert(*h, q);
+                    fed.io.metrics.callback(&fed.core, federate, &callback);
                 }
-                st.done.insert(key, result);
+                route.push(Delivery::Core(callback));
+            }
+            HostAction::Completed { joined, .. } => {
+                if let Some(j) = joined {
+                    for cb in j.held {
+                        if shared.metrics_on
+                            && let Some(fed) = st.host.get_mut(federation)
+                        {
+                            fed.io.metrics.callback(&fed.core, j.federate, &cb);
+                        }
+                        j.route.push(Delivery::Core(cb));
+                    }
+                }
                 shared.cv.notify_all();
             }
-            Action::FederateLost { federate, name } => {
-                fed.metrics.federate_lost();
+            HostAction::FederateLost { federate, name } => {
+                if let Some(fed) = st.host.get_mut(federation) {
+                    fed.io.metrics.federate_lost();
+                }
                 tracing::warn!(
                     federation,
                     "federate {name} (handle {federate}) lost with its LRC: resigned with its automatic resign action"
                 );
             }
-            Action::Destroyed => destroyed = true,
-            Action::ConnectionLost { reason } => {
-                for q in st
-                    .routes
-                    .get(federation)
-                    .into_iter()
-                    .flat_map(|r| r.values())
-                {
+            HostAction::ConnectionLost { routes, reason } => {
+                for q in routes {
                     q.push(Delivery::ConnectionLost(reason.clone()));
                 }
-                st.lost.insert(federation.to_string(), reason);
-                destroyed = true;
             }
-            Action::LoadRestore {
+            HostAction::LoadRestore {
                 federate,
                 label,
                 name,
@@ -774,10 +731,11 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                     &name,
                 );
                 let loaded = crate::save_file::read(&path).map_err(|e| e.to_string());
-                fed.core.restore_loaded(federate, loaded);
+                if let Some(fed) = st.host.get_mut(federation) {
+                    fed.core.restore_loaded(federate, loaded);
+                }
             }
-            Action::Rehandle(renames) => rehandle(st, federation, &renames),
-            Action::WriteSave { federate, state } => {
+            HostAction::WriteSave { federate, state } => {
                 let path = crate::save_file::rti_file(
                     &crate::save_file::save_root(),
                     federation,
@@ -791,45 +749,32 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                         false
                     }
                 };
-                fed.core.save_written(federate, ok);
+                if let Some(fed) = st.host.get_mut(federation) {
+                    fed.core.save_written(federate, ok);
+                }
+            }
+            HostAction::Rehandled(renames) => rehandle_cells(st, federation, &renames),
+            HostAction::Closed { io, .. } => {
+                st.tags.remove(&io.channel.tag());
+                shared.transport.close_federation(io.channel.tag());
+                shared.cv.notify_all();
             }
         }
     }
-    if let Some(fed) = st.feds.get_mut(federation) {
-        fed.metrics.actions_done();
-    }
-    if destroyed {
-        if let Some(f) = st.feds.remove(federation) {
-            st.tags.remove(&f.channel.tag());
-            shared.transport.close_federation(f.channel.tag());
-        }
-        shared.cv.notify_all();
+    if let Some(fed) = st.host.get_mut(federation) {
+        fed.io.metrics.actions_done();
     }
 }
 
-/// A restore renamed local federates: their routes, held callbacks and handle cells follow,
-/// all at once (two federates may swap handles).
-fn rehandle(st: &mut State, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
+/// A restore renamed local federates: the handles their ambassadors read follow, all at once
+/// (two federates may swap handles). Their routes moved in the host.
+fn rehandle_cells(st: &mut State, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
     let key = |h: FederateHandle| (federation.to_string(), h);
-    let mut moved = Vec::new();
-    for (old, new) in renames {
-        moved.push((
-            *new,
-            st.routes.get_mut(federation).and_then(|r| r.remove(old)),
-            st.early.remove(&key(*old)),
-            st.cells.remove(&key(*old)),
-        ));
-    }
-    for (new, route, early, cell) in moved {
-        if let Some(r) = route {
-            st.routes
-                .entry(federation.to_string())
-                .or_default()
-                .insert(new, r);
-        }
-        if let Some(e) = early {
-            st.early.insert(key(new), e);
-        }
+    let moved: Vec<_> = renames
+        .iter()
+        .map(|(old, new)| (*new, st.cells.remove(&key(*old))))
+        .collect();
+    for (new, cell) in moved {
         if let Some(c) = cell {
             c.store(new.0, Ordering::SeqCst);
             st.cells.insert(key(new), c);
@@ -839,8 +784,8 @@ fn rehandle(st: &mut State, federation: &str, renames: &[(FederateHandle, Federa
 
 fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
     let now = now_us(shared);
-    if let Some(f) = st.feds.get_mut(federation) {
-        f.core.handle(now, ev);
+    if st.host.contains(federation) {
+        st.host.handle(now, federation, ev);
         run_actions(shared, st, federation);
     }
 }
@@ -871,10 +816,10 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
         } => {
             if let Some(name) = st.tags.get(&tag).cloned() {
                 let on = shared.metrics_on;
-                if let Some(f) = st.feds.get_mut(&*name).filter(|_| on) {
-                    f.metrics.data_in(from.0, seq);
+                if let Some(f) = st.host.get_mut(&name).filter(|_| on) {
+                    f.io.metrics.data_in(from.0, seq);
                     if crate::core::wire::is_time_data(&payload) {
-                        f.metrics.null_in();
+                        f.io.metrics.null_in();
                     }
                 }
                 feed(
@@ -887,8 +832,8 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
                         payload: &payload,
                     },
                 );
-                if let Some(f) = st.feds.get_mut(&*name).filter(|_| on) {
-                    f.metrics.data_done();
+                if let Some(f) = st.host.get_mut(&name).filter(|_| on) {
+                    f.io.metrics.data_done();
                 }
             }
         }
@@ -899,9 +844,9 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
             Ok(env) => {
                 let name = env.federation.clone();
                 if let (true, ControlMsg::Time { .. }, Some(f)) =
-                    (shared.metrics_on, &env.msg, st.feds.get_mut(&name))
+                    (shared.metrics_on, &env.msg, st.host.get_mut(&name))
                 {
-                    f.metrics.null_in();
+                    f.io.metrics.null_in();
                 }
                 feed(
                     shared,
@@ -919,7 +864,7 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
             if let Some(name) = st.tags.get(&tag).cloned() {
                 let ev = if joined {
                     // No longer a member: the event saying so follows.
-                    st.feds.get(&*name).and_then(|f| channel_peer(f, node))
+                    st.host.get(&name).and_then(|f| channel_peer(f, node))
                 } else {
                     Some(Event::PeerGone(node.0))
                 };
@@ -929,8 +874,7 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
             }
         }
         TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node } => {
-            let names: Vec<String> = st.feds.keys().cloned().collect();
-            for n in names {
+            for n in st.host.names() {
                 feed(shared, st, &n, Event::PeerGone(node.0));
             }
         }
@@ -990,13 +934,11 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 // The transport stopped: every federate here lost its connection.
                 let reason = "the transport of this LRC stopped".to_string();
                 tracing::error!("{reason}");
-                for q in st.routes.values().flat_map(|r| r.values()) {
-                    q.push(Delivery::ConnectionLost(reason.clone()));
-                }
-                let feds: Vec<(String, Fed)> = st.feds.drain().collect();
-                for (name, f) in feds {
-                    st.lost.insert(name, reason.clone());
-                    shared.transport.close_federation(f.channel.tag());
+                for (routes, io) in st.host.transport_stopped(&reason) {
+                    for q in routes {
+                        q.push(Delivery::ConnectionLost(reason.clone()));
+                    }
+                    shared.transport.close_federation(io.channel.tag());
                 }
                 shared.cv.notify_all();
                 return;
@@ -1006,37 +948,16 @@ fn pump(weak: std::sync::Weak<Shared>) {
             last_tick = Instant::now();
             ops_plane::tick(&shared, &mut st);
             let peers = shared.transport.peers();
-            let me = shared.transport.node_id().0;
-            let names: Vec<String> = st.feds.keys().cloned().collect();
-            for n in names {
-                let mut gone = Vec::new();
-                let mut open = Vec::new();
-                if let Some(f) = st.feds.get_mut(&n) {
-                    // FederationPeer events that raced with opening the channel.
-                    open = f.channel.members();
-                    // A joiner keeps learning announcers (its first candidates may be gone).
-                    if !f.core.is_admitted() {
-                        f.core.add_candidates(members_of(&shared, &n));
-                    }
-                    let view: Vec<u64> = f.core.view().nodes.clone();
-                    f.unreachable_since.retain(|k, _| view.contains(k));
-                    for m in view {
-                        if m == me || peers.contains(&NodeId(m)) {
-                            f.unreachable_since.remove(&m);
-                        } else {
-                            let since = *f.unreachable_since.entry(m).or_insert_with(Instant::now);
-                            if since.elapsed() > UNREACHABLE {
-                                gone.push(m);
-                            }
-                        }
-                    }
-                }
-                for m in gone {
-                    feed(&shared, &mut st, &n, Event::PeerGone(m));
-                }
+            for n in st.host.names() {
+                // FederationPeer events that raced with opening the channel.
+                let open = st
+                    .host
+                    .get(&n)
+                    .map(|f| f.io.channel.members())
+                    .unwrap_or_default();
                 for m in open {
                     let ev = st
-                        .feds
+                        .host
                         .get(&n)
                         .filter(|f| !f.core.has_channel_peer(m.0))
                         .and_then(|f| channel_peer(f, m));
@@ -1044,7 +965,14 @@ fn pump(weak: std::sync::Weak<Shared>) {
                         feed(&shared, &mut st, &n, ev);
                     }
                 }
-                feed(&shared, &mut st, &n, Event::Tick);
+                // Candidates for a joiner, suspicion of unreachable members, the core's tick.
+                st.host.tick(
+                    now_us(&shared),
+                    &n,
+                    || members_of(&shared, &n),
+                    |m| peers.contains(&NodeId(m)),
+                );
+                run_actions(&shared, &mut st, &n);
             }
         }
     }

@@ -38,9 +38,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use common::Rng;
 use hlamesh_lrc::core::wire::{ControlMsg, Decision, Envelope, ResignAction};
-use hlamesh_lrc::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
+use hlamesh_lrc::core::{Callback, Completion, Event, FederationCore, Ticket};
 use hlamesh_lrc::fom::Fdd;
 use hlamesh_lrc::handles::*;
+use hlamesh_lrc::host::{Host, HostAction};
+
+/// The one federation every simulated LRC hosts.
+const FED: &str = "Sim";
 
 const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
 
@@ -57,13 +61,50 @@ enum Msg {
 }
 
 struct SimNode {
-    core: FederationCore,
+    /// The LRC's process-level core, as the shell runs it, hosting [`FED`]. Routes are `()`:
+    /// the simulator checks that a callback's federate belongs to this LRC.
+    host: Host<(), ()>,
+    /// The federation's core after the host closed it (destroyed), kept for the checks.
+    closed: Option<Box<FederationCore>>,
     alive: bool,
     next_seq: u64,
     joins: BTreeMap<Ticket, String>,
     resigns: BTreeMap<Ticket, Vec<ObjectInstanceHandle>>,
     /// Instances its federates deleted (see `Sim::crash`).
     deleted: Vec<ObjectInstanceHandle>,
+}
+
+impl SimNode {
+    fn core(&self) -> &FederationCore {
+        match (self.host.get(FED), &self.closed) {
+            (Some(f), _) => &f.core,
+            (None, Some(c)) => c,
+            (None, None) => unreachable!("a simulated LRC's federation is open or closed"),
+        }
+    }
+
+    fn core_mut(&mut self) -> &mut FederationCore {
+        match (self.host.get_mut(FED), &mut self.closed) {
+            (Some(f), _) => &mut f.core,
+            (None, Some(c)) => c,
+            (None, None) => unreachable!("a simulated LRC's federation is open or closed"),
+        }
+    }
+
+    /// Hands `ev` to the federation through the host, as the shell does.
+    fn handle(&mut self, now: u64, ev: Event<'_>) {
+        self.host.handle(now, FED, ev);
+    }
+
+    /// Joins federate `name` (its type is its name) through the host, as the shell does.
+    fn join(&mut self, name: &str) -> Ticket {
+        let t = self
+            .host
+            .join(FED, Some(name.to_string()), name, Vec::new(), ())
+            .expect("the simulated federation is open");
+        self.joins.insert(t, name.to_string());
+        t
+    }
 }
 
 #[derive(Default)]
@@ -136,10 +177,9 @@ struct Sim {
     resyncs: u64,
     orphans: BTreeSet<ObjectInstanceHandle>,
     maybe_orphans: BTreeSet<ObjectInstanceHandle>,
-    /// Callbacks for federates whose join has not completed yet (the shell holds them too).
-    /// Keyed by (LRC, federate): a crash loses them with the process.
-    early: BTreeMap<(u64, FederateHandle), Vec<Callback>>,
     synchronized: u64,
+    /// Callbacks a host held for a federate until its join completed.
+    held_until_joined: u64,
     saves_ended: u64,
     /// The save files (the RTI's part), by (label, federate name).
     disk: BTreeMap<(String, String), hlamesh_lrc::core::save::SavedFederateState>,
@@ -245,8 +285,8 @@ impl Sim {
             resyncs: 0,
             orphans: BTreeSet::new(),
             maybe_orphans: BTreeSet::new(),
-            early: BTreeMap::new(),
             synchronized: 0,
+            held_until_joined: 0,
             saves_ended: 0,
             disk: BTreeMap::new(),
             app_disk: BTreeMap::new(),
@@ -266,7 +306,7 @@ impl Sim {
     fn alive_members(&self) -> Vec<u64> {
         self.nodes
             .iter()
-            .filter(|(_, n)| n.alive && n.core.is_admitted())
+            .filter(|(_, n)| n.alive && n.core().is_admitted())
             .map(|(id, _)| *id)
             .collect()
     }
@@ -331,7 +371,7 @@ impl Sim {
         let name = format!("fed{}", self.next_name);
         self.next_name += 1;
         let members = self.alive_members();
-        let mut core = if members.is_empty() {
+        let core = if members.is_empty() {
             if self.nodes.values().any(|n| n.alive && !n.joins.is_empty()) {
                 return; // a join is in flight; it may still be admitted or fail
             }
@@ -359,21 +399,20 @@ impl Sim {
             }
             FederationCore::joining("Sim", id, self.now, heard)
         };
+        let mut host = Host::new();
+        host.open(FED, core, ());
+        let mut node = SimNode {
+            host,
+            closed: None,
+            alive: true,
+            next_seq: 1,
+            joins: BTreeMap::new(),
+            resigns: BTreeMap::new(),
+            deleted: Vec::new(),
+        };
         // The type is the name: a restore matches only the very federates saved.
-        let t = core.join(Some(name.clone()), &name);
-        let mut joins = BTreeMap::new();
-        joins.insert(t, name);
-        self.nodes.insert(
-            id,
-            SimNode {
-                core,
-                alive: true,
-                next_seq: 1,
-                joins,
-                resigns: BTreeMap::new(),
-                deleted: Vec::new(),
-            },
-        );
+        node.join(&name);
+        self.nodes.insert(id, node);
         self.open_links(id);
         self.drain(id);
     }
@@ -381,9 +420,7 @@ impl Sim {
     fn join_more(&mut self, node: u64) {
         let name = format!("fed{}", self.next_name);
         self.next_name += 1;
-        let n = self.nodes.get_mut(&node).unwrap();
-        let t = n.core.join(Some(name.clone()), &name);
-        n.joins.insert(t, name);
+        self.nodes.get_mut(&node).unwrap().join(&name);
         self.drain(node);
     }
 
@@ -435,7 +472,6 @@ impl Sim {
         }
         self.links.retain(|(a, b)| *a != node && *b != node);
         self.late.retain(|(a, b)| *a != node && *b != node);
-        self.early.retain(|(n, _), _| *n != node);
         for f in self.feds.values_mut() {
             if f.node == node {
                 f.resigning = true;
@@ -444,6 +480,9 @@ impl Sim {
     }
 
     /// Executes a node's queued actions.
+    /// Executes what LRC `id`'s host asks for, as the shell's `run_actions` does, with the
+    /// simulated network, disk and federates in place of the transport, save files and
+    /// callback queues.
     fn drain(&mut self, id: u64) {
         loop {
             let Some(node) = self.nodes.get_mut(&id) else {
@@ -452,12 +491,12 @@ impl Sim {
             if !node.alive {
                 return;
             }
-            let Some(a) = node.core.poll_action() else {
+            let Some(a) = node.host.poll_action(FED) else {
                 return;
             };
             // A time message is reliable data sent at once (the simulated links do not batch).
             let a = match a {
-                Action::SendTime { bytes } => Action::SendData {
+                HostAction::SendTime { bytes } => HostAction::SendData {
                     reliable: true,
                     bytes,
                     hold: false,
@@ -465,7 +504,7 @@ impl Sim {
                 a => a,
             };
             match a {
-                Action::SendData {
+                HostAction::SendData {
                     reliable, bytes, ..
                 } => {
                     let seq = if reliable {
@@ -494,9 +533,9 @@ impl Sim {
                             });
                     }
                 }
-                Action::SendControl { to, causal, bytes } => {
+                HostAction::SendControl { to, causal, bytes } => {
                     let env = Envelope::decode(&bytes).unwrap();
-                    assert_eq!(env.federation, "Sim");
+                    assert_eq!(env.federation, FED);
                     if !self.nodes.get(&to).is_some_and(|n| n.alive) {
                         continue;
                     }
@@ -507,19 +546,24 @@ impl Sim {
                     };
                     q.entry((id, to)).or_default().push_back(Msg::Ctl(env.msg));
                 }
-                Action::Callback { federate, callback } => {
+                HostAction::Deliver {
+                    federate, callback, ..
+                } => {
                     if std::env::var("SIM_TRACE").is_ok() {
                         eprintln!("action at {id}: {federate} {callback:?}");
                     }
-                    // Routed per process, as the shell does: a handle the model knows on
-                    // another LRC is not this one's federate.
-                    if self.feds.get(&federate).is_some_and(|m| m.node == id) {
-                        self.on_callback(federate, callback)
-                    } else {
-                        self.early.entry((id, federate)).or_default().push(callback);
-                    }
+                    // The host routes only to federates whose join completed on its LRC.
+                    assert!(
+                        self.feds.get(&federate).is_some_and(|m| m.node == id),
+                        "node {id} routed a callback to federate {federate}, not one of its own"
+                    );
+                    self.on_callback(federate, callback)
                 }
-                Action::Complete { ticket, result } => {
+                HostAction::Completed { ticket, joined } => {
+                    let result = node
+                        .host
+                        .take_done(FED, ticket)
+                        .expect("a completed call's result");
                     let name = node.joins.remove(&ticket);
                     match (name, result) {
                         (Some(_), Ok(Completion::Joined(h))) => {
@@ -528,7 +572,7 @@ impl Sim {
                                     eprintln!(
                                         "node {id} alive={} log={:?}",
                                         n.alive,
-                                        n.core.view().log
+                                        n.core().view().log
                                     );
                                 }
                                 eprintln!("dup at node {id}: prev {:?}", self.feds[&h].node);
@@ -541,7 +585,10 @@ impl Sim {
                                     ..Default::default()
                                 },
                             );
-                            for cb in self.early.remove(&(id, h)).unwrap_or_default() {
+                            let joined = joined.expect("a join completes with its route");
+                            assert_eq!(joined.federate, h);
+                            self.held_until_joined += joined.held.len() as u64;
+                            for cb in joined.held {
                                 self.on_callback(h, cb);
                             }
                             if !self.manual_declare {
@@ -551,7 +598,7 @@ impl Sim {
                         (
                             Some(_),
                             Err(hlamesh_lrc::error::RtiError::FederationExecutionDoesNotExist(_)),
-                        ) if !node.core.is_admitted() => {
+                        ) if !node.core().is_admitted() => {
                             // Every member died while it was joining: this process gives up.
                             self.crash(id);
                             return;
@@ -565,7 +612,7 @@ impl Sim {
                         ) => {
                             // Joins wait for no save or restore: a process that is not a
                             // member yet gives up (a member's other federates stay).
-                            if !node.core.is_admitted() {
+                            if !node.core().is_admitted() {
                                 self.crash(id);
                                 return;
                             }
@@ -579,21 +626,21 @@ impl Sim {
                         (a, b) => panic!("unexpected completion {a:?} {b:?}"),
                     }
                 }
-                Action::SendTime { .. } => unreachable!("mapped to SendData above"),
-                Action::FederateLost { .. } => self.lost_reported += 1,
-                Action::Destroyed => {}
-                Action::ConnectionLost { reason } => {
+                HostAction::SendTime { .. } => unreachable!("mapped to SendData above"),
+                HostAction::FederateLost { .. } => self.lost_reported += 1,
+                HostAction::Closed { core, .. } => node.closed = Some(core),
+                HostAction::ConnectionLost { reason, .. } => {
                     // The others removed it while it lived (a false suspicion): it is out,
                     // like a crashed node.
                     eprintln!("node {id:x}: connection lost: {reason}");
                     node.alive = false;
                     return;
                 }
-                Action::Rehandle(renames) => {
+                HostAction::Rehandled(renames) => {
                     // Types are names here, so every federate keeps its handle.
                     assert!(renames.iter().all(|(a, b)| a == b), "{renames:?}");
                 }
-                Action::LoadRestore {
+                HostAction::LoadRestore {
                     federate,
                     label,
                     name,
@@ -606,10 +653,10 @@ impl Sim {
                     self.nodes
                         .get_mut(&id)
                         .unwrap()
-                        .core
+                        .core_mut()
                         .restore_loaded(federate, st);
                 }
-                Action::WriteSave { federate, state } => {
+                HostAction::WriteSave { federate, state } => {
                     // The federate's own part was written when it was told to save; the RTI
                     // holds its data since, so its model is still that state.
                     let m = &self.feds[&federate];
@@ -629,7 +676,7 @@ impl Sim {
                     self.nodes
                         .get_mut(&id)
                         .unwrap()
-                        .core
+                        .core_mut()
                         .save_written(federate, true);
                 }
             }
@@ -637,7 +684,7 @@ impl Sim {
     }
 
     fn declare(&mut self, node: u64, h: FederateHandle) {
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         let (class, attrs) = match self.rng.below(3) {
             0 => (self.vehicle, vec![self.position]),
             1 => (self.car, vec![self.position, self.colour]),
@@ -667,7 +714,7 @@ impl Sim {
         let Some(m) = self.feds.get(&f) else {
             return;
         };
-        let log = &self.nodes[&m.node].core.view().log;
+        let log = &self.nodes[&m.node].core().view().log;
         let after = m.save_at;
         let at = log
             .iter()
@@ -941,7 +988,7 @@ impl Sim {
             eprintln!("gone {from}->{to}");
         }
         match msg {
-            Msg::Data { seq, bytes } => node.core.handle(
+            Msg::Data { seq, bytes } => node.handle(
                 now,
                 Event::Data {
                     from,
@@ -949,16 +996,16 @@ impl Sim {
                     payload: &bytes,
                 },
             ),
-            Msg::Ctl(msg) => node.core.handle(now, Event::Control { from, msg }),
-            Msg::ChannelPeer(first_seq) => node.core.handle(
+            Msg::Ctl(msg) => node.handle(now, Event::Control { from, msg }),
+            Msg::ChannelPeer(first_seq) => node.handle(
                 now,
                 Event::ChannelPeer {
                     node: from,
                     first_seq,
                 },
             ),
-            Msg::Gone => node.core.handle(now, Event::PeerGone(from)),
-            Msg::FellBehind(last) => node.core.handle(now, Event::FellBehind { from, last }),
+            Msg::Gone => node.handle(now, Event::PeerGone(from)),
+            Msg::FellBehind(last) => node.handle(now, Event::FellBehind { from, last }),
         }
         self.drain(to);
         true
@@ -970,13 +1017,17 @@ impl Sim {
         let joiners: Vec<u64> = self
             .nodes
             .iter()
-            .filter(|(_, n)| n.alive && !n.core.is_admitted())
+            .filter(|(_, n)| n.alive && !n.core().is_admitted())
             .map(|(i, _)| *i)
             .collect();
         for j in joiners {
             if self.rng.below(3) == 0 {
                 let heard = members[..].to_vec();
-                self.nodes.get_mut(&j).unwrap().core.add_candidates(heard);
+                self.nodes
+                    .get_mut(&j)
+                    .unwrap()
+                    .core_mut()
+                    .add_candidates(heard);
                 self.drain(j);
             }
         }
@@ -985,11 +1036,14 @@ impl Sim {
         for id in ids {
             if self.nodes[&id].alive {
                 let now = self.now;
+                // The host's tick, as the shell's pump runs it. Candidates were fed above (at
+                // random, as beacons are heard); the simulated transport reports every crash
+                // (`Msg::Gone`), so no member is suspected for being unreachable.
                 self.nodes
                     .get_mut(&id)
                     .unwrap()
-                    .core
-                    .handle(now, Event::Tick);
+                    .host
+                    .tick(now, FED, Vec::new, |_| true);
                 self.drain(id);
             }
         }
@@ -1054,7 +1108,7 @@ impl Sim {
             .nodes
             .get_mut(&node)
             .unwrap()
-            .core
+            .core_mut()
             .update_attribute_values(h, o, vals, b"u".to_vec(), None);
         match r {
             Ok(()) => {}
@@ -1114,7 +1168,7 @@ impl Sim {
                         ResignAction::DeleteObjects
                     };
                     let n = self.nodes.get_mut(&node).unwrap();
-                    let t = n.core.resign(h, action).unwrap();
+                    let t = n.core_mut().resign(h, action).unwrap();
                     if keep {
                         // Once the resign returns its instances stay, unowned: every live
                         // subscriber must still know them.
@@ -1130,7 +1184,7 @@ impl Sim {
                         .nodes
                         .get_mut(&node)
                         .unwrap()
-                        .core
+                        .core_mut()
                         .register_object_instance(h, car, None);
                     let o = match r {
                         Ok(o) => o,
@@ -1154,7 +1208,7 @@ impl Sim {
                             .nodes
                             .get_mut(&node)
                             .unwrap()
-                            .core
+                            .core_mut()
                             .delete_object_instance(h, o, vec![], None);
                         match r {
                             Ok(()) => {
@@ -1177,7 +1231,7 @@ impl Sim {
                     self.nodes
                         .get_mut(&node)
                         .unwrap()
-                        .core
+                        .core_mut()
                         .send_interaction(h, stop, params, vec![], None)
                         .or_else(|e| if busy(&e) { Ok(()) } else { Err(e) })
                         .unwrap();
@@ -1209,7 +1263,7 @@ impl Sim {
             82 if self.modes.late_links => self.late_link_up(false),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
-                    let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                    let core = self.nodes.get_mut(&node).unwrap().core_mut();
                     let _ = core.abort_federation_save(h);
                     self.drain(node);
                 }
@@ -1257,7 +1311,7 @@ impl Sim {
         self.nodes
             .get_mut(&node)
             .unwrap()
-            .core
+            .core_mut()
             .register_federation_synchronization_point(h, &label, b"tag", set)
             .unwrap();
         self.drain(node);
@@ -1274,7 +1328,7 @@ impl Sim {
             .filter(|l| !m.achieved.contains_key(*l))
             .cloned()
             .collect();
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         if todo.is_empty() {
             // Achieving a point never announced is an error and changes nothing.
             let e = core.synchronization_point_achieved(h, "never-registered", true);
@@ -1306,7 +1360,7 @@ impl Sim {
             return;
         };
         let label = format!("S{}", self.rng.below(3));
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         match core.request_federation_save(h, &label, None) {
             Ok(()) => {}
             Err(hlamesh_lrc::error::RtiError::SaveInProgress(_)) => {
@@ -1332,7 +1386,7 @@ impl Sim {
             .find(|((l, _), _)| *l == label)
             .map(|(_, st)| st.membership.clone())
             .ok_or_else(|| format!("no save {label}"));
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         match core.request_federation_restore(h, &label, saved) {
             Ok(()) => {}
             Err(
@@ -1353,7 +1407,7 @@ impl Sim {
             return;
         };
         self.quiesce();
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         if core.request_federation_save(h, "R", None).is_err() {
             return;
         }
@@ -1373,7 +1427,7 @@ impl Sim {
                             self.feds[&h].owned.keys().copied().collect();
                         if owned.is_empty() || self.rng.below(4) == 0 {
                             let car = self.car;
-                            let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                            let core = self.nodes.get_mut(&node).unwrap().core_mut();
                             if let Ok(o) = core.register_object_instance(h, car, None) {
                                 if std::env::var("SIM_TRACE").is_ok() {
                                     eprintln!("register {h} {o} on {node} (episode)");
@@ -1399,7 +1453,7 @@ impl Sim {
             .find(|((l, _), _)| l == "R")
             .map(|(_, st)| st.membership.clone())
             .ok_or_else(|| "no save R".to_string());
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         let _ = core.request_federation_restore(h, "R", saved);
         self.drain(node);
     }
@@ -1412,7 +1466,7 @@ impl Sim {
             return;
         }
         let complete = self.rng.below(6) != 0;
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         core.report_federate_restore(h, complete).unwrap();
         assert!(core.report_federate_restore(h, complete).is_err());
         self.feds.get_mut(&h).unwrap().restoring = Some((true, true));
@@ -1431,7 +1485,7 @@ impl Sim {
                 .collect();
             self.quiesce();
             for (h, node) in todo {
-                let core = &mut self.nodes.get_mut(&node).unwrap().core;
+                let core = self.nodes.get_mut(&node).unwrap().core_mut();
                 core.report_federate_restore(h, true).unwrap();
                 self.feds.get_mut(&h).unwrap().restoring = Some((true, true));
                 self.drain(node);
@@ -1446,7 +1500,7 @@ impl Sim {
             );
         }
         for id in self.alive_members() {
-            let r = self.nodes[&id].core.restore_in_progress();
+            let r = self.nodes[&id].core().restore_in_progress();
             assert!(r.is_none(), "node {id} still has restore {r:?}");
         }
     }
@@ -1465,7 +1519,7 @@ impl Sim {
             (1, _) => SaveReport::Complete,
             _ => return,
         };
-        let core = &mut self.nodes.get_mut(&node).unwrap().core;
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
         core.report_federate_save(h, report).unwrap();
         // The same report twice is refused.
         assert!(core.report_federate_save(h, report).is_err());
@@ -1488,7 +1542,7 @@ impl Sim {
             .collect();
         let any = !todo.is_empty();
         for (h, node, step) in todo {
-            let core = &mut self.nodes.get_mut(&node).unwrap().core;
+            let core = self.nodes.get_mut(&node).unwrap().core_mut();
             if step == 0 {
                 core.report_federate_save(h, SaveReport::Begun).unwrap();
             }
@@ -1514,7 +1568,7 @@ impl Sim {
             assert!(m.saving.is_none(), "{h} still saving {:?}", m.saving);
         }
         for id in self.alive_members() {
-            let s = self.nodes[&id].core.save_in_progress();
+            let s = self.nodes[&id].core().save_in_progress();
             assert!(s.is_none(), "node {id} still has save {s:?}");
         }
     }
@@ -1542,7 +1596,7 @@ impl Sim {
                 self.nodes
                     .get_mut(&node)
                     .unwrap()
-                    .core
+                    .core_mut()
                     .synchronization_point_achieved(h, &label, true)
                     .unwrap();
                 self.feds.get_mut(&h).unwrap().achieved.insert(label, true);
@@ -1555,8 +1609,8 @@ impl Sim {
                 if n.alive {
                     eprintln!(
                         "node {id} points {:?} save {:?}",
-                        n.core.sync_points(),
-                        n.core.save_in_progress()
+                        n.core().sync_points(),
+                        n.core().save_in_progress()
                     );
                 }
             }
@@ -1574,7 +1628,7 @@ impl Sim {
             );
         }
         for id in self.alive_members() {
-            let pending = self.nodes[&id].core.sync_points();
+            let pending = self.nodes[&id].core().sync_points();
             assert!(pending.is_empty(), "node {id} still has points {pending:?}");
         }
     }
@@ -1583,8 +1637,8 @@ impl Sim {
         let logs: Vec<(u64, &Vec<Decision>)> = self
             .nodes
             .iter()
-            .filter(|(_, n)| n.alive && n.core.is_admitted())
-            .map(|(id, n)| (*id, &n.core.view().log))
+            .filter(|(_, n)| n.alive && n.core().is_admitted())
+            .map(|(id, n)| (*id, &n.core().view().log))
             .collect();
         for (a, la) in &logs {
             for (b, lb) in &logs {
@@ -1595,7 +1649,7 @@ impl Sim {
         let coords = self
             .nodes
             .values()
-            .filter(|n| n.alive && n.core.is_active_coordinator())
+            .filter(|n| n.alive && n.core().is_active_coordinator())
             .count();
         assert!(coords <= 1, "{coords} active coordinators");
     }
@@ -1622,7 +1676,7 @@ impl Sim {
             }
         }
         for (id, n) in &self.nodes {
-            let c = &n.core;
+            let c = &n.core();
             eprintln!(
                 "node {id} alive={} admitted={} joins={} coord={:?} active={} nodes={:?} last={}",
                 n.alive,
@@ -1642,11 +1696,11 @@ impl Sim {
 
     fn check_final(&mut self) {
         let alive: Vec<u64> = self.alive_members();
-        let first = &self.nodes[&alive[0]].core;
+        let first = &self.nodes[&alive[0]].core();
         let coordinator = first.coordinator();
         let log = first.view().log.clone();
         for id in &alive {
-            let c = &self.nodes[id].core;
+            let c = &self.nodes[id].core();
             assert_eq!(c.view().log, log, "node {id} has another log");
             assert_eq!(c.coordinator(), coordinator);
         }
@@ -1667,7 +1721,7 @@ impl Sim {
             .collect();
         if view_feds != live_feds {
             for (id, n) in &self.nodes {
-                eprintln!("node {id} alive={} log={:?}", n.alive, n.core.view().log);
+                eprintln!("node {id} alive={} log={:?}", n.alive, n.core().view().log);
             }
             for (h, m) in &self.feds {
                 eprintln!("fed {h} node {} resigning {}", m.node, m.resigning);
@@ -1686,8 +1740,8 @@ impl Sim {
         let held: BTreeSet<ObjectInstanceHandle> = self
             .nodes
             .values()
-            .filter(|n| n.alive && n.core.is_admitted())
-            .flat_map(|n| n.core.instances().keys().copied())
+            .filter(|n| n.alive && n.core().is_admitted())
+            .flat_map(|n| n.core().instances().keys().copied())
             .collect();
         instances.extend(self.orphans.intersection(&held).copied());
         let mut maybe_known: Option<BTreeSet<ObjectInstanceHandle>> = None;
@@ -1716,9 +1770,9 @@ impl Sim {
                     eprintln!(
                         "node {id} alive={} nodes={:?} instances={:?} locals={:?}",
                         n.alive,
-                        n.core.view().nodes,
-                        n.core.instances().keys().collect::<Vec<_>>(),
-                        n.core
+                        n.core().view().nodes,
+                        n.core().instances().keys().collect::<Vec<_>>(),
+                        n.core()
                             .local_federates()
                             .map(|(h, l)| (h, l.decl.subscribed_objects.clone()))
                             .collect::<Vec<_>>()
@@ -1835,6 +1889,7 @@ fn sweep(seeds: u64, modes: Modes) {
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
+    let mut held = 0;
     let mut saves = 0;
     let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
@@ -1849,6 +1904,7 @@ fn sweep(seeds: u64, modes: Modes) {
         lost += sim.lost_reported;
         resyncs += sim.resyncs;
         synced += sim.synchronized;
+        held += sim.held_until_joined;
         saves += sim.saves_ended;
         compared += sim.save_outcomes_compared;
         restores += sim.restores_ended;
@@ -1861,6 +1917,11 @@ fn sweep(seeds: u64, modes: Modes) {
     eprintln!("{saves} save outcomes, {compared} compared with another federate's");
     eprintln!("{restores} restore outcomes, {restored} restored, {denied} requests denied");
     assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
+    eprintln!("{held} callbacks held by a host until their federate's join completed");
+    assert!(
+        seeds < 10 || held > 0,
+        "no callback was ever held for a joining federate: the host's early routing went unexercised"
+    );
     assert!(
         seeds < 10 || saves > 20 && compared > 10,
         "{saves} save outcomes, {compared} compared"
@@ -1929,7 +1990,7 @@ fn destroy_right_after_resignations_does_not_fail_them() {
         sim.nodes
             .get_mut(&n)
             .unwrap()
-            .core
+            .core_mut()
             .resign(f, ResignAction::DeleteObjects)
             .unwrap();
         sim.drain(n);
@@ -1939,18 +2000,17 @@ fn destroy_right_after_resignations_does_not_fail_them() {
                 sim.nodes
                     .get_mut(&a)
                     .unwrap()
-                    .core
                     .handle(sim.now, Event::Control { from: b, msg: m });
                 sim.drain(a);
             }
         }
     }
-    let t = sim.nodes.get_mut(&a).unwrap().core.destroy();
+    let t = sim.nodes.get_mut(&a).unwrap().core_mut().destroy();
     let _ = t;
     sim.drain(a);
-    assert!(sim.nodes[&a].core.view().destroyed);
+    assert!(sim.nodes[&a].core().view().destroyed);
     sim.quiesce();
-    assert!(sim.nodes[&b].core.view().destroyed);
+    assert!(sim.nodes[&b].core().view().destroyed);
 }
 
 // ----- Ownership management: random transfers among 2–8 federates with crashes -----
@@ -2040,7 +2100,7 @@ impl OwnRun {
     }
 
     fn core(&mut self, node: u64) -> &mut FederationCore {
-        &mut self.sim.nodes.get_mut(&node).unwrap().core
+        self.sim.nodes.get_mut(&node).unwrap().core_mut()
     }
 
     fn live(&self) -> Vec<(FederateHandle, u64)> {
@@ -2057,7 +2117,7 @@ impl OwnRun {
         let pos = self.sim.position;
         self.live().into_iter().find(|(h, node)| {
             self.sim.nodes[node]
-                .core
+                .core()
                 .is_attribute_owned_by_federate(*h, o, pos)
                 .unwrap_or(false)
         })
@@ -2132,7 +2192,7 @@ impl OwnRun {
         }
         // A deleted instance ends everything about it.
         for (h, node) in self.live() {
-            let core = &self.sim.nodes[&node].core;
+            let core = &self.sim.nodes[&node].core();
             let gone: Vec<ObjectInstanceHandle> = self
                 .objs
                 .iter()
@@ -2159,7 +2219,7 @@ impl OwnRun {
                 .into_iter()
                 .filter(|(h, node)| {
                     self.sim.nodes[node]
-                        .core
+                        .core()
                         .is_attribute_owned_by_federate(*h, *o, pos)
                         .unwrap_or(false)
                 })
@@ -2280,7 +2340,10 @@ impl OwnRun {
                 let (h, node) = live[self.sim.rng.below(live.len())];
                 if Some((h, node)) == owner
                     || self.models[&h].acquiring.contains_key(&o)
-                    || self.sim.nodes[&node].core.known_object_class(h, o).is_err()
+                    || self.sim.nodes[&node]
+                        .core()
+                        .known_object_class(h, o)
+                        .is_err()
                 {
                     return;
                 }
@@ -2429,7 +2492,7 @@ impl OwnRun {
                     .filter(|(_, (intrusive, c))| *intrusive && !c)
                     .map(|(o, _)| *o)
                     .collect();
-                let core = &mut self.sim.nodes.get_mut(&node).unwrap().core;
+                let core = self.sim.nodes.get_mut(&node).unwrap().core_mut();
                 for o in asked {
                     let _ = core.attribute_ownership_divestiture_if_wanted(h, o, &[pos]);
                 }
@@ -2464,7 +2527,7 @@ impl OwnRun {
         }
         for id in self.sim.alive_members() {
             assert_eq!(
-                self.sim.nodes[&id].core.pending_acquisitions(),
+                self.sim.nodes[&id].core().pending_acquisitions(),
                 0,
                 "node {id}"
             );
@@ -2475,7 +2538,7 @@ impl OwnRun {
                 .sim
                 .alive_members()
                 .iter()
-                .filter_map(|id| self.sim.nodes[id].core.instances().get(o))
+                .filter_map(|id| self.sim.nodes[id].core().instances().get(o))
                 .map(|i| i.owner_of(pos))
                 .collect();
             assert!(views.len() <= 1, "{o}: LRCs disagree: {views:?}");
@@ -2674,7 +2737,7 @@ impl LateTransfer {
         sim.quiesce();
         let a = sim.alive_members()[0];
         let b = sim.alive_members()[1];
-        assert_eq!(sim.nodes[&b].core.coordinator(), Some(a));
+        assert_eq!(sim.nodes[&b].core().coordinator(), Some(a));
         let fa = *sim.feds.iter().find(|(_, m)| m.node == a).unwrap().0;
         let fb = *sim.feds.iter().find(|(_, m)| m.node == b).unwrap().0;
         let (car, position) = (sim.car, sim.position);
@@ -2682,11 +2745,11 @@ impl LateTransfer {
             ._fdd
             .attribute_handle(car, hlamesh_lrc::fom::PRIVILEGE_TO_DELETE)
             .unwrap();
-        let core = &mut sim.nodes.get_mut(&a).unwrap().core;
+        let core = sim.nodes.get_mut(&a).unwrap().core_mut();
         let o = core.register_object_instance(fa, car, None).unwrap();
         sim.drain(a);
         sim.quiesce();
-        let core = &mut sim.nodes.get_mut(&a).unwrap().core;
+        let core = sim.nodes.get_mut(&a).unwrap().core_mut();
         core.unconditional_attribute_ownership_divestiture(fa, o, &[privilege, position])
             .unwrap();
         // The registrant still knows the instance: its deletion reaches it.
@@ -2696,7 +2759,7 @@ impl LateTransfer {
         sim.drain(a);
         // It may know the instance as a Vehicle (its subscription).
         let vehicle = sim.vehicle;
-        let core = &mut sim.nodes.get_mut(&b).unwrap().core;
+        let core = sim.nodes.get_mut(&b).unwrap().core_mut();
         for class in [vehicle, car] {
             core.publish_object_class_attributes(fb, class, &[privilege, position])
                 .unwrap();
@@ -2718,13 +2781,13 @@ impl LateTransfer {
     fn acquire(&mut self, keep: &dyn Fn(bool, u64, u64) -> bool) {
         let (a, b, fb, o) = (self.a, self.b, self.fb, self.o);
         let attrs = [self.privilege, self.sim.position];
-        let core = &mut self.sim.nodes.get_mut(&b).unwrap().core;
+        let core = self.sim.nodes.get_mut(&b).unwrap().core_mut();
         core.attribute_ownership_acquisition(fb, o, &attrs, b"t")
             .unwrap();
         self.sim.drain(b);
         let decided = |sim: &Sim| {
             sim.nodes[&a]
-                .core
+                .core()
                 .view()
                 .log
                 .iter()
@@ -2739,14 +2802,14 @@ impl LateTransfer {
         }
         assert!(decided(&self.sim), "the transfer to {fb} was not decided");
         assert!(
-            !self.sim.nodes[&b].core.instances()[&o].owned_by_any(fb),
+            !self.sim.nodes[&b].core().instances()[&o].owned_by_any(fb),
             "the transfer reached {fb}'s LRC before its resignation"
         );
     }
 
     fn resign(&mut self, action: ResignAction) {
         let (b, fb) = (self.b, self.fb);
-        let core = &mut self.sim.nodes.get_mut(&b).unwrap().core;
+        let core = self.sim.nodes.get_mut(&b).unwrap().core_mut();
         core.resign(fb, action).unwrap();
         self.sim.feds.get_mut(&fb).unwrap().resigning = true;
         self.sim.drain(b);
@@ -2756,7 +2819,7 @@ impl LateTransfer {
     /// delete unowned.
     fn check(&self, deleted: bool, what: &str) {
         for n in self.sim.alive_members() {
-            let core = &self.sim.nodes[&n].core;
+            let core = &self.sim.nodes[&n].core();
             assert!(!core.view().federates.contains_key(&self.fb));
             let i = core.instances().get(&self.o);
             if deleted {
@@ -2825,7 +2888,7 @@ fn late_transfer_to_a_resigning_federate_reaches_late_instances() {
         };
         idle(&mut t.sim);
         assert!(
-            t.sim.nodes[&c].core.is_admitted(),
+            t.sim.nodes[&c].core().is_admitted(),
             "seed {seed}: C not admitted"
         );
         assert!(
@@ -2835,7 +2898,7 @@ fn late_transfer_to_a_resigning_federate_reaches_late_instances() {
             ),
             "seed {seed}: no snapshot from A held"
         );
-        assert!(!t.sim.nodes[&c].core.instances().contains_key(&t.o));
+        assert!(!t.sim.nodes[&c].core().instances().contains_key(&t.o));
         t.acquire(&hold);
         t.resign(ResignAction::CancelThenDeleteThenDivest);
         idle(&mut t.sim);
@@ -2931,7 +2994,7 @@ impl ConcurrentJoins {
         } else {
             car
         };
-        let core = &mut self.sim.nodes.get_mut(&node).unwrap().core;
+        let core = self.sim.nodes.get_mut(&node).unwrap().core_mut();
         match step {
             JoinStep::Publish => core
                 .publish_object_class_attributes(h, car, &[position, heading, colour])

@@ -102,9 +102,9 @@ fn reply(shared: &Shared, to: NodeId, msg: &OpsMsg) {
 /// The status this LRC reports.
 fn status(shared: &Shared, st: &State) -> NodeStatus {
     let mut federations: Vec<_> = st
-        .feds
-        .values()
-        .map(|f| federation_status(&f.core))
+        .host
+        .iter()
+        .map(|(_, f)| federation_status(&f.core))
         .collect();
     federations.sort_by(|a, b| a.name.cmp(&b.name));
     NodeStatus {
@@ -172,8 +172,8 @@ pub(super) fn handle(shared: &Shared, st: &mut State, from: NodeId, payload: &[u
                 .get(&from.0)
                 .and_then(|c| c.estimate(received))
                 .map(|e| e.offset_ns);
-            if let Some(f) = st.feds.get_mut(&federation) {
-                f.metrics
+            if let Some(f) = st.host.get_mut(&federation) {
+                f.io.metrics
                     .mark(&f.core, from.0, Mark { seq, sent_wall_ns }, offset);
             }
         }
@@ -184,8 +184,8 @@ pub(super) fn handle(shared: &Shared, st: &mut State, from: NodeId, payload: &[u
 /// The shell's timer tick: follows membership for the metrics and probes peers' clocks.
 pub(super) fn tick(shared: &Shared, st: &mut State) {
     if shared.metrics_on {
-        for f in st.feds.values_mut() {
-            f.metrics.follow(&f.core);
+        for (_, f) in st.host.iter_mut() {
+            f.io.metrics.follow(&f.core);
         }
     }
     let wanted = st.ops.wanted_until.is_some_and(|t| Instant::now() < t);
@@ -205,16 +205,9 @@ pub(super) fn register_collector(
     hlamesh_transport::metrics::register_collector(Arc::new(move || {
         let Some(shared) = weak.upgrade() else { return };
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-        let st = &mut *st;
-        for (name, f) in st.feds.iter_mut() {
-            let depth: usize = st
-                .routes
-                .get(name)
-                .into_iter()
-                .flat_map(|r| r.values())
-                .map(|q| q.len())
-                .sum();
-            f.metrics.collect(&f.core, depth);
+        for (_, f) in st.host.iter_mut() {
+            let depth: usize = f.routes().map(|(_, q)| q.len()).sum();
+            f.io.metrics.collect(&f.core, depth);
         }
     }))
 }
