@@ -47,6 +47,7 @@ pub mod ambassador;
 pub mod callback_queue;
 pub mod cli;
 pub mod core;
+pub mod create_race;
 pub mod encoding;
 pub mod engine;
 pub mod error;

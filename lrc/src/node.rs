@@ -7,8 +7,9 @@
 //! pushes, save files, wake-ups of blocked callers — so a state-transfer snapshot and the data
 //! high-water mark it names are taken atomically.
 //!
-//! Also here, still: the create race (claim the name in the discovery beacons, wait a settle
-//! interval, lowest `(claim time, node id)` wins) and finding the members of a federation to join.
+//! Also here: running the create race (`crate::create_race` decides it; the shell claims the name
+//! in its beacons, reads the wall clock and waits the settle interval) and finding the members of
+//! a federation to join.
 
 // The LRC's maps are keyed by handles, tags and federation names that an authenticated
 // federation chose, so a fast non-DoS-resistant hash is the right trade on the per-message path.
@@ -26,6 +27,7 @@ use hlamesh_transport::{
 
 use crate::core::wire::{ControlMsg, Envelope};
 use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
+use crate::create_race::{CreateRace, Heard, Verdict};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
 use crate::host::{Host, HostAction, HostedFederation};
@@ -364,20 +366,43 @@ impl Lrc {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as u64);
         let me = self.node_id();
+        let race = CreateRace::start(
+            self.now(),
+            name,
+            me.0,
+            claim_time_us,
+            self.shared.cfg.beacon_interval,
+        );
         self.shared.transport.set_claims(vec![Claim {
             name: name.to_string(),
             claim_time_us,
         }]);
         self.shared.transport.announce_now();
-        // Settle: three beacon periods, so every concurrent claimant has seen every other.
-        std::thread::sleep(self.shared.cfg.beacon_interval * 3 + Duration::from_millis(50));
-        let beaten = self.shared.transport.discovered().into_iter().any(|p| {
-            p.beacon.federations.iter().any(|f| f == name)
-                || p.beacon.claims.iter().any(|c| {
-                    c.name == name && (c.claim_time_us, p.beacon.node) < (claim_time_us, me)
+        // The race's settle interval, on this shell's clock.
+        let verdict = loop {
+            let heard = self.shared.transport.discovered();
+            let claims: Vec<Vec<(String, u64)>> = heard
+                .iter()
+                .map(|p| {
+                    p.beacon
+                        .claims
+                        .iter()
+                        .map(|c| (c.name.clone(), c.claim_time_us))
+                        .collect()
                 })
-        });
-        if beaten || self.lock().host.contains(name) {
+                .collect();
+            let now = self.now();
+            let beacons = heard.iter().zip(&claims).map(|(p, c)| Heard {
+                node: p.beacon.node.0,
+                federations: &p.beacon.federations,
+                claims: c,
+            });
+            if let Some(v) = race.verdict(now, beacons) {
+                break v;
+            }
+            std::thread::sleep(Duration::from_micros(race.decide_at().saturating_sub(now)));
+        };
+        if verdict == Verdict::Exists || self.lock().host.contains(name) {
             self.shared.transport.set_claims(Vec::new());
             return Err(exists());
         }
