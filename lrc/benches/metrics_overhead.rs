@@ -148,7 +148,7 @@ fn update_reflect(c: &mut Criterion) {
 /// message), on a federation with metrics on and one with them off.
 fn recording_alone(c: &mut Criterion) {
     use hlamesh_lrc::core::wire::DataMsg;
-    use hlamesh_lrc::core::{Callback, FederationCore};
+    use hlamesh_lrc::core::{Callback, DataClass, FederationCore};
     use hlamesh_lrc::fom::OrderType;
     use hlamesh_lrc::handles::{FederateHandle, ParameterHandle, TransportationTypeHandle};
     use hlamesh_lrc::metrics::FedMetrics;
@@ -188,7 +188,12 @@ fn recording_alone(c: &mut Criterion) {
         g.bench_function(label, |b| {
             b.iter(|| {
                 seq += 1;
-                std::hint::black_box(m.data_sent(&core, &bytes, None));
+                std::hint::black_box(m.data_sent(
+                    &core,
+                    Some(DataClass::Interaction(class)),
+                    bytes.len(),
+                    None,
+                ));
                 m.data_in(2, Some(seq));
                 m.callback(&core, FederateHandle(1), std::hint::black_box(&cb));
                 m.data_done();

@@ -81,6 +81,8 @@ pub enum HostAction<F, R> {
         reliable: bool,
         /// Encoded data message.
         bytes: Vec<u8>,
+        /// What it is about, for per-class counters.
+        class: Option<crate::core::DataClass>,
         /// May wait for the next message of this LRC's stream.
         hold: bool,
     },
@@ -366,11 +368,13 @@ impl<F, R: Clone> Host<F, R> {
                 Action::SendData {
                     reliable,
                     bytes,
+                    class,
                     hold,
                 } => {
                     return Some(HostAction::SendData {
                         reliable,
                         bytes,
+                        class,
                         hold,
                     });
                 }

@@ -32,8 +32,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use metrics::{Histogram, Unit, counter, describe_counter, describe_gauge, describe_histogram};
 
-use crate::core::wire::WIRE_VERSION;
-use crate::core::{Callback, FederationCore};
+use crate::core::{Callback, DataClass, FederationCore};
 use crate::fom::OrderType;
 use crate::handles::FederateHandle;
 
@@ -329,35 +328,6 @@ pub struct Mark {
     pub sent_wall_ns: u64,
 }
 
-/// The class of an encoded data message, read from its first bytes without decoding it
-/// (postcard: version byte, variant index, then the first field as a varint).
-pub fn peek_class(bytes: &[u8]) -> Option<(Kind, u64)> {
-    let (&v, rest) = bytes.split_first()?;
-    if v != WIRE_VERSION {
-        return None;
-    }
-    let (variant, rest) = varint(rest)?;
-    let (first, _) = varint(rest)?;
-    match variant {
-        // DataMsg::Update { object, .. }: the object's handle.
-        1 => Some((Kind::Object, first)),
-        // DataMsg::Interaction { class, .. }.
-        2 => Some((Kind::Interaction, first)),
-        _ => None,
-    }
-}
-
-fn varint(b: &[u8]) -> Option<(u64, &[u8])> {
-    let mut v = 0u64;
-    for (i, &byte) in b.iter().enumerate().take(10) {
-        v |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((v, &b[i + 1..]));
-        }
-    }
-    None
-}
-
 fn class_name(core: &FederationCore, kind: Kind, class: u32) -> String {
     let name = core.fdd().and_then(|f| match kind {
         Kind::Object => f
@@ -422,31 +392,27 @@ impl FedMetrics {
         Some(&mut v[i])
     }
 
-    /// The shell multicast an encoded data message (reliable ones with their `seq`). Returns a
-    /// mark to send to the federation's peers when one is due.
+    /// The shell multicast an encoded data message of `len` bytes about `class` (as the core
+    /// said: [`crate::core::Action::SendData`]; reliable ones with their `seq`). Returns a mark
+    /// to send to the federation's peers when one is due.
     #[inline]
     pub fn data_sent(
         &mut self,
         core: &FederationCore,
-        bytes: &[u8],
+        class: Option<DataClass>,
+        len: usize,
         seq: Option<u64>,
     ) -> Option<Mark> {
         if !self.on {
             return None;
         }
-        let (kind, key) = peek_class(bytes)?;
-        let class = match kind {
-            Kind::Object => {
-                core.instances()
-                    .get(&crate::handles::ObjectInstanceHandle(key))?
-                    .class
-                    .0
-            }
-            Kind::Interaction => u32::try_from(key).ok()?,
+        let (kind, class) = match class? {
+            DataClass::Object(c) => (Kind::Object, c.0),
+            DataClass::Interaction(c) => (Kind::Interaction, c.0),
         };
         let s = self.stats(core, kind, class)?;
         s.now.sent += 1;
-        s.now.sent_bytes += bytes.len() as u64;
+        s.now.sent_bytes += len as u64;
         let seq = seq?;
         let due = self.last_mark.is_none_or(|t| t.elapsed() >= MARK_INTERVAL);
         if !due {
@@ -616,12 +582,6 @@ impl FedMetrics {
         }
     }
 
-    /// A null message (time-management message) arrived from another LRC.
-    #[inline]
-    pub fn null_in(&mut self) {
-        self.now.null_in += 1;
-    }
-
     /// A federate of this federation was lost with its LRC.
     pub fn federate_lost(&mut self) {
         self.now.lost += 1;
@@ -659,6 +619,8 @@ impl FedMetrics {
             return;
         }
         self.follow(core);
+        // Null messages received: the core counts the time messages it is handed.
+        self.now.null_in = core.time_messages_received();
         let fed = self.federation.clone();
         let one = [("federation", fed.clone())];
         // Promises: each local manager keeps a running total.
@@ -753,8 +715,7 @@ impl FedMetrics {
 mod tests {
     use super::*;
     use crate::core::ReceiveInfo;
-    use crate::core::wire::DataMsg;
-    use crate::handles::{InteractionClassHandle, ObjectInstanceHandle, TransportationTypeHandle};
+    use crate::handles::{InteractionClassHandle, TransportationTypeHandle};
     use metrics_exporter_prometheus::PrometheusBuilder;
 
     const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
@@ -804,6 +765,11 @@ mod tests {
             }
             // Not inside a data message (e.g. released later by a time manager): no sample.
             m.callback(&core, me, &interaction(class, OrderType::Receive));
+            // Sent: counted by the class the core gave with the message, not by its bytes.
+            for _ in 0..2 {
+                m.data_sent(&core, Some(DataClass::Interaction(class)), 40, Some(1));
+            }
+            m.data_sent(&core, None, 1000, Some(2));
             let delivered = m.recent[&9].back().expect("remembered").at_ns;
             // Node 9's clock is 1 s ahead of ours; the message left 50 ms (our time) before.
             let offset = 1_000_000_000i64;
@@ -844,6 +810,14 @@ mod tests {
             assert_eq!(value(&format!("{rec}{{{cls}}}")), Some(3.0), "{text}");
             let bytes = names::INTERACTION_BYTES_RECEIVED;
             assert_eq!(value(&format!("{bytes}{{{cls}}}")), Some(30.0), "{text}");
+            let sent = names::INTERACTIONS_SENT;
+            assert_eq!(value(&format!("{sent}{{{cls}}}")), Some(2.0), "{text}");
+            let sent_bytes = names::INTERACTION_BYTES_SENT;
+            assert_eq!(
+                value(&format!("{sent_bytes}{{{cls}}}")),
+                Some(80.0),
+                "{text}"
+            );
             let depth = names::CALLBACK_QUEUE_DEPTH;
             assert_eq!(
                 value(&format!("{depth}{{federation=\"F\"}}")),
@@ -879,38 +853,5 @@ mod tests {
             &interaction(class, OrderType::Receive),
         );
         assert!(m.recent.is_empty() && m.interactions.is_empty());
-    }
-
-    #[test]
-    fn peek_reads_the_class_key_of_updates_and_interactions() {
-        let u = DataMsg::Update {
-            object: ObjectInstanceHandle(0x1_0000_0005),
-            producer: FederateHandle(3),
-            values: vec![],
-            tag: vec![],
-            time: None,
-            tso: false,
-            versions: vec![],
-        };
-        assert_eq!(peek_class(&u.encode()), Some((Kind::Object, 0x1_0000_0005)));
-        let i = DataMsg::Interaction {
-            class: InteractionClassHandle(300),
-            producer: FederateHandle(3),
-            params: vec![],
-            tag: vec![],
-            time: None,
-            tso: true,
-        };
-        assert_eq!(peek_class(&i.encode()), Some((Kind::Interaction, 300)));
-        let d = DataMsg::Delete {
-            object: ObjectInstanceHandle(5),
-            producer: FederateHandle(1),
-            tag: vec![],
-            time: None,
-            tso: false,
-        };
-        assert_eq!(peek_class(&d.encode()), None);
-        assert_eq!(peek_class(&[]), None);
-        assert_eq!(peek_class(&[WIRE_VERSION, 1, 0xff]), None);
     }
 }

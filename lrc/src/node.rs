@@ -25,8 +25,8 @@ use hlamesh_transport::{
     FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
 };
 
-use crate::core::wire::{ControlMsg, Envelope};
-use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
+use crate::core::wire::Envelope;
+use crate::core::{Callback, Completion, Event, FederationCore, OutgoingData, Ticket};
 use crate::create_race::{CreateRace, Heard, Verdict};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
@@ -263,8 +263,8 @@ impl Lrc {
         fed.io.metrics.call_end(&fed.core);
         // The data messages an update or interaction queued go out with the federation at
         // hand: `run_actions` looks it up by name again for every action.
-        while let Some((reliable, bytes, hold)) = fed.core.poll_send_data() {
-            send_data(&self.shared, fed, federation, reliable, &bytes, hold);
+        while let Some(d) = fed.core.poll_send_data() {
+            send_data(&self.shared, fed, federation, d);
         }
         let full = (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
         if fed.core.actions_idle() {
@@ -647,27 +647,24 @@ fn now_us(s: &Shared) -> u64 {
 
 /// Executes every action the federation's core queued.
 /// Hands a data message of `federation` to the transport (and samples a latency mark).
-fn send_data(
-    shared: &Shared,
-    fed: &mut Fed,
-    federation: &str,
-    reliable: bool,
-    bytes: &[u8],
-    hold: bool,
-) {
-    let r = if reliable {
+fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, d: OutgoingData) {
+    let r = if d.reliable {
         Reliability::Reliable
     } else {
         Reliability::BestEffort
     };
-    let sent = if hold {
-        fed.io.channel.send_held(r, bytes)
+    let sent = if d.hold {
+        fed.io.channel.send_held(r, &d.bytes)
     } else {
-        fed.io.channel.send(r, bytes)
+        fed.io.channel.send(r, &d.bytes)
     };
     match sent {
         Ok(seq) => {
-            if let Some(m) = fed.io.metrics.data_sent(&fed.core, bytes, seq) {
+            if let Some(m) = fed
+                .io
+                .metrics
+                .data_sent(&fed.core, d.class, d.bytes.len(), seq)
+            {
                 ops_plane::send_mark(shared, &fed.io.channel, federation, m);
             }
         }
@@ -682,10 +679,17 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
             HostAction::SendData {
                 reliable,
                 bytes,
+                class,
                 hold,
             } => {
                 if let Some(fed) = st.host.get_mut(federation) {
-                    send_data(shared, fed, federation, reliable, &bytes, hold);
+                    let d = OutgoingData {
+                        reliable,
+                        bytes,
+                        class,
+                        hold,
+                    };
+                    send_data(shared, fed, federation, d);
                 }
             }
             HostAction::SendTime { bytes } => {
@@ -843,9 +847,6 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
                 let on = shared.metrics_on;
                 if let Some(f) = st.host.get_mut(&name).filter(|_| on) {
                     f.io.metrics.data_in(from.0, seq);
-                    if crate::core::wire::is_time_data(&payload) {
-                        f.io.metrics.null_in();
-                    }
                 }
                 feed(
                     shared,
@@ -868,11 +869,6 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
         TransportEvent::Control { from, payload, .. } => match Envelope::decode(&payload) {
             Ok(env) => {
                 let name = env.federation.clone();
-                if let (true, ControlMsg::Time { .. }, Some(f)) =
-                    (shared.metrics_on, &env.msg, st.host.get_mut(&name))
-                {
-                    f.io.metrics.null_in();
-                }
                 feed(
                     shared,
                     st,

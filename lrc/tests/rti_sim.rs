@@ -499,6 +499,7 @@ impl Sim {
                 HostAction::SendTime { bytes } => HostAction::SendData {
                     reliable: true,
                     bytes,
+                    class: None,
                     hold: false,
                 },
                 a => a,

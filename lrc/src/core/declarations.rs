@@ -355,9 +355,18 @@ impl FederationCore {
                 DataMsg::Update { tso: true, .. } | DataMsg::Interaction { tso: true, .. }
             )
             && self.view.nodes.iter().filter(|n| **n != self.me).count() >= 2;
+        let class = match &msg {
+            DataMsg::Update { object, .. } => self
+                .objects
+                .get(object)
+                .map(|i| super::DataClass::Object(i.class)),
+            DataMsg::Interaction { class, .. } => Some(super::DataClass::Interaction(*class)),
+            _ => None,
+        };
         self.actions.push_back(Action::SendData {
             reliable,
             bytes: msg.encode(),
+            class,
             hold,
         });
         let me = self.me;

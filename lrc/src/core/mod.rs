@@ -318,6 +318,8 @@ pub enum Action {
         reliable: bool,
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,
+        /// What it is about, for the shell's per-class counters (updates and interactions).
+        class: Option<DataClass>,
         /// May wait (at most the transport's batch delay, 1 ms) for the next message of this
         /// LRC's stream and leave in its datagram: a regulating federate's timestamp-order
         /// update or interaction, which a constrained receiver cannot deliver before the
@@ -392,6 +394,30 @@ pub enum Action {
         /// Its state.
         state: Box<save::SavedFederateState>,
     },
+}
+
+/// The class a data message is about: an update's instance's registered class or an
+/// interaction's class. Carried beside the encoded bytes so that no shell reads the wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataClass {
+    /// An attribute update of an instance of this class.
+    Object(ObjectClassHandle),
+    /// An interaction of this class.
+    Interaction(InteractionClassHandle),
+}
+
+/// A data message to multicast, as the shell's fast path takes it
+/// ([`FederationCore::poll_send_data`]; the fields of [`Action::SendData`]).
+#[derive(Debug)]
+pub struct OutgoingData {
+    /// Reliable (sequenced) or best effort.
+    pub reliable: bool,
+    /// Encoded data message.
+    pub bytes: Vec<u8>,
+    /// What it is about.
+    pub class: Option<DataClass>,
+    /// May wait for the next message of this LRC's stream.
+    pub hold: bool,
 }
 
 /// A federate hosted by this LRC.
@@ -496,6 +522,8 @@ pub struct FederationCore {
     /// Ownership negotiations and hand-overs (see [`ownership`]).
     pub(crate) ownership: ownership::OwnershipState,
     pub(crate) actions: VecDeque<Action>,
+    /// Time messages received from other LRCs (see [`Self::time_messages_received`]).
+    pub(crate) time_messages_in: u64,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -561,6 +589,7 @@ impl FederationCore {
             replaying: false,
             ownership: Default::default(),
             actions: VecDeque::new(),
+            time_messages_in: 0,
         }
     }
 
@@ -659,7 +688,7 @@ impl FederationCore {
     /// The next queued action if it is a data message to send: (reliable, encoded message,
     /// hold; see [`Action::SendData`]). The shell's fast path after an update; anything else
     /// stays for [`Self::poll_action`].
-    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>, bool)> {
+    pub(crate) fn poll_send_data(&mut self) -> Option<OutgoingData> {
         self.before_poll();
         if !matches!(self.actions.front(), Some(Action::SendData { .. })) {
             return None;
@@ -668,10 +697,22 @@ impl FederationCore {
             Some(Action::SendData {
                 reliable,
                 bytes,
+                class,
                 hold,
-            }) => Some((reliable, bytes, hold)),
+            }) => Some(OutgoingData {
+                reliable,
+                bytes,
+                class,
+                hold,
+            }),
             _ => None,
         }
+    }
+
+    /// Time-management messages (null messages) received from other LRCs so far, in the data
+    /// stream and addressed (for the shell's counters).
+    pub fn time_messages_received(&self) -> u64 {
+        self.time_messages_in
     }
 
     /// Whether nothing is queued (after [`Self::poll_send_data`] ran the pre-steps, the same
@@ -694,12 +735,20 @@ impl FederationCore {
         }
         match ev {
             Event::Data { from, seq, payload } => match DataMsg::decode(payload) {
-                Ok(msg) => self.on_data(from, seq, msg),
+                Ok(msg) => {
+                    if matches!(msg, DataMsg::Time { .. }) {
+                        self.time_messages_in += 1;
+                    }
+                    self.on_data(from, seq, msg)
+                }
                 Err(e) => {
                     tracing::debug!(federation = %self.name, "dropped data from {from:x}: {e}")
                 }
             },
             Event::Control { from, msg } => {
+                if matches!(msg, ControlMsg::Time { .. }) {
+                    self.time_messages_in += 1;
+                }
                 if self.removed.contains(&from) && !matches!(msg, ControlMsg::Evicted { .. }) {
                     self.tell_evicted(from);
                     return;

@@ -182,7 +182,6 @@ pub enum DataMsg {
         /// What changed.
         decl: Declaration,
     },
-    // Ownership variants come last: `crate::metrics::peek_class` reads variant indices.
     /// The owner's LRC gave up these attributes of `owner` (versions as they were): every update
     /// of `owner` for them is before this in the stream, so receivers may now accept the next
     /// owner's updates (see `super::ownership`).
@@ -222,14 +221,6 @@ pub enum DataMsg {
         /// Number of federation restores the sender had applied.
         epoch: u32,
     },
-}
-
-/// Variant index of [`DataMsg::Time`] in the encoding (postcard writes it as one byte).
-const DATA_TIME_VARIANT: u8 = 9;
-
-/// Whether an encoded data message is a [`DataMsg::Time`] (for the shell's counters).
-pub fn is_time_data(bytes: &[u8]) -> bool {
-    bytes.len() > 1 && bytes[0] == WIRE_VERSION && bytes[1] == DATA_TIME_VARIANT
 }
 
 /// A replicated decision of the coordinator. Every member applies the same log in the same order.
