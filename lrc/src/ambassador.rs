@@ -760,7 +760,6 @@ impl RtiAmbassador {
         label: &str,
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("register_federation_synchronization_point")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.register_federation_synchronization_point(h, label, tag, None)
@@ -776,7 +775,6 @@ impl RtiAmbassador {
         tag: &[u8],
         set: &[FederateHandle],
     ) -> RtiResult<()> {
-        self.not_saving("register_federation_synchronization_point_with_set")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.register_federation_synchronization_point(h, label, tag, Some(set.to_vec()))
@@ -785,7 +783,6 @@ impl RtiAmbassador {
 
     /// 4.14: this federate reached the point (`successfully = false` puts it in the failed set).
     pub fn synchronization_point_achieved(&self, label: &str, successfully: bool) -> RtiResult<()> {
-        self.not_saving("synchronization_point_achieved")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.synchronization_point_achieved(h, label, successfully)
@@ -796,7 +793,6 @@ impl RtiAmbassador {
     /// with `initiate_federate_save` to each federate, then `federation_saved` or
     /// `federation_not_saved`. Timed saves are not implemented yet.
     pub fn request_federation_save(&self, label: &str) -> RtiResult<()> {
-        self.not_saving_unless_scheduled("request_federation_save")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.request_federation_save(h, label, None))
     }
@@ -807,7 +803,6 @@ impl RtiAmbassador {
     /// fails the save with `SaveTimeCannotBeHonored`. Replaces a timed save nobody reported on
     /// yet. `LogicalTimeAlreadyPassed` if this federate's time is past `time`.
     pub fn request_federation_save_with_time(&self, label: &str, time: Time) -> RtiResult<()> {
-        self.not_saving_unless_scheduled("request_federation_save_with_time")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             let time = c.check_time(time)?;
@@ -857,7 +852,6 @@ impl RtiAmbassador {
     /// `initiate_federate_restore` and finally `federation_restored` or
     /// `federation_not_restored` (see [`crate::core::restore`]).
     pub fn request_federation_restore(&self, label: &str) -> RtiResult<()> {
-        self.not_saving("request_federation_restore")?;
         let (lrc, fed, h) = self.member()?;
         let saved = crate::save_file::read_membership(&crate::save_file::save_root(), fed, label);
         lrc.with_core(fed, |c| c.request_federation_restore(h, label, saved))
@@ -922,27 +916,6 @@ impl RtiAmbassador {
             RtiError::RtiInternalError(format!("cannot create {}: {e}", dir.display()))
         })?;
         Ok(dir)
-    }
-
-    /// Like `not_saving`, but a timed save nobody reported on yet may be replaced.
-    fn not_saving_unless_scheduled(&self, service: &str) -> RtiResult<()> {
-        let (lrc, fed, _) = self.member()?;
-        let scheduled = lrc.with_core(fed, |c| {
-            Ok(c.save_in_progress()
-                .is_some_and(crate::core::save::SaveInProgress::replaceable))
-        })?;
-        if scheduled {
-            Ok(())
-        } else {
-            self.not_saving(service)
-        }
-    }
-
-    /// `SaveInProgress` while this federate takes part in a save (the services the standard
-    /// lists as refused during a save).
-    fn not_saving(&self, service: &str) -> RtiResult<()> {
-        let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.refuse_during_save_or_restore(h, service))
     }
 
     /// 10.2.
@@ -1027,7 +1000,6 @@ impl RtiAmbassador {
     }
 
     fn set_advisory_switch(&self, switch: AdvisorySwitch, on: bool) -> RtiResult<()> {
-        self.not_saving("advisory switch")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.set_advisory_switch(h, switch, on))
     }
@@ -1045,14 +1017,12 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
-        self.not_saving("publish_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.publish_object_class_attributes(h, class, attrs))
     }
 
     /// 5.3 (whole class).
     pub fn unpublish_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
-        self.not_saving("unpublish_object_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unpublish_object_class_attributes(h, class, None))
     }
@@ -1063,7 +1033,6 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
-        self.not_saving("unpublish_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unpublish_object_class_attributes(h, class, Some(attrs))
@@ -1072,14 +1041,12 @@ impl RtiAmbassador {
 
     /// 5.4.
     pub fn publish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
-        self.not_saving("publish_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.publish_interaction_class(h, ic))
     }
 
     /// 5.5.
     pub fn unpublish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
-        self.not_saving("unpublish_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unpublish_interaction_class(h, ic))
     }
@@ -1091,7 +1058,6 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         active: bool,
     ) -> RtiResult<()> {
-        self.not_saving("subscribe_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.subscribe_object_class_attributes(h, class, attrs, active)
@@ -1100,7 +1066,6 @@ impl RtiAmbassador {
 
     /// 5.7 (whole class).
     pub fn unsubscribe_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
-        self.not_saving("unsubscribe_object_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unsubscribe_object_class_attributes(h, class, None)
@@ -1113,7 +1078,6 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
-        self.not_saving("unsubscribe_object_class_attributes")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.unsubscribe_object_class_attributes(h, class, Some(attrs))
@@ -1126,21 +1090,18 @@ impl RtiAmbassador {
         ic: InteractionClassHandle,
         active: bool,
     ) -> RtiResult<()> {
-        self.not_saving("subscribe_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.subscribe_interaction_class(h, ic, active))
     }
 
     /// 5.9.
     pub fn unsubscribe_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
-        self.not_saving("unsubscribe_interaction_class")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.unsubscribe_interaction_class(h, ic))
     }
 
     /// 6.2.
     pub fn reserve_object_instance_name(&self, name: &str) -> RtiResult<()> {
-        self.not_saving("reserve_object_instance_name")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.reserve_object_instance_names(h, vec![name.to_string()], false)
@@ -1149,7 +1110,6 @@ impl RtiAmbassador {
 
     /// 6.5.
     pub fn reserve_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
-        self.not_saving("reserve_multiple_object_instance_name")?;
         let (lrc, fed, h) = self.member()?;
         let v = names.iter().map(|s| s.to_string()).collect();
         lrc.with_core(fed, |c| c.reserve_object_instance_names(h, v, true))
@@ -1175,7 +1135,6 @@ impl RtiAmbassador {
         &self,
         class: ObjectClassHandle,
     ) -> RtiResult<ObjectInstanceHandle> {
-        self.not_saving("register_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.register_object_instance(h, class, None))
     }
@@ -1186,7 +1145,6 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
         name: &str,
     ) -> RtiResult<ObjectInstanceHandle> {
-        self.not_saving("register_object_instance_with_name")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.register_object_instance(h, class, Some(name)))
     }
@@ -1267,7 +1225,6 @@ impl RtiAmbassador {
         object: ObjectInstanceHandle,
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("delete_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), None)
@@ -1284,7 +1241,6 @@ impl RtiAmbassador {
         tag: &[u8],
         time: Time,
     ) -> RtiResult<()> {
-        self.not_saving("delete_object_instance_with_time")?;
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core(fed, |c| {
@@ -1294,7 +1250,6 @@ impl RtiAmbassador {
 
     /// 6.16.
     pub fn local_delete_object_instance(&self, object: ObjectInstanceHandle) -> RtiResult<()> {
-        self.not_saving("local_delete_object_instance")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| c.local_delete_object_instance(h, object))
     }
@@ -1438,7 +1393,6 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("request_attribute_value_update")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.request_attribute_value_update(h, Some(object), None, attrs.to_vec(), tag.to_vec())
@@ -1452,7 +1406,6 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
         tag: &[u8],
     ) -> RtiResult<()> {
-        self.not_saving("request_class_attribute_value_update")?;
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.request_attribute_value_update(h, None, Some(class), attrs.to_vec(), tag.to_vec())
@@ -1590,40 +1543,59 @@ impl RtiAmbassador {
         op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| self.federate_time_service(c, h, op))
+        lrc.with_core(fed, |c| self.federate_time_service(c, h, None, op))
+    }
+
+    /// A time service that changes the federate's time state: the core refuses it during a
+    /// save or restore (under the same lock as the service itself).
+    fn time_change<R>(
+        &self,
+        service: &str,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| self.federate_time_service(c, h, Some(service), op))
     }
 
     /// Runs a time service on this federate's manager, which first learns whether the
     /// federate's last grant still waits in its callback queue: until the federate receives it,
     /// it is in the Time Advancing state (8.2) and its logical time is the one before the grant
     /// (8.13). Called under the LRC's lock, where grants are queued as they are issued.
+    /// `change` names a service that changes the federate's time state (see
+    /// [`FederationCore::time_change`]).
     fn federate_time_service<R>(
         &self,
         c: &mut FederationCore,
         h: FederateHandle,
+        change: Option<&str>,
         op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let undelivered = self
             .conn
             .as_ref()
             .is_some_and(|k| k.queue.grant_undelivered());
-        c.time_service(h, |m| {
+        let op = |m: &mut Manager| {
             m.set_grant_undelivered(undelivered);
             op(m)
-        })
+        };
+        match change {
+            Some(service) => c.time_change(h, service, op),
+            None => c.time_service(h, op),
+        }
     }
 
     /// A time service taking a time: `InvalidLogicalTime` unless it is of the federation's
     /// time implementation.
     fn time_service_at<R>(
         &self,
+        service: &str,
         time: Time,
         op: impl FnOnce(&mut Manager, Time) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             let time = c.check_time(time)?;
-            self.federate_time_service(c, h, |m| op(m, time))
+            self.federate_time_service(c, h, Some(service), |m| op(m, time))
         })
     }
 
@@ -1631,13 +1603,14 @@ impl RtiAmbassador {
     /// time implementation.
     fn time_service_by<R>(
         &self,
+        service: &str,
         interval: Interval,
         op: impl FnOnce(&mut Manager, Interval) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             let interval = c.check_interval(interval)?;
-            self.federate_time_service(c, h, |m| op(m, interval))
+            self.federate_time_service(c, h, Some(service), |m| op(m, interval))
         })
     }
 
@@ -1645,7 +1618,7 @@ impl RtiAmbassador {
     fn time_query(&self, op: impl FnOnce(&Manager) -> Option<Time>) -> RtiResult<Option<Time>> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let t = self.federate_time_service(c, h, |m| Ok(op(m)))?;
+            let t = self.federate_time_service(c, h, None, |m| Ok(op(m)))?;
             Ok(t.map(|t| c.time_out(t)))
         })
     }
@@ -1665,56 +1638,59 @@ impl RtiAmbassador {
 
     /// 8.2.
     pub fn enable_time_regulation(&self, lookahead: Interval) -> RtiResult<()> {
-        self.not_saving("enable_time_regulation")?;
-        self.time_service_by(lookahead, |t, l| t.enable_time_regulation(l))
+        self.time_service_by("enableTimeRegulation", lookahead, |t, l| {
+            t.enable_time_regulation(l)
+        })
     }
 
     /// 8.4.
     pub fn disable_time_regulation(&self) -> RtiResult<()> {
-        self.not_saving("disable_time_regulation")?;
-        self.time_service(|t| t.disable_time_regulation())
+        self.time_change("disableTimeRegulation", |t| t.disable_time_regulation())
     }
 
     /// 8.5.
     pub fn enable_time_constrained(&self) -> RtiResult<()> {
-        self.not_saving("enable_time_constrained")?;
-        self.time_service(|t| t.enable_time_constrained())
+        self.time_change("enableTimeConstrained", |t| t.enable_time_constrained())
     }
 
     /// 8.7.
     pub fn disable_time_constrained(&self) -> RtiResult<()> {
-        self.not_saving("disable_time_constrained")?;
-        self.time_service(|t| t.disable_time_constrained())
+        self.time_change("disableTimeConstrained", |t| t.disable_time_constrained())
     }
 
     /// 8.8.
     pub fn time_advance_request(&self, time: Time) -> RtiResult<()> {
-        self.not_saving("time_advance_request")?;
-        self.time_service_at(time, |t, time| t.time_advance_request(time))
+        self.time_service_at("timeAdvanceRequest", time, |t, time| {
+            t.time_advance_request(time)
+        })
     }
 
     /// 8.9.
     pub fn time_advance_request_available(&self, time: Time) -> RtiResult<()> {
-        self.not_saving("time_advance_request_available")?;
-        self.time_service_at(time, |t, time| t.time_advance_request_available(time))
+        self.time_service_at("timeAdvanceRequestAvailable", time, |t, time| {
+            t.time_advance_request_available(time)
+        })
     }
 
     /// 8.10.
     pub fn next_message_request(&self, time: Time) -> RtiResult<()> {
-        self.not_saving("next_message_request")?;
-        self.time_service_at(time, |t, time| t.next_message_request(time))
+        self.time_service_at("nextMessageRequest", time, |t, time| {
+            t.next_message_request(time)
+        })
     }
 
     /// 8.11.
     pub fn next_message_request_available(&self, time: Time) -> RtiResult<()> {
-        self.not_saving("next_message_request_available")?;
-        self.time_service_at(time, |t, time| t.next_message_request_available(time))
+        self.time_service_at("nextMessageRequestAvailable", time, |t, time| {
+            t.next_message_request_available(time)
+        })
     }
 
     /// 8.12.
     pub fn flush_queue_request(&self, time: Time) -> RtiResult<()> {
-        self.not_saving("flush_queue_request")?;
-        self.time_service_at(time, |t, time| t.flush_queue_request(time))
+        self.time_service_at("flushQueueRequest", time, |t, time| {
+            t.flush_queue_request(time)
+        })
     }
 
     /// 8.14.
@@ -1767,15 +1743,14 @@ impl RtiAmbassador {
 
     /// 8.19 modifyLookahead.
     pub fn modify_lookahead(&self, lookahead: Interval) -> RtiResult<()> {
-        self.not_saving("modify_lookahead")?;
-        self.time_service_by(lookahead, |t, l| t.modify_lookahead(l))
+        self.time_service_by("modifyLookahead", lookahead, |t, l| t.modify_lookahead(l))
     }
 
     /// 8.20.
     pub fn query_lookahead(&self) -> RtiResult<Interval> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let l = self.federate_time_service(c, h, |m| m.query_lookahead())?;
+            let l = self.federate_time_service(c, h, None, |m| m.query_lookahead())?;
             Ok(c.interval_out(l))
         })
     }

@@ -38,8 +38,18 @@ fn save_completes_and_writes_every_federates_state() {
     for s in shells.iter_mut() {
         until(s, "initiate_save", "s1");
     }
-    // While saving: refused services and out-of-order reports.
-    assert!(error_of(&cmd(&mut shells[2], "reserve Thing")).starts_with("SaveInProgress"));
+    // While saving: refused services (the core refuses each under the lock of the service
+    // itself) and out-of-order reports.
+    for refused in [
+        "reserve Thing",
+        "publish Employee PayRate",
+        "subscribe Employee PayRate",
+        "register during-save",
+        "achieve never-announced",
+    ] {
+        let e = error_of(&cmd(&mut shells[2], refused)).to_string();
+        assert!(e.starts_with("SaveInProgress"), "{refused}: {e}");
+    }
     assert!(error_of(&cmd(&mut shells[2], "save-complete")).starts_with("FederateHasNotBegunSave"));
     assert!(error_of(&cmd(&mut shells[1], "save s2")).starts_with("SaveInProgress"));
     cmd(&mut shells[0], "save-status");
@@ -80,6 +90,14 @@ fn save_completes_and_writes_every_federates_state() {
     }
     // Services work again after the save.
     assert_eq!(cmd(&mut shells[2], "reserve Thing")["event"], "ok");
+    assert_eq!(
+        cmd(&mut shells[2], "publish Employee PayRate")["event"],
+        "ok"
+    );
+    assert_eq!(
+        cmd(&mut shells[2], "subscribe Employee PayRate")["event"],
+        "ok"
+    );
     for s in shells.iter_mut() {
         s.send("resign");
         next_event(s, "resigned");

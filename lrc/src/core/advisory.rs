@@ -198,6 +198,8 @@ impl FederationCore {
         switch: AdvisorySwitch,
         on: bool,
     ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "advisory switch")?;
         let name = self.name.clone();
         let lf = self.local_mut(f)?;
         if lf.advice.switches.get(switch) == on {

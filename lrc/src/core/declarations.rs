@@ -163,6 +163,7 @@ impl FederationCore {
         attrs: &[AttributeHandle],
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "publishObjectClassAttributes")?;
         self.check_class_attrs(class, attrs)?;
         let lf = self.local_mut(f)?;
         if attrs.is_empty() {
@@ -186,6 +187,7 @@ impl FederationCore {
         attrs: Option<&[AttributeHandle]>,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unpublishObjectClassAttributes")?;
         self.check_class_attrs(class, attrs.unwrap_or(&[]))?;
         let lf = self.local_mut(f)?;
         match attrs {
@@ -216,6 +218,7 @@ impl FederationCore {
         ic: InteractionClassHandle,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "publishInteractionClass")?;
         self.check_interaction(ic)?;
         self.local_mut(f)?.decl.published_interactions.insert(ic);
         self.advise();
@@ -229,6 +232,7 @@ impl FederationCore {
         ic: InteractionClassHandle,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unpublishInteractionClass")?;
         self.check_interaction(ic)?;
         self.local_mut(f)?.decl.published_interactions.remove(&ic);
         self.advise();
@@ -245,6 +249,7 @@ impl FederationCore {
         active: bool,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "subscribeObjectClassAttributes")?;
         self.check_class_attrs(class, attrs)?;
         let set: BTreeSet<AttributeHandle> = attrs.iter().copied().collect();
         let lf = self.local_mut(f)?;
@@ -281,6 +286,7 @@ impl FederationCore {
         attrs: Option<&[AttributeHandle]>,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unsubscribeObjectClassAttributes")?;
         self.check_class_attrs(class, attrs.unwrap_or(&[]))?;
         let lf = self.local_mut(f)?;
         let mut remaining = Vec::new();
@@ -317,6 +323,7 @@ impl FederationCore {
         active: bool,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "subscribeInteractionClass")?;
         self.check_interaction(ic)?;
         self.local_mut(f)?
             .decl
@@ -333,6 +340,7 @@ impl FederationCore {
         ic: InteractionClassHandle,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unsubscribeInteractionClass")?;
         self.check_interaction(ic)?;
         self.local_mut(f)?.decl.subscribed_interactions.remove(&ic);
         self.declare(f, Declaration::SubscribeInteraction(ic, false));

@@ -128,6 +128,7 @@ impl FederationCore {
         multiple: bool,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "reserveObjectInstanceName")?;
         if multiple && names.is_empty() {
             return Err(RtiError::NameSetWasEmpty(format!(
                 "federation {}: federate {f} reserved an empty name set",
@@ -462,6 +463,7 @@ impl FederationCore {
         object: ObjectInstanceHandle,
     ) -> Result<(), RtiError> {
         let lf = self.local(f)?;
+        self.refuse_during_save_or_restore(f, "localDeleteObjectInstance")?;
         if !lf.known.contains_key(&object) {
             return Err(self.not_known(f, object));
         }
@@ -493,6 +495,7 @@ impl FederationCore {
     ) -> Result<(), RtiError> {
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
+        self.refuse_during_save_or_restore(f, "requestAttributeValueUpdate")?;
         let cls = match (object, class) {
             (Some(o), _) => *lf.known.get(&o).ok_or_else(|| self.not_known(f, o))?,
             (None, Some(c)) => {

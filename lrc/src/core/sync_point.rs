@@ -61,6 +61,7 @@ impl FederationCore {
         set: Option<Vec<FederateHandle>>,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "registerFederationSynchronizationPoint")?;
         let set = set.filter(|s| !s.is_empty()).map(|mut s| {
             s.sort();
             s.dedup();
@@ -89,6 +90,7 @@ impl FederationCore {
         success: bool,
     ) -> Result<(), RtiError> {
         self.local(f)?;
+        self.refuse_during_save_or_restore(f, "synchronizationPointAchieved")?;
         let announced = self.sync.get(label).is_some_and(|p| p.waiting.contains(&f));
         let already = self.pending.values().any(|p| {
             matches!(&p.body, Request::AchieveSync { federate, label: l, .. }

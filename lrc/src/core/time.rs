@@ -170,6 +170,19 @@ impl FederationCore {
         r
     }
 
+    /// A time service that changes federate `f`'s time state (8.2–8.12, 8.19): refused with
+    /// `SaveInProgress` / `RestoreInProgress` while `f` takes part in a save or a restore, then
+    /// run as [`Self::time_service`].
+    pub fn time_change<R>(
+        &mut self,
+        f: FederateHandle,
+        service: &str,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> Result<R, RtiError> {
+        self.refuse_during_save_or_restore(f, service)?;
+        self.time_service(f, op)
+    }
+
     /// Read-only access to a local federate's manager.
     pub fn time_manager(&self, f: FederateHandle) -> Option<&Manager> {
         self.time.managers.get(&f)
