@@ -212,6 +212,14 @@ struct Sim {
     manual_declare: bool,
     /// Opt-in behaviours of this run (from the environment, or set by a regression test).
     modes: Modes,
+    /// Which side of the last partition each LRC was on (0 unless on a losing side): decision
+    /// logs agree only within a side until the losers learn they were evicted.
+    side: BTreeMap<u64, u32>,
+    /// Pairs of LRCs (lower id first) cut off from each other by the partition in progress.
+    cut: BTreeSet<(u64, u64)>,
+    /// Partitions healed, and LRCs that lost their connection (evicted) after one.
+    partitions_healed: u64,
+    evicted: u64,
 }
 
 /// Opt-in behaviours of a run. Read from the environment for the sweeps; the regression tests
@@ -231,6 +239,8 @@ struct Modes {
     /// `HLAMESH_SIM_LATE_LINKS`: a joiner's link to another LRC may come up only later (see
     /// `Sim::late`), as a QUIC connection still being dialled when the joiner is admitted.
     late_links: bool,
+    /// `HLAMESH_SIM_PARTITIONS`: partition episodes (see `Sim::partition_episode`).
+    partitions: bool,
 }
 
 impl Modes {
@@ -243,6 +253,23 @@ impl Modes {
             own_resigns: on("HLAMESH_SIM_OWN_RESIGNS"),
             own_fall_behind: on("HLAMESH_SIM_OWN_FALL_BEHIND"),
             late_links: on("HLAMESH_SIM_LATE_LINKS"),
+            partitions: on("HLAMESH_SIM_PARTITIONS"),
+        }
+    }
+
+    /// Swarm testing: every option on or off at random for one seed (its own generator, so
+    /// the run's own choices stay those of the seed).
+    fn swarm(seed: u64) -> Modes {
+        let mut r = Rng::seeded(seed ^ 0x5eed_5a44);
+        let mut coin = || r.below(2) == 0;
+        Modes {
+            frequent_restores: coin(),
+            partial_candidates: coin(),
+            orphans: coin(),
+            own_resigns: false,
+            own_fall_behind: false,
+            late_links: coin(),
+            partitions: coin(),
         }
     }
 }
@@ -306,6 +333,10 @@ impl Sim {
             own_log: Vec::new(),
             manual_declare: false,
             modes,
+            side: BTreeMap::new(),
+            cut: BTreeSet::new(),
+            partitions_healed: 0,
+            evicted: 0,
         }
     }
 
@@ -431,20 +462,8 @@ impl Sim {
     }
 
     fn crash(&mut self, node: u64) {
-        let n = self.nodes.get_mut(&node).unwrap();
-        n.alive = false;
-        // A resign in flight may or may not have been decided: either outcome is fine, as long
-        // as every survivor agrees (checked at the end).
-        for (_, objs) in std::mem::take(&mut n.resigns) {
-            self.maybe_orphans.extend(objs);
-        }
-        // A deletion whose message the crash cut off reached nobody, and with resign actions
-        // that divest (orphans mode) the lost registrant leaves the instance behind: it may or
-        // may not exist, as long as every survivor agrees. (With the default DeleteObjects the
-        // lost federate's instances go anyway.)
-        if self.modes.orphans {
-            self.maybe_orphans.extend(std::mem::take(&mut n.deleted));
-        }
+        self.nodes.get_mut(&node).unwrap().alive = false;
+        self.lose_federates(node);
         let keys: Vec<(u64, u64)> = self
             .causal
             .keys()
@@ -478,6 +497,24 @@ impl Sim {
         }
         self.links.retain(|(a, b)| *a != node && *b != node);
         self.late.retain(|(a, b)| *a != node && *b != node);
+    }
+
+    /// The model's side of losing LRC `node` (a crash, or the losing side of a partition):
+    /// its federates are gone for everyone else.
+    fn lose_federates(&mut self, node: u64) {
+        let n = self.nodes.get_mut(&node).unwrap();
+        // A resign in flight may or may not have been decided: either outcome is fine, as long
+        // as every survivor agrees (checked at the end).
+        for (_, objs) in std::mem::take(&mut n.resigns) {
+            self.maybe_orphans.extend(objs);
+        }
+        // A deletion whose message the crash cut off reached nobody, and with resign actions
+        // that divest (orphans mode) the lost registrant leaves the instance behind: it may or
+        // may not exist, as long as every survivor agrees. (With the default DeleteObjects the
+        // lost federate's instances go anyway.)
+        if self.modes.orphans {
+            self.maybe_orphans.extend(std::mem::take(&mut n.deleted));
+        }
         for f in self.feds.values_mut() {
             if f.node == node {
                 f.resigning = true;
@@ -485,7 +522,6 @@ impl Sim {
         }
     }
 
-    /// Executes a node's queued actions.
     /// Executes what LRC `id`'s host asks for, as the shell's `run_actions` does, with the
     /// simulated network, disk and federates in place of the transport, save files and
     /// callback queues.
@@ -543,7 +579,10 @@ impl Sim {
                 HostAction::SendControl { to, causal, bytes } => {
                     let env = Envelope::decode(&bytes).unwrap();
                     assert_eq!(env.federation, FED);
-                    if !self.nodes.get(&to).is_some_and(|n| n.alive) {
+                    if !self.nodes.get(&to).is_some_and(|n| n.alive)
+                        || self.cut.contains(&(id.min(to), id.max(to)))
+                    {
+                        // Dead, or across a partition: the connection is gone.
                         continue;
                     }
                     let q = if causal {
@@ -637,9 +676,13 @@ impl Sim {
                 HostAction::FederateLost { .. } => self.lost_reported += 1,
                 HostAction::Closed { core, .. } => node.closed = Some(core),
                 HostAction::ConnectionLost { reason, .. } => {
-                    // The others removed it while it lived (a false suspicion): it is out,
-                    // like a crashed node.
-                    eprintln!("node {id:x}: connection lost: {reason}");
+                    // The others removed it while it lived (a false suspicion, or the losing
+                    // side of a partition): it is out, like a crashed node.
+                    if self.side.get(&id).is_some_and(|s| *s != 0) {
+                        self.evicted += 1;
+                    } else {
+                        eprintln!("node {id:x}: connection lost: {reason}");
+                    }
                     node.alive = false;
                     return;
                 }
@@ -1156,6 +1199,10 @@ impl Sim {
     }
 
     fn random_action(&mut self) {
+        if self.modes.partitions && self.rng.below(40) == 0 {
+            self.partition_episode();
+            return;
+        }
         match self.rng.below(100) {
             0..=7 => {
                 if self.nodes.values().filter(|n| n.alive).count() < 5 {
@@ -1501,6 +1548,123 @@ impl Sim {
         self.drain(node);
     }
 
+    /// A partition episode: the LRCs split into two sides that cannot hear each other. Each
+    /// side's transport reports the other side lost (what was in flight arrives or not, as at a
+    /// crash), and each side carries on alone — its own coordinator, its own decisions — while
+    /// the larger side (on a tie, the one with the smallest node id) streams updates. Then the
+    /// partition heals: the links come back, every LRC tells the ones it removed that they are
+    /// out, and the losing side must lose its connection (`connection_lost`) while the winners
+    /// converge as after a crash. Runs only when every LRC is a member and no join, save or
+    /// restore is under way, so which side loses is known in advance (the core's rule,
+    /// `core::eviction`).
+    fn partition_episode(&mut self) {
+        self.quiesce();
+        let alive: Vec<u64> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.alive)
+            .map(|(i, _)| *i)
+            .collect();
+        let settled = self.nodes.values().filter(|n| n.alive).all(|n| {
+            let c = n.core();
+            c.is_admitted()
+                && n.joins.is_empty()
+                && c.save_in_progress().is_none()
+                && c.restore_in_progress().is_none()
+        });
+        if alive.len() < 2 || !settled {
+            return;
+        }
+        let mut a: Vec<u64> = Vec::new();
+        let mut b: Vec<u64> = Vec::new();
+        for n in &alive {
+            if self.rng.below(2) == 0 {
+                &mut a
+            } else {
+                &mut b
+            }
+            .push(*n);
+        }
+        if a.is_empty() || b.is_empty() {
+            return;
+        }
+        let min = alive.iter().copied().min().unwrap();
+        let a_loses = a.len() < b.len() || (a.len() == b.len() && !a.contains(&min));
+        let losers = if a_loses { a.clone() } else { b.clone() };
+        if std::env::var("SIM_TRACE").is_ok() {
+            eprintln!("partition {a:?} | {b:?}; losers {losers:?}");
+        }
+        let label = self.side.values().copied().max().unwrap_or(0) + 1;
+        for l in &losers {
+            self.side.insert(*l, label);
+            self.lose_federates(*l);
+        }
+        for &x in &a {
+            for &y in &b {
+                self.cut.insert((x.min(y), x.max(y)));
+                self.late.remove(&(x.min(y), x.max(y)));
+                for (from, to) in [(x, y), (y, x)] {
+                    self.links.remove(&(from, to));
+                    for q in [
+                        self.causal.get_mut(&(from, to)),
+                        self.control.get_mut(&(from, to)),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    {
+                        let keep = self.rng.below(q.len() + 1);
+                        q.truncate(keep);
+                    }
+                    // Its transport stops hearing `from` and reports it lost.
+                    self.control
+                        .entry((from, to))
+                        .or_default()
+                        .push_back(Msg::Gone);
+                }
+            }
+        }
+        // The winners stream while cut off (the losers' federates are gone for the model).
+        for _ in 0..30 {
+            if let Some((h, node)) = self.random_federate() {
+                let owned: Vec<ObjectInstanceHandle> =
+                    self.feds[&h].owned.keys().copied().collect();
+                if owned.is_empty() {
+                    let car = self.car;
+                    let core = self.nodes.get_mut(&node).unwrap().core_mut();
+                    if let Ok(o) = core.register_object_instance(h, car, None) {
+                        self.feds.get_mut(&h).unwrap().owned.insert(o, 0);
+                    }
+                    self.drain(node);
+                } else {
+                    let o = owned[self.rng.below(owned.len())];
+                    self.update(h, node, o);
+                }
+            }
+            self.deliver_one();
+            if self.rng.below(5) == 0 {
+                self.tick();
+            }
+            self.check_step();
+        }
+        self.quiesce();
+        self.check_step();
+        // Heal: the links come back; streams start where each sender stands now.
+        for (x, y) in std::mem::take(&mut self.cut) {
+            if self.nodes[&x].alive && self.nodes[&y].alive {
+                self.link_up(x, y);
+            }
+        }
+        self.partitions_healed += 1;
+        self.quiesce();
+        for l in &losers {
+            assert!(
+                !self.nodes[l].alive,
+                "LRC {l} of the losing side ({losers:?}) kept its connection after the heal"
+            );
+        }
+        self.check_step();
+    }
+
     fn report_restore(&mut self) {
         let Some((h, node)) = self.random_federate() else {
             return;
@@ -1677,6 +1841,7 @@ impl Sim {
     }
 
     fn check_step(&self) {
+        let side = |id: &u64| self.side.get(id).copied().unwrap_or(0);
         let logs: Vec<(u64, &Vec<Decision>)> = self
             .nodes
             .iter()
@@ -1685,16 +1850,24 @@ impl Sim {
             .collect();
         for (a, la) in &logs {
             for (b, lb) in &logs {
+                if side(a) != side(b) {
+                    // A partition: each side carries on alone until they hear each other.
+                    continue;
+                }
                 let k = la.len().min(lb.len());
                 assert_eq!(la[..k], lb[..k], "logs of {a} and {b} diverge");
             }
         }
-        let coords = self
-            .nodes
-            .values()
-            .filter(|n| n.alive && n.core().is_active_coordinator())
-            .count();
-        assert!(coords <= 1, "{coords} active coordinators");
+        let mut coords: BTreeMap<u32, usize> = BTreeMap::new();
+        for (id, n) in &self.nodes {
+            if n.alive && n.core().is_active_coordinator() {
+                *coords.entry(side(id)).or_default() += 1;
+            }
+        }
+        assert!(
+            coords.values().all(|c| *c <= 1),
+            "more than one active coordinator on one side: {coords:?}"
+        );
     }
 
     fn quiesce(&mut self) {
@@ -1916,6 +2089,34 @@ fn random_federations_converge() {
     sweep(env("HLAMESH_SIM_SEEDS", 400), Modes::from_env());
 }
 
+/// Partitions and their heal (see `Sim::partition_episode`): the losing side is evicted, the
+/// winners converge. `HLAMESH_SIM_PARTITION_SEEDS` seeds (default 150).
+#[test]
+fn random_federations_with_partitions_converge() {
+    let modes = Modes {
+        partitions: true,
+        ..Modes::from_env()
+    };
+    sweep(env("HLAMESH_SIM_PARTITION_SEEDS", 150), modes);
+}
+
+/// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).
+/// `HLAMESH_SIM_SWARM_SEEDS` seeds (default 150) from `HLAMESH_SIM_FIRST_SEED`.
+#[test]
+fn random_federations_with_swarm_options_converge() {
+    let seeds = env("HLAMESH_SIM_SWARM_SEEDS", 150);
+    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
+    let steps = env("HLAMESH_SIM_STEPS", 300);
+    for seed in first..first + seeds {
+        let modes = Modes::swarm(seed);
+        if std::panic::catch_unwind(|| run_with(seed, steps, modes)).is_err() {
+            panic!(
+                "seed {seed} failed with swarm options {modes:?} (HLAMESH_SIM_FIRST_SEED={seed} HLAMESH_SIM_SWARM_SEEDS=1 to rerun)"
+            );
+        }
+    }
+}
+
 /// The same sweep with resigns that leave orphans behind (`HLAMESH_SIM_ORPHANS`), over fewer
 /// seeds by default (`HLAMESH_SIM_ORPHAN_SEEDS`, 200: about 4 s).
 #[test]
@@ -1934,6 +2135,7 @@ fn sweep(seeds: u64, modes: Modes) {
     let mut synced = 0;
     let mut held = 0;
     let mut refused = 0;
+    let (mut healed, mut evicted) = (0, 0);
     let mut saves = 0;
     let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
@@ -1950,6 +2152,8 @@ fn sweep(seeds: u64, modes: Modes) {
         synced += sim.synchronized;
         held += sim.held_until_joined;
         refused += sim.declarations_refused;
+        healed += sim.partitions_healed;
+        evicted += sim.evicted;
         saves += sim.saves_ended;
         compared += sim.save_outcomes_compared;
         restores += sim.restores_ended;
@@ -1964,6 +2168,11 @@ fn sweep(seeds: u64, modes: Modes) {
     assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
     eprintln!("{held} callbacks held by a host until their federate's join completed");
     eprintln!("{refused} declarations refused during a save or restore (tried again)");
+    eprintln!("{healed} partitions healed, {evicted} LRCs of losing sides evicted");
+    assert!(
+        seeds < 10 || !modes.partitions || healed > 5 && evicted > 5,
+        "partition mode exercised too little: {healed} healed, {evicted} evicted"
+    );
     assert!(
         seeds < 10 || held > 0,
         "no callback was ever held for a joining federate: the host's early routing went unexercised"
