@@ -28,6 +28,20 @@
 //! partial member list; `HLAMESH_SIM_FREQUENT_RESTORES=1` makes save-then-restore episodes three
 //! times as frequent; `HLAMESH_SIM_ORPHANS=1` also resigns with UnconditionallyDivestAttributes
 //! (`random_federations_with_orphans_converge` always does, over `HLAMESH_SIM_ORPHAN_SEEDS`).
+//! `HLAMESH_SIM_PARTITIONS=1` adds partition episodes (`random_federations_with_partitions_converge`
+//! always does, over `HLAMESH_SIM_PARTITION_SEEDS`, default 150): the LRCs split in two, each side
+//! carries on alone, and after the heal the losing side must be evicted (`connection_lost`) and
+//! the winners converge. `random_federations_with_swarm_options_converge` turns every option on
+//! or off at random per seed (`HLAMESH_SIM_SWARM_SEEDS`, default 150).
+//!
+//! Every LRC is a real `Host` (`hlamesh_lrc::host`) around a real `FederationCore`, the types the
+//! LRC shell runs; the simulator maps their actions onto the simulated network, disk and
+//! federates. Each run ends with a liveness phase (`Sim::quiesce`, then the `finish_*` steps):
+//! the faults stop, late links come up, and within a bounded number of rounds every join, sync
+//! point, save and restore must end and every view agree, or the run fails. (Checked against a
+//! deliberately broken core: without the request retries of `Event::Tick`, seed 3 of the default
+//! sweep fails there, a federate still waiting on a synchronization point.)
+//!
 //! `SIM_TRACE=1` prints callbacks and actions, `SIM_CTL=1` control messages and non-update data
 //! (`SIM_UPDATES=1` updates too), `SIM_LOG=1` the core's trace log.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
