@@ -31,8 +31,15 @@
 //! `HLAMESH_SIM_PARTITIONS=1` adds partition episodes (`random_federations_with_partitions_converge`
 //! always does, over `HLAMESH_SIM_PARTITION_SEEDS`, default 150): the LRCs split in two, each side
 //! carries on alone, and after the heal the losing side must be evicted (`connection_lost`) and
-//! the winners converge. `random_federations_with_swarm_options_converge` turns every option on
-//! or off at random per seed (`HLAMESH_SIM_SWARM_SEEDS`, default 150).
+//! the winners converge. `HLAMESH_SIM_TIME=1` adds time management
+//! (`random_federations_with_time_management_converge`, with partitions, over
+//! `HLAMESH_SIM_TIME_SEEDS`, default 150): federates enable regulation (lookahead 1) and
+//! constraint and ask for TAR and NER among everything else; every grant must answer a pending
+//! request (a TAR exactly at its time, an NER no later), and in the liveness phase every live
+//! time-managed federate advances to the latest time asked for, so every request must be
+//! granted. Restores rewind time, which the model does not follow: none in time mode.
+//! `random_federations_with_swarm_options_converge` turns every option on or off at random per
+//! seed (`HLAMESH_SIM_SWARM_SEEDS`, default 150).
 //!
 //! Every LRC is a real `Host` (`hlamesh_lrc::host`) around a real `FederationCore`, the types the
 //! LRC shell runs; the simulator maps their actions onto the simulated network, disk and
@@ -56,6 +63,7 @@ use hlamesh_lrc::core::{Callback, Completion, Event, FederationCore, Ticket};
 use hlamesh_lrc::fom::Fdd;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::host::{Host, HostAction};
+use hlamesh_timesync::{DynInterval, DynTime};
 
 /// The one federation every simulated LRC hosts.
 const FED: &str = "Sim";
@@ -142,7 +150,32 @@ struct FedModel {
     save_at: u64,
     /// Restore begun and not ended: (told to restore, reported).
     restoring: Option<(bool, bool)>,
+    /// Time management (time mode only).
+    time: TimeModel,
 }
+
+/// What a federate asked of time management and was granted (time mode, see
+/// `Sim::time_action`).
+#[derive(Clone, Debug, Default)]
+struct TimeModel {
+    regulation: Switch,
+    constraint: Switch,
+    /// The logical time of its last grant (or of an enable).
+    granted: f64,
+    /// A request waiting for its grant: (next-message request?, time).
+    pending: Option<(bool, f64)>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Switch {
+    #[default]
+    Off,
+    Pending,
+    On,
+}
+
+/// Lookahead of every regulating federate in time mode.
+const LOOKAHEAD: f64 = 1.0;
 
 /// What a federate's own state holds, as it wrote it at a save (what a restore brings back).
 #[derive(Clone, Debug)]
@@ -234,6 +267,8 @@ struct Sim {
     /// Partitions healed, and LRCs that lost their connection (evicted) after one.
     partitions_healed: u64,
     evicted: u64,
+    /// Time advance grants delivered (time mode).
+    grants: u64,
 }
 
 /// Opt-in behaviours of a run. Read from the environment for the sweeps; the regression tests
@@ -255,6 +290,10 @@ struct Modes {
     late_links: bool,
     /// `HLAMESH_SIM_PARTITIONS`: partition episodes (see `Sim::partition_episode`).
     partitions: bool,
+    /// `HLAMESH_SIM_TIME`: federates become regulating and constrained and advance in time
+    /// (see `Sim::time_action`); no restores then (they rewind time, which the model does not
+    /// follow).
+    time: bool,
 }
 
 impl Modes {
@@ -268,6 +307,7 @@ impl Modes {
             own_fall_behind: on("HLAMESH_SIM_OWN_FALL_BEHIND"),
             late_links: on("HLAMESH_SIM_LATE_LINKS"),
             partitions: on("HLAMESH_SIM_PARTITIONS"),
+            time: on("HLAMESH_SIM_TIME"),
         }
     }
 
@@ -284,6 +324,7 @@ impl Modes {
             own_fall_behind: false,
             late_links: coin(),
             partitions: coin(),
+            time: coin(),
         }
     }
 }
@@ -351,6 +392,7 @@ impl Sim {
             cut: BTreeSet::new(),
             partitions_healed: 0,
             evicted: 0,
+            grants: 0,
         }
     }
 
@@ -1014,8 +1056,208 @@ impl Sim {
                 );
                 self.interactions += 1;
             }
+            Callback::TimeRegulationEnabled(t) => {
+                let t = t.value();
+                assert_eq!(
+                    m.time.regulation,
+                    Switch::Pending,
+                    "{f}: regulation enabled unasked"
+                );
+                assert!(
+                    t >= m.time.granted,
+                    "{f}: regulation enabled at {t} before its time"
+                );
+                m.time.regulation = Switch::On;
+                m.time.granted = t;
+            }
+            Callback::TimeConstrainedEnabled(t) => {
+                let t = t.value();
+                assert_eq!(
+                    m.time.constraint,
+                    Switch::Pending,
+                    "{f}: constraint enabled unasked"
+                );
+                assert!(
+                    t >= m.time.granted,
+                    "{f}: constraint enabled at {t} before its time"
+                );
+                m.time.constraint = Switch::On;
+                m.time.granted = t;
+            }
+            Callback::TimeAdvanceGrant(t) => {
+                let t = t.value();
+                let Some((next, at)) = m.time.pending.take() else {
+                    panic!("{f}: grant to {t} with no request");
+                };
+                if next {
+                    // No timestamped message is ever sent: the grant may stop short of the
+                    // request only at a time no earlier than the federate's.
+                    assert!(t <= at && t >= m.time.granted, "{f}: NER({at}) granted {t}");
+                } else {
+                    assert_eq!(t, at, "{f}: TAR({at}) granted {t}");
+                }
+                m.time.granted = t;
+                self.grants += 1;
+            }
             _ => {}
         }
+    }
+
+    /// A random step of time management (time mode): a federate enables regulation or
+    /// constraint, or asks to advance (TAR or NER) by a random step. Refused while a save is
+    /// under way (the federate tries again later).
+    fn time_action(&mut self) {
+        let Some((h, node)) = self.random_federate() else {
+            return;
+        };
+        let tm = self.feds[&h].time.clone();
+        if tm.regulation == Switch::Pending
+            || tm.constraint == Switch::Pending
+            || tm.pending.is_some()
+        {
+            return;
+        }
+        let choice = self.rng.below(10);
+        let step = [0.5, 1.0, 2.0][self.rng.below(3)];
+        let target = DynTime::new(tm.granted + step).unwrap();
+        let core = self.nodes.get_mut(&node).unwrap().core_mut();
+        let (r, what) = if tm.regulation == Switch::Off && choice < 3 {
+            let l = DynInterval::new(LOOKAHEAD).unwrap();
+            (
+                core.time_change(h, "enableTimeRegulation", |m| m.enable_time_regulation(l)),
+                0,
+            )
+        } else if tm.constraint == Switch::Off && choice < 6 {
+            (
+                core.time_change(h, "enableTimeConstrained", |m| m.enable_time_constrained()),
+                1,
+            )
+        } else if choice < 9 {
+            (
+                core.time_change(h, "timeAdvanceRequest", |m| m.time_advance_request(target)),
+                2,
+            )
+        } else {
+            (
+                core.time_change(h, "nextMessageRequest", |m| m.next_message_request(target)),
+                3,
+            )
+        };
+        if std::env::var("SIM_TRACE").is_ok() {
+            eprintln!("time service {what} by {h} on {node} (target {target:?}): {r:?}");
+        }
+        match r {
+            Ok(()) => {}
+            Err(e) if busy(&e) => return,
+            Err(e) => panic!("{h}: time service {what} refused: {e} (model {tm:?})"),
+        }
+        let m = &mut self.feds.get_mut(&h).unwrap().time;
+        match what {
+            0 => m.regulation = Switch::Pending,
+            1 => m.constraint = Switch::Pending,
+            2 => m.pending = Some((false, target.value())),
+            _ => m.pending = Some((true, target.value())),
+        }
+        self.drain(node);
+    }
+
+    /// The liveness phase of time management: every live time-managed federate advances to the
+    /// latest time any of them asked for (each that waits for nothing asks for it), so every
+    /// request must be granted, however the federation changed meanwhile.
+    fn finish_time(&mut self) {
+        for _ in 0..10 {
+            let live: Vec<(FederateHandle, u64)> = self
+                .feds
+                .iter()
+                .filter(|(_, m)| !m.resigning && self.nodes[&m.node].alive)
+                .map(|(h, m)| (*h, m.node))
+                .collect();
+            let waiting = live.iter().any(|(h, _)| {
+                let t = &self.feds[h].time;
+                t.pending.is_some()
+                    || t.regulation == Switch::Pending
+                    || t.constraint == Switch::Pending
+            });
+            let target = live
+                .iter()
+                .map(|(h, _)| {
+                    let t = &self.feds[h].time;
+                    t.pending.map_or(t.granted, |(_, at)| at.max(t.granted))
+                })
+                .fold(0.0_f64, f64::max);
+            let behind = live.iter().any(|(h, _)| {
+                let t = &self.feds[h].time;
+                t.pending.is_none()
+                    && t.granted < target
+                    && (t.regulation == Switch::On || t.constraint == Switch::On)
+            });
+            if !waiting && !behind {
+                break;
+            }
+            for (h, node) in live {
+                let t = self.feds[&h].time.clone();
+                if t.pending.is_some()
+                    || t.granted >= target
+                    || t.regulation == Switch::Pending
+                    || t.constraint == Switch::Pending
+                {
+                    continue;
+                }
+                if t.regulation != Switch::On && t.constraint != Switch::On {
+                    continue;
+                }
+                let at = DynTime::new(target).unwrap();
+                let core = self.nodes.get_mut(&node).unwrap().core_mut();
+                core.time_change(h, "timeAdvanceRequest", |m| m.time_advance_request(at))
+                    .unwrap_or_else(|e| panic!("{h}: TAR({target}) in the liveness phase: {e}"));
+                self.feds.get_mut(&h).unwrap().time.pending = Some((false, target));
+                self.drain(node);
+            }
+            self.quiesce();
+        }
+        if std::env::var("SIM_TRACE").is_ok() {
+            for (h, m) in &self.feds {
+                eprintln!(
+                    "time of {h} on {} (alive {}, resigning {}): {:?}; manager {:?}",
+                    m.node,
+                    self.nodes[&m.node].alive,
+                    m.resigning,
+                    m.time,
+                    self.nodes[&m.node]
+                        .core()
+                        .time_manager(*h)
+                        .map(|t| (t.logical_time(), t.galt()))
+                );
+            }
+        }
+        for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
+            if self.nodes[&m.node].alive {
+                assert!(
+                    m.time.pending.is_none()
+                        && m.time.regulation != Switch::Pending
+                        && m.time.constraint != Switch::Pending,
+                    "{h} still waits after the liveness phase: {:?}",
+                    m.time
+                );
+            }
+        }
+        // Constrained federates get receive-order messages only while advancing; from here on
+        // (the final checks) they take them at once, and what they hold comes now.
+        let constrained: Vec<(FederateHandle, u64)> = self
+            .feds
+            .iter()
+            .filter(|(_, m)| {
+                !m.resigning && self.nodes[&m.node].alive && m.time.constraint == Switch::On
+            })
+            .map(|(h, m)| (*h, m.node))
+            .collect();
+        for (h, node) in constrained {
+            let core = self.nodes.get_mut(&node).unwrap().core_mut();
+            core.time_service(h, |m| m.enable_asynchronous_delivery())
+                .unwrap_or_else(|e| panic!("{h}: enable asynchronous delivery: {e}"));
+            self.drain(node);
+        }
+        self.quiesce();
     }
 
     /// Delivers one message from a random non-empty queue. Returns false when all are empty.
@@ -1217,6 +1459,10 @@ impl Sim {
             self.partition_episode();
             return;
         }
+        if self.modes.time && self.rng.below(4) == 0 {
+            self.time_action();
+            return;
+        }
         match self.rng.below(100) {
             0..=7 => {
                 if self.nodes.values().filter(|n| n.alive).count() < 5 {
@@ -1346,13 +1592,13 @@ impl Sim {
             68..=71 => self.achieve_sync(),
             72 => self.request_save(),
             73..=75 => self.report_save(),
-            77 => self.request_restore(),
+            77 if !self.modes.time => self.request_restore(),
             78..=79 => self.report_restore(),
             // HLAMESH_SIM_FREQUENT_RESTORES=1: three times as many save-then-restore episodes.
-            80 if self.modes.frequent_restores || self.rng.below(3) == 0 => {
+            80 if !self.modes.time && (self.modes.frequent_restores || self.rng.below(3) == 0) => {
                 self.save_then_restore()
             }
-            81 if self.modes.frequent_restores => self.save_then_restore(),
+            81 if !self.modes.time && self.modes.frequent_restores => self.save_then_restore(),
             82 if self.modes.late_links => self.late_link_up(false),
             76 if self.rng.below(4) == 0 => {
                 if let Some((h, node)) = self.random_federate() {
@@ -2094,6 +2340,7 @@ fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
     sim.finish_restores();
     sim.finish_saves();
     sim.finish_sync_points();
+    sim.finish_time();
     sim.check_final();
     sim
 }
@@ -2112,6 +2359,55 @@ fn random_federations_with_partitions_converge() {
         ..Modes::from_env()
     };
     sweep(env("HLAMESH_SIM_PARTITION_SEEDS", 150), modes);
+}
+
+/// Time management among the joins, crashes, resigns, saves and sync points (see
+/// `Sim::time_action`), with partitions; every request granted in the liveness phase.
+/// `HLAMESH_SIM_TIME_SEEDS` seeds (default 150).
+#[test]
+fn random_federations_with_time_management_converge() {
+    let modes = Modes {
+        time: true,
+        partitions: true,
+        ..Modes::from_env()
+    };
+    sweep(env("HLAMESH_SIM_TIME_SEEDS", 150), modes);
+}
+
+fn time_mode() -> Modes {
+    Modes {
+        time: true,
+        ..Modes::default()
+    }
+}
+
+/// Time mode, seed 11: a receive-order removal (the owner resigned) overtook the reflections a
+/// constrained federate's manager still held, so its last value was never reflected.
+#[test]
+fn regression_time_removal_waits_behind_held_reflections() {
+    run_with(11, 300, time_mode());
+}
+
+/// Time mode, seed 154: the regulation query of a federate whose join another LRC had not
+/// applied yet was dropped there, and its `enableTimeRegulation` never completed.
+#[test]
+fn regression_time_query_of_an_unknown_joiner_is_answered() {
+    run_with(154, 300, time_mode());
+}
+
+/// Time mode, seed 391: receive-order updates of a producer that had resigned went straight to
+/// a constrained federate, ahead of its earlier updates still held by the manager.
+#[test]
+fn regression_time_updates_of_a_resigned_producer_stay_in_order() {
+    run_with(391, 300, time_mode());
+}
+
+/// Time mode, seed 440: a regulator's promise lost in a fall-behind (promises are sent only
+/// when they change) left a constrained federate waiting for good; the snapshot's sender now
+/// repeats its federates' promises.
+#[test]
+fn regression_time_promises_are_repeated_after_a_fall_behind() {
+    run_with(440, 300, time_mode());
 }
 
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).
@@ -2149,7 +2445,7 @@ fn sweep(seeds: u64, modes: Modes) {
     let mut synced = 0;
     let mut held = 0;
     let mut refused = 0;
-    let (mut healed, mut evicted) = (0, 0);
+    let (mut healed, mut evicted, mut grants) = (0, 0, 0);
     let mut saves = 0;
     let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
@@ -2167,6 +2463,7 @@ fn sweep(seeds: u64, modes: Modes) {
         held += sim.held_until_joined;
         refused += sim.declarations_refused;
         healed += sim.partitions_healed;
+        grants += sim.grants;
         evicted += sim.evicted;
         saves += sim.saves_ended;
         compared += sim.save_outcomes_compared;
@@ -2183,6 +2480,11 @@ fn sweep(seeds: u64, modes: Modes) {
     eprintln!("{held} callbacks held by a host until their federate's join completed");
     eprintln!("{refused} declarations refused during a save or restore (tried again)");
     eprintln!("{healed} partitions healed, {evicted} LRCs of losing sides evicted");
+    eprintln!("{grants} time advance grants");
+    assert!(
+        seeds < 10 || !modes.time || grants > 100,
+        "time mode exercised too little: {grants} grants"
+    );
     assert!(
         seeds < 10 || !modes.partitions || healed > 5 && evicted > 5,
         "partition mode exercised too little: {healed} healed, {evicted} evicted"
@@ -2196,7 +2498,7 @@ fn sweep(seeds: u64, modes: Modes) {
         "{saves} save outcomes, {compared} compared"
     );
     assert!(
-        seeds < 10 || restores > 10 && restored > 2 && denied > 5,
+        seeds < 10 || modes.time || restores > 10 && restored > 2 && denied > 5,
         "{restores} restore outcomes, {restored} restored, {denied} denied"
     );
     // The runs must have exercised what they claim to check.

@@ -863,6 +863,41 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         self.run();
     }
 
+    /// Sends this member's current status (its promise) to `to` again: a member that lost part
+    /// of this one's stream (it fell behind and resynchronised by state transfer) may have
+    /// missed the last promise, and promises are sent only when they change.
+    pub fn resend_status(&mut self, to: MemberId) {
+        if to == self.me || !self.peers.contains_key(&to) {
+            return;
+        }
+        let bounds = self.own_bounds(self.galt);
+        if let Some((u, _)) = bounds {
+            self.promised_u = Some(u);
+        }
+        let status = self.current_promise(bounds);
+        self.actions
+            .push_back(Action::SendTo(to, TimeMessage::Promise(status)));
+    }
+
+    /// A receive-order callback the LRC makes itself rather than receiving it from a peer (the
+    /// removal of an instance whose owner deleted it in receive order or resigned, `from` naming
+    /// whoever caused it): delivered now if receive-order messages are deliverable, otherwise
+    /// queued behind the ones held, so the federate gets everything in the order it arrived.
+    pub fn on_local_ro(&mut self, from: MemberId, payload: M) {
+        let d = Delivery {
+            from,
+            payload,
+            time: None,
+            sent_order: OrderType::Receive,
+            received_order: OrderType::Receive,
+        };
+        if self.ro_deliverable_now() && self.held_ro.is_empty() {
+            self.deliver(d);
+        } else {
+            self.held_ro.push_back(d);
+        }
+    }
+
     /// Retraction at a receiver (8.21): removes TSO message `seq` of `from` if it is still
     /// queued here and returns it (the LRC drops it); a pending NER/NERA then advances to the
     /// next event, and the next promise reflects it. `None` when it is not queued: already
@@ -1528,6 +1563,76 @@ mod tests {
         assert_eq!(tm.federate_logical_time(), HLAinteger64Time(5));
         tm.time_advance_request(t6).unwrap();
         assert_eq!(callbacks(&mut tm), vec![Callback::TimeAdvanceGrant(t6)]);
+    }
+
+    fn deliveries(tm: &mut TimeManager<HLAinteger64Time, u32>) -> Vec<u32> {
+        let mut out = Vec::new();
+        while let Some(a) = tm.poll_action() {
+            if let Action::Deliver(d) = a {
+                out.push(d.payload);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_local_receive_order_callback_waits_behind_the_held_ones() {
+        let mut tm = TimeManager::<HLAinteger64Time, u32>::new(
+            MemberId(1),
+            ViewNumber(1),
+            [(MemberId(2), Seq(0))],
+        );
+        tm.enable_time_constrained().unwrap();
+        while tm.poll_action().is_some() {}
+        assert_eq!(tm.constraint(), ConstraintState::On);
+        // Constrained and not advancing: receive-order data waits for an advance.
+        let ro = |payload| Incoming::Ro {
+            time: None,
+            payload,
+        };
+        tm.on_data(MemberId(2), Seq(1), ro(1));
+        tm.on_local_ro(MemberId(2), 2);
+        tm.on_data(MemberId(2), Seq(2), ro(3));
+        assert!(deliveries(&mut tm).is_empty(), "held until an advance");
+        tm.time_advance_request(HLAinteger64Time(1)).unwrap();
+        assert_eq!(deliveries(&mut tm), vec![1, 2, 3], "in arrival order");
+        // Not constrained: delivered at once.
+        tm.disable_time_constrained().unwrap();
+        assert!(deliveries(&mut tm).is_empty());
+        tm.on_local_ro(MemberId(2), 4);
+        assert_eq!(deliveries(&mut tm), vec![4]);
+    }
+
+    #[test]
+    fn a_status_is_sent_again_to_a_known_member_only() {
+        let mut tm = Tm::new(MemberId(1), ViewNumber(1), [(MemberId(2), Seq(0))]);
+        tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+        // The regulation query to 2, answered.
+        while tm.poll_action().is_some() {}
+        tm.on_message(
+            MemberId(2),
+            TimeMessage::RegulationAnswer {
+                query: 1,
+                earliest: Bound::incl(HLAinteger64Time(0)),
+            },
+        );
+        while tm.poll_action().is_some() {}
+        assert_eq!(tm.regulation(), RegulationState::On);
+        tm.resend_status(MemberId(2));
+        let sent: Vec<_> = std::iter::from_fn(|| tm.poll_action()).collect();
+        assert!(
+            matches!(
+                sent.as_slice(),
+                [Action::SendTo(MemberId(2), TimeMessage::Promise(p))] if p.bounds.is_some()
+            ),
+            "{sent:?}"
+        );
+        tm.resend_status(MemberId(9));
+        tm.resend_status(MemberId(1));
+        assert!(
+            tm.poll_action().is_none(),
+            "not to strangers, not to itself"
+        );
     }
 
     #[test]

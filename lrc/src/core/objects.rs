@@ -644,6 +644,7 @@ impl FederationCore {
         let t = self.decode_time(&time);
         self.forget_ownership_of(o);
         let fs: Vec<FederateHandle> = self.locals.keys().copied().collect();
+        let mut routed = false;
         for f in fs {
             let knew = self
                 .locals
@@ -674,6 +675,16 @@ impl FederationCore {
                     served.push(f);
                     self.time_deliver(f, p, seq, Some(t), true, cb);
                 }
+                (None, ..) if self.time.managers.contains_key(&f) => {
+                    // In receive order, but behind the receive-order messages its manager
+                    // still holds (a constrained federate gets them only while advancing):
+                    // the instance's last reflections come first. Forgotten when delivered.
+                    let from = super::time::member(producer.unwrap_or(f));
+                    if let Some(tm) = self.time.managers.get_mut(&f) {
+                        tm.on_local_ro(from, cb);
+                    }
+                    routed = true;
+                }
                 _ => {
                     if let Some(lf) = self.locals.get_mut(&f) {
                         lf.known.remove(&o);
@@ -681,6 +692,9 @@ impl FederationCore {
                     self.callback(f, cb);
                 }
             }
+        }
+        if routed {
+            self.pump_time();
         }
     }
 

@@ -834,6 +834,7 @@ impl FederationCore {
         // Time: a fresh manager per local federate, restored from its snapshot.
         self.time.managers.clear();
         self.time.backlog.clear();
+        self.time.from_unknown.clear();
         for (h, st) in &states {
             self.time_restore_manager(*h, st.time_state.clone());
         }

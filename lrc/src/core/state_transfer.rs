@@ -243,6 +243,25 @@ impl FederationCore {
                 hand_overs: self.ownership.sent_hand_overs.iter().cloned().collect(),
             },
         );
+        // What the requester lost of our stream may hold our federates' last promises (sent
+        // only when they change): each of ours tells each of its federates again, behind the
+        // snapshot's high-water mark (rti_sim, time mode, seed 440: a regulator's promise lost
+        // to a fall-behind left a constrained federate waiting for good).
+        let theirs: Vec<FederateHandle> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == from)
+            .map(|(h, _)| *h)
+            .collect();
+        if !theirs.is_empty() {
+            for tm in self.time.managers.values_mut() {
+                for g in &theirs {
+                    tm.resend_status(super::time::member(*g));
+                }
+            }
+            self.pump_time();
+        }
     }
 
     pub(crate) fn on_snapshot(

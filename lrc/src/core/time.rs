@@ -81,8 +81,11 @@ pub struct TimeState {
     /// The federation's logical time implementation (chosen at create, handed to joiners).
     pub(crate) kind: TimeKind,
     pub(crate) managers: std::collections::BTreeMap<FederateHandle, Manager>,
-    /// Early time messages: (from, to, message).
+    /// Early time messages: (from, to, message), for local managers created later.
     pub(crate) backlog: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
+    /// Time messages from federates whose join this LRC had not applied yet, for the local
+    /// managers that exist when it is applied: (from, to, message).
+    pub(crate) from_unknown: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
     /// Last reliable sequence number applied per sending LRC.
     pub(crate) last_seq: std::collections::BTreeMap<Node, u64>,
     /// Time messages from LRCs that applied a restore this LRC has not applied yet:
@@ -261,8 +264,18 @@ impl FederationCore {
         // managers until its final promise's data arrived, which TSO data is part of; its
         // receive-order data may come after that and goes straight to the federate.
         let departed = !self.view.federates.contains_key(&producer);
-        if !self.time_knows(producer) || producer == f || (departed && !(tso && time.is_some())) {
+        if !self.time_knows(producer) || producer == f {
             self.callback(f, cb);
+            return;
+        }
+        if departed && !(tso && time.is_some()) {
+            // Behind what the manager still holds of the producer's earlier receive-order
+            // data (a constrained federate gets it only while advancing), so its updates stay
+            // in order (rti_sim, time mode, seed 391).
+            match self.time.managers.get_mut(&f) {
+                Some(tm) => tm.on_local_ro(member(producer), cb),
+                None => self.callback(f, cb),
+            }
             return;
         }
         let Some(tm) = self.time.managers.get_mut(&f) else {
@@ -318,6 +331,27 @@ impl FederationCore {
         let view = ViewNumber(self.view.last());
         for tm in self.time.managers.values_mut() {
             tm.on_member_joined(member(h), view);
+        }
+        // What the newcomer sent before its join was applied here (its query when it enabled
+        // regulation at once, say: the decision and its messages come by different paths) goes
+        // to the local managers now, in arrival order; dropped, its query would never be
+        // answered (rti_sim, time mode, seed 154).
+        if self.time.from_unknown.iter().any(|(from, _, _)| *from == h) {
+            let early: Vec<_> = self
+                .time
+                .from_unknown
+                .iter()
+                .filter(|(from, _, _)| *from == h)
+                .cloned()
+                .collect();
+            self.time.from_unknown.retain(|(from, _, _)| *from != h);
+            for (from, to, msg) in early {
+                for (g, tm) in self.time.managers.iter_mut() {
+                    if *g != from && to.is_none_or(|t| t == *g) {
+                        tm.on_message(member(from), msg.clone());
+                    }
+                }
+            }
         }
         if node == self.me {
             let existing: Vec<(MemberId, Seq)> = self
@@ -415,6 +449,7 @@ impl FederationCore {
             self.time
                 .backlog
                 .retain(|(from, to, _)| from.0 >= next || to.is_some_and(|t| t.0 >= next));
+            self.time.from_unknown.retain(|(from, _, _)| from.0 >= next);
         }
     }
 
@@ -443,6 +478,12 @@ impl FederationCore {
             || (to.is_none() && self.join_pending());
         if early && self.time.backlog.len() < MAX_BACKLOG {
             self.time.backlog.push_back((from, to, msg.clone()));
+        }
+        if known_from.is_none()
+            && from.0 >= self.view.next_handle
+            && self.time.from_unknown.len() < MAX_BACKLOG
+        {
+            self.time.from_unknown.push_back((from, to, msg.clone()));
         }
         if known_from != Some(node) {
             return;
