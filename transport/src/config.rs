@@ -189,7 +189,7 @@ impl Default for TransportConfig {
 impl TransportConfig {
     /// Parses a TOML configuration (unknown keys are an error, missing keys take defaults).
     pub fn from_toml(text: &str) -> Result<Self, TransportError> {
-        toml::from_str(text).map_err(|e| TransportError::Config(e.to_string()))
+        Ok(toml::from_str(text)?)
     }
 
     /// Overrides from `HLAMESH_*` environment variables (interface, TTL, ports, secret, metrics

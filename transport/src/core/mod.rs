@@ -35,11 +35,15 @@
 //! the outputs is the order of delivery), then run its timers by `poll_timeout()`.
 
 pub mod batch;
+pub mod channel;
+pub mod dispatch;
 mod event;
 pub mod mesh;
 pub mod receive;
 
 pub use batch::BatchPolicy;
+pub use channel::{ChannelParts, Members, SendSide};
+pub use dispatch::{Inbound, MemberFrame};
 pub use event::TransportEvent;
 pub use mesh::Mesh;
 pub use receive::ReceivePath;
@@ -60,4 +64,10 @@ pub enum Output {
     },
     /// Hand an event up to the layer above.
     Event(TransportEvent),
+    /// Federation `tag`'s flow window may have opened (an acknowledgement, a member gone):
+    /// wake the senders waiting for room.
+    FlowOpened {
+        /// The federation.
+        tag: crate::id::FederationTag,
+    },
 }
