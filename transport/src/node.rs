@@ -1,21 +1,36 @@
-//! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock and two
-//! threads, and drives the sans-I/O parts — the core ([`crate::core`]: the peer mesh, each
-//! federation's receive path and batching policy), [`crate::discovery`] and [`crate::data`] —
-//! by handing them what arrived with the time and executing what they return, in order:
+//! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock, the locks
+//! and the threads, and moves bytes and time into the sans-I/O parts — the core
+//! ([`crate::core`]: the peer mesh; per federation the member table and flow window, the send
+//! side with its batching policy, the receive path; the member-frame protocol over them),
+//! [`crate::discovery`] and [`crate::data`] — then executes what they return, in order
+//! (`Shared::execute`: send a frame, hand an event up, wake senders waiting for room, count).
 //!
-//! - the **net thread** (a one-worker tokio runtime): discovery beacons, the QUIC endpoint, one
-//!   ordered control stream per peer, heartbeats and loss detection;
-//! - the **data thread**: blocking receive on the multicast data socket, authentication, sequencing
-//!   and reassembly, data-plane timers (NACK, reassembly timeout, heartbeats with the latest
-//!   sequence number) — then one hand-off to the layer above through a channel.
+//! Threads:
 //!
-//! Sending data happens on the caller's thread (encode + HMAC + `sendto`), with no thread hop.
-//! An application thread that waits for what the data brings may receive on its own thread
-//! too ([`Transport::receive_here`], used by the LRC's evoked callbacks): the data thread lends
-//! it the socket and keeps running the data-plane timers.
+//! - the **net thread** (`hlamesh-net`, a one-worker tokio runtime): discovery beacons, the QUIC
+//!   endpoint, the hello exchange, one ordered control stream per peer, heartbeats and loss
+//!   detection. It takes leaf locks only and hands every frame and departure to
+//! - the **control thread** (`hlamesh-control`): each control frame goes through
+//!   [`crate::core::dispatch`] (`Inbound::from`, then `handle_frame` on the federation's parts),
+//!   a departure through `dispatch::peer_gone`, a new connection through `dispatch::announce`;
+//! - the **data thread** (`hlamesh-data`): blocking receive on the multicast data socket (or
+//!   the seeded fault layer), each datagram into its federation's receive path, and the
+//!   data-plane timers (NACKs, reassembly timeouts, heartbeats, batch flushes, the release of
+//!   acknowledged retransmit copies).
+//!
+//! Events go up through the event hook on the thread that produced them (the LRC runs its cores
+//! there), else through the event channel; the idle hook follows each unit of work.
+//!
+//! Each federation's parts are kept behind their own locks ([`crate::core::ChannelParts`] for
+//! `FedChannel`): the send side, the receive path, the members and flow window. Sending data
+//! happens on the caller's thread (encode + MAC + `sendto`), with no thread hop. An application
+//! thread that waits for what the data brings may receive on its own thread too
+//! ([`Transport::receive_here`], used by the LRC's evoked callbacks): the data thread lends it
+//! the socket and keeps running the data-plane timers.
 //!
 //! Exactly one QUIC connection per peer pair: only the node with the lower [`NodeId`] dials, so
-//! simultaneous dials cannot happen; a duplicate that arrives anyway is refused.
+//! simultaneous dials cannot happen; a duplicate that arrives anyway is refused
+//! ([`crate::core::Mesh`] decides both).
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
