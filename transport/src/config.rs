@@ -15,8 +15,9 @@ use crate::error::TransportError;
 use crate::id::FederationTag;
 
 /// Protocol version carried in beacons and the QUIC handshake. Peers with another version are
-/// ignored (beacons) or refused (QUIC) with one clear log line.
-pub const PROTOCOL_VERSION: u16 = 3;
+/// ignored (beacons) or refused (QUIC) with one clear log line. 4: data datagrams of wire
+/// version 2 (keyed BLAKE3 MAC, [`crate::data::auth`]); a node of version 3 could not read them.
+pub const PROTOCOL_VERSION: u16 = 4;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,7 +190,7 @@ impl Default for TransportConfig {
 impl TransportConfig {
     /// Parses a TOML configuration (unknown keys are an error, missing keys take defaults).
     pub fn from_toml(text: &str) -> Result<Self, TransportError> {
-        toml::from_str(text).map_err(|e| TransportError::Config(e.to_string()))
+        Ok(toml::from_str(text)?)
     }
 
     /// Overrides from `HLAMESH_*` environment variables (interface, TTL, ports, secret, metrics

@@ -1,5 +1,6 @@
 //! Typed errors of the transport.
 
+use crate::data::{ConfigError, SendError};
 use crate::id::{FederationTag, NodeId};
 
 /// Everything that can go wrong in the transport, as seen by the layer above.
@@ -8,6 +9,15 @@ pub enum TransportError {
     /// A configuration value is invalid.
     #[error("invalid transport configuration: {0}")]
     Config(String),
+    /// A configuration file does not parse (unknown key, wrong type, bad TOML).
+    #[error("invalid transport configuration: {0}")]
+    ConfigFile(#[from] toml::de::Error),
+    /// The data plane's settings cannot work (see [`crate::data::DataConfig::validate`]).
+    #[error("invalid transport configuration: {0}")]
+    DataConfig(#[from] ConfigError),
+    /// The data plane refused a message (see [`crate::data::SendError`]).
+    #[error("cannot send: {0}")]
+    Send(#[from] SendError),
     /// A socket could not be created, bound or configured.
     #[error("socket error ({what}): {source}")]
     Socket {
@@ -17,7 +27,8 @@ pub enum TransportError {
         #[source]
         source: std::io::Error,
     },
-    /// TLS material could not be loaded or is unusable.
+    /// TLS material could not be loaded or is unusable (rustls, rcgen, PEM and webpki errors,
+    /// kept as their text: they come from four crates' error types).
     #[error("TLS configuration error: {0}")]
     Tls(String),
     /// The peer is not (or no longer) connected.

@@ -116,7 +116,7 @@ pub enum FrameError {
     TooLarge(usize),
     /// The body did not decode.
     #[error("malformed frame: {0}")]
-    Malformed(String),
+    Malformed(#[from] postcard::Error),
 }
 
 impl Frame {
@@ -131,7 +131,7 @@ impl Frame {
 
     /// Decodes a frame body (without its length prefix).
     pub fn decode(body: &[u8]) -> Result<Frame, FrameError> {
-        postcard::from_bytes(body).map_err(|e| FrameError::Malformed(e.to_string()))
+        Ok(postcard::from_bytes(body)?)
     }
 }
 

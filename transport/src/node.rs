@@ -1,21 +1,36 @@
-//! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock and two
-//! threads, and drives the sans-I/O parts — the core ([`crate::core`]: the peer mesh, each
-//! federation's receive path and batching policy), [`crate::discovery`] and [`crate::data`] —
-//! by handing them what arrived with the time and executing what they return, in order:
+//! The I/O shell: one [`Transport`] per LRC process. It owns the sockets, the clock, the locks
+//! and the threads, and moves bytes and time into the sans-I/O parts — the core
+//! ([`crate::core`]: the peer mesh; per federation the member table and flow window, the send
+//! side with its batching policy, the receive path; the member-frame protocol over them),
+//! [`crate::discovery`] and [`crate::data`] — then executes what they return, in order
+//! (`Shared::execute`: send a frame, hand an event up, wake senders waiting for room, count).
 //!
-//! - the **net thread** (a one-worker tokio runtime): discovery beacons, the QUIC endpoint, one
-//!   ordered control stream per peer, heartbeats and loss detection;
-//! - the **data thread**: blocking receive on the multicast data socket, authentication, sequencing
-//!   and reassembly, data-plane timers (NACK, reassembly timeout, heartbeats with the latest
-//!   sequence number) — then one hand-off to the layer above through a channel.
+//! Threads:
 //!
-//! Sending data happens on the caller's thread (encode + HMAC + `sendto`), with no thread hop.
-//! An application thread that waits for what the data brings may receive on its own thread
-//! too ([`Transport::receive_here`], used by the LRC's evoked callbacks): the data thread lends
-//! it the socket and keeps running the data-plane timers.
+//! - the **net thread** (`hlamesh-net`, a one-worker tokio runtime): discovery beacons, the QUIC
+//!   endpoint, the hello exchange, one ordered control stream per peer, heartbeats and loss
+//!   detection. It takes leaf locks only and hands every frame and departure to
+//! - the **control thread** (`hlamesh-control`): each control frame goes through
+//!   [`crate::core::dispatch`] (`Inbound::from`, then `handle_frame` on the federation's parts),
+//!   a departure through `dispatch::peer_gone`, a new connection through `dispatch::announce`;
+//! - the **data thread** (`hlamesh-data`): blocking receive on the multicast data socket (or
+//!   the seeded fault layer), each datagram into its federation's receive path, and the
+//!   data-plane timers (NACKs, reassembly timeouts, heartbeats, batch flushes, the release of
+//!   acknowledged retransmit copies).
+//!
+//! Events go up through the event hook on the thread that produced them (the LRC runs its cores
+//! there), else through the event channel; the idle hook follows each unit of work.
+//!
+//! Each federation's parts are kept behind their own locks ([`crate::core::ChannelParts`] for
+//! `FedChannel`): the send side, the receive path, the members and flow window. Sending data
+//! happens on the caller's thread (encode + MAC + `sendto`), with no thread hop. An application
+//! thread that waits for what the data brings may receive on its own thread too
+//! ([`Transport::receive_here`], used by the LRC's evoked callbacks): the data thread lends it
+//! the socket and keeps running the data-plane timers.
 //!
 //! Exactly one QUIC connection per peer pair: only the node with the lower [`NodeId`] dials, so
-//! simultaneous dials cannot happen; a duplicate that arrives anyway is refused.
+//! simultaneous dials cannot happen; a duplicate that arrives anyway is refused
+//! ([`crate::core::Mesh`] decides both).
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
@@ -34,7 +49,9 @@ pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
 
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 pub use crate::core::TransportEvent;
-use crate::core::batch::{BatchPolicy, DATA_TIMEOUT_SLACK, MAX_BATCH_DELAY, SendContext};
+use crate::core::batch::{DATA_TIMEOUT_SLACK, MAX_BATCH_DELAY};
+use crate::core::channel::{ChannelParts, Members, Outgoing, SendSide};
+use crate::core::dispatch::{self, Inbound};
 use crate::core::mesh::{Mesh, Route};
 use crate::core::{Output, ReceivePath};
 use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability};
@@ -46,7 +63,7 @@ use crate::discovery::{
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
-use crate::flow::{AckPolicy, FlowConfig, FlowWait, FlowWindow, Room};
+use crate::flow::{FlowConfig, FlowWait, Room};
 use crate::frame::{Frame, MAX_FRAME};
 use crate::frame_reader::{FrameReader, MAX_HELLO_FRAME, ReadError};
 use crate::id::{FederationKey, FederationTag, NodeId};
@@ -106,12 +123,13 @@ struct FedChannel {
     name: String,
     group: SocketAddrV4,
     key: FederationKey,
+    /// The data sender and its batching policy (sans-I/O, see [`crate::core::channel`]).
     sender: Mutex<SendSide>,
     /// The receive path (sans-I/O, see [`crate::core::receive`]).
     recv: Mutex<ReceivePath>,
-    /// Members, each with the first reliable sequence number of its stream received here (it
-    /// stood there when the two became channel members; earlier data never arrives here).
-    members: Mutex<HashMap<NodeId, u64>>,
+    /// The member table and the flow window (sans-I/O, see [`crate::core::channel`]); its
+    /// condvar is `flow.room`.
+    members: Mutex<Members>,
     sent: SendCounters,
     /// Datagrams from other nodes received in this federation (counted by the data thread, an
     /// input of the batching decision, see [`crate::core::batch`]).
@@ -119,63 +137,64 @@ struct FedChannel {
     flow: Flow,
 }
 
-/// A federation's flow control (see [`crate::flow`]).
+/// What the shell keeps of a federation's flow control (see [`crate::flow`]) besides the
+/// window in [`Members`]: the condvar its senders wait on, and the wait counters.
 struct Flow {
-    /// `None` with `flow_control = false` (this node's senders never wait; it still
-    /// acknowledges what it receives, for senders that do).
-    window: Option<Mutex<FlowWindow>>,
+    /// `flow_control` is on: sends are counted in the window (without it, this node's senders
+    /// never wait and take no lock for it; it still acknowledges what it receives).
+    on: bool,
     /// Signalled when an acknowledgement or a departure may have opened room.
     room: Condvar,
-    /// When receivers acknowledge.
-    ack: AckPolicy,
     waits: AtomicU64,
     wait_ns: AtomicU64,
 }
 
 impl Flow {
-    fn new(cfg: FlowConfig, enabled: bool) -> Flow {
-        Flow {
-            window: enabled.then(|| Mutex::new(FlowWindow::new(cfg))),
-            room: Condvar::new(),
-            ack: cfg.ack_policy(),
-            waits: AtomicU64::new(0),
-            wait_ns: AtomicU64::new(0),
-        }
-    }
-
-    fn with(&self, f: impl FnOnce(&mut FlowWindow) -> bool) {
-        if let Some(w) = &self.window
-            && f(&mut lock(w))
-        {
-            self.room.notify_all();
-        }
-    }
-
     /// A `wait_for_room` call waited `waited`.
     fn count_wait(&self, waited: Duration) {
         self.waits.fetch_add(1, Ordering::Relaxed);
         self.wait_ns
             .fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
     }
+}
 
-    fn stats(&self) -> m::FlowStats {
+impl FedChannel {
+    fn flow_stats(&self) -> m::FlowStats {
         m::FlowStats {
-            waits: self.waits.load(Ordering::Relaxed),
-            wait_ns: self.wait_ns.load(Ordering::Relaxed),
-            stalls: self.window.as_ref().map_or(0, |w| lock(w).stalls()),
+            waits: self.flow.waits.load(Ordering::Relaxed),
+            wait_ns: self.flow.wait_ns.load(Ordering::Relaxed),
+            stalls: if self.flow.on {
+                lock(&self.members).stalls()
+            } else {
+                0
+            },
         }
+    }
+}
+
+/// The shell keeps each part behind its own lock (see `docs/ARCHITECTURE.md`, "Locks"); the
+/// member-frame protocol takes one at a time.
+impl ChannelParts for FedChannel {
+    fn tag(&self) -> FederationTag {
+        self.tag
+    }
+    fn key(&self) -> FederationKey {
+        self.key.clone()
+    }
+    fn members<R>(&self, f: impl FnOnce(&mut Members) -> R) -> R {
+        f(&mut lock(&self.members))
+    }
+    fn receive<R>(&self, f: impl FnOnce(&mut ReceivePath) -> R) -> R {
+        f(&mut lock(&self.recv))
+    }
+    fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
+        f(&mut lock(&self.sender))
     }
 }
 
 /// The longest one `wait_for_room` call waits, whatever the receivers do (each stalls after
 /// `flow_stall` anyway; this bounds the case of many receivers stalling one after another).
 const MAX_FLOW_WAIT: Duration = Duration::from_secs(2);
-
-/// A federation's send side: the data sender and its batching decisions, under one lock.
-struct SendSide {
-    tx: DataSender,
-    batch: BatchPolicy,
-}
 
 struct Shared {
     node: NodeId,
@@ -406,73 +425,49 @@ impl Shared {
         }
     }
 
-    /// Executes what the receive path has to say after an input, in order; runs with the recv
-    /// lock held (the event hook sees the events under it, see [`Transport::set_event_hook`]).
-    fn drain(&self, fed: &FedChannel, side: &mut ReceivePath) {
-        while let Some(out) = side.poll_output() {
-            match out {
-                Output::Transmit { to, frame } => {
-                    if matches!(frame, Frame::Nack { .. }) {
+    /// Executes one output of the core, for federation `fed` (`None`: one not open here).
+    /// Outputs of a receive path are executed with its lock held (the event hook sees the
+    /// events under it, see [`Transport::set_event_hook`]).
+    fn execute(&self, fed: Option<&FedChannel>, out: Output) {
+        match out {
+            Output::Transmit { to, frame } => {
+                match frame {
+                    Frame::Nack { .. } => {
                         self.stats.nacks_sent.fetch_add(1, Ordering::Relaxed);
                     }
-                    let _ = self.send_frame(to, &frame);
-                }
-                Output::Event(ev) => {
-                    if let TransportEvent::FellBehind {
-                        from, first, last, ..
-                    } = &ev
-                    {
-                        tracing::warn!(federation = %fed.name, peer = %from, first, last,
-                            "fell behind the sender's retransmit buffer");
+                    Frame::Repair { .. } => {
+                        self.stats.nacks_served.fetch_add(1, Ordering::Relaxed);
                     }
-                    self.emit(ev);
+                    _ => {}
+                }
+                let _ = self.send_frame(to, &frame);
+            }
+            Output::Event(ev) => {
+                if let TransportEvent::FellBehind {
+                    from, first, last, ..
+                } = &ev
+                {
+                    let name = fed.map_or("?", |f| f.name.as_str());
+                    tracing::warn!(federation = %name, peer = %from, first, last,
+                        "fell behind the sender's retransmit buffer");
+                }
+                self.emit(ev);
+            }
+            Output::FlowOpened { .. } => {
+                if let Some(f) = fed {
+                    f.flow.room.notify_all();
                 }
             }
         }
     }
 
-    fn add_member(&self, fed: &FedChannel, node: NodeId, next_seq: u64) {
-        let new = {
-            let mut members = lock(&fed.members);
-            let new = !members.contains_key(&node);
-            if new {
-                members.insert(node, next_seq.max(1));
-            }
-            new
-        };
-        if new {
-            fed.flow.with(|w| {
-                w.add_receiver(node, Instant::now());
-                false
-            });
-            let mut side = lock(&fed.recv);
-            side.add_member(node, next_seq);
-            self.drain(fed, &mut side);
-            drop(side);
-            self.emit(TransportEvent::FederationPeer {
-                tag: fed.tag,
-                node,
-                joined: true,
-            });
-        }
-    }
-
-    fn remove_member(&self, fed: &FedChannel, node: NodeId) {
-        if lock(&fed.members).remove(&node).is_some() {
-            fed.flow.with(|w| {
-                w.remove_receiver(node);
-                true
-            });
-            let mut side = lock(&fed.recv);
-            side.remove_member(node);
-            self.drain(fed, &mut side);
-            drop(side);
-            self.emit(TransportEvent::FederationPeer {
-                tag: fed.tag,
-                node,
-                joined: false,
-            });
-        }
+    fn feds(&self) -> Vec<Arc<FedChannel>> {
+        self.federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// A peer is gone, cleanly (`lost = false`) or not.
@@ -483,16 +478,10 @@ impl Shared {
             return;
         };
         peer.link.conn.close(CLOSE_BYE.into(), b"bye");
-        let feds: Vec<Arc<FedChannel>> = self
-            .federations
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        for fed in feds {
-            self.remove_member(&fed, node);
-        }
+        let feds = self.feds();
+        dispatch::peer_gone(feds.iter().map(|f| &**f), node, &mut |fed, o| {
+            self.execute(Some(fed), o)
+        });
         if lost {
             self.stats.lost.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(peer = %node, addr = %peer.addr, "peer lost");
@@ -506,66 +495,20 @@ impl Shared {
 
     /// Tells a newly connected peer which federations we have open and where our streams stand.
     fn on_registered(&self, node: NodeId) {
-        let feds: Vec<Arc<FedChannel>> = self
-            .federations
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        for f in feds {
-            let next_seq = lock(&f.sender).tx.high_water().0 + 1;
-            let _ = self.send_frame(
-                node,
-                &Frame::Joined {
-                    tag: f.tag,
-                    next_seq,
-                    reply: true,
-                },
-            );
+        for f in self.feds() {
+            let _ = self.send_frame(node, &dispatch::announce(&*f));
         }
     }
 
+    /// A control frame from `from` (on the control thread): sorted and handled by the core
+    /// ([`crate::core::dispatch`]), its outputs executed here.
     fn on_frame(self: &Arc<Self>, from: NodeId, frame: Frame) {
         self.metrics.frame_in(&frame);
-        match frame {
-            Frame::Heartbeat
-            | Frame::Hello { .. }
-            | Frame::HelloAck { .. }
-            | Frame::Refused { .. } => {}
-            Frame::Goodbye => self.peer_gone(from, false),
-            Frame::Joined {
-                tag,
-                next_seq,
-                reply,
-            } => {
-                lock(&self.peers).set_federation(from, tag, true);
-                if let Some(fed) = self.federation(tag) {
-                    self.add_member(&fed, from, next_seq);
-                    if reply {
-                        let next_seq = lock(&fed.sender).tx.high_water().0 + 1;
-                        let _ = self.send_frame(
-                            from,
-                            &Frame::Joined {
-                                tag,
-                                next_seq,
-                                reply: false,
-                            },
-                        );
-                    }
-                }
-            }
-            Frame::Left { tag } => {
-                lock(&self.peers).set_federation(from, tag, false);
-                if let Some(fed) = self.federation(tag) {
-                    self.remove_member(&fed, from);
-                }
-            }
-            Frame::KeyRequest { tag } => {
-                let key = self.federation(tag).map(|f| f.key.clone());
-                let _ = self.send_frame(from, &Frame::KeyReply { tag, key });
-            }
-            Frame::KeyReply { tag, key } => {
+        let now = Instant::now();
+        match Inbound::from(frame) {
+            Inbound::Link => {}
+            Inbound::Goodbye => self.peer_gone(from, false),
+            Inbound::Key { tag, key } => {
                 if let Some(key) = key
                     && let Some(waiters) = lock(&self.key_waiters).remove(&tag)
                 {
@@ -574,42 +517,24 @@ impl Shared {
                     }
                 }
             }
-            Frame::AckRequest { tag, policy } => {
-                if let Some(fed) = self.federation(tag) {
-                    let mut side = lock(&fed.recv);
-                    side.handle_ack_request(from, policy);
-                    self.drain(&fed, &mut side);
+            Inbound::Control(payload) => self.emit(TransportEvent::Control {
+                tag: None,
+                from,
+                payload,
+            }),
+            Inbound::Member { tag, frame } => {
+                if let Some(open) = frame.opens() {
+                    lock(&self.peers).set_federation(from, tag, open);
                 }
-            }
-            Frame::Ack { tag, position } => {
-                if let Some(fed) = self.federation(tag) {
-                    fed.flow.with(|w| w.on_ack(from, position, Instant::now()));
-                }
-            }
-            Frame::Nack { tag, nack } => {
-                if let Some(fed) = self.federation(tag) {
-                    self.stats.nacks_served.fetch_add(1, Ordering::Relaxed);
-                    let repair = lock(&fed.sender).tx.on_nack(Instant::now(), from, &nack);
-                    let _ = self.send_frame(from, &Frame::Repair { tag, repair });
-                }
-            }
-            Frame::Repair { tag, repair } => {
-                if let Some(fed) = self.federation(tag) {
-                    let mut side = lock(&fed.recv);
-                    side.handle_repair(Instant::now(), from, repair);
-                    self.drain(&fed, &mut side);
-                }
-            }
-            Frame::App { tag, hw, payload } => {
-                let payload = Bytes::from(payload);
-                let fed = tag.and_then(|t| self.federation(t));
-                match fed {
-                    Some(fed) => {
-                        let mut side = lock(&fed.recv);
-                        side.handle_app(from, hw, payload);
-                        self.drain(&fed, &mut side);
+                match self.federation(tag) {
+                    Some(fed) => dispatch::handle_frame(now, &*fed, from, frame, &mut |o| {
+                        self.execute(Some(&fed), o)
+                    }),
+                    None => {
+                        if let Some(o) = dispatch::not_open(tag, from, frame) {
+                            self.execute(None, o);
+                        }
                     }
-                    None => self.emit(TransportEvent::Control { tag, from, payload }),
                 }
             }
         }
@@ -715,33 +640,24 @@ impl FederationChannel {
             });
         }
         let now = Instant::now();
-        let mut guard = lock(&self.fed.sender);
-        let side = &mut *guard;
-        let batch = side.batch.decide(
-            now,
-            SendContext {
-                hold,
-                pending_bytes: side.tx.pending_bytes(),
-                heard: self.fed.heard.load(Ordering::Relaxed),
-                data_wake_by: self.shared.data_wake_by(),
-            },
-        );
-        let sender = &mut side.tx;
-        let (seq, sent) = self.shared.emit_data(&self.fed, |mut out| {
-            if batch {
-                sender.push(now, reliability, payload, &mut out)
-            } else {
-                sender.send(now, reliability, payload, &mut out)
-            }
-        });
-        side.batch.sent(now, (sent > 0).then(Instant::now));
-        drop(guard);
-        let seq = seq.map_err(|e| TransportError::Config(e.to_string()))?;
-        if let Some(s) = seq {
-            self.fed.flow.with(|w| {
-                w.on_sent(s.0, payload.len());
-                false
-            });
+        let msg = Outgoing {
+            reliability,
+            payload,
+            hold,
+            heard: self.fed.heard.load(Ordering::Relaxed),
+            timer_by: self.shared.data_wake_by(),
+        };
+        let mut side = lock(&self.fed.sender);
+        let (seq, sent) = self
+            .shared
+            .emit_data(&self.fed, |mut out| side.send(now, msg, &mut out));
+        side.sent(now, (sent > 0).then(Instant::now));
+        drop(side);
+        let seq = seq?;
+        if let Some(s) = seq
+            && self.fed.flow.on
+        {
+            lock(&self.fed.members).on_sent(s.0, payload.len());
         }
         self.fed.sent.sent(reliability);
         Ok(seq.map(|s| s.0))
@@ -751,11 +667,7 @@ impl FederationChannel {
     /// flow control off). Cheap: for a check under another lock, before
     /// [`FederationChannel::wait_for_room`].
     pub fn has_room(&self) -> bool {
-        self.fed
-            .flow
-            .window
-            .as_ref()
-            .is_none_or(|w| lock(w).room(Instant::now()) == Room::Open)
+        !self.fed.flow.on || lock(&self.fed.members).room(Instant::now()) == Room::Open
     }
 
     /// Flow control: waits while this node's slowest receiver in the federation is more than
@@ -765,14 +677,11 @@ impl FederationChannel {
     /// thread may need, before or after a send (`send` itself never waits).
     pub fn wait_for_room(&self) -> FlowWait {
         let flow = &self.fed.flow;
-        let Some(window) = &flow.window else {
-            return FlowWait::Open;
-        };
-        if idle_follows() {
+        if !flow.on || idle_follows() {
             return FlowWait::Open;
         }
         let start = Instant::now();
-        let mut w = lock(window);
+        let mut w = lock(&self.fed.members);
         let mut flushed = false;
         loop {
             let now = Instant::now();
@@ -791,18 +700,12 @@ impl FederationChannel {
                 // window, which may be wider than ours.
                 drop(w);
                 self.flush();
-                let members: Vec<NodeId> = lock(&self.fed.members).keys().copied().collect();
-                for m in members {
-                    let _ = self.shared.send_frame(
-                        m,
-                        &Frame::AckRequest {
-                            tag: self.fed.tag,
-                            policy: flow.ack,
-                        },
-                    );
+                let asks = lock(&self.fed.members).ack_requests();
+                for o in asks {
+                    self.shared.execute(Some(&self.fed), o);
                 }
                 flushed = true;
-                w = lock(window);
+                w = lock(&self.fed.members);
                 continue;
             }
             let dur = until
@@ -828,13 +731,13 @@ impl FederationChannel {
         let mut side = lock(&self.fed.sender);
         let now = Instant::now();
         self.shared
-            .emit_data(&self.fed, |mut out| side.tx.flush(now, &mut out));
+            .emit_data(&self.fed, |mut out| side.flush(now, &mut out));
     }
 
     /// Turns automatic batching on (the default) or off (every message in its own datagram at
     /// once, as for measuring the unbatched path). Turning it off flushes the pending batch.
     pub fn set_batching(&self, on: bool) {
-        lock(&self.fed.sender).batch.set_enabled(on);
+        lock(&self.fed.sender).set_batching(on);
         if !on {
             self.flush();
         }
@@ -842,24 +745,22 @@ impl FederationChannel {
 
     /// Bytes waiting in the pending batch (0: none).
     pub fn pending_bytes(&self) -> usize {
-        lock(&self.fed.sender).tx.pending_bytes()
+        lock(&self.fed.sender).pending_bytes()
     }
 
     /// Whether automatic batching is on.
     pub fn batching(&self) -> bool {
-        lock(&self.fed.sender).batch.enabled()
+        lock(&self.fed.sender).batching()
     }
 
     /// The sequence number of the last reliable message sent.
     pub fn high_water(&self) -> u64 {
-        lock(&self.fed.sender).tx.high_water().0
+        lock(&self.fed.sender).high_water()
     }
 
     /// Peers whose data this node currently accepts in this federation.
     pub fn members(&self) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = lock(&self.fed.members).keys().copied().collect();
-        v.sort();
-        v
+        lock(&self.fed.members).members()
     }
 
     /// The first reliable sequence number of member `node`'s stream this node receives, `None`
@@ -867,7 +768,7 @@ impl FederationChannel {
     /// became channel members (1 if it had sent nothing yet): what it sent before never arrives
     /// here, and the layer above must get that state another way (state transfer).
     pub fn first_seq(&self, node: NodeId) -> Option<u64> {
-        lock(&self.fed.members).get(&node).copied()
+        lock(&self.fed.members).first_seq(node)
     }
 
     /// The data plane's receive counters.
@@ -877,12 +778,12 @@ impl FederationChannel {
 
     /// Flow-control counters (see [`crate::flow`]).
     pub fn flow_stats(&self) -> crate::metrics::FlowStats {
-        self.fed.flow.stats()
+        self.fed.flow_stats()
     }
 
     /// The data plane's send counters.
     pub fn send_stats(&self) -> data::SendStats {
-        lock(&self.fed.sender).tx.stats()
+        lock(&self.fed.sender).sender().stats()
     }
 
     /// How many reliable messages from `node` were delivered in order so far.
@@ -1191,40 +1092,36 @@ impl Transport {
         let group_ip = self.shared.cfg.data_group_for(tag);
         sockets::join(&self.shared.data_recv, group_ip, self.shared.interface)?;
         let dcfg = self.shared.data_config();
-        let bad = |e: data::ConfigError| TransportError::Config(e.to_string());
-        let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone()).map_err(bad)?;
-        let receiver = DataReceiver::new(self.shared.node, tag, &key, dcfg).map_err(bad)?;
-        let flow = Flow::new(self.shared.flow_config(), self.shared.cfg.flow_control);
+        let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone())?;
+        let receiver = DataReceiver::new(self.shared.node, tag, &key, dcfg)?;
+        let flow_on = self.shared.cfg.flow_control;
+        let members = Members::new(tag, self.shared.flow_config(), flow_on);
         let fed = Arc::new(FedChannel {
             tag,
             name: name.to_string(),
             group: SocketAddrV4::new(group_ip, self.shared.cfg.data_port),
-            sender: Mutex::new(SendSide {
-                tx: sender,
-                batch: BatchPolicy::default(),
-            }),
-            recv: Mutex::new(ReceivePath::new(receiver, flow.ack)),
+            sender: Mutex::new(SendSide::new(sender)),
+            recv: Mutex::new(ReceivePath::new(receiver, members.ack_policy())),
             key,
-            members: Mutex::new(HashMap::new()),
+            members: Mutex::new(members),
             sent: SendCounters::default(),
             heard: AtomicU64::new(0),
-            flow,
+            flow: Flow {
+                on: flow_on,
+                room: Condvar::new(),
+                waits: AtomicU64::new(0),
+                wait_ns: AtomicU64::new(0),
+            },
         });
         self.shared
             .federations
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(tag, fed.clone());
+        let hello = dispatch::announce(&*fed);
         let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
         for p in peers {
-            let _ = self.shared.send_frame(
-                p,
-                &Frame::Joined {
-                    tag,
-                    next_seq: 1,
-                    reply: true,
-                },
-            );
+            let _ = self.shared.send_frame(p, &hello);
         }
         self.shared.beacon_now.notify_one();
         tracing::info!(federation = name, group = %fed.group, "federation data channel open");
@@ -1334,8 +1231,8 @@ impl Transport {
                 let mut side = lock(&fed.sender);
                 let now = Instant::now();
                 self.shared
-                    .emit_data(&fed, |mut out| side.tx.flush(now, &mut out));
-                Ok(side.tx.high_water().0)
+                    .emit_data(&fed, |mut out| side.flush(now, &mut out));
+                Ok(side.high_water())
             }
         }
     }
@@ -1444,9 +1341,9 @@ impl Shared {
             .map(|f| m::FederationSample {
                 name: f.name.clone(),
                 recv: lock(&f.recv).stats(),
-                send: lock(&f.sender).tx.stats(),
+                send: lock(&f.sender).sender().stats(),
                 sent: f.sent.totals(),
-                flow: f.flow.stats(),
+                flow: f.flow_stats(),
             })
             .collect();
         s
@@ -2022,7 +1919,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             let mut side = lock(&fed.recv);
             if side.poll_timeout().is_some_and(|t| t <= now) {
                 side.handle_timeout(now);
-                shared.drain(fed, &mut side);
+                dispatch::drain(&mut side, &mut |o| shared.execute(Some(fed), o));
             }
             next = earliest(next, side.poll_timeout());
             drop(side);
@@ -2032,22 +1929,17 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 next = earliest(next, Some(now + DATA_TIMEOUT_SLACK * 2));
                 continue;
             };
-            // While the federation streams, wake often enough to flush batches in time (and so
-            // let `send` start batching at all).
-            if side.batch.active(now) {
-                next = earliest(next, Some(now + MAX_BATCH_DELAY));
-            }
-            let sender = &mut side.tx;
-            if sender.poll_timeout().is_some_and(|t| t <= now) {
+            if side.timeout_due(now) {
                 // Off the send path, on the sender's timer: drop the retransmit copies every
-                // receiver has acknowledged (the flow lock nests inside the sender's here only;
-                // nothing takes them the other way round).
-                if let Some(w) = &fed.flow.window {
-                    let acknowledged = lock(w).delivered_by_all();
-                    sender.release_acknowledged(now, data::Seq(acknowledged));
-                }
+                // receiver has acknowledged (the members lock nests inside the sender's here
+                // only; nothing takes them the other way round).
+                let acknowledged = if fed.flow.on {
+                    lock(&fed.members).delivered_by_all()
+                } else {
+                    None
+                };
                 let group = fed.group;
-                sender.on_timeout(now, &mut |d: &[u8]| {
+                side.handle_timeout(now, acknowledged, &mut |d: &[u8]| {
                     // A flushed batch counts as data sent (before it leaves); heartbeats do not.
                     if data::peek(d).is_ok_and(|h| h.kind != data::DatagramKind::Heartbeat) {
                         shared.stats.datagrams_out.fetch_add(1, Ordering::Relaxed);
@@ -2055,7 +1947,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                     let _ = shared.data_send.send_to(d, group);
                 });
             }
-            next = earliest(next, sender.poll_timeout());
+            // While the federation streams, this wakes often enough to flush batches in time
+            // (and so lets `send` start batching at all).
+            next = earliest(next, side.poll_timeout(now));
         }
         // Sleep in recv until the earliest timer, within [0.5 ms, 20 ms]; the upper bound lets a
         // sender's first tail heartbeat (armed by a send on another thread) go out in time.
@@ -2106,5 +2000,5 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
     }
     let mut side = lock(&fed.recv);
     side.handle_datagram(now, dgram);
-    shared.drain(&fed, &mut side);
+    dispatch::drain(&mut side, &mut |o| shared.execute(Some(&fed), o));
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hlamesh_transport::data::auth::DatagramAuth;
-use hlamesh_transport::data::wire::{DatagramKind, DatagramWriter};
+use hlamesh_transport::data::wire::{self, DatagramKind, DatagramWriter};
 use hlamesh_transport::data::{DataConfig, DataReceiver, RecvEvent, Repair, Seq};
 use hlamesh_transport::{FederationKey, FederationTag, NodeId};
 use serde_bytes::ByteBuf;
@@ -36,7 +36,7 @@ fn signed(kind: DatagramKind, seq: u64, build: impl FnOnce(&mut DatagramWriter<'
 
 /// Signed raw bytes: header fields the writer would never produce (e.g. a frame count of 0).
 fn signed_raw(kind: u8, frames: u16, seq: u64, body: &[u8]) -> Vec<u8> {
-    let mut d = vec![1, kind];
+    let mut d = vec![wire::VERSION, kind];
     d.extend_from_slice(&frames.to_le_bytes());
     d.extend_from_slice(&[0; 4]);
     d.extend_from_slice(&TAG.0.to_le_bytes());

@@ -1,15 +1,29 @@
-//! Deterministic simulation of the data plane: several nodes in one process, each with a
-//! `DataSender` and a `DataReceiver`, a seeded faulty multicast network (`FaultInjector`: drop,
-//! duplicate, reorder, delay), and a reliable ordered control channel (QUIC stand-in, postcard
-//! encoded) for NACKs, repairs and causally gated control messages.
+//! Deterministic simulation of the data plane: several nodes in one process, each running the
+//! transport core's parts of one federation — the member table with the flow window
+//! (`Members`), the send side (`SendSide`: `DataSender` and `BatchPolicy`) and the receive path
+//! (`ReceivePath`: `DataReceiver`, `CausalGate`, acknowledgements) — wired by the same
+//! member-frame protocol the shell runs (`core::dispatch`: `Joined`, `Left`, `Ack`,
+//! `AckRequest`, `Nack`, `Repair`, `App`). A seeded faulty multicast network (`FaultInjector`:
+//! drop, duplicate, reorder, delay) carries the datagrams, a reliable ordered control channel
+//! (the QUIC stand-in) carries the encoded frames.
+//!
+//! The simulator executes the core's outputs the way `transport/src/node.rs` does: frames go on
+//! the control channel, events are checked, `FlowOpened` wakes a sender waiting for room. A
+//! sender asks its flow window before each burst and, the first time it must wait, flushes and
+//! asks its members for acknowledgements (`wait_for_room`); its timers release the retransmit
+//! copies every member acknowledged (the data thread's).
 //!
 //! Invariants checked:
 //! - reliable: every receiver delivers each sender's messages in order, exactly once and
-//!   byte-identical; with a retransmit buffer too small for the loss, exactly the messages that
-//!   touch a reported `FellBehind` range are missing, and nothing else;
+//!   byte-identical, from where the sender's stream stood when the two became members (the
+//!   `Joined` frames say where); with a retransmit buffer too small for the loss, exactly the
+//!   messages that touch a reported `FellBehind` range are missing, and nothing else;
 //! - best-effort: at most once, byte-identical;
 //! - memory: receivers and senders stay within their configured bounds at every step;
-//! - causality: a gated control message is released only once its data is delivered.
+//! - causality: a gated control message is released only once its data is delivered (or given
+//!   up as lost, or its sender left);
+//! - flow control: senders wait for room and are woken by acknowledgements (every run must
+//!   converge; the lossy runs must have waited).
 //!
 //! Seeds: `HLAMESH_SIM_SEED=<n>` runs one seed, `HLAMESH_SIM_SEEDS=<count>` sets how many
 //! (default 4). A failure names the seed to rerun.
@@ -17,16 +31,19 @@
 // Nodes are addressed by index throughout (links and control are keyed by index pairs).
 #![allow(clippy::needless_range_loop)]
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hlamesh_transport::data::{
-    CausalGate, DataConfig, DataReceiver, DataSender, Nack, RecvEvent, Reliability, Repair, Seq,
-    SeqRange,
-};
+use hlamesh_transport::core::channel::{ChannelParts, Members, Outgoing, SendSide};
+use hlamesh_transport::core::dispatch::{self, Inbound};
+use hlamesh_transport::core::{Output, ReceivePath, TransportEvent};
+use hlamesh_transport::data::{DataConfig, DataReceiver, DataSender, Reliability, Seq, SeqRange};
 use hlamesh_transport::fault::{FaultConfig, FaultInjector};
+use hlamesh_transport::flow::{FlowConfig, Room};
+use hlamesh_transport::frame::Frame;
 use hlamesh_transport::{FederationKey, FederationTag, NodeId};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -39,41 +56,61 @@ struct Scenario {
     nodes: usize,
     messages_per_node: usize,
     cfg: DataConfig,
+    flow: FlowConfig,
     net: FaultConfig,
     control_delay: Duration,
     expect_fell_behind: bool,
-    /// The last node joins this late: it hears nothing before, then starts every sender's
-    /// stream at the sender's high-water + 1 (as after a state transfer).
+    /// The last node joins this late: it hears nothing before, then announces itself
+    /// (`Joined`), and every sender's stream starts for it where the sender stood when it
+    /// answered (as after a state transfer).
     late_join: Option<Duration>,
-    /// Node 0 leaves at this time: the others remove it (receiver and gate).
+    /// Node 0 leaves at this time: it sends `Left` to its members and stops.
     leave: Option<Duration>,
 }
 
-#[derive(Debug)]
-enum Ctrl {
-    Nack(Vec<u8>),
-    Repair(Vec<u8>),
-    /// A control message gated on the sender's data high-water.
-    Gated {
-        hw: u64,
-        id: u64,
-    },
+/// One node's parts of the federation, in plain cells (the shell keeps them behind locks).
+struct Fed {
+    members: RefCell<Members>,
+    recv: RefCell<ReceivePath>,
+    send: RefCell<SendSide>,
+}
+
+impl ChannelParts for Fed {
+    fn tag(&self) -> FederationTag {
+        TAG
+    }
+    fn key(&self) -> FederationKey {
+        KEY
+    }
+    fn members<R>(&self, f: impl FnOnce(&mut Members) -> R) -> R {
+        f(&mut self.members.borrow_mut())
+    }
+    fn receive<R>(&self, f: impl FnOnce(&mut ReceivePath) -> R) -> R {
+        f(&mut self.recv.borrow_mut())
+    }
+    fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
+        f(&mut self.send.borrow_mut())
+    }
 }
 
 struct Node {
-    id: NodeId,
-    tx: DataSender,
-    rx: DataReceiver,
-    gate: CausalGate<(u64, u64)>,
+    fed: Fed,
     /// Per sender: delivered reliable (seq, payload).
     got_rel: BTreeMap<NodeId, Vec<(Seq, Bytes)>>,
     got_be: HashMap<Vec<u8>, usize>,
     lost: BTreeMap<NodeId, Vec<SeqRange>>,
+    /// Per sender: the highest number handed up or reported lost.
+    handed_up: BTreeMap<NodeId, u64>,
     gated_released: u64,
     /// Not yet joined (late joiner) or gone (leaver): hears and does nothing.
     active: bool,
-    /// Per sender, the first reliable number this node is expected to deliver.
+    /// Per sender, the first reliable number this node is expected to deliver (recorded when
+    /// the sender became a member).
     start: BTreeMap<NodeId, u64>,
+    /// Datagrams from other nodes received (the batching decision's input).
+    heard: u64,
+    /// Waiting for room in the flow window (asked for acknowledgements already).
+    waiting: bool,
 }
 
 struct Sent {
@@ -86,6 +123,8 @@ struct Sent {
 struct Outcome {
     fell_behind: u64,
     nacks: u64,
+    acks: u64,
+    flow_waits: u64,
     reliable_delivered: u64,
     best_effort_delivered: u64,
     best_effort_sent: u64,
@@ -124,6 +163,197 @@ fn frames_of(cfg: &DataConfig, len: usize) -> u64 {
     }
 }
 
+/// A control message: the payload of a gated `App` frame (the sender's high-water and an id).
+fn gated_payload(hw: u64, id: u64) -> Vec<u8> {
+    [hw.to_le_bytes(), id.to_le_bytes()].concat()
+}
+
+fn gated_hw(payload: &[u8]) -> Result<u64, String> {
+    let b: [u8; 8] = payload
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or("short control message")?;
+    Ok(u64::from_le_bytes(b))
+}
+
+type ControlQueue = BinaryHeap<Reverse<(Instant, u64, usize, usize)>>;
+
+/// The network and everything the checks need besides the nodes.
+struct Sim<'a> {
+    sc: &'a Scenario,
+    ids: Vec<NodeId>,
+    links: BTreeMap<(usize, usize), FaultInjector>,
+    /// Control channel: (deliver at, counter, from, to), per-pair FIFO kept by never scheduling
+    /// a message before the previous one on the same pair; the encoded frames by counter.
+    control: ControlQueue,
+    control_msgs: HashMap<u64, Vec<u8>>,
+    control_last: HashMap<(usize, usize), Instant>,
+    counter: u64,
+    next_send: Vec<Instant>,
+    be_sent: HashMap<Vec<u8>, usize>,
+    gated_to_inactive: u64,
+    out: Outcome,
+}
+
+impl Sim<'_> {
+    fn schedule(&mut self, now: Instant, from: usize, to: usize, frame: &Frame) {
+        let last = self.control_last.entry((from, to)).or_insert(now);
+        let at = (now + self.sc.control_delay).max(*last);
+        *last = at;
+        self.counter += 1;
+        self.control.push(Reverse((at, self.counter, from, to)));
+        self.control_msgs.insert(self.counter, frame.encode());
+    }
+
+    fn index(&self, node: NodeId) -> Result<usize, String> {
+        self.ids
+            .iter()
+            .position(|&i| i == node)
+            .ok_or_else(|| format!("unknown node {node}"))
+    }
+
+    /// Executes what node `r`'s core asked for, as the shell does, checking what it hands up.
+    fn execute(
+        &mut self,
+        now: Instant,
+        nodes: &mut [Node],
+        r: usize,
+        outputs: Vec<Output>,
+    ) -> Result<(), String> {
+        for o in outputs {
+            match o {
+                Output::Transmit { to, frame } => {
+                    match &frame {
+                        Frame::Nack { .. } => self.out.nacks += 1,
+                        Frame::Ack { .. } => self.out.acks += 1,
+                        _ => {}
+                    }
+                    let to = self.index(to)?;
+                    self.schedule(now, r, to, &frame);
+                }
+                Output::FlowOpened { .. } => {
+                    if nodes[r].waiting {
+                        self.next_send[r] = self.next_send[r].min(now);
+                    }
+                }
+                Output::Event(ev) => self.event(nodes, r, ev)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, nodes: &mut [Node], r: usize, ev: TransportEvent) -> Result<(), String> {
+        let node = &mut nodes[r];
+        match ev {
+            TransportEvent::Data {
+                from,
+                seq: Some(seq),
+                payload,
+                ..
+            } => {
+                self.out.reliable_delivered += 1;
+                let up = node.handed_up.entry(from).or_default();
+                if seq <= *up {
+                    return Err(format!("node {r}: {from}'s {seq} handed up after {up}"));
+                }
+                *up = seq;
+                node.got_rel
+                    .entry(from)
+                    .or_default()
+                    .push((Seq(seq), payload));
+            }
+            TransportEvent::Data {
+                seq: None, payload, ..
+            } => {
+                self.out.best_effort_delivered += 1;
+                let n = node.got_be.entry(payload.to_vec()).or_default();
+                *n += 1;
+                if *n > self.be_sent.get(&payload[..]).copied().unwrap_or(0) {
+                    return Err(format!(
+                        "node {r}: best-effort message of {} bytes delivered more often than sent",
+                        payload.len()
+                    ));
+                }
+            }
+            TransportEvent::FellBehind {
+                from, first, last, ..
+            } => {
+                self.out.fell_behind += 1;
+                let lost = SeqRange {
+                    first: Seq(first),
+                    last: Seq(last),
+                };
+                if !self.sc.expect_fell_behind {
+                    return Err(format!("node {r} fell behind {from}: {lost:?}"));
+                }
+                node.lost.entry(from).or_default().push(lost);
+                let up = node.handed_up.entry(from).or_default();
+                *up = (*up).max(last);
+            }
+            TransportEvent::Control { from, payload, .. } => {
+                let hw = gated_hw(&payload)?;
+                let m = node.fed.members.borrow();
+                // A sender that left (or is leaving) releases what it sent, by design.
+                let removed = !m.contains(from);
+                let before_start = m.first_seq(from).is_some_and(|s| hw < s);
+                let up = node.handed_up.get(&from).copied().unwrap_or(0);
+                // After a gap given up, the receiver also skips what a cut message had left;
+                // its position then says how far the stream went.
+                let skipped =
+                    node.lost.contains_key(&from) && node.fed.recv.borrow().delivered(from) >= hw;
+                if !removed && !before_start && up < hw && !skipped {
+                    return Err(format!(
+                        "node {r}: gate released {from}'s hw {hw} early (handed up {up})"
+                    ));
+                }
+                node.gated_released += 1;
+            }
+            TransportEvent::FederationPeer {
+                node: peer,
+                joined: true,
+                ..
+            } => {
+                let first = node
+                    .fed
+                    .members
+                    .borrow()
+                    .first_seq(peer)
+                    .ok_or("a member without a stream start")?;
+                node.start.insert(peer, first);
+            }
+            TransportEvent::FederationPeer { joined: false, .. } => {}
+            other => return Err(format!("node {r}: unexpected event {other:?}")),
+        }
+        Ok(())
+    }
+
+    /// Node `s` multicasts `d`: into every other node's link, and back to itself (as a real
+    /// multicast loop would; the receiver drops its own datagrams).
+    fn multicast(&mut self, nodes: &mut [Node], s: usize, now: Instant, d: Bytes) {
+        for (&(from, _), link) in self.links.iter_mut() {
+            if from == s {
+                link.inject(now, d.clone());
+            }
+        }
+        nodes[s].fed.recv.borrow_mut().handle_datagram(now, d);
+    }
+}
+
+fn outputs(f: impl FnOnce(&mut dyn FnMut(Output))) -> Vec<Output> {
+    let mut v = Vec::new();
+    f(&mut |o| v.push(o));
+    v
+}
+
+fn receive_outputs(fed: &Fed, f: impl FnOnce(&mut ReceivePath)) -> Vec<Output> {
+    outputs(|out| {
+        fed.receive(|r| {
+            f(r);
+            dispatch::drain(r, out);
+        })
+    })
+}
+
 /// Run one seeded scenario; Err names what broke.
 fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
     let t0 = Instant::now();
@@ -132,23 +362,24 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
     let mut nodes: Vec<Node> = ids
         .iter()
         .map(|&id| {
-            let mut rx = DataReceiver::new(id, TAG, &KEY, sc.cfg.clone()).expect("cfg");
-            for &o in &ids {
-                if o != id {
-                    rx.add_sender(o);
-                }
-            }
+            let members = Members::new(TAG, sc.flow, true);
+            let rx = DataReceiver::new(id, TAG, &KEY, sc.cfg.clone()).expect("cfg");
+            let tx = DataSender::new(id, TAG, &KEY, sc.cfg.clone()).expect("cfg");
             Node {
-                id,
-                tx: DataSender::new(id, TAG, &KEY, sc.cfg.clone()).expect("cfg"),
-                rx,
-                gate: CausalGate::new(),
+                fed: Fed {
+                    recv: RefCell::new(ReceivePath::new(rx, members.ack_policy())),
+                    send: RefCell::new(SendSide::new(tx)),
+                    members: RefCell::new(members),
+                },
                 got_rel: BTreeMap::new(),
                 got_be: HashMap::new(),
                 lost: BTreeMap::new(),
+                handed_up: BTreeMap::new(),
                 gated_released: 0,
                 active: true,
                 start: BTreeMap::new(),
+                heard: 0,
+                waiting: false,
             }
         })
         .collect();
@@ -160,7 +391,6 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
     if !joined {
         nodes[late].active = false;
     }
-    let mut gated_to_inactive = 0u64;
     let mut links: BTreeMap<(usize, usize), FaultInjector> = BTreeMap::new();
     for s in 0..sc.nodes {
         for r in 0..sc.nodes {
@@ -170,34 +400,45 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             }
         }
     }
-    // Control channel: (deliver at, counter) ordered; per-pair FIFO kept by never scheduling a
-    // message before the previous one on the same pair.
-    let mut control: BinaryHeap<Reverse<(Instant, u64, usize, usize)>> = BinaryHeap::new();
-    let mut control_msgs: HashMap<u64, Ctrl> = HashMap::new();
-    let mut control_last: HashMap<(usize, usize), Instant> = HashMap::new();
-    let mut counter = 0u64;
-    let mut schedule = |now: Instant,
-                        from: usize,
-                        to: usize,
-                        msg: Ctrl,
-                        control: &mut BinaryHeap<Reverse<(Instant, u64, usize, usize)>>,
-                        control_msgs: &mut HashMap<u64, Ctrl>| {
-        let last = control_last.entry((from, to)).or_insert(now);
-        let at = (now + sc.control_delay).max(*last);
-        *last = at;
-        counter += 1;
-        control.push(Reverse((at, counter, from, to)));
-        control_msgs.insert(counter, msg);
+    let mut sim = Sim {
+        sc,
+        ids: ids.clone(),
+        links,
+        control: BinaryHeap::new(),
+        control_msgs: HashMap::new(),
+        control_last: HashMap::new(),
+        counter: 0,
+        next_send: (0..sc.nodes)
+            .map(|_| t0 + Duration::from_micros(rng.random_range(0..500)))
+            .collect(),
+        be_sent: HashMap::new(),
+        gated_to_inactive: 0,
+        out: Outcome::default(),
     };
+    // The nodes present from the start were connected before anything was sent: each has
+    // told every other that its stream starts at 1.
+    for r in 0..sc.nodes {
+        for s in 0..sc.nodes {
+            if r == s || !nodes[r].active || !nodes[s].active {
+                continue;
+            }
+            let frame = dispatch::announce(&nodes[s].fed);
+            let Inbound::Member { frame, .. } = Inbound::from(frame) else {
+                return Err("an announcement is a member frame".into());
+            };
+            let outs = outputs(|out| dispatch::handle_frame(t0, &nodes[r].fed, ids[s], frame, out));
+            // Each answers the other's announcement on its own: drop the replies.
+            let outs = outs
+                .into_iter()
+                .filter(|o| !matches!(o, Output::Transmit { .. }))
+                .collect();
+            sim.execute(t0, &mut nodes, r, outs)?;
+        }
+    }
 
     let mut sent: Vec<Vec<Sent>> = (0..sc.nodes).map(|_| Vec::new()).collect();
-    let mut be_sent: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut gated_sent = 0u64;
-    let mut next_send: Vec<Instant> = (0..sc.nodes)
-        .map(|_| t0 + Duration::from_micros(rng.random_range(0..500)))
-        .collect();
     let mut remaining: Vec<usize> = vec![sc.messages_per_node; sc.nodes];
-    let mut out = Outcome::default();
     let limit = t0 + Duration::from_secs(120);
     let mut now = t0;
     let mem_bound = sc.cfg.reorder_capacity_bytes
@@ -205,35 +446,57 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         + (sc.nodes - 1) * sc.cfg.max_message;
 
     if !joined {
-        next_send[late] = join_at.unwrap_or(t0);
+        sim.next_send[late] = join_at.unwrap_or(t0);
     }
     loop {
-        // 0. Membership changes.
+        // 0. Membership changes: a late joiner announces itself, a leaver says so and stops.
         if !joined && join_at.is_some_and(|t| t <= now) {
             joined = true;
             nodes[late].active = true;
+            let hello = dispatch::announce(&nodes[late].fed);
             for s in 0..sc.nodes {
-                if s != late {
-                    let next = nodes[s].tx.high_water().0 + 1;
-                    nodes[late].start.insert(ids[s], next);
-                    nodes[late].rx.start_sender_at(ids[s], Seq(next));
+                if s != late && nodes[s].active {
+                    sim.schedule(now, late, s, &hello);
                 }
             }
         }
         if !left && leave_at.is_some_and(|t| t <= now) {
             left = true;
+            for m in nodes[0].fed.members.borrow().members() {
+                let to = sim.index(m)?;
+                sim.schedule(now, 0, to, &Frame::Left { tag: TAG });
+            }
             nodes[0].active = false;
             remaining[0] = 0;
-            for r in 1..sc.nodes {
-                nodes[r].rx.remove_sender(ids[0]);
-                nodes[r].gate.remove_sender(ids[0]);
-            }
         }
-        // 1. Application sends due now: a burst of 1..=4 messages, some batched.
+        // 1. Application sends due now: a burst of 1..=4 messages, batched as the policy says,
+        // once the flow window has room.
         for s in 0..sc.nodes {
-            if remaining[s] == 0 || next_send[s] > now || !nodes[s].active {
+            if remaining[s] == 0 || sim.next_send[s] > now || !nodes[s].active {
                 continue;
             }
+            let room = nodes[s].fed.members.borrow_mut().room(now);
+            if let Room::Wait { until } = room {
+                if !nodes[s].waiting {
+                    // wait_for_room: flush, then ask every member for an acknowledgement.
+                    nodes[s].waiting = true;
+                    sim.out.flow_waits += 1;
+                    let mut wire: Vec<Bytes> = Vec::new();
+                    nodes[s]
+                        .fed
+                        .send
+                        .borrow_mut()
+                        .flush(now, &mut |d: &[u8]| wire.push(Bytes::copy_from_slice(d)));
+                    for d in wire {
+                        sim.multicast(&mut nodes, s, now, d);
+                    }
+                    let asks = nodes[s].fed.members.borrow().ack_requests();
+                    sim.execute(now, &mut nodes, s, asks)?;
+                }
+                sim.next_send[s] = until;
+                continue;
+            }
+            nodes[s].waiting = false;
             let mut wire: Vec<Bytes> = Vec::new();
             let mut emit = |d: &[u8]| wire.push(Bytes::copy_from_slice(d));
             let burst = rng.random_range(1..=4).min(remaining[s]);
@@ -241,18 +504,27 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 let len = size(&mut rng);
                 let payload: Vec<u8> = (0..len).map(|_| rng.random()).collect();
                 let reliable = rng.random_range(0..100) < 75;
-                let rel = if reliable {
+                let reliability = if reliable {
                     Reliability::Reliable
                 } else {
                     Reliability::BestEffort
                 };
-                let tx = &mut nodes[s].tx;
-                let seq = if rng.random_bool(0.5) {
-                    tx.push(now, rel, &payload, &mut emit)
-                } else {
-                    tx.send(now, rel, &payload, &mut emit)
+                let msg = Outgoing {
+                    reliability,
+                    payload: &payload,
+                    hold: rng.random_bool(0.3),
+                    heard: nodes[s].heard,
+                    timer_by: Some(now),
+                };
+                let mut side = nodes[s].fed.send.borrow_mut();
+                let seq = side
+                    .send(now, msg, &mut emit)
+                    .map_err(|e| format!("send: {e}"))?;
+                side.sent(now, Some(now));
+                drop(side);
+                if let Some(q) = seq {
+                    nodes[s].fed.members.borrow_mut().on_sent(q.0, len);
                 }
-                .map_err(|e| format!("send: {e}"))?;
                 if reliable {
                     sent[s].push(Sent {
                         seq,
@@ -260,88 +532,86 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                         payload,
                     });
                 } else {
-                    *be_sent.entry(payload).or_default() += 1;
-                    out.best_effort_sent += 1;
+                    *sim.be_sent.entry(payload).or_default() += 1;
+                    sim.out.best_effort_sent += 1;
                 }
             }
-            nodes[s].tx.flush(now, &mut emit);
-            remaining[s] -= burst;
-            next_send[s] = now + Duration::from_micros(rng.random_range(50..3000));
-            for d in wire {
-                multicast(s, now, d, &mut links, &mut nodes);
+            // Half the bursts are flushed by the caller, the others by the sender's timer.
+            if rng.random_bool(0.5) {
+                nodes[s].fed.send.borrow_mut().flush(now, &mut emit);
             }
-            // Now and then a control message gated on the data just sent.
+            remaining[s] -= burst;
+            sim.next_send[s] = now + Duration::from_micros(rng.random_range(50..3000));
+            for d in wire {
+                sim.multicast(&mut nodes, s, now, d);
+            }
+            // Now and then a control message gated on the data just sent, to every member
+            // (flushed first, as `send_control` does).
             if rng.random_range(0..100) < 20 {
-                let hw = nodes[s].tx.high_water().0;
-                for r in 0..sc.nodes {
-                    if r != s && !nodes[r].active {
-                        continue;
-                    }
-                    if r != s {
-                        gated_sent += 1;
-                        schedule(
-                            now,
-                            s,
-                            r,
-                            Ctrl::Gated { hw, id: gated_sent },
-                            &mut control,
-                            &mut control_msgs,
-                        );
-                    }
+                let mut wire: Vec<Bytes> = Vec::new();
+                let hw = {
+                    let mut side = nodes[s].fed.send.borrow_mut();
+                    side.flush(now, &mut |d: &[u8]| wire.push(Bytes::copy_from_slice(d)));
+                    side.high_water()
+                };
+                for d in wire {
+                    sim.multicast(&mut nodes, s, now, d);
+                }
+                for m in nodes[s].fed.members.borrow().members() {
+                    gated_sent += 1;
+                    let frame = Frame::App {
+                        tag: Some(TAG),
+                        hw,
+                        payload: gated_payload(hw, gated_sent),
+                    };
+                    let to = sim.index(m)?;
+                    sim.schedule(now, s, to, &frame);
                 }
             }
         }
 
         // 2. Multicast datagrams due.
-        for (&(_, r), link) in links.iter_mut() {
+        let mut arrived: Vec<(usize, Bytes)> = Vec::new();
+        for (&(_, r), link) in sim.links.iter_mut() {
             while let Some(d) = link.poll(now) {
-                if nodes[r].active {
-                    nodes[r].rx.on_datagram(now, d);
-                }
+                arrived.push((r, d));
             }
         }
+        for (r, d) in arrived {
+            if !nodes[r].active {
+                continue;
+            }
+            nodes[r].heard += 1;
+            let outs = receive_outputs(&nodes[r].fed, |p| p.handle_datagram(now, d));
+            sim.execute(now, &mut nodes, r, outs)?;
+        }
 
-        // 3. Control messages due.
-        while let Some(Reverse((at, c, from, to))) = control.peek().copied() {
+        // 3. Control frames due, through the member-frame protocol.
+        while let Some(Reverse((at, c, from, to))) = sim.control.peek().copied() {
             if at > now {
                 break;
             }
-            control.pop();
-            let Some(msg) = control_msgs.remove(&c) else {
+            sim.control.pop();
+            let Some(bytes) = sim.control_msgs.remove(&c) else {
                 continue;
             };
-            if !nodes[to].active || !nodes[from].active {
-                // To or from a node that has left: the QUIC connection is gone.
-                if matches!(msg, Ctrl::Gated { .. }) {
-                    gated_to_inactive += 1;
+            let frame = Frame::decode(&bytes[4..]).map_err(|e| e.to_string())?;
+            if !nodes[to].active {
+                // To a node that has left: its QUIC connection is gone.
+                if matches!(frame, Frame::App { .. }) {
+                    sim.gated_to_inactive += 1;
                 }
                 continue;
             }
-            match msg {
-                Ctrl::Nack(bytes) => {
-                    let nack: Nack = postcard::from_bytes(&bytes).map_err(|e| e.to_string())?;
-                    let from_id = nodes[from].id;
-                    let rep = nodes[to].tx.on_nack(now, from_id, &nack);
-                    let bytes = postcard::to_allocvec(&rep).map_err(|e| e.to_string())?;
-                    schedule(
-                        now,
-                        to,
-                        from,
-                        Ctrl::Repair(bytes),
-                        &mut control,
-                        &mut control_msgs,
-                    );
-                }
-                Ctrl::Repair(bytes) => {
-                    let rep: Repair = postcard::from_bytes(&bytes).map_err(|e| e.to_string())?;
-                    let from_id = nodes[from].id;
-                    nodes[to].rx.on_repair(now, from_id, rep);
-                }
-                Ctrl::Gated { hw, id } => {
-                    let from_id = nodes[from].id;
-                    nodes[to].gate.push(from_id, Seq(hw), (hw, id));
-                }
+            let Inbound::Member { tag, frame } = Inbound::from(frame) else {
+                return Err("only member frames travel here".into());
+            };
+            if tag != TAG {
+                return Err(format!("frame for federation {tag:?}"));
             }
+            let outs =
+                outputs(|out| dispatch::handle_frame(now, &nodes[to].fed, ids[from], frame, out));
+            sim.execute(now, &mut nodes, to, outs)?;
         }
 
         // 4. Timers.
@@ -349,96 +619,39 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
             if !nodes[s].active {
                 continue;
             }
-            if nodes[s].tx.poll_timeout().is_some_and(|t| t <= now) {
+            let fed = &nodes[s].fed;
+            if fed.send.borrow().timeout_due(now) {
+                let acknowledged = fed.members.borrow().delivered_by_all();
                 let mut wire: Vec<Bytes> = Vec::new();
-                nodes[s]
-                    .tx
-                    .on_timeout(now, &mut |d: &[u8]| wire.push(Bytes::copy_from_slice(d)));
+                fed.send
+                    .borrow_mut()
+                    .handle_timeout(now, acknowledged, &mut |d: &[u8]| {
+                        wire.push(Bytes::copy_from_slice(d))
+                    });
                 for d in wire {
-                    multicast(s, now, d, &mut links, &mut nodes);
+                    sim.multicast(&mut nodes, s, now, d);
                 }
             }
-            if nodes[s].rx.poll_timeout().is_some_and(|t| t <= now) {
-                nodes[s].rx.on_timeout(now);
+            let fed = &nodes[s].fed;
+            if fed.recv.borrow().poll_timeout().is_some_and(|t| t <= now) {
+                let outs = receive_outputs(fed, |p| p.handle_timeout(now));
+                sim.execute(now, &mut nodes, s, outs)?;
             }
         }
 
-        // 5. Receiver events, gate, invariants.
+        // 5. Bounds.
         for r in 0..sc.nodes {
             if !nodes[r].active {
                 continue;
             }
-            while let Some(ev) = nodes[r].rx.poll_event() {
-                match ev {
-                    RecvEvent::Deliver {
-                        from,
-                        seq: Some(seq),
-                        payload,
-                    } => {
-                        out.reliable_delivered += 1;
-                        nodes[r]
-                            .got_rel
-                            .entry(from)
-                            .or_default()
-                            .push((seq, payload));
-                    }
-                    RecvEvent::Deliver {
-                        seq: None, payload, ..
-                    } => {
-                        out.best_effort_delivered += 1;
-                        let n = nodes[r].got_be.entry(payload.to_vec()).or_default();
-                        *n += 1;
-                        if *n > be_sent.get(&payload[..]).copied().unwrap_or(0) {
-                            return Err(format!(
-                                "node {r}: best-effort message of {} bytes delivered more often \
-                                 than sent",
-                                payload.len()
-                            ));
-                        }
-                    }
-                    RecvEvent::SendNack { to, nack } => {
-                        out.nacks += 1;
-                        let to_idx = ids.iter().position(|&i| i == to).ok_or("nack to whom")?;
-                        let bytes = postcard::to_allocvec(&nack).map_err(|e| e.to_string())?;
-                        schedule(
-                            now,
-                            r,
-                            to_idx,
-                            Ctrl::Nack(bytes),
-                            &mut control,
-                            &mut control_msgs,
-                        );
-                    }
-                    RecvEvent::FellBehind { from, lost } => {
-                        out.fell_behind += 1;
-                        if !sc.expect_fell_behind {
-                            return Err(format!("node {r} fell behind {from}: {lost:?}"));
-                        }
-                        nodes[r].lost.entry(from).or_default().push(lost);
-                    }
-                }
-            }
-            let node = &mut nodes[r];
-            for &s in &ids {
-                if s != node.id {
-                    node.gate.advance(s, node.rx.delivered(s));
-                }
-            }
-            while let Some((from, (hw, _id))) = node.gate.pop() {
-                // A removed sender's held messages are released on removal, by design.
-                let removed = left && from == ids[0];
-                if !removed && node.rx.delivered(from) < Seq(hw) {
-                    return Err(format!("node {r}: gate released hw {hw} early"));
-                }
-                node.gated_released += 1;
-            }
-            if node.rx.memory_bytes() > mem_bound {
+            let fed = &nodes[r].fed;
+            let mem = fed.recv.borrow().memory_bytes();
+            if mem > mem_bound {
                 return Err(format!(
-                    "node {r}: receiver memory {} over bound {mem_bound}",
-                    node.rx.memory_bytes()
+                    "node {r}: receiver memory {mem} over bound {mem_bound}"
                 ));
             }
-            let (bytes, count) = node.tx.retransmit_usage();
+            let (bytes, count) = fed.send.borrow().sender().retransmit_usage();
             if bytes > sc.cfg.retransmit_capacity_bytes || count > sc.cfg.retransmit_capacity_msgs {
                 return Err(format!(
                     "node {r}: retransmit buffer over bounds ({bytes}, {count})"
@@ -447,20 +660,24 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         }
 
         // Done when everything is sent and every reliable stream is delivered everywhere.
-        let all_sent = remaining.iter().all(|&n| n == 0);
+        let all_sent = remaining.iter().all(|&n| n == 0)
+            && nodes
+                .iter()
+                .all(|n| !n.active || n.fed.send.borrow().pending_bytes() == 0);
         let all_delivered = (0..sc.nodes).all(|r| {
             !nodes[r].active
                 || (0..sc.nodes).all(|s| {
                     s == r
                         || (left && s == 0)
-                        || nodes[r].rx.delivered(ids[s]) >= nodes[s].tx.high_water()
+                        || nodes[r].fed.recv.borrow().delivered(ids[s])
+                            >= nodes[s].fed.send.borrow().high_water()
                 })
         });
         let all_sent = all_sent && joined && (left || leave_at.is_none());
         if all_sent
             && all_delivered
-            && control.is_empty()
-            && links.values().all(|l| l.in_flight() == 0)
+            && sim.control.is_empty()
+            && sim.links.values().all(|l| l.in_flight() == 0)
         {
             break;
         }
@@ -473,20 +690,23 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
         };
         for s in 0..sc.nodes {
             if remaining[s] > 0 {
-                consider(Some(next_send[s]));
+                consider(Some(sim.next_send[s]));
             }
             if nodes[s].active {
-                consider(nodes[s].tx.poll_timeout());
-                consider(nodes[s].rx.poll_timeout());
+                consider(nodes[s].fed.send.borrow().poll_timeout(now));
+                consider(nodes[s].fed.recv.borrow().poll_timeout());
             }
+        }
+        if !joined {
+            consider(join_at);
         }
         if !left {
             consider(leave_at);
         }
-        for link in links.values() {
+        for link in sim.links.values() {
             consider(link.next_deadline());
         }
-        consider(control.peek().map(|Reverse((t, ..))| *t));
+        consider(sim.control.peek().map(|Reverse((t, ..))| *t));
         let Some(t) = next else {
             return Err("simulation stalled with nothing scheduled".into());
         };
@@ -500,7 +720,7 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
     let mut held_by_departed = 0;
     for r in 0..sc.nodes {
         if !nodes[r].active {
-            held_by_departed += nodes[r].gate.held() as u64;
+            held_by_departed += nodes[r].fed.recv.borrow().gated() as u64;
             continue;
         }
         for s in 0..sc.nodes {
@@ -508,7 +728,12 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 continue;
             }
             let departed = left && s == 0;
-            let start = nodes[r].start.get(&ids[s]).copied().unwrap_or(1);
+            let Some(&start) = nodes[r].start.get(&ids[s]) else {
+                if departed {
+                    continue; // it left before the two met
+                }
+                return Err(format!("node {r} never had node {s} as a member"));
+            };
             let lost = nodes[r].lost.get(&ids[s]).cloned().unwrap_or_default();
             let mut expected: Vec<(Seq, &[u8])> = sent[s]
                 .iter()
@@ -548,48 +773,36 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 }
             }
         }
-        if nodes[r].gate.held() != 0 {
-            return Err(format!(
-                "node {r}: {} gated messages never released",
-                nodes[r].gate.held()
-            ));
+        let gated = nodes[r].fed.recv.borrow().gated();
+        if gated != 0 {
+            return Err(format!("node {r}: {gated} gated messages never released"));
         }
-        let d = nodes[r].rx.stats().dropped;
-        let not_member = if left { 0 } else { d.not_member };
+        let d = nodes[r].fed.recv.borrow().stats().dropped;
+        // Datagrams of a node not (yet, or any more) a member: around a join or a departure.
+        let not_member = if left || sc.late_join.is_some() {
+            0
+        } else {
+            d.not_member
+        };
         if d.bad_auth + d.malformed + not_member + d.wrong_federation + d.bad_version > 0 {
             return Err(format!("node {r}: unexpected drops {d:?}"));
         }
     }
     let released: u64 = nodes.iter().map(|n| n.gated_released).sum();
+    let gated_to_inactive = sim.gated_to_inactive;
     if released + gated_to_inactive + held_by_departed != gated_sent {
         return Err(format!(
-            "{released} gated messages released, {gated_to_inactive} to/from departed nodes, \
+            "{released} gated messages released, {gated_to_inactive} to departed nodes, \
              {held_by_departed} held by departed nodes, {gated_sent} sent"
         ));
     }
-    out.network_drops = links.values().map(|l| l.stats().dropped).sum();
-    out.receivers = nodes.iter().map(|n| n.rx.stats()).collect();
+    let mut out = sim.out;
+    out.network_drops = sim.links.values().map(|l| l.stats().dropped).sum();
+    out.receivers = nodes.iter().map(|n| n.fed.recv.borrow().stats()).collect();
     if sc.late_join.is_some() {
         out.late_joiner_delivered = nodes[late].got_rel.values().map(|v| v.len() as u64).sum();
     }
     Ok(out)
-}
-
-/// Send a datagram from node `s` to every other node's link (and back to itself, as a real
-/// multicast loop would; the receiver drops its own datagrams).
-fn multicast(
-    s: usize,
-    now: Instant,
-    d: Bytes,
-    links: &mut BTreeMap<(usize, usize), FaultInjector>,
-    nodes: &mut [Node],
-) {
-    for (&(from, _), link) in links.iter_mut() {
-        if from == s {
-            link.inject(now, d.clone());
-        }
-    }
-    nodes[s].rx.on_datagram(now, d);
 }
 
 fn lossy_net() -> FaultConfig {
@@ -613,6 +826,15 @@ fn sim_config() -> DataConfig {
     }
 }
 
+/// A window of about ten average messages, so that senders wait now and then.
+fn sim_flow() -> FlowConfig {
+    FlowConfig {
+        window_bytes: 48 << 10,
+        window_messages: 32,
+        stall_after: Duration::from_millis(200),
+    }
+}
+
 fn check_all(sc: &Scenario) -> Vec<Outcome> {
     seeds()
         .into_iter()
@@ -629,6 +851,7 @@ fn lossy_network_delivers_everything_exactly_once_in_order() {
         nodes: 4,
         messages_per_node: 120,
         cfg: sim_config(),
+        flow: sim_flow(),
         net: lossy_net(),
         control_delay: Duration::from_micros(150),
         expect_fell_behind: false,
@@ -637,12 +860,15 @@ fn lossy_network_delivers_everything_exactly_once_in_order() {
     };
     let outs = check_all(&sc);
     for o in &outs {
-        // The run must actually have exercised loss and repair.
+        // The run must actually have exercised loss and repair, and flow control.
         assert!(o.network_drops > 0 && o.nacks > 0, "{o:?}");
+        assert!(o.acks > 0, "{o:?}");
         // 4 nodes, 3 receivers per sender, about 75 % reliable.
         assert!(o.reliable_delivered >= 3 * 4 * 80, "{o:?}");
         assert!(o.best_effort_delivered > 0, "{o:?}");
     }
+    let waits: u64 = outs.iter().map(|o| o.flow_waits).sum();
+    assert!(waits > 0, "no run waited for room: {outs:?}");
 }
 
 #[test]
@@ -651,6 +877,7 @@ fn batching_with_gated_control_on_a_clean_network() {
         nodes: 3,
         messages_per_node: 150,
         cfg: sim_config(),
+        flow: sim_flow(),
         net: FaultConfig {
             delay_min: Duration::from_micros(10),
             delay_max: Duration::from_micros(40),
@@ -676,6 +903,7 @@ fn small_retransmit_buffer_reports_fell_behind_and_never_diverges() {
             retransmit_capacity_msgs: 12,
             ..sim_config()
         },
+        flow: sim_flow(),
         net: FaultConfig {
             drop_per_mille: 250,
             ..lossy_net()
@@ -697,6 +925,7 @@ fn late_joiner_and_leaver_on_a_lossy_network() {
         nodes: 4,
         messages_per_node: 100,
         cfg: sim_config(),
+        flow: sim_flow(),
         net: lossy_net(),
         control_delay: Duration::from_micros(150),
         expect_fell_behind: false,

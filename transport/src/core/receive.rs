@@ -127,8 +127,22 @@ impl ReceivePath {
             if let Some(o) = self.out.pop_front() {
                 return Some(o);
             }
-            let ev = self.rx.poll_event()?;
-            self.translate(ev);
+            match self.rx.poll_event() {
+                Some(ev) => self.translate(ev),
+                None if self.gate.held() > 0 => {
+                    // Everything the receiver counts as delivered is handed up now. Its
+                    // position can be past the last message handed up (a gap given up cut a
+                    // message in two, whose rest is skipped): what waits on that position is
+                    // released here, not only with the sender's next message.
+                    let rx = &self.rx;
+                    self.gate.advance_all(|from| rx.delivered(from));
+                    self.release_gated();
+                    if self.out.is_empty() {
+                        return None;
+                    }
+                }
+                None => return None,
+            }
         }
     }
 
@@ -140,6 +154,12 @@ impl ReceivePath {
     /// The receiver's counters.
     pub fn stats(&self) -> RecvStats {
         self.rx.stats()
+    }
+
+    /// Memory held for out-of-order and incomplete messages (see
+    /// [`DataReceiver::memory_bytes`]).
+    pub fn memory_bytes(&self) -> usize {
+        self.rx.memory_bytes()
     }
 
     /// Control messages held back for data not delivered yet.
@@ -425,6 +445,70 @@ mod tests {
             vec![fell, control(b"after-gap"), data(3, b"z")]
         );
         assert_eq!(r.path.gated(), 0);
+    }
+
+    #[test]
+    fn a_gap_given_up_that_cuts_a_message_releases_what_waited_on_its_rest() {
+        let tag = FederationTag::from_name("core-receive");
+        let key = FederationKey::random();
+        // Datagrams of 200 bytes: a 300-byte message travels in 3 fragments.
+        let cfg = DataConfig {
+            max_datagram: 200,
+            ..DataConfig::default()
+        };
+        let mut tx = DataSender::new(SENDER, tag, &key, cfg.clone()).expect("sender config");
+        let rx = DataReceiver::new(LOCAL, tag, &key, cfg).expect("receiver config");
+        let ack = AckPolicy {
+            every_bytes: u64::MAX,
+            every_messages: u64::MAX,
+        };
+        let mut path = ReceivePath::new(rx, ack);
+        path.add_member(SENDER, 1);
+        let now = Instant::now();
+        let mut wire = Vec::new();
+        for payload in [&[1u8; 10][..], &[2u8; 300][..]] {
+            tx.send(now, Reliability::Reliable, payload, &mut |d: &[u8]| {
+                wire.push(Bytes::copy_from_slice(d))
+            })
+            .expect("send");
+        }
+        assert_eq!(wire.len(), 4, "1 + 3 fragments");
+        // Only the last two fragments arrive; a control message follows the whole message.
+        for d in wire.drain(2..) {
+            path.handle_datagram(now, d);
+        }
+        path.handle_app(SENDER, 4, Bytes::from_static(b"after"));
+        let due = path.poll_timeout().expect("a NACK is scheduled");
+        path.handle_timeout(due);
+        assert!(matches!(
+            path.poll_output(),
+            Some(Output::Transmit {
+                frame: Frame::Nack { .. },
+                ..
+            })
+        ));
+        // The sender's buffer starts at 3: 1 and 2 are gone, and with 2 the message's start.
+        path.handle_repair(
+            due,
+            SENDER,
+            Repair {
+                first_available: 3,
+                datagrams: Vec::new(),
+            },
+        );
+        let fell = Output::Event(TransportEvent::FellBehind {
+            tag,
+            from: SENDER,
+            first: 1,
+            last: 2,
+        });
+        assert_eq!(path.poll_output(), Some(fell));
+        // The rest of the cut message is skipped: the stream stands at 4, and the control
+        // message goes up now, not with the sender's next message.
+        assert_eq!(path.delivered(SENDER), 4);
+        assert_eq!(path.poll_output(), Some(control(b"after")));
+        assert_eq!(path.poll_output(), None);
+        assert_eq!(path.gated(), 0);
     }
 
     #[test]

@@ -89,6 +89,23 @@ impl<T> CausalGate<T> {
         }
     }
 
+    /// Advances every sender that has messages held to `delivered(sender)` (see
+    /// [`CausalGate::advance`]).
+    pub fn advance_all(&mut self, delivered: impl Fn(NodeId) -> Seq) {
+        for (from, s) in self.senders.iter_mut() {
+            if s.held.is_empty() {
+                continue;
+            }
+            s.delivered = s.delivered.max(delivered(*from));
+            while s.held.front().is_some_and(|(hw, _)| *hw <= s.delivered) {
+                if let Some((_, msg)) = s.held.pop_front() {
+                    self.ready.push_back((*from, msg));
+                    self.held -= 1;
+                }
+            }
+        }
+    }
+
     /// The next released message, in release order.
     pub fn pop(&mut self) -> Option<(NodeId, T)> {
         self.ready.pop_front()

@@ -1,10 +1,10 @@
-//! The multicast datagram layout (version 1): a fixed header, a body of frames, an authentication
+//! The multicast datagram layout (version 2): a fixed header, a body of frames, an authentication
 //! tag. Hand-rolled little-endian fields so encoding writes straight into a reused buffer and
 //! decoding hands out [`Bytes`] slices of the received datagram (no copy).
 //!
 //! ```text
 //! offset size  field
-//!  0      1    version            = 1
+//!  0      1    version            = 2 (1: the same layout with an HMAC-SHA256 tag)
 //!  1      1    kind               1 = reliable data, 2 = best-effort data, 3 = heartbeat
 //!  2      2    frame count        (heartbeat: 0)
 //!  4      4    reserved           sent as 0, ignored (room for a key epoch)
@@ -14,7 +14,7 @@
 //!                                 best-effort: this datagram's best-effort number (own space)
 //!                                 heartbeat: the sender's reliable high-water (last seq assigned)
 //! 32      ..   body               data: frames; heartbeat: u64 best-effort high-water
-//! len-16 16    MAC                HMAC-SHA256 over bytes [0, len-16), truncated to 16 bytes
+//! len-16 16    MAC                keyed BLAKE3 over bytes [0, len-16), truncated to 16 bytes
 //!
 //! frame, whole message (4 + len bytes):   kind u8 = 0, reserved u8, len u16, payload
 //! frame, fragment     (20 + len bytes):   kind u8 = 1, reserved u8, len u16, index u32, count u32,
@@ -28,11 +28,14 @@ use bytes::Bytes;
 
 use crate::id::{FederationTag, NodeId};
 
-/// The wire version this code speaks.
-pub const VERSION: u8 = 1;
+/// The wire version this code speaks: 2 since the MAC is keyed BLAKE3 (see
+/// [`crate::data::auth`]). A datagram of another version is dropped and counted
+/// (`bad_version`); nodes of another version are refused before that, by
+/// [`crate::PROTOCOL_VERSION`].
+pub const VERSION: u8 = 2;
 /// Fixed header length.
 pub const HEADER_LEN: usize = 32;
-/// Truncated HMAC-SHA256 length.
+/// Length of the truncated MAC (see [`crate::data::auth`]).
 pub const MAC_LEN: usize = 16;
 /// Header of a whole-message frame.
 pub const WHOLE_FRAME_HEADER: usize = 4;
