@@ -1165,7 +1165,13 @@ impl Sim {
     /// latest time any of them asked for (each that waits for nothing asks for it), so every
     /// request must be granted, however the federation changed meanwhile.
     fn finish_time(&mut self) {
-        for _ in 0..10 {
+        // How far past the latest time asked for the federation is pushed: an enable waits
+        // until the others are past the time its answers named (a constrained federate
+        // enabling regulation is granted no earlier than the regulators' promises), which may
+        // lie beyond every time asked for so far; each round without news pushes further.
+        let mut beyond = 0.0;
+        let mut last_grants = self.grants;
+        for _ in 0..20 {
             let live: Vec<(FederateHandle, u64)> = self
                 .feds
                 .iter()
@@ -1184,16 +1190,23 @@ impl Sim {
                     let t = &self.feds[h].time;
                     t.pending.map_or(t.granted, |(_, at)| at.max(t.granted))
                 })
-                .fold(0.0_f64, f64::max);
+                .fold(0.0_f64, f64::max)
+                + beyond;
             let behind = live.iter().any(|(h, _)| {
                 let t = &self.feds[h].time;
                 t.pending.is_none()
                     && t.granted < target
+                    && t.regulation != Switch::Pending
+                    && t.constraint != Switch::Pending
                     && (t.regulation == Switch::On || t.constraint == Switch::On)
             });
             if !waiting && !behind {
                 break;
             }
+            if waiting && !behind && self.grants == last_grants {
+                beyond += 5.0;
+            }
+            last_grants = self.grants;
             for (h, node) in live {
                 let t = self.feds[&h].time.clone();
                 if t.pending.is_some()
@@ -2408,6 +2421,28 @@ fn regression_time_updates_of_a_resigned_producer_stay_in_order() {
 #[test]
 fn regression_time_promises_are_repeated_after_a_fall_behind() {
     run_with(440, 300, time_mode());
+}
+
+/// Time mode with partitions, seed 197: every federate left between a save request and its
+/// decision, and the save initiated with nobody in it never ended (every later join refused).
+#[test]
+fn regression_a_save_of_nobody_is_not_begun() {
+    run_with(
+        197,
+        300,
+        Modes {
+            partitions: true,
+            ..time_mode()
+        },
+    );
+}
+
+/// Swarm seed 161 (time, late links, partial candidates): a constrained federate enabling
+/// regulation waits until the others pass the time its answers named, beyond every time asked
+/// for; the liveness phase pushes the federation on until it is granted.
+#[test]
+fn regression_swarm_161_regulation_enabled_beyond_every_request() {
+    run_with(161, 300, Modes::swarm(161));
 }
 
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).

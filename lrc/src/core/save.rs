@@ -655,6 +655,12 @@ impl FederationCore {
                     .filter(|h| self.view.federates.contains_key(h))
                     .map(|h| (*h, SaveStatus::FederateInstructedToSave))
                     .collect();
+                if members.is_empty() {
+                    // Every federate left between the request and its decision: nobody can
+                    // save or report, and a save begun anyway would never end (and refuse
+                    // every later join; rti_sim, time and partitions, seed 197).
+                    return;
+                }
                 self.timed_save_wait.clear();
                 self.save_reports_made.clear();
                 self.save = Some(SaveInProgress {
