@@ -1169,29 +1169,33 @@ impl Sim {
         // until the others are past the time its answers named (a constrained federate
         // enabling regulation is granted no earlier than the regulators' promises), which may
         // lie beyond every time asked for so far; each round without news pushes further.
+        let live_now = |sim: &Sim| -> Vec<(FederateHandle, u64)> {
+            sim.feds
+                .iter()
+                .filter(|(_, m)| !m.resigning && sim.nodes[&m.node].alive)
+                .map(|(h, m)| (*h, m.node))
+                .collect()
+        };
+        // The goal: the latest time any live federate asked for or was granted (taken once,
+        // so requests made here do not move it).
+        let goal = live_now(self)
+            .iter()
+            .map(|(h, _)| {
+                let t = &self.feds[h].time;
+                t.pending.map_or(t.granted, |(_, at)| at.max(t.granted))
+            })
+            .fold(0.0_f64, f64::max);
         let mut beyond = 0.0;
         let mut last_grants = self.grants;
         for _ in 0..20 {
-            let live: Vec<(FederateHandle, u64)> = self
-                .feds
-                .iter()
-                .filter(|(_, m)| !m.resigning && self.nodes[&m.node].alive)
-                .map(|(h, m)| (*h, m.node))
-                .collect();
+            let live = live_now(self);
             let waiting = live.iter().any(|(h, _)| {
                 let t = &self.feds[h].time;
                 t.pending.is_some()
                     || t.regulation == Switch::Pending
                     || t.constraint == Switch::Pending
             });
-            let target = live
-                .iter()
-                .map(|(h, _)| {
-                    let t = &self.feds[h].time;
-                    t.pending.map_or(t.granted, |(_, at)| at.max(t.granted))
-                })
-                .fold(0.0_f64, f64::max)
-                + beyond;
+            let target = goal + beyond;
             let behind = live.iter().any(|(h, _)| {
                 let t = &self.feds[h].time;
                 t.pending.is_none()
