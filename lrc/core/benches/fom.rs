@@ -1,19 +1,19 @@
 //! FOM loading and entity-state encoding benchmarks.
 //!
-//! `cargo bench -p hlamesh-lrc --bench fom`. Reads the public FOMs from `$HLAMESH_FOM_DIR` or
+//! `cargo bench -p hlamesh-core --bench fom`. Reads the public FOMs from `$HLAMESH_FOM_DIR` or
 //! the repository's `foms/`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hlamesh_lrc::encoding::{DataElement, Decoder, Encoder, EncoderError, dynamic};
-use hlamesh_lrc::fom::{Fdd, FomModule};
+use hlamesh_core::encoding::{DataElement, Decoder, Encoder, EncoderError, dynamic};
+use hlamesh_core::fom::{Fdd, FomModule};
 
 fn fom_dir() -> PathBuf {
     std::env::var("HLAMESH_FOM_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../foms"))
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../foms"))
 }
 
 const RPR: [&str; 3] = [
@@ -53,16 +53,16 @@ fn bench_load(c: &mut Criterion) {
     g.finish();
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     struct WorldLocation { x: f64, y: f64, z: f64 }
 }
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     struct Orientation { psi: f32, theta: f32, phi: f32 }
 }
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     struct Velocity { x: f32, y: f32, z: f32 }
 }
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     /// RPR SpatialFPStruct (IsFrozen is the RPRboolean octet).
     struct SpatialFp { location: WorldLocation, is_frozen: u8, orientation: Orientation, velocity: Velocity }
 }

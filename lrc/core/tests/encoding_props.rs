@@ -6,10 +6,10 @@ mod common;
 
 use common::types::*;
 use common::{Rng, cases};
-use hlamesh_lrc::encoding::*;
-use hlamesh_lrc::fom::module::BasicKind;
-use hlamesh_lrc::fom::types::{ArrayLayout, ElementFlavor};
-use hlamesh_lrc::fom::{DataTypeTable, Fdd, FomModule, ResolvedKind, TypeId};
+use hlamesh_core::encoding::*;
+use hlamesh_core::fom::module::BasicKind;
+use hlamesh_core::fom::types::{ArrayLayout, ElementFlavor};
+use hlamesh_core::fom::{DataTypeTable, Fdd, FomModule, ResolvedKind, TypeId};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
@@ -126,9 +126,9 @@ proptest! {
             for (id, t) in types.iter() {
                 let Some(v) = gen_value(types, id, &mut rng, 0) else { continue };
                 generated += 1;
-                let bytes = hlamesh_lrc::encoding::dynamic::encode(types, id, &v)
+                let bytes = hlamesh_core::encoding::dynamic::encode(types, id, &v)
                     .unwrap_or_else(|e| panic!("{}: {e} for {v}", t.name));
-                let back = hlamesh_lrc::encoding::dynamic::decode(types, id, &bytes)
+                let back = hlamesh_core::encoding::dynamic::decode(types, id, &bytes)
                     .unwrap_or_else(|e| panic!("{}: {e} for {v}", t.name));
                 prop_assert_eq!(&back, &v, "{}", t.name);
                 match t.name.as_str() {
@@ -150,9 +150,9 @@ proptest! {
         for fdd in fdds() {
             let types = fdd.data_types();
             for (id, _) in types.iter() {
-                if let Ok(v) = hlamesh_lrc::encoding::dynamic::decode(types, id, &bytes) {
+                if let Ok(v) = hlamesh_core::encoding::dynamic::decode(types, id, &bytes) {
                     // Whatever decodes re-encodes to the same bytes, padding aside.
-                    let again = hlamesh_lrc::encoding::dynamic::encode(types, id, &v).unwrap();
+                    let again = hlamesh_core::encoding::dynamic::encode(types, id, &v).unwrap();
                     prop_assert_eq!(again.len(), bytes.len());
                 }
             }

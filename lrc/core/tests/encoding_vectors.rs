@@ -5,8 +5,8 @@
 mod common;
 
 use common::types::*;
-use hlamesh_lrc::encoding::*;
-use hlamesh_lrc::fom::Fdd;
+use hlamesh_core::encoding::*;
+use hlamesh_core::fom::Fdd;
 
 /// Typed encoding == expected == dynamic encoding of the dynamic decoding; both decode back.
 fn check<T: DataElement + PartialEq + std::fmt::Debug>(

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use hlamesh_lrc::fom::{Fdd, FomError, FomModule};
+use hlamesh_core::fom::{Fdd, FomError, FomModule};
 
 /// 1-based (line, column) of the first occurrence of `needle` in `text`.
 fn pos_of(text: &str, needle: &str) -> (u32, u32) {
@@ -398,7 +398,7 @@ fn user_defined_record_encodings_load_and_are_reported_by_the_codec() {
     let fdd = load_texts(&[("U.xml", &m)]).unwrap();
     assert_eq!(
         fdd.decode_value("Packed", &[1]),
-        Err(hlamesh_lrc::encoding::EncoderError::UnsupportedEncoding {
+        Err(hlamesh_core::encoding::EncoderError::UnsupportedEncoding {
             type_name: "Packed".into(),
             encoding: "BitPacked".into()
         })

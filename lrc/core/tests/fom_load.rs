@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use hlamesh_lrc::fom::{Fdd, FomModule, PRIVILEGE_TO_DELETE};
-use hlamesh_lrc::handles::*;
+use hlamesh_core::fom::{Fdd, FomModule, PRIVILEGE_TO_DELETE};
+use hlamesh_core::handles::*;
 
 fn load(names: &[&str]) -> Fdd {
     let modules: Vec<FomModule> = names.iter().map(|n| module(n)).collect();
@@ -40,8 +40,8 @@ fn restaurant_set_loads_with_explicit_mim() {
     );
     assert_eq!(a.order.name(), "TimeStamp");
     assert_eq!(
-        hlamesh_lrc::fom::OrderType::from_name("receive"),
-        Some(hlamesh_lrc::fom::OrderType::Receive)
+        hlamesh_core::fom::OrderType::from_name("receive"),
+        Some(hlamesh_core::fom::OrderType::Receive)
     );
     assert_eq!(
         fdd.transportation_type_name(a.transportation).unwrap(),
@@ -242,12 +242,12 @@ fn standard_handles_and_names() {
     );
     assert!(matches!(
         fdd.object_class_handle("NoSuchClass"),
-        Err(hlamesh_lrc::fom::LookupError::NameNotFound(_))
+        Err(hlamesh_core::fom::LookupError::NameNotFound(_))
     ));
     // HLAadjust exists under HLAfederate and HLAfederation: unqualified is ambiguous.
     assert!(matches!(
         fdd.interaction_class_handle("HLAadjust"),
-        Err(hlamesh_lrc::fom::LookupError::AmbiguousName { .. })
+        Err(hlamesh_core::fom::LookupError::AmbiguousName { .. })
     ));
     let served = fdd.interaction_class_handle("MainCourseServed").unwrap();
     let p = fdd.parameter_handle(served, "TimlinessOk").unwrap();
@@ -303,7 +303,7 @@ fn standard_handles_and_names() {
     let eff = fdd.attribute_handle(waiter, "Efficiency").unwrap();
     assert!(matches!(
         fdd.attribute(employee, eff),
-        Err(hlamesh_lrc::fom::LookupError::AttributeNotDefined { .. })
+        Err(hlamesh_core::fom::LookupError::AttributeNotDefined { .. })
     ));
     assert!(fdd.attribute_handle(waiter, "PayRate").is_ok());
     assert!(fdd.object_class(ObjectClassHandle(9999)).is_err());
@@ -343,7 +343,7 @@ fn digest_detects_a_different_fom() {
     let err = b.check_digest(&a.digest()).unwrap_err();
     assert!(matches!(
         err,
-        hlamesh_lrc::fom::FomError::InconsistentFddDigest { .. }
+        hlamesh_core::fom::FomError::InconsistentFddDigest { .. }
     ));
     assert!(err.to_string().contains("inconsistent FDD"), "{err}");
 }
@@ -351,12 +351,12 @@ fn digest_detects_a_different_fom() {
 #[test]
 fn replacement_mim() {
     let standard_named =
-        FomModule::parse("/x/HLAstandardMIM.xml", hlamesh_lrc::fom::STANDARD_MIM_XML).unwrap();
+        FomModule::parse("/x/HLAstandardMIM.xml", hlamesh_core::fom::STANDARD_MIM_XML).unwrap();
     assert!(matches!(
         Fdd::load_with_mim(standard_named, &[]),
-        Err(hlamesh_lrc::fom::FomError::DesignatorIsHlaStandardMim(_))
+        Err(hlamesh_core::fom::FomError::DesignatorIsHlaStandardMim(_))
     ));
-    let custom = FomModule::parse("MyMIM.xml", hlamesh_lrc::fom::STANDARD_MIM_XML).unwrap();
+    let custom = FomModule::parse("MyMIM.xml", hlamesh_core::fom::STANDARD_MIM_XML).unwrap();
     let fdd = Fdd::load_with_mim(custom, &[module("RestaurantProcesses.xml")]).unwrap();
     assert!(!fdd.uses_standard_mim());
     assert_eq!(fdd.module_designators().next(), Some("MyMIM.xml"));
@@ -366,7 +366,7 @@ fn replacement_mim() {
 #[test]
 fn embedded_mim_is_the_shared_standard_mim() {
     assert_eq!(
-        hlamesh_lrc::fom::STANDARD_MIM_XML,
+        hlamesh_core::fom::STANDARD_MIM_XML,
         text("HLAstandardMIM.xml")
     );
     let fdd = Fdd::standard();
@@ -438,7 +438,7 @@ fn utf16_and_bom_files_load() {
     std::fs::write(&p, [b'<', 0xe9, b'>']).unwrap();
     assert!(matches!(
         FomModule::from_file(&p),
-        Err(hlamesh_lrc::fom::FomError::CouldNotOpenFdd { .. })
+        Err(hlamesh_core::fom::FomError::CouldNotOpenFdd { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();
 }

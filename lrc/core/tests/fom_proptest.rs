@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Rng, cases, text};
-use hlamesh_lrc::fom::{Fdd, FomModule};
+use hlamesh_core::fom::{Fdd, FomModule};
 use proptest::prelude::*;
 
 const FILES: [&str; 6] = [

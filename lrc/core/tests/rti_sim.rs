@@ -37,12 +37,12 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use common::Rng;
-use hlamesh_lrc::core::wire::{ControlMsg, Decision, Envelope, ResignAction};
-use hlamesh_lrc::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
-use hlamesh_lrc::fom::Fdd;
-use hlamesh_lrc::handles::*;
+use hlamesh_core::core::wire::{ControlMsg, Decision, Envelope, ResignAction};
+use hlamesh_core::core::{Action, Callback, Completion, Event, FederationCore, Ticket};
+use hlamesh_core::fom::Fdd;
+use hlamesh_core::handles::*;
 
-const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+const FOM: &str = include_str!("../../../fed-examples/foms/MovingObject.xml");
 
 enum Msg {
     Data {
@@ -142,7 +142,7 @@ struct Sim {
     synchronized: u64,
     saves_ended: u64,
     /// The save files (the RTI's part), by (label, federate name).
-    disk: BTreeMap<(String, String), hlamesh_lrc::core::save::SavedFederateState>,
+    disk: BTreeMap<(String, String), hlamesh_core::core::save::SavedFederateState>,
     /// The federates' own part, by (label, handle).
     app_disk: BTreeMap<(String, FederateHandle), SavedModel>,
     restores_ended: u64,
@@ -210,7 +210,7 @@ impl Sim {
 
     fn with_modes(seed: u64, modes: Modes) -> Sim {
         let fdd =
-            Fdd::load(&[hlamesh_lrc::fom::FomModule::parse("MovingObject.xml", FOM).unwrap()])
+            Fdd::load(&[hlamesh_core::fom::FomModule::parse("MovingObject.xml", FOM).unwrap()])
                 .unwrap();
         let vehicle = fdd.object_class_handle("Vehicle").unwrap();
         let car = fdd.object_class_handle("Vehicle.Car").unwrap();
@@ -550,7 +550,7 @@ impl Sim {
                         }
                         (
                             Some(_),
-                            Err(hlamesh_lrc::error::RtiError::FederationExecutionDoesNotExist(_)),
+                            Err(hlamesh_core::error::RtiError::FederationExecutionDoesNotExist(_)),
                         ) if !node.core.is_admitted() => {
                             // Every member died while it was joining: this process gives up.
                             self.crash(id);
@@ -559,8 +559,8 @@ impl Sim {
                         (
                             Some(_),
                             Err(
-                                hlamesh_lrc::error::RtiError::SaveInProgress(_)
-                                | hlamesh_lrc::error::RtiError::RestoreInProgress(_),
+                                hlamesh_core::error::RtiError::SaveInProgress(_)
+                                | hlamesh_core::error::RtiError::RestoreInProgress(_),
                             ),
                         ) => {
                             // Joins wait for no save or restore: a process that is not a
@@ -931,9 +931,9 @@ impl Sim {
         }
         if std::env::var("SIM_CTL").is_ok()
             && let Msg::Data { seq, bytes } = &msg
-            && let Ok(m) = hlamesh_lrc::core::wire::DataMsg::decode(bytes)
+            && let Ok(m) = hlamesh_core::core::wire::DataMsg::decode(bytes)
             && (std::env::var("SIM_UPDATES").is_ok()
-                || !matches!(m, hlamesh_lrc::core::wire::DataMsg::Update { .. }))
+                || !matches!(m, hlamesh_core::core::wire::DataMsg::Update { .. }))
         {
             eprintln!("data {from}->{to} #{seq:?}: {m:?}");
         }
@@ -1280,7 +1280,7 @@ impl Sim {
             let e = core.synchronization_point_achieved(h, "never-registered", true);
             assert!(matches!(
                 e,
-                Err(hlamesh_lrc::error::RtiError::SynchronizationPointLabelNotAnnounced(_))
+                Err(hlamesh_core::error::RtiError::SynchronizationPointLabelNotAnnounced(_))
             ));
             return;
         }
@@ -1309,10 +1309,10 @@ impl Sim {
         let core = &mut self.nodes.get_mut(&node).unwrap().core;
         match core.request_federation_save(h, &label, None) {
             Ok(()) => {}
-            Err(hlamesh_lrc::error::RtiError::SaveInProgress(_)) => {
+            Err(hlamesh_core::error::RtiError::SaveInProgress(_)) => {
                 assert!(core.save_in_progress().is_some())
             }
-            Err(hlamesh_lrc::error::RtiError::RestoreInProgress(_)) => {
+            Err(hlamesh_core::error::RtiError::RestoreInProgress(_)) => {
                 assert!(core.restore_in_progress().is_some())
             }
             Err(e) => panic!("{h}: {e}"),
@@ -1336,8 +1336,8 @@ impl Sim {
         match core.request_federation_restore(h, &label, saved) {
             Ok(()) => {}
             Err(
-                hlamesh_lrc::error::RtiError::SaveInProgress(_)
-                | hlamesh_lrc::error::RtiError::RestoreInProgress(_),
+                hlamesh_core::error::RtiError::SaveInProgress(_)
+                | hlamesh_core::error::RtiError::RestoreInProgress(_),
             ) => {
                 assert!(core.save_in_progress().is_some() || core.restore_in_progress().is_some())
             }
@@ -1458,7 +1458,7 @@ impl Sim {
         let Some((_, step)) = self.feds[&h].saving.clone() else {
             return;
         };
-        use hlamesh_lrc::core::save::SaveReport;
+        use hlamesh_core::core::save::SaveReport;
         let report = match (step, self.rng.below(5)) {
             (0, _) => SaveReport::Begun,
             (1, 0) => SaveReport::NotComplete,
@@ -1478,7 +1478,7 @@ impl Sim {
     /// Every live federate told to save reports begun (if it has not) and complete. Returns
     /// whether any had something to report.
     fn complete_saves(&mut self) -> bool {
-        use hlamesh_lrc::core::save::SaveReport;
+        use hlamesh_core::core::save::SaveReport;
         let todo: Vec<(FederateHandle, u64, u8)> = self
             .feds
             .iter()
@@ -1772,11 +1772,11 @@ impl Sim {
 }
 
 /// A service refused because a save or restore is in progress (the federate tries later).
-fn busy(e: &hlamesh_lrc::error::RtiError) -> bool {
+fn busy(e: &hlamesh_core::error::RtiError) -> bool {
     matches!(
         e,
-        hlamesh_lrc::error::RtiError::SaveInProgress(_)
-            | hlamesh_lrc::error::RtiError::RestoreInProgress(_)
+        hlamesh_core::error::RtiError::SaveInProgress(_)
+            | hlamesh_core::error::RtiError::RestoreInProgress(_)
     )
 }
 
@@ -1790,7 +1790,7 @@ fn env(name: &str, default: u64) -> u64 {
 fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
     if std::env::var("SIM_LOG").is_ok() {
         let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("hlamesh_lrc=trace"))
+            .with_env_filter(tracing_subscriber::EnvFilter::new("hlamesh_core=trace"))
             .with_writer(std::io::stderr)
             .try_init();
     }
@@ -2234,8 +2234,8 @@ impl OwnRun {
                         }
                         // Every acquirer cancelled meanwhile, or the divestiture was cancelled.
                         Err(
-                            hlamesh_lrc::error::RtiError::NoAcquisitionPending(_)
-                            | hlamesh_lrc::error::RtiError::AttributeDivestitureWasNotRequested(_),
+                            hlamesh_core::error::RtiError::NoAcquisitionPending(_)
+                            | hlamesh_core::error::RtiError::AttributeDivestitureWasNotRequested(_),
                         ) => {
                             self.models.get_mut(&h).unwrap().confirm_asked.remove(&o);
                         }
@@ -2300,7 +2300,7 @@ impl OwnRun {
                             .insert(o, (intrusive, false));
                     }
                     // Its LRC gave the attribute to it but the notification is still queued.
-                    Err(hlamesh_lrc::error::RtiError::FederateOwnsAttributes(_)) => {}
+                    Err(hlamesh_core::error::RtiError::FederateOwnsAttributes(_)) => {}
                     Err(e) => panic!("{h}: acquire {o}: {e}"),
                 }
                 self.sim.drain(node);
@@ -2323,7 +2323,7 @@ impl OwnRun {
                             .insert(o, (true, true));
                     }
                     // Acquired meanwhile: the notification is on its way.
-                    Err(hlamesh_lrc::error::RtiError::AttributeAlreadyOwned(_)) => {}
+                    Err(hlamesh_core::error::RtiError::AttributeAlreadyOwned(_)) => {}
                     Err(e) => panic!("{h}: cancel {o}: {e}"),
                 }
                 self.sim.drain(node);
@@ -2381,7 +2381,7 @@ impl OwnRun {
                             self.sim.feds.get_mut(&h).unwrap().resigning = true;
                             self.models.remove(&h);
                         }
-                        Err(hlamesh_lrc::error::RtiError::OwnershipAcquisitionPending(_)) => {
+                        Err(hlamesh_core::error::RtiError::OwnershipAcquisitionPending(_)) => {
                             assert_ne!(action, ResignAction::CancelThenDeleteThenDivest);
                         }
                         Err(e) => panic!("{h}: resign {action:?}: {e}"),
@@ -2680,7 +2680,7 @@ impl LateTransfer {
         let (car, position) = (sim.car, sim.position);
         let privilege = sim
             ._fdd
-            .attribute_handle(car, hlamesh_lrc::fom::PRIVILEGE_TO_DELETE)
+            .attribute_handle(car, hlamesh_core::fom::PRIVILEGE_TO_DELETE)
             .unwrap();
         let core = &mut sim.nodes.get_mut(&a).unwrap().core;
         let o = core.register_object_instance(fa, car, None).unwrap();

@@ -1,6 +1,6 @@
-//! The network options every test and benchmark federate binary takes (`rti-probe`,
-//! `rti-shell`, `ops-probe`): the interface, multicast TTL, ports and discovery group of a lab of
-//! network namespaces (or loopback), turned into a [`TransportConfig`].
+//! The network options every driver takes (`rti-probe`, `rti-shell`, `rti-checkpoint`,
+//! `ops-probe`): the interface, multicast TTL, ports and discovery group of a lab of network
+//! namespaces (or loopback), turned into a [`TransportConfig`].
 
 use std::net::Ipv4Addr;
 

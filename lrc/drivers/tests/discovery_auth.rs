@@ -27,7 +27,7 @@ impl FederateAmbassador for Nop {}
 fn fom() -> String {
     concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../fed-examples/foms/MovingObject.xml"
+        "/../../fed-examples/foms/MovingObject.xml"
     )
     .to_string()
 }
@@ -144,7 +144,7 @@ fn a_wrong_secret_is_explained_by_join_and_by_status() {
     }
 
     let status = |secret: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hlamesh"))
+        let out = std::process::Command::new(common::hlamesh())
             .args([
                 "status",
                 "--listen-ms",

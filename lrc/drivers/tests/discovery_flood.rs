@@ -33,7 +33,7 @@ const FLOOD_TIME: Duration = Duration::from_secs(8);
 fn moving_object_fom() -> String {
     concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../fed-examples/foms/MovingObject.xml"
+        "/../../fed-examples/foms/MovingObject.xml"
     )
     .to_string()
 }

@@ -253,9 +253,7 @@ fn the_parser_rejects_what_prometheus_would() {
 // The federation under test.
 
 fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(path)
+    common::lab::repo_root().join(path)
 }
 
 fn http_get(addr: SocketAddr, path: &str) -> Result<String, String> {
@@ -745,7 +743,7 @@ fn the_running_demo_is_listed_by_status_and_scraped_by_prometheus() {
     let mut listed = BTreeSet::new();
     let end = Instant::now() + Duration::from_secs(30);
     while listed.len() < targets.len() && Instant::now() < end {
-        let out = Command::new(env!("CARGO_BIN_EXE_hlamesh"))
+        let out = Command::new(common::hlamesh())
             .args(["status", "--json", "--listen-ms", "2000"])
             .output()
             .expect("run hlamesh status");

@@ -59,8 +59,9 @@ fn status_json_lists_the_federation_and_its_members() {
         ),
     )
     .unwrap();
+    let hlamesh = common::hlamesh();
     let out = lab
-        .command(3, env!("CARGO_BIN_EXE_hlamesh"))
+        .command(3, &hlamesh.to_string_lossy())
         .args(["status", "--json", "--listen-ms", "3000"])
         .arg("--config")
         .arg(&config)

@@ -7,7 +7,7 @@
 //! discover the two instances of the others. What broke it: an LRC whose connection to an earlier
 //! member came up only after its federate had registered started its stream there after the
 //! registration, and the earlier member never discovered that instance (see
-//! `lrc/src/core/state_transfer.rs`; the simulator's `concurrent_join_subscribe_register_*`
+//! `lrc/core/src/core/state_transfer.rs`; the simulator's `concurrent_join_subscribe_register_*`
 //! reproduces it deterministically).
 //!
 //! `HLAMESH_DISCOVERY_ROUNDS` rounds (default 12, about 5 s each). A second test runs the same

@@ -10,10 +10,10 @@ use hlamesh_timesync::LogicalTime;
 
 use super::management::Management;
 use super::reconstruction::{HlaEvent, HlaQueue};
-use crate::ambassador::{FederateAmbassador, RestoreFailureReason, SaveFailureReason, Time};
-use crate::core::ReceiveInfo;
-use crate::core::wire::SynchronizationPointFailureReason;
-use crate::handles::{
+use hlamesh_lrc::ambassador::{FederateAmbassador, RestoreFailureReason, SaveFailureReason, Time};
+use hlamesh_lrc::core::ReceiveInfo;
+use hlamesh_lrc::core::wire::SynchronizationPointFailureReason;
+use hlamesh_lrc::handles::{
     AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
 };

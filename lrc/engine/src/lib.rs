@@ -1,5 +1,8 @@
+//! # hlamesh-engine
+//!
 //! The federate engine: the framework simulators are written on (`docs/DESIGN.md`, "The
-//! federate engine").
+//! federate engine"). It is an application of the RTI API (`hlamesh-lrc`), not part of the RTI,
+//! so it is a crate above it: nothing in the LRC depends on it.
 //!
 //! Two threads per federate. The **HLA thread** is the LRC's callback thread: [`hla_side`]
 //! decodes every callback into a typed event on the bounded [`reconstruction::HlaQueue`], or
@@ -33,6 +36,8 @@
 //! [`snapshot`] at the end of a frame; the RTI-driven federation save/restore commands use the
 //! same hooks and format in the RTI's per-federate state directory.
 
+#![forbid(unsafe_code)]
+
 pub mod hla_side;
 pub mod management;
 pub mod reconstruction;
@@ -49,14 +54,14 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use hlamesh_timesync::pacer::FramePacer;
 
-use crate::ambassador::{CallbackModel, LogicalTimeInterval, RtiAmbassador, Time};
-use crate::core::wire::ResignAction;
-use crate::error::RtiError;
-use crate::handles::{
+use hla_side::{HlaCounters, HlaSide};
+use hlamesh_lrc::ambassador::{CallbackModel, LogicalTimeInterval, RtiAmbassador, Time};
+use hlamesh_lrc::core::wire::ResignAction;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::handles::{
     AttributeHandle, InteractionClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
-use crate::node::Lrc;
-use hla_side::{HlaCounters, HlaSide};
+use hlamesh_lrc::node::Lrc;
 use management::Management;
 #[allow(unused_imports)]
 use reconstruction::{Change, HlaEvent, HlaQueue, Mirror, QueueStats};

@@ -7,8 +7,8 @@
 //! end of a frame (or while it waits for a grant or a synchronization), so the HLA thread never
 //! waits on a save, a restore or the simulation.
 
-use crate::ambassador::Time;
-use crate::handles::FederateHandle;
+use hlamesh_lrc::ambassador::Time;
+use hlamesh_lrc::handles::FederateHandle;
 
 /// One management command.
 #[derive(Debug, Clone, PartialEq)]

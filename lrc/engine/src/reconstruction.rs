@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ambassador::Time;
-use crate::handles::{
+use hlamesh_lrc::ambassador::Time;
+use hlamesh_lrc::handles::{
     AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
 };

@@ -96,8 +96,8 @@ pub fn read(r: &mut dyn Read) -> Result<(SnapshotHeader, Vec<u8>), SnapshotError
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::engine::reconstruction::HlaEvent;
-    use crate::handles::*;
+    use crate::reconstruction::HlaEvent;
+    use hlamesh_lrc::handles::*;
 
     #[test]
     fn a_snapshot_round_trips_mirror_and_application_bytes() {

@@ -5,7 +5,8 @@
 //! control messages from other LRCs, peers joining or leaving the data channel, timer ticks —
 //! and API calls of the federates hosted by this LRC, and queues [`Action`]s: data to multicast,
 //! control messages to send, [`Callback`]s for local federates, completions of blocking calls.
-//! The shell ([`crate::node`]) or a simulator executes them. No sockets, threads or clocks here.
+//! The shell (`hlamesh_lrc::node`, in the crate above this one) or a simulator executes them.
+//! No sockets, threads or clocks here.
 //!
 //! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
 //! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
@@ -385,7 +386,7 @@ pub enum Action {
     /// A restore gave local federates their saved handles: (old, new), applied all at once.
     Rehandle(Vec<(FederateHandle, FederateHandle)>),
     /// Write the RTI's state of local federate `federate` for the save in progress (see
-    /// `crate::save_file`), then call [`FederationCore::save_written`].
+    /// `hlamesh_lrc::save_file`), then call [`FederationCore::save_written`].
     WriteSave {
         /// Federate.
         federate: FederateHandle,
@@ -659,7 +660,7 @@ impl FederationCore {
     /// The next queued action if it is a data message to send: (reliable, encoded message,
     /// hold; see [`Action::SendData`]). The shell's fast path after an update; anything else
     /// stays for [`Self::poll_action`].
-    pub(crate) fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>, bool)> {
+    pub fn poll_send_data(&mut self) -> Option<(bool, Vec<u8>, bool)> {
         self.before_poll();
         if !matches!(self.actions.front(), Some(Action::SendData { .. })) {
             return None;
@@ -676,7 +677,7 @@ impl FederationCore {
 
     /// Whether nothing is queued (after [`Self::poll_send_data`] ran the pre-steps, the same
     /// as [`Self::poll_action`] returning `None`).
-    pub(crate) fn actions_idle(&self) -> bool {
+    pub fn actions_idle(&self) -> bool {
         self.actions.is_empty()
     }
 
@@ -725,7 +726,9 @@ impl FederationCore {
         self.pump_ownership();
     }
 
-    pub(crate) fn fdd_ref(&self) -> Result<Arc<Fdd>, RtiError> {
+    /// The FDD, shared, or `FederateNotExecutionMember` while this LRC is not a member yet (the
+    /// API's support services look names and handles up in it).
+    pub fn fdd_ref(&self) -> Result<Arc<Fdd>, RtiError> {
         self.fdd.clone().ok_or_else(|| {
             RtiError::FederateNotExecutionMember(format!(
                 "federation {}: this LRC is not a member yet",

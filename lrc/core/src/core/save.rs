@@ -23,7 +23,7 @@
 //! modules, every instance this LRC knows with its attribute owners (and ownership versions) and values, the federate's
 //! declarations, instance counter and resign action, and its time state (logical time,
 //! lookahead, regulating/constrained) — and the shell writes it atomically with a checksum next
-//! to the directory the federate wrote its own state into (see `crate::save_file`).
+//! to the directory the federate wrote its own state into (see `hlamesh_lrc::save_file`).
 //!
 //! Timed saves: the decision carries the save time. Each LRC initiates the save at once for its
 //! federates that are not time-constrained, and for constrained ones when they are granted
@@ -284,7 +284,7 @@ impl FederationCore {
 
     /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress, and
     /// with `RestoreInProgress` during a restore.
-    pub(crate) fn refuse_during_save_or_restore(
+    pub fn refuse_during_save_or_restore(
         &self,
         f: FederateHandle,
         service: &str,

@@ -182,7 +182,7 @@ pub enum DataMsg {
         /// What changed.
         decl: Declaration,
     },
-    // Ownership variants come last: `crate::metrics::peek_class` reads variant indices.
+    // Ownership variants come last: `hlamesh_lrc::metrics::peek_class` reads variant indices.
     /// The owner's LRC gave up these attributes of `owner` (versions as they were): every update
     /// of `owner` for them is before this in the stream, so receivers may now accept the next
     /// owner's updates (see `super::ownership`).

@@ -327,13 +327,13 @@ impl<T: DataElement, const N: usize> DataElement for [T; N] {
 /// Declares a Rust enum for an HLA enumerated type and implements [`DataElement`] for it.
 ///
 /// ```
-/// hlamesh_lrc::hla_enumeration! {
+/// hlamesh_core::hla_enumeration! {
 ///     /// Possible activities of waiters.
 ///     pub enum WaiterTasks: i32 {
 ///         TakingOrder = 1, Serving = 2, Cleaning = 3, CalculatingBill = 4, Other = 5,
 ///     }
 /// }
-/// use hlamesh_lrc::encoding::DataElement;
+/// use hlamesh_core::encoding::DataElement;
 /// assert_eq!(WaiterTasks::Serving.encode(), vec![0, 0, 0, 2]);
 /// ```
 #[macro_export]
@@ -380,10 +380,10 @@ macro_rules! hla_enumeration {
 /// fields in order, each padded to its own boundary, no trailing padding.
 ///
 /// ```
-/// hlamesh_lrc::hla_fixed_record! {
+/// hlamesh_core::hla_fixed_record! {
 ///     pub struct Sample { pub a: u8, pub b: f64 }
 /// }
-/// use hlamesh_lrc::encoding::DataElement;
+/// use hlamesh_core::encoding::DataElement;
 /// assert_eq!(Sample { a: 1, b: 0.0 }.encode().len(), 16); // 1 + 7 padding + 8
 /// ```
 #[macro_export]
@@ -420,16 +420,16 @@ macro_rules! hla_fixed_record {
 /// [`EncoderError::InvalidDiscriminant`] (for `HLAother`, implement the trait by hand).
 ///
 /// ```
-/// hlamesh_lrc::hla_enumeration! { pub enum Kind: u8 { Num = 1, Nothing = 2 } }
-/// hlamesh_lrc::hla_variant_record! {
+/// hlamesh_core::hla_enumeration! { pub enum Kind: u8 { Num = 1, Nothing = 2 } }
+/// hlamesh_core::hla_variant_record! {
 ///     pub enum Item: Kind {
 ///         Number(f64) = Kind::Num,
-///         Empty(hlamesh_lrc::encoding::Token) = Kind::Nothing,
+///         Empty(hlamesh_core::encoding::Token) = Kind::Nothing,
 ///     }
 /// }
-/// use hlamesh_lrc::encoding::DataElement;
+/// use hlamesh_core::encoding::DataElement;
 /// assert_eq!(Item::Number(1.0).encode().len(), 16); // 1 + 7 padding + 8
-/// assert_eq!(Item::Empty(hlamesh_lrc::encoding::Token).encode(), vec![2]);
+/// assert_eq!(Item::Empty(hlamesh_core::encoding::Token).encode(), vec![2]);
 /// ```
 #[macro_export]
 macro_rules! hla_variant_record {

@@ -9,15 +9,15 @@ pub fn fom_dir() -> PathBuf {
     if let Ok(d) = std::env::var("HLAMESH_FOM_DIR") {
         return PathBuf::from(d);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../foms")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../foms")
 }
 
 pub fn fom(name: &str) -> PathBuf {
     fom_dir().join(name)
 }
 
-pub fn module(name: &str) -> hlamesh_lrc::fom::FomModule {
-    hlamesh_lrc::fom::FomModule::from_file(fom(name)).expect("FOM file parses")
+pub fn module(name: &str) -> hlamesh_core::fom::FomModule {
+    hlamesh_core::fom::FomModule::from_file(fom(name)).expect("FOM file parses")
 }
 
 pub fn text(name: &str) -> String {
@@ -32,13 +32,6 @@ pub const RESTAURANT: [&str; 4] = [
 ];
 
 pub mod types;
-
-/// Multi-process lab harness (only the rti_* tests use it): the transport's, not a copy.
-#[path = "../../../transport/tests/common/mod.rs"]
-pub mod lab;
-
-pub mod shell;
-pub mod temp_dir;
 
 pub const RPR: [&str; 3] = [
     "RPR-Foundation_v2.0.xml",

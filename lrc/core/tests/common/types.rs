@@ -1,8 +1,8 @@
 //! A FOM module of test data types, and typed Rust twins of the same types.
 #![allow(dead_code)]
 
-use hlamesh_lrc::encoding::{DataElement, Decoder, Encoder, EncoderError};
-use hlamesh_lrc::fom::{Fdd, FomModule};
+use hlamesh_core::encoding::{DataElement, Decoder, Encoder, EncoderError};
+use hlamesh_core::fom::{Fdd, FomModule};
 
 pub const TEST_TYPES: &str = r#"<?xml version="1.0"?>
 <objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
@@ -79,45 +79,45 @@ pub fn test_fdd() -> Fdd {
         .expect("test types merge")
 }
 
-hlamesh_lrc::hla_enumeration! {
+hlamesh_core::hla_enumeration! {
     pub enum Color: u8 { Red = 1, Green = 2, Blue = 3 }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct OctetI64 { pub a: u8, pub b: i64 }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct F64Octet { pub b: f64, pub a: u8 }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct Inner { pub x: i16, pub y: f64 }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct Outer { pub tag: u8, pub items: Vec<Inner> }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct LittleEndians {
-        pub a: hlamesh_lrc::encoding::Integer16LE,
-        pub b: hlamesh_lrc::encoding::Float32LE,
-        pub c: hlamesh_lrc::encoding::OctetPairLE,
-        pub d: hlamesh_lrc::encoding::Integer64LE,
-        pub e: hlamesh_lrc::encoding::Float64LE,
-        pub f: hlamesh_lrc::encoding::Integer32LE,
+        pub a: hlamesh_core::encoding::Integer16LE,
+        pub b: hlamesh_core::encoding::Float32LE,
+        pub c: hlamesh_core::encoding::OctetPairLE,
+        pub d: hlamesh_core::encoding::Integer64LE,
+        pub e: hlamesh_core::encoding::Float64LE,
+        pub f: hlamesh_core::encoding::Integer32LE,
     }
 }
 
-hlamesh_lrc::hla_fixed_record! {
+hlamesh_core::hla_fixed_record! {
     pub struct Texts {
-        pub ascii: hlamesh_lrc::encoding::AsciiString,
+        pub ascii: hlamesh_core::encoding::AsciiString,
         pub unicode: String,
-        pub opaque: hlamesh_lrc::encoding::OpaqueData,
+        pub opaque: hlamesh_core::encoding::OpaqueData,
         pub flag: bool,
-        pub token: hlamesh_lrc::encoding::Token,
-        pub ch: hlamesh_lrc::encoding::UnicodeChar,
+        pub token: hlamesh_core::encoding::Token,
+        pub ch: hlamesh_core::encoding::UnicodeChar,
     }
 }
 
@@ -126,7 +126,7 @@ hlamesh_lrc::hla_fixed_record! {
 pub enum Shade {
     Red(f64),
     Green,
-    Blue(hlamesh_lrc::encoding::AsciiString),
+    Blue(hlamesh_core::encoding::AsciiString),
 }
 
 impl DataElement for Shade {
@@ -159,20 +159,20 @@ impl DataElement for Shade {
     }
 }
 
-hlamesh_lrc::hla_variant_record! {
+hlamesh_core::hla_variant_record! {
     /// The same `Shade` variant record, declared with the macro.
     pub enum ShadeM: Color {
         Red(f64) = Color::Red,
-        Green(hlamesh_lrc::encoding::Token) = Color::Green,
-        Blue(hlamesh_lrc::encoding::AsciiString) = Color::Blue,
+        Green(hlamesh_core::encoding::Token) = Color::Green,
+        Blue(hlamesh_core::encoding::AsciiString) = Color::Blue,
     }
 }
 
-hlamesh_lrc::hla_variant_record! {
+hlamesh_core::hla_variant_record! {
     /// Only two of Color's enumerators select an alternative.
     pub enum RedOrGreen: Color {
         Red(i16) = Color::Red,
-        Green(hlamesh_lrc::encoding::Token) = Color::Green,
+        Green(hlamesh_core::encoding::Token) = Color::Green,
     }
 }
 
@@ -180,7 +180,7 @@ impl From<&Shade> for ShadeM {
     fn from(s: &Shade) -> Self {
         match s {
             Shade::Red(v) => ShadeM::Red(*v),
-            Shade::Green => ShadeM::Green(hlamesh_lrc::encoding::Token),
+            Shade::Green => ShadeM::Green(hlamesh_core::encoding::Token),
             Shade::Blue(a) => ShadeM::Blue(a.clone()),
         }
     }

@@ -1,7 +1,7 @@
-//! Test-only federate for the operations tests (`lrc/tests/ops_*.rs`): a small simulation that
-//! keeps the metrics moving. It serves `/metrics` (with `--metrics-addr`, printing the URL), creates
-//! or joins a federation, publishes and subscribes one object class and one interaction class,
-//! and then steps until `--run-ms` is over: each step updates its object (receive order) and
+//! Test-only federate for the operations tests (`lrc/drivers/tests/ops_*.rs`): a small simulation
+//! that keeps the metrics moving. It serves `/metrics` (with `--metrics-addr`, printing the URL),
+//! creates or joins a federation, publishes and subscribes one object class and one interaction
+//! class, and then steps until `--run-ms` is over: each step updates its object (receive order) and
 //! every tenth sends an interaction; with `--time` it is regulating and constrained and each step
 //! is a time-advance request waited for. One JSON line per milestone on stdout.
 
@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use crossbeam_channel::{Receiver, Sender};
+use hlamesh_drivers::lab_net::LabNetArgs;
+use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
 };
-use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
@@ -89,22 +90,8 @@ impl FederateAmbassador for Amb {
     }
 }
 
-fn out(v: serde_json::Value) {
-    println!("{v}");
-}
-
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(e) = run() {
-        out(serde_json::json!({"event":"error","error":e.to_string()}));
-        std::process::exit(1);
-    }
+    hlamesh_drivers::startup::main(run);
 }
 
 /// Waits for the next callback of `want`, counting reflections on the way.

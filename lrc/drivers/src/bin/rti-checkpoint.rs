@@ -1,7 +1,7 @@
-//! Test-only federate for the save/restore multi-process test (`lrc/tests/rti_restore.rs`): a
-//! time-managed lockstep in which every value a federate sends depends on everything it
-//! reflected so far, so a restore that loses or invents a single message, time or handle shows
-//! up in the values.
+//! Test-only federate for the save/restore multi-process test (`lrc/drivers/tests/rti_restore.rs`):
+//! a time-managed lockstep in which every value a federate sends depends on everything it reflected
+//! so far, so a restore that loses or invents a single message, time or handle shows up in the
+//! values.
 //!
 //! Each step `k`: update our object with our accumulator at time `k`, TAR(`k`); every reflection
 //! `(k, producer, value)` is recorded and folded into the accumulator (commutatively: the order
@@ -21,11 +21,12 @@ use std::time::Duration;
 
 use clap::Parser;
 use crossbeam_channel::{Receiver, Sender};
+use hlamesh_drivers::lab_net::LabNetArgs;
+use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RestoreFailureReason, RtiAmbassador,
     SaveFailureReason, Time,
 };
-use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
@@ -160,10 +161,6 @@ impl FederateAmbassador for Amb {
             .0
             .send(Ev::Restored(Err(format!("{reason:?}: {detail}"))));
     }
-}
-
-fn out(v: serde_json::Value) {
-    println!("{v}");
 }
 
 fn fail(what: impl std::fmt::Display) -> RtiError {
@@ -339,17 +336,7 @@ impl Fed {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(e) = run() {
-        out(json!({"event":"error","error":e.to_string()}));
-        std::process::exit(1);
-    }
+    hlamesh_drivers::startup::main(run);
 }
 
 fn run() -> Result<(), RtiError> {

@@ -1,17 +1,18 @@
-//! Test-only scripted federate for the multi-process tests (`lrc/tests/rti_multiprocess.rs`):
-//! creates or joins a federation, publishes/subscribes as told, registers and updates objects,
-//! sends interactions, and prints one JSON line per event on stdout. Also a ping/echo pair for
-//! measuring the update→reflect round trip between processes.
+//! Test-only scripted federate for the multi-process tests
+//! (`lrc/drivers/tests/rti_multiprocess.rs`): creates or joins a federation, publishes/subscribes
+//! as told, registers and updates objects, sends interactions, and prints one JSON line per event
+//! on stdout. Also a ping/echo pair for measuring the update→reflect round trip between processes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use hlamesh_drivers::lab_net::LabNetArgs;
+use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RtiAmbassador, Time,
 };
-use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
@@ -127,10 +128,6 @@ enum Step {
     Grant(Time),
     /// An instance was removed (its federate resigned or was lost with its process).
     Removed(ObjectInstanceHandle),
-}
-
-fn out(v: serde_json::Value) {
-    println!("{v}");
 }
 
 type Echo = Arc<
@@ -281,17 +278,7 @@ fn parse_spec(spec: &str) -> (String, Vec<String>) {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(e) = run() {
-        out(serde_json::json!({"event":"error","error":e.to_string()}));
-        std::process::exit(1);
-    }
+    hlamesh_drivers::startup::main(run);
 }
 
 fn run() -> Result<(), RtiError> {

@@ -37,11 +37,12 @@
 use std::io::BufRead;
 
 use clap::Parser;
+use hlamesh_drivers::lab_net::LabNetArgs;
+use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, RestoreFailureReason, RestoreStatus, RtiAmbassador,
     SaveFailureReason, SaveStatus, SynchronizationPointFailureReason,
 };
-use hlamesh_lrc::cli::lab_net::LabNetArgs;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::{
@@ -64,10 +65,6 @@ struct Args {
     /// Create the federation first if it does not exist.
     #[arg(long)]
     create: bool,
-}
-
-fn out(v: serde_json::Value) {
-    println!("{v}");
 }
 
 struct Amb;
@@ -240,17 +237,7 @@ impl FederateAmbassador for Amb {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HLAMESH_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(e) = run() {
-        out(json!({"event":"error","error":e.to_string()}));
-        std::process::exit(1);
-    }
+    hlamesh_drivers::startup::main(run);
 }
 
 fn run() -> Result<(), RtiError> {

@@ -1,4 +1,4 @@
-//! An `rti-shell` federate process driven line by line (see lrc/src/bin/rti-shell.rs).
+//! An `rti-shell` federate process driven line by line (see lrc/drivers/src/bin/rti-shell.rs).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
