@@ -832,7 +832,7 @@ impl FederationCore {
                 versions,
             } => {
                 // Behind an update of the same stream that is held, it waits too (order).
-                let verdict = if self.has_held(from, producer, object) {
+                let verdict = if self.ownership.has_held(from, producer, object) {
                     super::ownership::Verdict::Hold
                 } else {
                     self.update_verdict(object, producer, &values, &versions)
@@ -840,7 +840,7 @@ impl FederationCore {
                 match verdict {
                     super::ownership::Verdict::Accept => {}
                     super::ownership::Verdict::Hold => {
-                        self.hold_update(
+                        self.ownership.hold_update(
                             from,
                             seq,
                             DataMsg::Update {
