@@ -35,8 +35,9 @@ pub mod temp_dir;
 /// its own package's binaries only (`CARGO_BIN_EXE_…`), so this looks beside this package's
 /// drivers, where every binary of the workspace lands: `cargo test --workspace` builds it;
 /// alone, build it first with `cargo build -p hlamesh-lrc --bin hlamesh` in the same profile.
-/// Panics, naming that command, when it is not there or is older than the `hlamesh-lrc` library
-/// built for these drivers (a test must not run yesterday's command against today's federates).
+/// Panics, naming that command, when it is not there or is older than a source file it is built
+/// from (a test must not run yesterday's command against today's federates; cargo itself
+/// rebuilds by the same modification times).
 pub fn hlamesh() -> PathBuf {
     let driver = PathBuf::from(env!("CARGO_BIN_EXE_rti-probe"));
     let bin = driver.with_file_name(format!("hlamesh{}", std::env::consts::EXE_SUFFIX));
@@ -55,27 +56,47 @@ pub fn hlamesh() -> PathBuf {
             bin.display()
         );
     };
-    if let Some(lib) = newest_lrc_library(&driver) {
+    if let Some((source, changed)) = newest_source() {
         assert!(
-            built >= lib,
-            "{} is older than the hlamesh-lrc library: run the tests with --workspace, or first \
-             `{build}`",
-            bin.display()
+            built >= changed,
+            "{} is older than {}: run the tests with --workspace, or first `{build}`",
+            bin.display(),
+            source.display()
         );
     }
     bin
 }
 
-/// When the newest `libhlamesh_lrc-*.rlib` beside `driver` was written.
-fn newest_lrc_library(driver: &std::path::Path) -> Option<std::time::SystemTime> {
-    std::fs::read_dir(driver.parent()?.join("deps"))
-        .ok()?
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("libhlamesh_lrc-") && name.ends_with(".rlib")
-        })
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
+/// The most recently modified source file `hlamesh` is built from, and when: its own, and those
+/// of the libraries it links from this workspace (`hlamesh-lrc`, `hlamesh-core`,
+/// `hlamesh-transport`, `hlamesh-timesync`; not their other binaries, which cargo does not
+/// rebuild it for).
+fn newest_source() -> Option<(PathBuf, std::time::SystemTime)> {
+    let root = lab::repo_root();
+    let mut files = vec![root.join("lrc/src/bin/hlamesh.rs")];
+    let mut stack: Vec<PathBuf> = ["lrc/src", "lrc/core/src", "transport/src", "timesync/src"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if entry.file_name() != "bin" {
+                    stack.push(path);
+                }
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let mut newest: Option<(PathBuf, std::time::SystemTime)> = None;
+    for f in files {
+        if let Ok(t) = std::fs::metadata(&f).and_then(|m| m.modified())
+            && newest.as_ref().is_none_or(|(_, n)| t > *n)
+        {
+            newest = Some((f, t));
+        }
+    }
+    newest
 }
