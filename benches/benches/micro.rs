@@ -271,7 +271,7 @@ fn bench_fom(c: &mut Criterion) {
 /// One frame's worth of reflections (100 instances) pushed into the HLA queue, then swapped into
 /// the engine's queue at the end of the frame: the per-frame cost of the reconstruction layer.
 fn bench_reconstruction_swap(c: &mut Criterion) {
-    use hlamesh_lrc::engine::reconstruction::{HlaEvent, HlaQueue};
+    use hlamesh_engine::reconstruction::{HlaEvent, HlaQueue};
     use std::collections::VecDeque;
     let mut g = c.benchmark_group("reconstruction");
     g.throughput(Throughput::Elements(100));

@@ -118,7 +118,7 @@ fn exception_table_matches_exception_h_and_hlm_h() {
 
 #[test]
 fn every_rti_error_variant_maps_to_the_class_of_its_name() {
-    let src = std::fs::read_to_string(common::root().join("lrc/src/error.rs")).unwrap();
+    let src = std::fs::read_to_string(common::root().join("lrc/core/src/error.rs")).unwrap();
     let variants: Vec<&str> = src
         .lines()
         .filter_map(|l| l.trim().strip_suffix("(String),"))

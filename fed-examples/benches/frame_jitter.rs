@@ -14,9 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use hlamesh_lrc::engine::{
-    Ctx, Engine, EngineConfig, EngineError, Pace, Role, Simulation, TimeScheme,
-};
+use hlamesh_engine::{Ctx, Engine, EngineConfig, EngineError, Pace, Role, Simulation, TimeScheme};
 use hlamesh_lrc::node::Lrc;
 use hlamesh_timesync::pacer::FramePacer;
 use hlamesh_transport::TransportConfig;

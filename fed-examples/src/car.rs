@@ -5,10 +5,10 @@
 //! raises consumption. Its state (position, heading, fuel, wind, update sequence) is what it
 //! saves and restores.
 
+use hlamesh_engine::management::Management;
+use hlamesh_engine::reconstruction::Change;
+use hlamesh_engine::{Ctx, EngineError, Simulation};
 use hlamesh_lrc::encoding::DataElement;
-use hlamesh_lrc::engine::management::Management;
-use hlamesh_lrc::engine::reconstruction::Change;
-use hlamesh_lrc::engine::{Ctx, EngineError, Simulation};
 use hlamesh_lrc::handles::ObjectInstanceHandle;
 use serde::{Deserialize, Serialize};
 

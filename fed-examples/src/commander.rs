@@ -1,12 +1,12 @@
 //! The commander: loads the scenario, (re)creates the federation, drives the engine
-//! synchronization points (its engine runs in [`hlamesh_lrc::engine::Role::Commander`]),
+//! synchronization points (its engine runs in [`hlamesh_engine::Role::Commander`]),
 //! requests a federation save at the scenario's save time (untimed, at the first frame at
 //! or after it) and, once that save succeeded, a
 //! restore of it at the scenario's restore time. Periodic at 10 Hz, time-constrained only (it
 //! never holds the others back).
 
-use hlamesh_lrc::engine::management::Management;
-use hlamesh_lrc::engine::{Ctx, EngineError, Simulation};
+use hlamesh_engine::management::Management;
+use hlamesh_engine::{Ctx, EngineError, Simulation};
 
 use crate::federate::Example;
 use crate::scenario::Scenario;

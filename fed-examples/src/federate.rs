@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hlamesh_lrc::encoding::DataElement;
-use hlamesh_lrc::engine::{
+use hlamesh_engine::{
     Ctx, Engine, EngineConfig, EngineError, EngineReport, Pace, Role, Simulation, TimeScheme,
 };
+use hlamesh_lrc::encoding::DataElement;
 use hlamesh_lrc::handles::ObjectInstanceHandle;
 use hlamesh_lrc::node::Lrc;
 use hlamesh_transport::TransportConfig;

@@ -1,9 +1,9 @@
 //! The flight simulator: a simple aircraft flying circles at a fixed 60 Hz step, real-time
 //! paced (the pacer's overruns are its health figure). Head wind slows it down.
 
+use hlamesh_engine::reconstruction::Change;
+use hlamesh_engine::{Ctx, EngineError, Simulation};
 use hlamesh_lrc::encoding::DataElement;
-use hlamesh_lrc::engine::reconstruction::Change;
-use hlamesh_lrc::engine::{Ctx, EngineError, Simulation};
 use hlamesh_lrc::handles::ObjectInstanceHandle;
 use serde::{Deserialize, Serialize};
 

@@ -1,8 +1,8 @@
 //! The example federation's FOM module and the handles and types federates use with it.
 
+use hlamesh_engine::EngineError;
 use hlamesh_lrc::ambassador::RtiAmbassador;
 use hlamesh_lrc::encoding::DataElement;
-use hlamesh_lrc::engine::EngineError;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::{
     AttributeHandle, InteractionClassHandle, ObjectClassHandle, ParameterHandle,

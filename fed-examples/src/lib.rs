@@ -1,6 +1,6 @@
 //! # hlamesh-examples
 //!
-//! An example federation built on the engine framework (`hlamesh_lrc::engine`), and the
+//! An example federation built on the engine framework (`hlamesh_engine`), and the
 //! one-command `demo` that runs it on this machine as separate processes.
 //!
 //! Federates (one binary each, all thin wrappers over [`roles`], which `demo` also runs as roles of

@@ -3,8 +3,8 @@
 //! the next one (Next Message Request), so it advances in jumps, faster or slower than real
 //! time.
 
+use hlamesh_engine::{Ctx, EngineError, EventQueue, Simulation};
 use hlamesh_lrc::encoding::DataElement;
-use hlamesh_lrc::engine::{Ctx, EngineError, EventQueue, Simulation};
 
 use crate::federate::{Example, StatusObject};
 use crate::fom::Handles;

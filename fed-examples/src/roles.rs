@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 
 use clap::Parser;
-use hlamesh_lrc::engine::{Role as EngineRole, TimeScheme};
+use hlamesh_engine::{Role as EngineRole, TimeScheme};
 
 use crate::car::{Car, CarOptions};
 use crate::commander::Commander;

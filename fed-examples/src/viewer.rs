@@ -15,8 +15,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Write};
 
-use hlamesh_lrc::engine::reconstruction::Change;
-use hlamesh_lrc::engine::{Ctx, EngineError, Simulation};
+use hlamesh_engine::reconstruction::Change;
+use hlamesh_engine::{Ctx, EngineError, Simulation};
 use hlamesh_lrc::handles::{FederateHandle, ObjectInstanceHandle};
 
 use crate::federate::Example;

@@ -11,10 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::lab::{Ports, serial};
-use hlamesh_lrc::engine::reconstruction::Change;
-use hlamesh_lrc::engine::{
-    Ctx, Engine, EngineConfig, EngineError, Pace, Role, Simulation, TimeScheme,
-};
+use hlamesh_engine::reconstruction::Change;
+use hlamesh_engine::{Ctx, Engine, EngineConfig, EngineError, Pace, Role, Simulation, TimeScheme};
 use hlamesh_lrc::handles::{AttributeHandle, ObjectInstanceHandle};
 use hlamesh_lrc::node::Lrc;
 use hlamesh_transport::TransportConfig;

@@ -1728,7 +1728,7 @@ impl RtiAmbassador {
     pub fn clock_offset(&self, federate: FederateHandle) -> RtiResult<Option<OffsetEstimate>> {
         let (lrc, fed, _) = self.member()?;
         let node = lrc.with_core(fed, |c| {
-            c.view
+            c.view()
                 .federates
                 .get(&federate)
                 .map(|r| r.node)

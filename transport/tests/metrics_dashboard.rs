@@ -2,7 +2,7 @@
 //! exports: every transport metric name in a panel or variable query appears in a real scrape of
 //! two transports that exchanged messages, every label such a query groups or filters by exists,
 //! and the panels the operators need are there. The HLA-level families the dashboard also
-//! queries are exported by the LRC; `lrc/tests/ops_metrics.rs` checks those against a running
+//! queries are exported by the LRC; `lrc/drivers/tests/ops_metrics.rs` checks those against a running
 //! federation.
 
 #[path = "metrics_support/mod.rs"]

@@ -2,9 +2,7 @@
 //! and can be tested and reused; `src/bin/hlamesh.rs` only parses arguments and prints.
 //!
 //! - [`certs`]: a lab certificate authority on disk (`hlamesh certs init` / `hlamesh certs issue`).
-//! - [`lab_net`]: the network options of the test and benchmark federate binaries.
 //! - [`status`]: the federation monitor (`hlamesh status [--json] [--watch]`).
 
 pub mod certs;
-pub mod lab_net;
 pub mod status;

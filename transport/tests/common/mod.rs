@@ -1,5 +1,5 @@
-//! Helpers for multi-process tests (shared by the transport's and the RTI's: `lrc/tests` includes
-//! this file): a lab of network namespaces (deploy/lab/lab.sh) when running
+//! Helpers for multi-process tests (shared by the transport's and the RTI's: `lrc/drivers/tests`
+//! includes this file): a lab of network namespaces (deploy/lab/lab.sh) when running
 //! as root with iproute2 and nftables, loopback multicast otherwise (said clearly on stderr), and
 //! probe processes whose JSON lines are collected by a reader thread. Everything is torn down on
 //! drop, also when a test fails.
@@ -14,8 +14,15 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 
+/// The repository's root: the nearest folder above the including package's manifest that holds
+/// the lab script (packages sit one or two levels below the root: `transport/`, `lrc/drivers/`).
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|d| d.join("deploy/lab/lab.sh").is_file())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join(".."))
 }
 
 fn lab_script() -> PathBuf {

@@ -1,0 +1,937 @@
+//! The federation core: deterministic, I/O-free state machines for one federation execution on
+//! one LRC (`docs/DESIGN.md`, "Deterministic core, thin I/O shell").
+//!
+//! A [`FederationCore`] takes `(now, event)` — data from the federation's multicast stream,
+//! control messages from other LRCs, peers joining or leaving the data channel, timer ticks —
+//! and API calls of the federates hosted by this LRC, and queues [`Action`]s: data to multicast,
+//! control messages to send, [`Callback`]s for local federates, completions of blocking calls.
+//! The shell (`hlamesh_lrc::node`, in the crate above this one) or a simulator executes them.
+//! No sockets, threads or clocks here.
+//!
+//! Parts: [`membership`] (the replicated view, applied from the coordinator's decision log),
+//! [`coordinator`] (deciding requests, takeover when the coordinator goes), [`declarations`]
+//! (publish/subscribe, promotion), [`objects`] (registry, updates, interactions, deletion),
+//! [`ownership`] (instance attribute ownership and its transfers),
+//! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
+//! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
+//! [`wire`] (messages).
+
+pub mod advisory;
+pub mod coordinator;
+pub mod declarations;
+pub mod eviction;
+pub mod left_behind;
+pub mod membership;
+pub mod objects;
+pub mod order_type;
+pub mod ownership;
+pub mod resignation;
+pub mod restore;
+pub mod save;
+pub mod state_transfer;
+pub mod sync_point;
+pub mod time;
+pub mod wire;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use crate::error::RtiError;
+use crate::fom::{Fdd, FomModule, OrderType};
+use crate::handles::{
+    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
+};
+
+use declarations::{Declarations, RemoteInterest};
+use membership::View;
+use objects::Instance;
+use state_transfer::Stream;
+use wire::{ControlMsg, DataMsg, Decision, Envelope, Request, ResignAction, Timestamp};
+
+/// An LRC's identity on the wire (the transport's `NodeId` value).
+pub type Node = u64;
+
+/// How often unanswered coordinator requests are re-sent, microseconds.
+pub const RETRY_US: u64 = 500_000;
+
+/// Identifies a blocking call (join, resign, destroy) until its [`Action::Complete`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ticket(pub u64);
+
+/// What the core learns from outside.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    /// A message on the federation's data stream from another LRC (reliable ones carry their
+    /// sequence number and arrive in per-sender order, exactly once).
+    Data {
+        /// Sender.
+        from: Node,
+        /// Reliable sequence number.
+        seq: Option<u64>,
+        /// Bytes.
+        payload: &'a [u8],
+    },
+    /// A control message for this federation.
+    Control {
+        /// Sender.
+        from: Node,
+        /// Message.
+        msg: ControlMsg,
+    },
+    /// `node` opened the federation's data channel: its reliable data arrives from sequence
+    /// number `first_seq` on. What it sent before never arrives here (the transport starts a
+    /// peer's stream where it stood when the two became channel members); state transfer
+    /// makes up for it (see [`state_transfer`]).
+    ChannelPeer {
+        /// The peer.
+        node: Node,
+        /// The first reliable sequence number of its stream this LRC receives (1: all of it).
+        first_seq: u64,
+    },
+    /// `node` crashed or left.
+    PeerGone(Node),
+    /// The transport could not recover `from`'s reliable data up to sequence `last`.
+    FellBehind {
+        /// Sender.
+        from: Node,
+        /// Last lost sequence number.
+        last: u64,
+    },
+    /// Time passes (retries).
+    Tick,
+}
+
+/// Supplemental information of a reflection or received interaction.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReceiveInfo {
+    /// Producing federate.
+    pub producer: FederateHandle,
+    /// Order the sender used.
+    pub sent_order: OrderType,
+    /// Order of delivery (time-stamp order when a constrained federate's time manager ordered it).
+    pub received_order: OrderType,
+    /// Transportation it came by.
+    pub transportation: TransportationTypeHandle,
+    /// Logical time, if the message was timestamped (encoded; interpreted by time management).
+    pub time: Option<Timestamp>,
+}
+
+/// A callback for one local federate (the `FederateAmbassador` services). Serializable: queued
+/// TSO messages are part of a save.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[allow(missing_docs)]
+pub enum Callback {
+    DiscoverObjectInstance {
+        object: ObjectInstanceHandle,
+        class: ObjectClassHandle,
+        name: String,
+        producer: FederateHandle,
+    },
+    ReflectAttributeValues {
+        object: ObjectInstanceHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        info: ReceiveInfo,
+    },
+    ReceiveInteraction {
+        class: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        info: ReceiveInfo,
+    },
+    RemoveObjectInstance {
+        object: ObjectInstanceHandle,
+        tag: Vec<u8>,
+        producer: Option<FederateHandle>,
+        time: Option<Timestamp>,
+        /// Order the deleting federate sent it in, and the order it is delivered in
+        /// (time-stamp order for a timed delete from a regulating federate to a constrained one).
+        sent_order: OrderType,
+        received_order: OrderType,
+    },
+    ProvideAttributeValueUpdate {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    ObjectInstanceNameReservationSucceeded(String),
+    ObjectInstanceNameReservationFailed(String),
+    MultipleObjectInstanceNameReservationSucceeded(Vec<String>),
+    MultipleObjectInstanceNameReservationFailed(Vec<String>),
+    StartRegistrationForObjectClass(ObjectClassHandle),
+    StopRegistrationForObjectClass(ObjectClassHandle),
+    TurnInteractionsOn(InteractionClassHandle),
+    TurnInteractionsOff(InteractionClassHandle),
+    /// 6.17.
+    AttributesInScope {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.18.
+    AttributesOutOfScope {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.21.
+    TurnUpdatesOnForObjectInstance {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 6.22.
+    TurnUpdatesOffForObjectInstance {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 8.3.
+    TimeRegulationEnabled(time::Time),
+    /// 8.6.
+    TimeConstrainedEnabled(time::Time),
+    /// 8.13.
+    TimeAdvanceGrant(time::Time),
+    /// 4.12.
+    SynchronizationPointRegistrationSucceeded(String),
+    /// 4.12.
+    SynchronizationPointRegistrationFailed(String, wire::SynchronizationPointFailureReason),
+    /// 4.13.
+    AnnounceSynchronizationPoint {
+        label: String,
+        tag: Vec<u8>,
+    },
+    /// 4.15.
+    FederationSynchronized {
+        label: String,
+        failed: Vec<FederateHandle>,
+    },
+    /// 4.17 (with the save time of a timed save).
+    InitiateFederateSave {
+        label: String,
+        time: Option<time::Time>,
+    },
+    /// 4.20.
+    FederationSaved,
+    /// 4.20.
+    FederationNotSaved(save::SaveFailureReason),
+    /// 4.23.
+    FederationSaveStatusResponse(Vec<(FederateHandle, save::SaveStatus)>),
+    /// 4.25.
+    RequestFederationRestoreSucceeded(String),
+    /// 4.25 (with why, which the standard's callback does not carry).
+    RequestFederationRestoreFailed {
+        label: String,
+        reason: String,
+    },
+    /// 4.26.
+    FederationRestoreBegun,
+    /// 4.27: become the saved federate `name` / `handle` and restore its state.
+    InitiateFederateRestore {
+        label: String,
+        name: String,
+        handle: FederateHandle,
+    },
+    /// 4.29.
+    FederationRestored,
+    /// 4.29, with what failed in words (which the standard's callback does not carry): for
+    /// `RtiUnableToRestore` the save file that could not be used, named.
+    FederationNotRestored {
+        reason: restore::RestoreFailureReason,
+        detail: String,
+    },
+    /// 4.33: (handle before the restore, handle after it, status) per federate.
+    FederationRestoreStatusResponse(Vec<(FederateHandle, FederateHandle, restore::RestoreStatus)>),
+    /// 7.4.
+    RequestAttributeOwnershipAssumption {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.5.
+    RequestDivestitureConfirmation {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.7.
+    AttributeOwnershipAcquisitionNotification {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.10.
+    AttributeOwnershipUnavailable {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.11.
+    RequestAttributeOwnershipRelease {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+        tag: Vec<u8>,
+    },
+    /// 7.16.
+    ConfirmAttributeOwnershipAcquisitionCancellation {
+        object: ObjectInstanceHandle,
+        attrs: Vec<AttributeHandle>,
+    },
+    /// 7.18.
+    InformAttributeOwnership {
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+        owner: FederateHandle,
+    },
+    /// 7.18.
+    AttributeIsNotOwned {
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+    },
+}
+
+impl Callback {
+    /// Callbacks that carry federation data (held while the federate saves).
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self,
+            Callback::DiscoverObjectInstance { .. }
+                | Callback::ReflectAttributeValues { .. }
+                | Callback::ReceiveInteraction { .. }
+                | Callback::RemoveObjectInstance { .. }
+                | Callback::ProvideAttributeValueUpdate { .. }
+                | Callback::AttributesInScope { .. }
+                | Callback::AttributesOutOfScope { .. }
+        )
+    }
+}
+
+/// What a completed blocking call returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// Joined with this handle.
+    Joined(FederateHandle),
+    /// Done (resign, destroy).
+    Done,
+}
+
+/// Something the shell must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Multicast on the federation's data channel.
+    SendData {
+        /// Reliable (sequenced) or best effort.
+        reliable: bool,
+        /// Encoded [`DataMsg`].
+        bytes: Vec<u8>,
+        /// What it is about, for the shell's per-class counters (updates and interactions).
+        class: Option<DataClass>,
+        /// May wait (at most the transport's batch delay, 1 ms) for the next message of this
+        /// LRC's stream and leave in its datagram: a regulating federate's timestamp-order
+        /// update or interaction, which a constrained receiver cannot deliver before the
+        /// sender's next time message anyway, so the time-advance request that usually follows
+        /// it carries it (one datagram a step instead of two in a lockstep loop). A receiver
+        /// that is not constrained gets it that much later at worst. Only when two or more
+        /// other LRCs receive it (see `send_data`).
+        hold: bool,
+    },
+    /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
+    /// time message is what the other LRCs wait for).
+    SendTime {
+        /// Encoded [`DataMsg::Time`].
+        bytes: Vec<u8>,
+    },
+    /// Send an encoded [`Envelope`] to one LRC over QUIC. With `causal`, the receiver must
+    /// release it only after this LRC's data sent before it (state transfer needs this).
+    SendControl {
+        /// Destination.
+        to: Node,
+        /// Ordered after this LRC's data.
+        causal: bool,
+        /// Bytes.
+        bytes: Vec<u8>,
+    },
+    /// Deliver a callback to a local federate.
+    Callback {
+        /// Federate.
+        federate: FederateHandle,
+        /// What.
+        callback: Callback,
+    },
+    /// A blocking call finished.
+    Complete {
+        /// Which.
+        ticket: Ticket,
+        /// Result.
+        result: Result<Completion, RtiError>,
+    },
+    /// A federate was resigned because its LRC was lost (for the log and MOM).
+    FederateLost {
+        /// Handle.
+        federate: FederateHandle,
+        /// Its name.
+        name: String,
+    },
+    /// The federation execution was destroyed: close the channel and drop this core.
+    Destroyed,
+    /// This LRC is no longer part of the federation (see `eviction`): tell every local
+    /// federate `connection_lost(reason)`, then close the channel and drop this core.
+    ConnectionLost {
+        /// The fault description.
+        reason: String,
+    },
+    /// Read the save file of local federate `federate` for the restore in progress (saved
+    /// under `name`) and hand it to [`FederationCore::restore_loaded`].
+    LoadRestore {
+        /// Federate (its handle now).
+        federate: FederateHandle,
+        /// Save label.
+        label: String,
+        /// Its name in the save.
+        name: String,
+    },
+    /// A restore gave local federates their saved handles: (old, new), applied all at once.
+    Rehandle(Vec<(FederateHandle, FederateHandle)>),
+    /// Write the RTI's state of local federate `federate` for the save in progress (see
+    /// `hlamesh_lrc::save_file`), then call [`FederationCore::save_written`].
+    WriteSave {
+        /// Federate.
+        federate: FederateHandle,
+        /// Its state.
+        state: Box<save::SavedFederateState>,
+    },
+}
+
+/// The class a data message is about: an update's instance's registered class or an
+/// interaction's class. Carried beside the encoded bytes so that no shell reads the wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataClass {
+    /// An attribute update of an instance of this class.
+    Object(ObjectClassHandle),
+    /// An interaction of this class.
+    Interaction(InteractionClassHandle),
+}
+
+/// A data message to multicast, as the shell's fast path takes it
+/// ([`FederationCore::poll_send_data`]; the fields of [`Action::SendData`]).
+#[derive(Debug)]
+pub struct OutgoingData {
+    /// Reliable (sequenced) or best effort.
+    pub reliable: bool,
+    /// Encoded data message.
+    pub bytes: Vec<u8>,
+    /// What it is about.
+    pub class: Option<DataClass>,
+    /// May wait for the next message of this LRC's stream.
+    pub hold: bool,
+}
+
+/// A federate hosted by this LRC.
+#[derive(Debug, Clone)]
+pub struct LocalFederate {
+    /// Name.
+    pub name: String,
+    /// Declarations.
+    pub decl: Declarations,
+    /// Instances it knows and the class it knows each as.
+    pub known: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
+    /// Next instance counter.
+    pub next_counter: u32,
+    /// Automatic resign action.
+    pub auto_resign: ResignAction,
+    /// Advisory switches and what the advisories last told it.
+    pub advice: advisory::Advice,
+    /// Order types it chose instead of the FOM's (8.23, 8.24).
+    pub orders: order_type::OrderOverrides,
+}
+
+/// A request sent to the coordinator and not yet answered.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub(crate) body: Request,
+    pub(crate) ticket: Option<Ticket>,
+    pub(crate) multiple: bool,
+    pub(crate) sent_at: u64,
+}
+
+/// The core of one federation execution on one LRC. See the module docs.
+#[derive(Debug)]
+pub struct FederationCore {
+    pub(crate) name: String,
+    pub(crate) me: Node,
+    pub(crate) now: u64,
+    pub(crate) fdd: Option<Arc<Fdd>>,
+    pub(crate) modules: Vec<(String, String)>,
+    pub(crate) admitted: bool,
+    pub(crate) candidates: Vec<Node>,
+    pub(crate) view: View,
+    pub(crate) suspected: BTreeSet<Node>,
+    pub(crate) removed: BTreeSet<Node>,
+    /// Remote resignations waiting for their LRC's last data (see `resignation`).
+    pub(crate) resign_gate: Vec<resignation::Gated>,
+    /// Removed LRCs told so since they were last heard from (see `eviction`).
+    pub(crate) evicted_told: BTreeSet<Node>,
+    /// Why this LRC lost its connection to the federation (see `eviction`); the core ignores
+    /// every event from then on.
+    pub(crate) connection_lost: Option<String>,
+    pub(crate) current_coordinator: Option<Node>,
+    pub(crate) recovery: Option<coordinator::Recovery>,
+    pub(crate) reports: BTreeMap<Node, u64>,
+    pub(crate) queued: Vec<(Node, u64, Request, u32)>,
+    /// Joins this coordinator refused, by request (see `coordinator`).
+    pub(crate) refused_joins: BTreeMap<(Node, u64), RtiError>,
+    pub(crate) held: Vec<coordinator::HeldReply>,
+    pub(crate) unadmitted: BTreeSet<Node>,
+    pub(crate) gone: BTreeSet<Node>,
+    pub(crate) probed: BTreeSet<Node>,
+    /// When the coordinator last re-sent decisions to members holding up a reply.
+    pub(crate) last_catch_up: u64,
+    /// When this member last reported its progress to the coordinator.
+    pub(crate) last_progress_report: u64,
+    pub(crate) welcomed: BTreeSet<Node>,
+    pub(crate) auto_resign: BTreeMap<FederateHandle, ResignAction>,
+    pub(crate) resigned_with: BTreeMap<FederateHandle, ResignAction>,
+    pub(crate) pending: BTreeMap<u64, Pending>,
+    pub(crate) next_req: u64,
+    pub(crate) next_ticket: u64,
+    pub(crate) locals: BTreeMap<FederateHandle, LocalFederate>,
+    pub(crate) objects: BTreeMap<ObjectInstanceHandle, Instance>,
+    pub(crate) interest: BTreeMap<FederateHandle, RemoteInterest>,
+    pub(crate) streams: BTreeMap<Node, Stream>,
+    pub(crate) channel_peers: BTreeSet<Node>,
+    pub(crate) data_hw: u64,
+    /// Scratch list of the local federates a received message was delivered to (see
+    /// `apply_data`), kept to spare an allocation per message.
+    pub(crate) served: Vec<FederateHandle>,
+    pub(crate) time: time::TimeState,
+    pub(crate) sync: sync_point::SyncPoints,
+    pub(crate) save: Option<save::SaveInProgress>,
+    /// Local constrained federates a timed save waits for: initiated on their grant to it.
+    pub(crate) timed_save_wait: BTreeMap<FederateHandle, time::Time>,
+    /// A local federate cannot honour the timed save's time (sent by [`Self::poll_action`]).
+    pub(crate) save_cannot_honor: bool,
+    /// Local federates that completed their save and wait for the cut (see [`save`]).
+    pub(crate) save_capture: BTreeSet<FederateHandle>,
+    /// Data callbacks held for local federates while they save (see [`Self::callback`]).
+    pub(crate) save_held: BTreeMap<FederateHandle, Vec<Callback>>,
+    pub(crate) restore: Option<restore::RestoreInProgress>,
+    /// Saved states of local federates read for the restore in progress (by current handle).
+    pub(crate) restore_loaded: BTreeMap<FederateHandle, save::SavedFederateState>,
+    /// Reports local federates made on the save in progress, before their decisions.
+    pub(crate) save_reports_made: BTreeMap<FederateHandle, save::SaveStatus>,
+    /// Local federates that reported on the restore in progress, before the decisions.
+    pub(crate) restore_reports_made: BTreeSet<FederateHandle>,
+    /// Number of federation restores applied (see [`restore`]).
+    pub(crate) epoch: u32,
+    /// Replaying a log received on admission: decisions change state but start no I/O.
+    pub(crate) replaying: bool,
+    /// Ownership negotiations and hand-overs (see [`ownership`]).
+    pub(crate) ownership: ownership::OwnershipState,
+    pub(crate) actions: VecDeque<Action>,
+    /// Time messages received from other LRCs (see [`Self::time_messages_received`]).
+    pub(crate) time_messages_in: u64,
+}
+
+fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
+    let parsed: Result<Vec<FomModule>, RtiError> = modules
+        .iter()
+        .map(|(d, x)| FomModule::parse(d, x).map_err(|e| RtiError::from_fom(&e)))
+        .collect();
+    Fdd::load(&parsed?).map_err(|e| RtiError::from_fom(&e))
+}
+
+impl FederationCore {
+    fn blank(name: &str, me: Node, now: u64) -> Self {
+        FederationCore {
+            name: name.to_string(),
+            me,
+            now,
+            fdd: None,
+            modules: Vec::new(),
+            admitted: false,
+            candidates: Vec::new(),
+            view: View::default(),
+            suspected: BTreeSet::new(),
+            removed: BTreeSet::new(),
+            resign_gate: Vec::new(),
+            evicted_told: BTreeSet::new(),
+            connection_lost: None,
+            current_coordinator: None,
+            recovery: None,
+            reports: BTreeMap::new(),
+            queued: Vec::new(),
+            refused_joins: BTreeMap::new(),
+            held: Vec::new(),
+            unadmitted: BTreeSet::new(),
+            gone: BTreeSet::new(),
+            probed: BTreeSet::new(),
+            last_catch_up: 0,
+            last_progress_report: 0,
+            welcomed: BTreeSet::new(),
+            auto_resign: BTreeMap::new(),
+            resigned_with: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            next_req: 1,
+            next_ticket: 1,
+            locals: BTreeMap::new(),
+            objects: BTreeMap::new(),
+            interest: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            channel_peers: BTreeSet::new(),
+            data_hw: 0,
+            served: Vec::new(),
+            time: time::TimeState::default(),
+            sync: Default::default(),
+            save: None,
+            timed_save_wait: BTreeMap::new(),
+            save_cannot_honor: false,
+            save_capture: BTreeSet::new(),
+            save_held: BTreeMap::new(),
+            restore: None,
+            restore_loaded: BTreeMap::new(),
+            save_reports_made: BTreeMap::new(),
+            restore_reports_made: BTreeSet::new(),
+            epoch: 0,
+            replaying: false,
+            ownership: Default::default(),
+            actions: VecDeque::new(),
+            time_messages_in: 0,
+        }
+    }
+
+    /// Creates the federation execution on this LRC, which becomes its first member and its
+    /// coordinator. `modules` are (designator, XML text) in merge order; they are handed to every
+    /// joining LRC so all merge the same FDD.
+    pub fn create(
+        name: &str,
+        me: Node,
+        now: u64,
+        modules: Vec<(String, String)>,
+    ) -> Result<Self, RtiError> {
+        let fdd = parse_modules(&modules)?;
+        let mut c = Self::blank(name, me, now);
+        c.fdd = Some(Arc::new(fdd));
+        c.modules = modules;
+        c.admitted = true;
+        c.apply_decision(Decision::NodeAdded(me));
+        c.current_coordinator = Some(me);
+        Ok(c)
+    }
+
+    /// A core for a federation this LRC is joining; `candidates` are the LRCs that announce the
+    /// federation (the coordinator is among them). Call [`Self::join`] next.
+    pub fn joining(name: &str, me: Node, now: u64, candidates: Vec<Node>) -> Self {
+        let mut c = Self::blank(name, me, now);
+        c.candidates = candidates;
+        c
+    }
+
+    /// Federation execution name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// This LRC.
+    pub fn node(&self) -> Node {
+        self.me
+    }
+
+    /// The merged FDD, once admitted.
+    pub fn fdd(&self) -> Option<&Arc<Fdd>> {
+        self.fdd.as_ref()
+    }
+
+    /// The replicated view.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// Whether this LRC is a member.
+    pub fn is_admitted(&self) -> bool {
+        self.admitted
+    }
+
+    /// The LRC this one believes coordinates.
+    pub fn coordinator(&self) -> Option<Node> {
+        self.view
+            .nodes
+            .iter()
+            .copied()
+            .find(|n| !self.suspected.contains(n))
+    }
+
+    /// Whether this LRC is the coordinator and not recovering.
+    pub fn is_active_coordinator(&self) -> bool {
+        self.admitted && self.coordinator() == Some(self.me) && self.recovery.is_none()
+    }
+
+    /// Federates hosted here.
+    pub fn local_federates(&self) -> impl Iterator<Item = (&FederateHandle, &LocalFederate)> {
+        self.locals.iter()
+    }
+
+    /// Whether `n`'s data channel is known to be open towards this LRC.
+    pub fn has_channel_peer(&self, n: Node) -> bool {
+        self.channel_peers.contains(&n)
+    }
+
+    /// Whether `f` is a federate hosted here.
+    pub fn is_local(&self, f: FederateHandle) -> bool {
+        self.locals.contains_key(&f)
+    }
+
+    /// All instances this LRC knows of.
+    pub fn instances(&self) -> &BTreeMap<ObjectInstanceHandle, Instance> {
+        &self.objects
+    }
+
+    /// Next queued action.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.before_poll();
+        self.actions.pop_front()
+    }
+
+    /// The next queued action if it is a data message to send: (reliable, encoded message,
+    /// hold; see [`Action::SendData`]). The shell's fast path after an update; anything else
+    /// stays for [`Self::poll_action`].
+    pub fn poll_send_data(&mut self) -> Option<OutgoingData> {
+        self.before_poll();
+        if !matches!(self.actions.front(), Some(Action::SendData { .. })) {
+            return None;
+        }
+        match self.actions.pop_front() {
+            Some(Action::SendData {
+                reliable,
+                bytes,
+                class,
+                hold,
+            }) => Some(OutgoingData {
+                reliable,
+                bytes,
+                class,
+                hold,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Time-management messages (null messages) received from other LRCs so far, in the data
+    /// stream and addressed (for the shell's counters).
+    pub fn time_messages_received(&self) -> u64 {
+        self.time_messages_in
+    }
+
+    /// Whether nothing is queued (after [`Self::poll_send_data`] ran the pre-steps, the same
+    /// as [`Self::poll_action`] returning `None`).
+    pub fn actions_idle(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// Work every poll does first: a deferred save abort, the save capture at the cut.
+    fn before_poll(&mut self) {
+        self.abort_save_deferred();
+        self.capture_at_cut();
+    }
+
+    /// Feeds one event.
+    pub fn handle(&mut self, now: u64, ev: Event<'_>) {
+        self.now = now;
+        if self.connection_lost.is_some() {
+            return;
+        }
+        match ev {
+            Event::Data { from, seq, payload } => match DataMsg::decode(payload) {
+                Ok(msg) => {
+                    if matches!(msg, DataMsg::Time { .. }) {
+                        self.time_messages_in += 1;
+                    }
+                    self.on_data(from, seq, msg)
+                }
+                Err(e) => {
+                    tracing::debug!(federation = %self.name, "dropped data from {from:x}: {e}")
+                }
+            },
+            Event::Control { from, msg } => {
+                if matches!(msg, ControlMsg::Time { .. }) {
+                    self.time_messages_in += 1;
+                }
+                if self.removed.contains(&from) && !matches!(msg, ControlMsg::Evicted { .. }) {
+                    self.tell_evicted(from);
+                    return;
+                }
+                self.on_control(from, msg)
+            }
+            Event::ChannelPeer { node, first_seq } => {
+                self.channel_peers.insert(node);
+                self.evicted_told.remove(&node);
+                if self.removed.contains(&node) {
+                    self.tell_evicted(node);
+                }
+                self.on_stream_start(node, first_seq);
+                self.request_snapshots();
+            }
+            Event::PeerGone(n) => self.on_peer_gone(n),
+            Event::FellBehind { from, last } => self.on_fell_behind(from, last),
+            Event::Tick => {
+                self.release_resignations(None);
+                self.retry_requests()
+            }
+        }
+        self.pump_ownership();
+    }
+
+    /// The FDD, shared, or `FederateNotExecutionMember` while this LRC is not a member yet (the
+    /// API's support services look names and handles up in it).
+    pub fn fdd_ref(&self) -> Result<Arc<Fdd>, RtiError> {
+        self.fdd.clone().ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federation {}: this LRC is not a member yet",
+                self.name
+            ))
+        })
+    }
+
+    pub(crate) fn send_control(&mut self, to: Node, causal: bool, msg: ControlMsg) {
+        let bytes = Envelope {
+            federation: self.name.clone(),
+            msg,
+        }
+        .encode();
+        self.actions
+            .push_back(Action::SendControl { to, causal, bytes });
+    }
+
+    pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
+        // A federate saving its own state gets no new data until the save ends: what arrives
+        // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
+        if callback.is_data() && self.saving_now(federate) {
+            self.save_held.entry(federate).or_default().push(callback);
+            return;
+        }
+        self.actions
+            .push_back(Action::Callback { federate, callback });
+    }
+
+    pub(crate) fn local(&self, f: FederateHandle) -> Result<&LocalFederate, RtiError> {
+        self.locals.get(&f).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federate {f} is not joined to federation {} on this LRC",
+                self.name
+            ))
+        })
+    }
+
+    pub(crate) fn local_mut(&mut self, f: FederateHandle) -> Result<&mut LocalFederate, RtiError> {
+        let name = self.name.clone();
+        self.locals.get_mut(&f).ok_or_else(|| {
+            RtiError::FederateNotExecutionMember(format!(
+                "federate {f} is not joined to federation {name} on this LRC"
+            ))
+        })
+    }
+
+    fn new_ticket(&mut self) -> Ticket {
+        let t = Ticket(self.next_ticket);
+        self.next_ticket += 1;
+        t
+    }
+
+    /// Joins a federate (blocking call: completes with [`Completion::Joined`]).
+    pub fn join(&mut self, name: Option<String>, federate_type: &str) -> Ticket {
+        self.join_with_modules(name, federate_type, Vec::new())
+    }
+
+    /// Joins a local federate that brings additional FOM modules (designator, XML): the
+    /// coordinator merges them after the federation's, or refuses the join with the merge
+    /// error (`InconsistentFdd`, `ErrorReadingFdd`). Modules already in the federation (same
+    /// text) are skipped.
+    pub fn join_with_modules(
+        &mut self,
+        name: Option<String>,
+        federate_type: &str,
+        modules: Vec<(String, String)>,
+    ) -> Ticket {
+        let t = self.new_ticket();
+        if let Some(n) = &name
+            && n.is_empty()
+        {
+            {
+                self.actions.push_back(Action::Complete {
+                    ticket: t,
+                    result: Err(RtiError::FederateNameAlreadyInUse(format!(
+                        "federation {}: empty federate name",
+                        self.name
+                    ))),
+                });
+                return t;
+            }
+        }
+        self.request(
+            Request::Join {
+                name,
+                federate_type: federate_type.to_string(),
+                modules,
+            },
+            Some(t),
+            false,
+        );
+        t
+    }
+
+    /// Resigns a local federate (blocking call).
+    pub fn resign(
+        &mut self,
+        federate: FederateHandle,
+        action: ResignAction,
+    ) -> Result<Ticket, RtiError> {
+        self.local(federate)?;
+        self.check_resign(federate, action)?;
+        // Its updates end here in its data stream (see `ownership`).
+        self.hand_over_all(federate);
+        self.time_before_resign(federate);
+        let t = self.new_ticket();
+        self.request(
+            Request::Resign(federate, action, self.data_hw),
+            Some(t),
+            false,
+        );
+        Ok(t)
+    }
+
+    /// Destroys the federation execution (blocking call); fails while federates are joined.
+    pub fn destroy(&mut self) -> Ticket {
+        let t = self.new_ticket();
+        self.request(Request::Destroy, Some(t), false);
+        t
+    }
+
+    /// Sets a local federate's automatic resign action.
+    pub fn set_automatic_resign_action(
+        &mut self,
+        federate: FederateHandle,
+        action: ResignAction,
+    ) -> Result<(), RtiError> {
+        self.local_mut(federate)?.auto_resign = action;
+        // Every LRC applies it if this LRC is lost, so every LRC must know it.
+        self.send_data(
+            true,
+            DataMsg::Declare {
+                federate,
+                decl: wire::Declaration::AutomaticResign(action),
+            },
+        );
+        Ok(())
+    }
+
+    /// The automatic resign action from the FDD switch (the standard's default otherwise).
+    pub(crate) fn default_resign_action(&self) -> ResignAction {
+        self.fdd
+            .as_ref()
+            .and_then(|f| f.switch("automaticResignAction"))
+            .and_then(ResignAction::from_switch)
+            .unwrap_or(ResignAction::CancelThenDeleteThenDivest)
+    }
+}
+
+/// The key after `k` in `m`. Loops on the per-message path walk a map by key with this when
+/// their body needs the core mutably, instead of collecting the keys first.
+pub(crate) fn key_after<K: Ord + Copy, V>(m: &BTreeMap<K, V>, k: K) -> Option<K> {
+    m.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
+        .next()
+        .map(|(k, _)| *k)
+}

@@ -1,0 +1,846 @@
+//! Federation save (IEEE 1516-2010 4.16–4.23), replicated through the coordinator's decision log.
+//!
+//! `request_federation_save` becomes a [`Decision::SaveInitiated`] naming every federate joined at
+//! that point of the log; each member LRC then tells its own federates
+//! (`initiate_federate_save`). Each federate's begun / complete / not-complete report is a
+//! decision too, and every LRC derives the outcome from the same log position: the save
+//! succeeds when every federate of the set reported complete, and fails with
+//! `FederateReportedFailureDuringSave` when one reported not complete,
+//! `FederateResignedDuringSave` when one resigned, `RtiDetectedFailureDuringSave` when one was
+//! lost with its LRC, `SaveAborted` after `abort_federation_save`. No extra message decides the
+//! outcome, so no LRC can disagree about it.
+//!
+//! The cut: an untimed save must not lose what was on the network when it began (an update
+//! sent just before, still in flight). Every report carries the reporting LRC's reliable data
+//! high-water mark; once every member has begun (nobody sends for them any more), an LRC
+//! captures a completing federate's state only after it applied every other LRC's stream up to
+//! the mark that LRC reported — the Chandy–Lamport idea with the reliable streams as channels.
+//! So a message sent before the save is in the receiver's saved state (delivered, or queued in
+//! its time manager), and one sent after it is in the sender's future.
+//!
+//! What is saved: when a federate reports complete, its LRC captures [`SavedFederateState`] —
+//! the decision log (membership, handles, reservations, synchronization points), the FOM
+//! modules, every instance this LRC knows with its attribute owners (and ownership versions) and values, the federate's
+//! declarations, instance counter and resign action, and its time state (logical time,
+//! lookahead, regulating/constrained) — and the shell writes it atomically with a checksum next
+//! to the directory the federate wrote its own state into (see `hlamesh_lrc::save_file`).
+//!
+//! Timed saves: the decision carries the save time. Each LRC initiates the save at once for its
+//! federates that are not time-constrained, and for constrained ones when they are granted
+//! exactly the save time (the grant callback first, then `initiate_federate_save` with the time),
+//! so all save at the same logical time. A constrained federate already past the save time, or
+//! granted past it, makes its LRC abort the save with `SaveTimeCannotBeHonored`. A new request
+//! replaces a timed save nobody has reported on yet.
+//!
+//! The time state includes the time manager's queued TSO and held RO messages; restore is in
+//! `super::restore`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RtiError;
+use crate::handles::ObjectInstanceHandle;
+use crate::handles::{AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle};
+use hlamesh_timesync::LogicalTime;
+
+use super::wire::{Decision, Reply, Request, ResignAction};
+use super::{Callback, FederationCore, Node};
+
+/// Why a federation save failed (4.20).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SaveFailureReason {
+    /// An LRC could not write its part.
+    RtiUnableToSave,
+    /// A federate called `federate_save_not_complete`.
+    FederateReportedFailureDuringSave,
+    /// A federate resigned while the save was in progress.
+    FederateResignedDuringSave,
+    /// A federate's LRC was lost while the save was in progress.
+    RtiDetectedFailureDuringSave,
+    /// The timed save's time could not be honoured.
+    SaveTimeCannotBeHonored,
+    /// `abort_federation_save` was called.
+    SaveAborted,
+}
+
+/// One federate's progress in a save (4.23), in the order it progresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum SaveStatus {
+    /// No save in progress for it.
+    NoSaveInProgress,
+    /// Told to save, has not begun.
+    FederateInstructedToSave,
+    /// Saving.
+    FederateSaving,
+    /// Finished its part; waits for the others.
+    FederateWaitingForFederationToSave,
+}
+
+/// A federate's report on its save.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveReport {
+    /// `federate_save_begun`.
+    Begun,
+    /// `federate_save_complete`.
+    Complete,
+    /// `federate_save_not_complete`.
+    NotComplete,
+    /// The federate completed but its LRC could not write the RTI's part.
+    RtiUnableToSave,
+}
+
+/// The save in progress, identical on every member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveInProgress {
+    /// Label.
+    pub label: String,
+    /// Every federate joined when it was initiated, and its status.
+    pub members: BTreeMap<FederateHandle, SaveStatus>,
+    /// Why it will fail, once a member reported a failure.
+    pub failed: Option<SaveFailureReason>,
+    /// Save time of a timed save.
+    pub time: Option<super::time::Time>,
+    /// A member reported on it (a timed save is no longer just scheduled).
+    pub reported: bool,
+    /// Per LRC hosting members: the highest data high-water mark it reported.
+    pub hw: BTreeMap<Node, u64>,
+    /// Log position of the decision that initiated it (identifies this save of the label).
+    pub initiated_at: u64,
+}
+
+impl SaveInProgress {
+    /// A timed save nobody reported on yet: a new request replaces it.
+    pub fn replaceable(&self) -> bool {
+        self.time.is_some() && !self.reported
+    }
+}
+
+/// One instance as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedInstance {
+    /// Handle.
+    pub object: ObjectInstanceHandle,
+    /// Registered class.
+    pub class: ObjectClassHandle,
+    /// The class the saved federate knows it as, if it knows it.
+    pub known_as: Option<ObjectClassHandle>,
+    /// Name.
+    pub name: String,
+    /// Owner of each owned attribute.
+    pub owners: Vec<(AttributeHandle, FederateHandle)>,
+    /// Ownership version of each attribute that changed hands (see `super::ownership`).
+    pub versions: Vec<(AttributeHandle, u32)>,
+    /// Last values.
+    pub values: Vec<(AttributeHandle, Vec<u8>)>,
+}
+
+/// The RTI's state for one federate at a save: see the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedFederateState {
+    /// Federation execution.
+    pub federation: String,
+    /// Save label.
+    pub label: String,
+    /// Federate handle.
+    pub federate: FederateHandle,
+    /// Federate name.
+    pub federate_name: String,
+    /// Federate type.
+    pub federate_type: String,
+    /// The replicated decision log up to the save.
+    pub log: Vec<Decision>,
+    /// FOM modules (designator, XML).
+    pub modules: Vec<(String, String)>,
+    /// Every instance this LRC knew.
+    pub instances: Vec<SavedInstance>,
+    /// Published attributes per class.
+    pub published_objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>)>,
+    /// Published interaction classes.
+    pub published_interactions: Vec<InteractionClassHandle>,
+    /// Subscribed attributes per class (with the active flag).
+    pub subscribed_objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>, bool)>,
+    /// Subscribed interaction classes (with the active flag).
+    pub subscribed_interactions: Vec<(InteractionClassHandle, bool)>,
+    /// Next instance counter (handle allocator).
+    pub next_counter: u32,
+    /// Automatic resign action.
+    pub auto_resign: ResignAction,
+    /// Advisory switches.
+    pub switches: super::advisory::AdvisorySwitches,
+    /// Logical time.
+    pub logical_time: f64,
+    /// Lookahead, if regulating.
+    pub lookahead: Option<f64>,
+    /// Regulating.
+    pub regulating: bool,
+    /// Constrained.
+    pub constrained: bool,
+    /// The federation-wide state (membership, handles, reserved names, synchronization points).
+    pub membership: super::restore::SavedMembership,
+    /// The federate's full time state, queued messages included (`None`: no time manager).
+    pub time_state: Option<SavedTime>,
+    /// Data callbacks that reached the LRC for it while it saved, delivered after the save (and
+    /// after a restore of it).
+    pub held: Vec<Callback>,
+    /// Its requests still waiting for the coordinator (synchronization points, names), with
+    /// the multiple-reservation flag: made again after a restore.
+    pub requests: Vec<(Request, bool)>,
+}
+
+/// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedTime {
+    /// Logical time.
+    pub time: super::time::Time,
+    /// Lookahead.
+    pub lookahead: super::time::Interval,
+    /// Earliest timestamp it may still send.
+    pub bound: hlamesh_timesync::Bound<super::time::Time>,
+    /// Regulating.
+    pub regulating: bool,
+    /// Constrained.
+    pub constrained: bool,
+    /// Asynchronous delivery.
+    pub async_delivery: bool,
+    /// The last grant was strict.
+    pub last_grant_strict: bool,
+    /// Pending advance request.
+    pub advance: Option<(hlamesh_timesync::RequestKind, super::time::Time)>,
+    /// Queued TSO messages in delivery order: (time, producer, callback).
+    pub queued_tso: Vec<(super::time::Time, u64, Callback)>,
+    /// Held RO messages: (producer, callback, timestamp).
+    pub held_ro: Vec<(u64, Callback, Option<super::time::Time>)>,
+}
+
+impl SavedTime {
+    /// From a time manager's snapshot.
+    pub fn from_snapshot(s: hlamesh_timesync::TimeSnapshot<super::time::Time, Callback>) -> Self {
+        SavedTime {
+            time: s.time,
+            lookahead: s.lookahead,
+            bound: s.bound,
+            regulating: s.regulating,
+            constrained: s.constrained,
+            async_delivery: s.async_delivery,
+            last_grant_strict: s.last_grant_strict,
+            advance: s.advance.map(|a| (a.kind, a.target)),
+            queued_tso: s
+                .queued_tso
+                .into_iter()
+                .map(|q| (q.time, q.from.0, q.payload))
+                .collect(),
+            held_ro: s
+                .held_ro
+                .into_iter()
+                .map(|d| (d.from.0, d.payload, d.time))
+                .collect(),
+        }
+    }
+
+    /// Back into a snapshot for `TimeManager::restored`.
+    pub fn into_snapshot(self) -> hlamesh_timesync::TimeSnapshot<super::time::Time, Callback> {
+        use hlamesh_timesync::{Advance, Delivery, MemberId, OrderType};
+        hlamesh_timesync::TimeSnapshot {
+            time: self.time,
+            lookahead: self.lookahead,
+            bound: self.bound,
+            regulating: self.regulating,
+            constrained: self.constrained,
+            async_delivery: self.async_delivery,
+            last_grant_strict: self.last_grant_strict,
+            advance: self.advance.map(|(kind, target)| Advance { kind, target }),
+            queued_tso: self
+                .queued_tso
+                .into_iter()
+                .map(
+                    |(time, from, payload)| hlamesh_timesync::tso_queue::QueuedTso {
+                        time,
+                        from: MemberId(from),
+                        payload,
+                    },
+                )
+                .collect(),
+            held_ro: self
+                .held_ro
+                .into_iter()
+                .map(|(from, payload, time)| Delivery {
+                    from: MemberId(from),
+                    payload,
+                    time,
+                    sent_order: OrderType::Receive,
+                    received_order: OrderType::Receive,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl FederationCore {
+    /// The save in progress, if any (replicated).
+    pub fn save_in_progress(&self) -> Option<&SaveInProgress> {
+        self.save.as_ref()
+    }
+
+    /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress, and
+    /// with `RestoreInProgress` during a restore.
+    pub(crate) fn refuse_during_save_or_restore(
+        &self,
+        f: FederateHandle,
+        service: &str,
+    ) -> Result<(), RtiError> {
+        self.refuse_while_restoring(f, service)?;
+        match &self.save {
+            Some(s) if s.members.contains_key(&f) && !self.timed_save_wait.contains_key(&f) => {
+                Err(RtiError::SaveInProgress(format!(
+                    "federation {}: federate {f}: {service} while save \"{}\" is in progress",
+                    self.name, s.label
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// 4.16 (untimed): asks the federation to save under `label`.
+    pub fn request_federation_save(
+        &mut self,
+        f: FederateHandle,
+        label: &str,
+        time: Option<super::time::Time>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        if !self.save.as_ref().is_some_and(SaveInProgress::replaceable) {
+            self.refuse_during_save_or_restore(f, "requestFederationSave")?;
+        }
+        if let (Some(t), Some(tm)) = (time, self.time_manager(f))
+            && t < tm.logical_time()
+        {
+            return Err(RtiError::LogicalTimeAlreadyPassed(format!(
+                "federation {}: federate {f}: save time {} is before its logical time {}",
+                self.name,
+                t.value(),
+                tm.logical_time().value()
+            )));
+        }
+        self.request(
+            Request::Save {
+                federate: f,
+                label: label.to_string(),
+                time: time.map(|t| t.encode().to_vec()),
+            },
+            None,
+            false,
+        );
+        Ok(())
+    }
+
+    /// 4.18 / 4.19: `f` reports on its part of the save in progress. `Complete` first waits
+    /// for the consistent cut (module docs), then asks the shell to write the RTI's state
+    /// ([`super::Action::WriteSave`]); the report goes out from [`Self::save_written`].
+    pub fn report_federate_save(
+        &mut self,
+        f: FederateHandle,
+        report: SaveReport,
+    ) -> Result<(), RtiError> {
+        self.save_report_allowed(f, report)?;
+        // Locally at once, so a second report in a row is refused before the decision; kept
+        // apart from the replicated statuses, which only decisions change (the outcome is
+        // derived from those alone, identically on every LRC).
+        self.save_reports_made.insert(
+            f,
+            match report {
+                SaveReport::Begun => SaveStatus::FederateSaving,
+                _ => SaveStatus::FederateWaitingForFederationToSave,
+            },
+        );
+        if report == SaveReport::Complete {
+            self.save_capture.insert(f);
+            self.capture_at_cut();
+        } else {
+            self.send_save_report(f, report);
+        }
+        Ok(())
+    }
+
+    fn send_save_report(&mut self, f: FederateHandle, report: SaveReport) {
+        let hw = self.data_hw;
+        let save = self.save_id();
+        self.request(
+            Request::SaveReport {
+                federate: f,
+                report,
+                hw,
+                save,
+            },
+            None,
+            false,
+        );
+    }
+
+    /// The save in progress, as requests name it (0: none).
+    fn save_id(&self) -> u64 {
+        self.save.as_ref().map_or(0, |s| s.initiated_at)
+    }
+
+    /// The shell wrote (or could not write) the RTI's state of `f` for the save in progress.
+    pub fn save_written(&mut self, f: FederateHandle, ok: bool) {
+        if self.save.is_some() && self.locals.contains_key(&f) {
+            let report = if ok {
+                SaveReport::Complete
+            } else {
+                SaveReport::RtiUnableToSave
+            };
+            self.send_save_report(f, report);
+        }
+    }
+
+    /// Whether this LRC holds every message sent before the save: every member has begun (so
+    /// no LRC sends for the save's federates any more) and this LRC applied each other LRC's
+    /// reliable stream up to the high-water mark it reported.
+    pub(crate) fn save_cut_reached(&self) -> bool {
+        let Some(s) = &self.save else { return false };
+        if s.members
+            .values()
+            .any(|st| *st == SaveStatus::FederateInstructedToSave)
+        {
+            return false;
+        }
+        let nodes: BTreeSet<Node> = s
+            .members
+            .keys()
+            .filter_map(|h| self.view.federates.get(h).map(|r| r.node))
+            .collect();
+        nodes.iter().filter(|n| **n != self.me).all(|n| {
+            s.hw.get(n)
+                .is_some_and(|hw| self.time.last_seq.get(n).copied().unwrap_or(0) >= *hw)
+        })
+    }
+
+    /// Captures the RTI state of the local federates that completed, once the cut is reached.
+    pub(crate) fn capture_at_cut(&mut self) {
+        if self.save_capture.is_empty() || !self.save_cut_reached() {
+            return;
+        }
+        for f in std::mem::take(&mut self.save_capture) {
+            match self.capture_saved_state(f) {
+                Ok(state) => self.actions.push_back(super::Action::WriteSave {
+                    federate: f,
+                    state: Box::new(state),
+                }),
+                Err(e) => {
+                    tracing::error!(federation = %self.name, "save: {e}");
+                    self.send_save_report(f, SaveReport::RtiUnableToSave);
+                }
+            }
+        }
+    }
+
+    /// Whether `f` may make `report` now (`SaveNotInitiated`, `FederateHasNotBegunSave`).
+    pub fn save_report_allowed(
+        &self,
+        f: FederateHandle,
+        report: SaveReport,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        let status = self.save.as_ref().and_then(|s| {
+            s.members.get(&f).map(|st| {
+                self.save_reports_made
+                    .get(&f)
+                    .copied()
+                    .unwrap_or(*st)
+                    .max(*st)
+            })
+        });
+        let context = || format!("federation {}: federate {f}", self.name);
+        match (report, status) {
+            (_, None) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: no save was initiated for it",
+                    context()
+                )));
+            }
+            (SaveReport::Begun, Some(SaveStatus::FederateInstructedToSave)) => {}
+            (SaveReport::Begun, Some(_)) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: save already begun",
+                    context()
+                )));
+            }
+            (_, Some(SaveStatus::FederateSaving)) => {}
+            (_, Some(SaveStatus::FederateInstructedToSave)) => {
+                return Err(RtiError::FederateHasNotBegunSave(format!(
+                    "{}: call federate_save_begun first",
+                    context()
+                )));
+            }
+            (_, Some(_)) => {
+                return Err(RtiError::SaveNotInitiated(format!(
+                    "{}: already reported",
+                    context()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// 4.21.
+    pub fn abort_federation_save(&mut self, f: FederateHandle) -> Result<(), RtiError> {
+        self.local(f)?;
+        if self.save.is_none() {
+            return Err(RtiError::SaveNotInProgress(format!(
+                "federation {}: federate {f}: no save in progress",
+                self.name
+            )));
+        }
+        self.request(
+            Request::AbortSave(SaveFailureReason::SaveAborted, self.save_id()),
+            None,
+            false,
+        );
+        Ok(())
+    }
+
+    /// 4.22: the status of every federate (answered as a callback).
+    pub fn query_federation_save_status(&mut self, f: FederateHandle) -> Result<(), RtiError> {
+        self.local(f)?;
+        let list: Vec<(FederateHandle, SaveStatus)> = match &self.save {
+            Some(s) => s.members.iter().map(|(h, st)| (*h, *st)).collect(),
+            None => self
+                .view
+                .federates
+                .keys()
+                .map(|h| (*h, SaveStatus::NoSaveInProgress))
+                .collect(),
+        };
+        self.callback(f, Callback::FederationSaveStatusResponse(list));
+        Ok(())
+    }
+
+    /// The RTI state of local federate `f` for the save in progress.
+    pub fn capture_saved_state(&self, f: FederateHandle) -> Result<SavedFederateState, RtiError> {
+        let lf = self.local(f)?;
+        let save = self.save.as_ref().ok_or_else(|| {
+            RtiError::SaveNotInitiated(format!(
+                "federation {}: federate {f}: no save in progress",
+                self.name
+            ))
+        })?;
+        let rec = self.view.federates.get(&f);
+        let tm = self.time_manager(f);
+        let instances = self
+            .objects
+            .iter()
+            .map(|(o, i)| SavedInstance {
+                object: *o,
+                class: i.class,
+                known_as: lf.known.get(o).copied(),
+                name: i.name.clone(),
+                owners: i.owners.iter().map(|(a, f)| (*a, *f)).collect(),
+                versions: i.versions.iter().map(|(a, v)| (*a, *v)).collect(),
+                values: i.values.iter().map(|(a, v)| (*a, v.clone())).collect(),
+            })
+            .collect();
+        Ok(SavedFederateState {
+            federation: self.name.clone(),
+            label: save.label.clone(),
+            federate: f,
+            federate_name: lf.name.clone(),
+            federate_type: rec.map(|r| r.federate_type.clone()).unwrap_or_default(),
+            log: self.view.log.clone(),
+            modules: self.modules.clone(),
+            instances,
+            published_objects: lf
+                .decl
+                .published_objects
+                .iter()
+                .map(|(c, a)| (*c, a.iter().copied().collect()))
+                .collect(),
+            published_interactions: lf.decl.published_interactions.iter().copied().collect(),
+            subscribed_objects: lf
+                .decl
+                .subscribed_objects
+                .iter()
+                .map(|(c, s)| (*c, s.attrs.iter().copied().collect(), s.active))
+                .collect(),
+            subscribed_interactions: lf
+                .decl
+                .subscribed_interactions
+                .iter()
+                .map(|(c, a)| (*c, *a))
+                .collect(),
+            next_counter: lf.next_counter,
+            auto_resign: lf.auto_resign,
+            switches: lf.advice.switches,
+            logical_time: tm.map_or(0.0, |m| m.logical_time().value()),
+            lookahead: tm.and_then(|m| m.query_lookahead().ok()).map(|l| l.value()),
+            regulating: tm.is_some_and(|m| m.regulation() == hlamesh_timesync::RegulationState::On),
+            constrained: tm
+                .is_some_and(|m| m.constraint() == hlamesh_timesync::ConstraintState::On),
+            membership: self.capture_membership(),
+            time_state: tm.map(|m| SavedTime::from_snapshot(m.snapshot())),
+            held: self.save_held.get(&f).cloned().unwrap_or_default(),
+            requests: self
+                .pending
+                .values()
+                .filter(|p| p.body.follows_state() && p.body.federate() == Some(f))
+                .map(|p| (p.body.clone(), p.multiple))
+                .collect(),
+        })
+    }
+
+    /// Coordinator side of the save requests.
+    pub(crate) fn decide_save(&mut self, from: Node, id: u64, body: Request) -> Option<Reply> {
+        let req = (from, id);
+        match body {
+            Request::Save { label, time, .. } => {
+                if let Some(s) = &self.save
+                    && !s.replaceable()
+                {
+                    return Some(Reply::Failed(RtiError::SaveInProgress(format!(
+                        "federation {}: save \"{}\" is in progress",
+                        self.name, s.label
+                    ))));
+                }
+                let members: Vec<FederateHandle> = self.view.federates.keys().copied().collect();
+                self.decide(Decision::SaveInitiated {
+                    label,
+                    time,
+                    members,
+                    req,
+                });
+                Some(Reply::Done)
+            }
+            Request::SaveReport {
+                federate,
+                report,
+                hw,
+                save,
+            } => {
+                if self
+                    .save
+                    .as_ref()
+                    .is_some_and(|s| s.initiated_at == save && s.members.contains_key(&federate))
+                {
+                    self.decide(Decision::SaveReported {
+                        federate,
+                        report,
+                        hw,
+                        req,
+                    });
+                }
+                Some(Reply::Done)
+            }
+            Request::AbortSave(reason, save) => {
+                if self.save.as_ref().is_some_and(|s| s.initiated_at == save) {
+                    self.decide(Decision::SaveAborted { reason, req });
+                }
+                Some(Reply::Done)
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies a save decision on this member (every member does the same).
+    pub(crate) fn apply_save(&mut self, d: &Decision) {
+        match d {
+            Decision::SaveInitiated {
+                label,
+                time,
+                members,
+                ..
+            } => {
+                let time = self.decode_time(time);
+                let members: BTreeMap<FederateHandle, SaveStatus> = members
+                    .iter()
+                    .filter(|h| self.view.federates.contains_key(h))
+                    .map(|h| (*h, SaveStatus::FederateInstructedToSave))
+                    .collect();
+                if members.is_empty() {
+                    // Every federate left between the request and its decision: nobody can
+                    // save or report, and a save begun anyway would never end (and refuse
+                    // every later join; rti_sim, time and partitions, seed 197).
+                    return;
+                }
+                self.timed_save_wait.clear();
+                self.save_reports_made.clear();
+                self.save = Some(SaveInProgress {
+                    label: label.clone(),
+                    members: members.clone(),
+                    failed: None,
+                    time,
+                    reported: false,
+                    hw: BTreeMap::new(),
+                    // The decision being applied is the next one of the log.
+                    initiated_at: self.view.last() + 1,
+                });
+                self.save_capture.clear();
+                let mut cannot = false;
+                let locals: Vec<FederateHandle> = members
+                    .keys()
+                    .filter(|h| self.locals.contains_key(h))
+                    .copied()
+                    .collect();
+                for h in &locals {
+                    let constrained = self.time_manager(*h).and_then(|m| {
+                        (m.constraint() == hlamesh_timesync::ConstraintState::On)
+                            .then(|| m.logical_time())
+                    });
+                    match (time, constrained) {
+                        (Some(t), Some(now)) if now < t => {
+                            self.timed_save_wait.insert(*h, t);
+                        }
+                        (Some(t), Some(now)) if now > t => cannot = true,
+                        _ => self.callback(
+                            *h,
+                            Callback::InitiateFederateSave {
+                                label: label.clone(),
+                                time,
+                            },
+                        ),
+                    }
+                }
+                if cannot {
+                    // Not from inside the decision being applied: see `abort_save_deferred`.
+                    self.save_cannot_honor = true;
+                }
+            }
+            Decision::SaveReported {
+                federate,
+                report,
+                hw,
+                ..
+            } => {
+                let node = self.view.federates.get(federate).map(|r| r.node);
+                if let Some(s) = self.save.as_mut()
+                    && let Some(st) = s.members.get_mut(federate)
+                {
+                    s.reported = true;
+                    if let Some(n) = node {
+                        let e = s.hw.entry(n).or_default();
+                        *e = (*e).max(*hw);
+                    }
+                    match report {
+                        SaveReport::Begun => *st = SaveStatus::FederateSaving,
+                        SaveReport::Complete => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave
+                        }
+                        SaveReport::NotComplete => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave;
+                            s.failed.get_or_insert(
+                                SaveFailureReason::FederateReportedFailureDuringSave,
+                            );
+                        }
+                        SaveReport::RtiUnableToSave => {
+                            *st = SaveStatus::FederateWaitingForFederationToSave;
+                            s.failed.get_or_insert(SaveFailureReason::RtiUnableToSave);
+                        }
+                    }
+                    let done = s
+                        .members
+                        .values()
+                        .all(|st| *st == SaveStatus::FederateWaitingForFederationToSave);
+                    if done {
+                        let reason = s.failed;
+                        self.end_save(reason);
+                    }
+                }
+            }
+            Decision::SaveAborted { reason, .. } if self.save.is_some() => {
+                self.end_save(Some(*reason));
+            }
+            _ => {}
+        }
+    }
+
+    /// A federate left while a save involving it was in progress: the save fails.
+    pub(crate) fn save_on_left(&mut self, h: FederateHandle, lost: bool) {
+        if self
+            .save
+            .as_ref()
+            .is_some_and(|s| s.members.contains_key(&h))
+        {
+            self.end_save(Some(if lost {
+                SaveFailureReason::RtiDetectedFailureDuringSave
+            } else {
+                SaveFailureReason::FederateResignedDuringSave
+            }));
+        }
+    }
+
+    /// A local federate was granted `t`: a timed save waiting for it starts now (grant first,
+    /// then the initiation), or fails if the grant went past the save time.
+    pub(crate) fn timed_save_on_grant(&mut self, h: FederateHandle, t: super::time::Time) {
+        let Some(save_time) = self.timed_save_wait.get(&h).copied() else {
+            return;
+        };
+        if t < save_time {
+            return;
+        }
+        self.timed_save_wait.remove(&h);
+        if t == save_time {
+            let label = self
+                .save
+                .as_ref()
+                .map(|s| s.label.clone())
+                .unwrap_or_default();
+            self.callback(
+                h,
+                Callback::InitiateFederateSave {
+                    label,
+                    time: Some(save_time),
+                },
+            );
+        } else {
+            self.save_cannot_honor = true;
+        }
+    }
+
+    /// Sends the `SaveTimeCannotBeHonored` abort noticed while applying a decision or a grant.
+    /// Requests are never made from inside a decision's application: on the coordinator the
+    /// request is decided at once, and that decision would enter the log before the one being
+    /// applied.
+    pub(crate) fn abort_save_deferred(&mut self) {
+        if std::mem::take(&mut self.save_cannot_honor) && self.save.is_some() {
+            self.request(
+                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored, self.save_id()),
+                None,
+                false,
+            );
+        }
+    }
+
+    /// Whether local federate `f` has been told to save and the save has not ended.
+    pub(crate) fn saving_now(&self, f: FederateHandle) -> bool {
+        self.save
+            .as_ref()
+            .is_some_and(|s| s.members.contains_key(&f))
+            && !self.timed_save_wait.contains_key(&f)
+            && self.locals.contains_key(&f)
+    }
+
+    fn end_save(&mut self, failure: Option<SaveFailureReason>) {
+        self.timed_save_wait.clear();
+        self.save_capture.clear();
+        self.save_reports_made.clear();
+        let held = std::mem::take(&mut self.save_held);
+        let Some(s) = self.save.take() else { return };
+        let locals: BTreeSet<FederateHandle> = s
+            .members
+            .keys()
+            .filter(|h| self.locals.contains_key(h))
+            .copied()
+            .collect();
+        for h in locals {
+            let cb = match failure {
+                None => Callback::FederationSaved,
+                Some(r) => Callback::FederationNotSaved(r),
+            };
+            self.callback(h, cb);
+        }
+        for (h, cbs) in held {
+            for cb in cbs {
+                self.callback(h, cb);
+            }
+        }
+    }
+}

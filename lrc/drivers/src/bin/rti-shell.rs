@@ -1,0 +1,414 @@
+//! Test-only interactive federate for the multi-process tests: joins a federation, then reads one
+//! command per line on stdin and prints one JSON line per callback or command result on stdout,
+//! so a test can drive several processes step by step and await each outcome instead of
+//! sleeping.
+//!
+//! Commands:
+//! - `register LABEL [NAME,NAME…]` — register a synchronization point (federation-wide without
+//!   names; otherwise the named federates, resolved with `get_federate_handle`; an unknown name
+//!   becomes a handle that is not joined).
+//! - `achieve LABEL [false]` — achieve a point (unsuccessfully with `false`).
+//! - `save LABEL`, `save-begun`, `save-complete`, `save-not-complete`, `abort-save`,
+//!   `save-status` — federation save services; `write-state TEXT` writes TEXT to
+//!   `state.txt` in the federate's state directory of the save in progress.
+//! - `restore LABEL`, `restore-complete`, `restore-not-complete`, `abort-restore`,
+//!   `restore-status` — federation restore services; `read-state` prints the `state.txt` the
+//!   federate wrote in the save being restored (`{"event":"state","text":…}`).
+//! - `reserve NAME` — reserve an object instance name (a service refused during a save); the
+//!   outcome prints `reserved` / `not_reserved` with the name as label.
+//! - Objects and ownership (CLASS and ATTR are names, ATTRS comma-separated names, OBJ the
+//!   number printed by `register-object` / `discover`): `publish CLASS ATTRS`,
+//!   `subscribe CLASS ATTRS`, `register-object CLASS` (prints `registered_object`),
+//!   `update OBJ ATTR VALUE`, `divest OBJ ATTRS`, `negotiate OBJ ATTRS TAG`,
+//!   `confirm OBJ ATTRS TAG`, `cancel-divest OBJ ATTRS`, `acquire OBJ ATTRS TAG`,
+//!   `acquire-if OBJ ATTRS`, `cancel-acquire OBJ ATTRS`, `deny OBJ ATTRS`,
+//!   `if-wanted OBJ ATTRS` (prints `divested`), `query OBJ ATTR`, `owned OBJ ATTR` (prints
+//!   `owned`), `auto-resign ACTION`. Callbacks print `discover`, `reflect` (value as text,
+//!   producer), `assume`, `confirm_request`, `acquired`, `unavailable`, `release_request`,
+//!   `cancelled`, `owner` (owner 0: not owned), with `object` and `attrs` as numbers.
+//! - `handle` — prints this federate's current handle.
+//! - `join` — joins the federation again (after `connection_lost`, printed as
+//!   `{"event":"connection_lost","fault":…}`).
+//! - `resign` — resign (DeleteObjects) and exit.
+//! - `exit` — exit without resigning (like a crash, but clean for the OS).
+//!
+//! Every command answers `{"event":"ok","cmd":…}` or `{"event":"failed","cmd":…,"error":…}`.
+
+use std::io::BufRead;
+
+use clap::Parser;
+use hlamesh_drivers::lab_net::LabNetArgs;
+use hlamesh_drivers::startup::out;
+use hlamesh_lrc::ambassador::{
+    CallbackModel, FederateAmbassador, RestoreFailureReason, RestoreStatus, RtiAmbassador,
+    SaveFailureReason, SaveStatus, SynchronizationPointFailureReason,
+};
+use hlamesh_lrc::core::wire::ResignAction;
+use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::handles::{
+    AttributeHandle, FederateHandle, ObjectClassHandle, ObjectInstanceHandle,
+};
+use hlamesh_lrc::node::Lrc;
+use serde_json::json;
+
+#[derive(Parser, Debug)]
+struct Args {
+    #[command(flatten)]
+    net: LabNetArgs,
+    #[arg(long)]
+    federation: String,
+    /// FOM module files (for --create).
+    #[arg(long)]
+    fom: Vec<String>,
+    #[arg(long, default_value = "shell")]
+    name: String,
+    /// Create the federation first if it does not exist.
+    #[arg(long)]
+    create: bool,
+}
+
+struct Amb;
+
+fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
+    attrs.iter().map(|a| a.0).collect()
+}
+
+impl FederateAmbassador for Amb {
+    fn connection_lost(&mut self, fault: &str) {
+        out(json!({"event":"connection_lost","fault":fault}));
+    }
+    fn discover_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _class: ObjectClassHandle,
+        name: &str,
+        _producer: FederateHandle,
+    ) {
+        out(json!({"event":"discover","object":object.0,"label":name}));
+    }
+    fn reflect_attribute_values(
+        &mut self,
+        object: ObjectInstanceHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+        _tag: &[u8],
+        info: &hlamesh_lrc::core::ReceiveInfo,
+    ) {
+        for (a, v) in values {
+            out(json!({"event":"reflect","object":object.0,"attr":a.0,
+                "value":String::from_utf8_lossy(v),"producer":info.producer.0}));
+        }
+    }
+    fn request_attribute_ownership_assumption(
+        &mut self,
+        object: ObjectInstanceHandle,
+        offered: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"assume","object":object.0,"attrs":nums(offered),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn request_divestiture_confirmation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        released: &[AttributeHandle],
+    ) {
+        out(json!({"event":"confirm_request","object":object.0,"attrs":nums(released)}));
+    }
+    fn attribute_ownership_acquisition_notification(
+        &mut self,
+        object: ObjectInstanceHandle,
+        secured: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"acquired","object":object.0,"attrs":nums(secured),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn attribute_ownership_unavailable(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"unavailable","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn request_attribute_ownership_release(
+        &mut self,
+        object: ObjectInstanceHandle,
+        candidates: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        out(
+            json!({"event":"release_request","object":object.0,"attrs":nums(candidates),
+            "label":String::from_utf8_lossy(tag)}),
+        );
+    }
+    fn confirm_attribute_ownership_acquisition_cancellation(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"cancelled","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn inform_attribute_ownership(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+        owner: FederateHandle,
+    ) {
+        out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":owner.0}));
+    }
+    fn attribute_is_not_owned(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {
+        out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":0}));
+    }
+    fn synchronization_point_registration_succeeded(&mut self, label: &str) {
+        out(json!({"event":"registered","label":label}));
+    }
+    fn synchronization_point_registration_failed(
+        &mut self,
+        label: &str,
+        reason: SynchronizationPointFailureReason,
+    ) {
+        out(json!({"event":"register_failed","label":label,"reason":format!("{reason:?}")}));
+    }
+    fn announce_synchronization_point(&mut self, label: &str, tag: &[u8]) {
+        out(json!({"event":"announce","label":label,"tag":String::from_utf8_lossy(tag)}));
+    }
+    fn federation_synchronized(&mut self, label: &str, failed: &[FederateHandle]) {
+        let failed: Vec<u32> = failed.iter().map(|h| h.0).collect();
+        out(json!({"event":"synchronized","label":label,"failed":failed}));
+    }
+    fn initiate_federate_save(
+        &mut self,
+        label: &str,
+        _time: Option<hlamesh_lrc::ambassador::Time>,
+    ) {
+        out(json!({"event":"initiate_save","label":label}));
+    }
+    fn federation_saved(&mut self) {
+        out(json!({"event":"saved"}));
+    }
+    fn federation_not_saved(&mut self, reason: SaveFailureReason) {
+        out(json!({"event":"not_saved","reason":format!("{reason:?}")}));
+    }
+    fn federation_save_status_response(&mut self, status: &[(FederateHandle, SaveStatus)]) {
+        let v: Vec<(u32, String)> = status
+            .iter()
+            .map(|(h, s)| (h.0, format!("{s:?}")))
+            .collect();
+        out(json!({"event":"save_status","status":v}));
+    }
+    fn object_instance_name_reservation_succeeded(&mut self, name: &str) {
+        out(json!({"event":"reserved","label":name}));
+    }
+    fn object_instance_name_reservation_failed(&mut self, name: &str) {
+        out(json!({"event":"not_reserved","label":name}));
+    }
+    fn request_federation_restore_succeeded(&mut self, label: &str) {
+        out(json!({"event":"restore_request_ok","label":label}));
+    }
+    fn request_federation_restore_failed(&mut self, label: &str, reason: &str) {
+        out(json!({"event":"restore_request_failed","label":label,"reason":reason}));
+    }
+    fn federation_restore_begun(&mut self) {
+        out(json!({"event":"restore_begun"}));
+    }
+    fn initiate_federate_restore(&mut self, label: &str, name: &str, handle: FederateHandle) {
+        out(json!({"event":"initiate_restore","label":label,"name":name,"handle":handle.0}));
+    }
+    fn federation_restored(&mut self) {
+        out(json!({"event":"restored"}));
+    }
+    fn federation_not_restored(&mut self, reason: RestoreFailureReason, detail: &str) {
+        out(json!({"event":"not_restored","reason":format!("{reason:?}"),"detail":detail}));
+    }
+    fn federation_restore_status_response(
+        &mut self,
+        status: &[(FederateHandle, FederateHandle, RestoreStatus)],
+    ) {
+        let v: Vec<(u32, u32, String)> = status
+            .iter()
+            .map(|(a, b, s)| (a.0, b.0, format!("{s:?}")))
+            .collect();
+        out(json!({"event":"restore_status","status":v}));
+    }
+}
+
+fn main() {
+    hlamesh_drivers::startup::main(run);
+}
+
+fn run() -> Result<(), RtiError> {
+    let a = Args::parse();
+    let cfg = a.net.transport_config();
+    let lrc = Lrc::start(cfg)?;
+    let mut rti = RtiAmbassador::with_lrc(lrc);
+    rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
+    if a.create {
+        match rti.create_federation_execution(&a.federation, &a.fom) {
+            Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
+    out(json!({"event":"joined","handle":h.0}));
+    let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
+        s.parse()
+            .map(ObjectInstanceHandle)
+            .map_err(|_| RtiError::RtiInternalError(format!("bad object {s:?}")))
+    };
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let r = match words.as_slice() {
+            ["register", label] => rti.register_federation_synchronization_point(label, b"tag"),
+            ["register", label, names] => {
+                let set: Vec<FederateHandle> = names
+                    .split(',')
+                    .map(|n| {
+                        rti.get_federate_handle(n)
+                            .unwrap_or(FederateHandle(u32::MAX - 1))
+                    })
+                    .collect();
+                rti.register_federation_synchronization_point_with_set(label, b"tag", &set)
+            }
+            ["achieve", label] => rti.synchronization_point_achieved(label, true),
+            ["achieve", label, "false"] => rti.synchronization_point_achieved(label, false),
+            ["save", label] => rti.request_federation_save(label),
+            ["save-begun"] => rti.federate_save_begun(),
+            ["save-complete"] => rti.federate_save_complete(),
+            ["save-not-complete"] => rti.federate_save_not_complete(),
+            ["abort-save"] => rti.abort_federation_save(),
+            ["save-status"] => rti.query_federation_save_status(),
+            ["write-state", text] => rti.federate_state_dir().and_then(|d| {
+                std::fs::write(d.join("state.txt"), text)
+                    .map_err(|e| RtiError::RtiInternalError(e.to_string()))
+            }),
+            ["restore", label] => rti.request_federation_restore(label),
+            ["restore-complete"] => rti.federate_restore_complete(),
+            ["restore-not-complete"] => rti.federate_restore_not_complete(),
+            ["abort-restore"] => rti.abort_federation_restore(),
+            ["restore-status"] => rti.query_federation_restore_status(),
+            ["read-state"] => rti.federate_state_dir().and_then(|d| {
+                let text = std::fs::read_to_string(d.join("state.txt"))
+                    .map_err(|e| RtiError::RtiInternalError(e.to_string()))?;
+                out(json!({"event":"state","text":text}));
+                Ok(())
+            }),
+            ["handle"] => {
+                let h = rti.federate().map_or(0, |(_, h)| h.0);
+                out(json!({"event":"handle","handle":h}));
+                Ok(())
+            }
+            ["reserve", name] => rti.reserve_object_instance_name(name),
+            ["join"] => rti
+                .join_federation_execution(Some(&a.name), "shell", &a.federation)
+                .map(|h| out(json!({"event":"joined","handle":h.0}))),
+            ["publish", class, attrs] => class_attrs(&rti, class, attrs)
+                .and_then(|(c, a)| rti.publish_object_class_attributes(c, &a)),
+            ["subscribe", class, attrs] => class_attrs(&rti, class, attrs)
+                .and_then(|(c, a)| rti.subscribe_object_class_attributes(c, &a, true)),
+            ["register-object", class] => rti
+                .get_object_class_handle(class)
+                .and_then(|c| rti.register_object_instance(c))
+                .map(|o| out(json!({"event":"registered_object","object":o.0}))),
+            ["update", o, attr, value] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                rti.update_attribute_values(o, vec![(a[0], value.as_bytes().to_vec())], b"")
+            }),
+            ["divest", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.unconditional_attribute_ownership_divestiture(o, &a)
+            }),
+            ["negotiate", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.negotiated_attribute_ownership_divestiture(o, &a, tag.as_bytes())
+            }),
+            ["confirm", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.confirm_divestiture(o, &a, tag.as_bytes())
+            }),
+            ["cancel-divest", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.cancel_negotiated_attribute_ownership_divestiture(o, &a)
+            }),
+            ["acquire", o, attrs, tag] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_acquisition(o, &a, tag.as_bytes())
+            }),
+            ["acquire-if", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_acquisition_if_available(o, &a)
+            }),
+            ["cancel-acquire", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.cancel_attribute_ownership_acquisition(o, &a)
+            }),
+            ["deny", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                rti.attribute_ownership_release_denied(o, &a)
+            }),
+            ["if-wanted", o, attrs] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attrs)?;
+                let d = rti.attribute_ownership_divestiture_if_wanted(o, &a)?;
+                out(json!({"event":"divested","object":o.0,"attrs":nums(&d)}));
+                Ok(())
+            }),
+            ["query", o, attr] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                rti.query_attribute_ownership(o, a[0])
+            }),
+            ["owned", o, attr] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                let owned = rti.is_attribute_owned_by_federate(o, a[0])?;
+                out(json!({"event":"owned","object":o.0,"owned":owned}));
+                Ok(())
+            }),
+            ["auto-resign", action] => ResignAction::from_switch(action)
+                .ok_or_else(|| RtiError::RtiInternalError(format!("bad action {action:?}")))
+                .and_then(|a| rti.set_automatic_resign_directive(a)),
+            ["resign"] => {
+                let r = rti.resign_federation_execution(ResignAction::DeleteObjects);
+                out(json!({"event":"resigned","ok":r.is_ok()}));
+                return r;
+            }
+            ["exit"] => return Ok(()),
+            _ => Err(RtiError::RtiInternalError(format!(
+                "unknown command {line:?}"
+            ))),
+        };
+        match r {
+            Ok(()) => out(json!({"event":"ok","cmd":line})),
+            Err(e) => out(json!({"event":"failed","cmd":line,"error":e.to_string()})),
+        }
+    }
+    Ok(())
+}
+
+fn class_attrs(
+    rti: &RtiAmbassador,
+    class: &str,
+    attrs: &str,
+) -> Result<(ObjectClassHandle, Vec<AttributeHandle>), RtiError> {
+    let c = rti.get_object_class_handle(class)?;
+    let a = attrs
+        .split(',')
+        .map(|n| rti.get_attribute_handle(c, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((c, a))
+}
+
+/// Attribute names of `o`'s known class (a registered instance's own class for its registrant).
+fn object_attrs(
+    rti: &RtiAmbassador,
+    o: ObjectInstanceHandle,
+    attrs: &str,
+) -> Result<Vec<AttributeHandle>, RtiError> {
+    let c = rti.get_known_object_class_handle(o)?;
+    attrs
+        .split(',')
+        .map(|n| rti.get_attribute_handle(c, n))
+        .collect()
+}
