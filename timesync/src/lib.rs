@@ -59,8 +59,8 @@
 //!
 //! Testing: `tests/sim.rs` runs whole federations (2–16 members, seeded network with delay,
 //! repair-as-delay and cross-channel reordering, joins, resigns, crashes) with an invariant
-//! checker after every event; `TIMESYNC_SEEDS=N` runs more seeds, `TIMESYNC_SEED=s` replays one
-//! (add `TIMESYNC_TRACE=1` for an event trace). `tests/worked_examples.rs` holds the worked
+//! checker after every event; `HLAMESH_SIM_SEEDS=N` runs more seeds, `HLAMESH_SIM_SEED=s` replays
+//! one (add `HLAMESH_SIM_TRACE=time` for an event trace). `tests/worked_examples.rs` holds the worked
 //! examples and the rules of `docs/HLA-SEMANTICS.md`, "Time management", as named scenarios.
 //! The algorithm is described in `docs/TIME-ALGORITHM.md`.
 #![forbid(unsafe_code)]

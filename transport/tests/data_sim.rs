@@ -25,8 +25,9 @@
 //! - flow control: senders wait for room and are woken by acknowledgements (every run must
 //!   converge; the lossy runs must have waited).
 //!
-//! Seeds: `HLAMESH_SIM_SEED=<n>` runs one seed, `HLAMESH_SIM_SEEDS=<count>` sets how many
-//! (default 4). A failure names the seed to rerun.
+//! Seeds as every hlamesh simulator takes them (`hlamesh-sim`): `HLAMESH_SIM_SEED=<n>` replays
+//! one, `HLAMESH_SIM_SEEDS=<count>` (default 4) from `HLAMESH_SIM_FIRST_SEED` (default 1) sweeps.
+//! A failure names the command that replays it.
 
 // Nodes are addressed by index throughout (links and control are keyed by index pairs).
 #![allow(clippy::needless_range_loop)]
@@ -133,18 +134,10 @@ struct Outcome {
     receivers: Vec<hlamesh_transport::data::RecvStats>,
 }
 
+/// The seeds each scenario runs (`hlamesh-sim`'s convention): 4 from 1 unless the environment
+/// says otherwise.
 fn seeds() -> Vec<u64> {
-    if let Some(s) = std::env::var("HLAMESH_SIM_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return vec![s];
-    }
-    let n = std::env::var("HLAMESH_SIM_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4u64);
-    (1..=n).collect()
+    hlamesh_sim::Seeds::from_env(1, 4, None).iter().collect()
 }
 
 fn size(rng: &mut StdRng) -> usize {
@@ -840,7 +833,10 @@ fn check_all(sc: &Scenario) -> Vec<Outcome> {
         .into_iter()
         .map(|seed| match run(seed, sc) {
             Ok(o) => o,
-            Err(e) => panic!("seed {seed}: {e}\n(rerun with HLAMESH_SIM_SEED={seed})"),
+            Err(e) => panic!(
+                "seed {seed}: {e}\n(replay: {})",
+                hlamesh_sim::Seeds::rerun("hlamesh-transport", "data_sim", "", seed)
+            ),
         })
         .collect()
 }

@@ -186,7 +186,7 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
     Some(match &t.kind {
         ResolvedKind::Basic { bytes, kind, .. } => {
             let bits = 8 * *bytes as u32;
-            let raw = rng.next();
+            let raw = rng.next_u64();
             match (kind, bytes) {
                 (_, 0) => return None,
                 (BasicKind::Float, 4) => {
@@ -217,7 +217,7 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
             ..
         } => {
             if *boolean {
-                Value::Boolean(rng.next() & 1 == 1)
+                Value::Boolean(rng.next_u64() & 1 == 1)
             } else {
                 enumerator_value(enumerators, rng.below(enumerators.len()))?
             }
@@ -232,7 +232,7 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
                 ArrayLayout::Variable => rng.below(4),
                 ArrayLayout::NullTerminated => {
                     let n = rng.below(6);
-                    let bytes: Vec<u8> = (0..n).map(|_| (rng.next() % 255) as u8 + 1).collect();
+                    let bytes: Vec<u8> = (0..n).map(|_| (rng.next_u64() % 255) as u8 + 1).collect();
                     return Some(match flavor {
                         ElementFlavor::AsciiChar => {
                             Value::String(bytes.iter().map(|&b| char::from(b)).collect())
@@ -247,14 +247,16 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
                 | ArrayLayout::UserDefined(_) => return None,
             };
             match flavor {
-                ElementFlavor::Octet => Value::Bytes((0..n).map(|_| rng.next() as u8).collect()),
+                ElementFlavor::Octet => {
+                    Value::Bytes((0..n).map(|_| rng.next_u64() as u8).collect())
+                }
                 ElementFlavor::AsciiChar => {
-                    Value::String((0..n).map(|_| char::from(rng.next() as u8)).collect())
+                    Value::String((0..n).map(|_| char::from(rng.next_u64() as u8)).collect())
                 }
                 ElementFlavor::UnicodeChar => {
                     // n UTF-16 units: BMP characters outside the surrogate range.
                     let s: String = (0..n)
-                        .map(|_| char::from_u32((rng.next() % 0xd000) as u32).unwrap_or('x'))
+                        .map(|_| char::from_u32((rng.next_u64() % 0xd000) as u32).unwrap_or('x'))
                         .collect();
                     Value::String(s)
                 }
@@ -294,7 +296,7 @@ fn gen_value(types: &DataTypeTable, id: TypeId, rng: &mut Rng, depth: usize) -> 
             };
             for _ in 0..8 {
                 let (disc, value) = if *boolean {
-                    let b = rng.next() & 1 == 1;
+                    let b = rng.next_u64() & 1 == 1;
                     (Value::Boolean(b), i64::from(b))
                 } else {
                     let i = rng.below(enumerators.len());

@@ -49,8 +49,12 @@
 //! deliberately broken core: without the request retries of `Event::Tick`, seed 3 of the default
 //! sweep fails there, a federate still waiting on a synchronization point.)
 //!
-//! `SIM_TRACE=1` prints callbacks and actions, `SIM_CTL=1` control messages and non-update data
-//! (`SIM_UPDATES=1` updates too), `SIM_LOG=1` the core's trace log.
+//! Seeds and traces follow `hlamesh-sim`'s convention: `HLAMESH_SIM_SEED=s` replays one seed
+//! (name the test to pick the sweep), `HLAMESH_SIM_FIRST_SEED` and `HLAMESH_SIM_SEEDS` set a
+//! sweep (the sweeps' own count variables above come first); `HLAMESH_SIM_TRACE=` `actions`
+//! prints callbacks and actions, `ctl` control messages and non-update data, `updates` updates
+//! too, `log` the core's trace log, `dump` every core at a failed quiescence (comma-separated, or
+//! `1` for all). A failing seed is reported with the command that replays it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -63,6 +67,7 @@ use hlamesh_core::core::{Callback, Completion, Event, FederationCore, Ticket};
 use hlamesh_core::fom::Fdd;
 use hlamesh_core::handles::*;
 use hlamesh_core::host::{Host, HostAction};
+use hlamesh_sim::Seeds;
 use hlamesh_timesync::{DynInterval, DynTime};
 
 /// The one federation every simulated LRC hosts.
@@ -651,7 +656,7 @@ impl Sim {
                 HostAction::Deliver {
                     federate, callback, ..
                 } => {
-                    if std::env::var("SIM_TRACE").is_ok() {
+                    if hlamesh_sim::trace("actions") {
                         eprintln!("action at {id}: {federate} {callback:?}");
                     }
                     // The host routes only to federates whose join completed on its LRC.
@@ -873,7 +878,7 @@ impl Sim {
             }
             _ => false,
         };
-        if std::env::var("SIM_TRACE").is_ok() {
+        if hlamesh_sim::trace("actions") {
             eprintln!("cb {f}: {cb:?}");
         }
         if self.own_run
@@ -1143,7 +1148,7 @@ impl Sim {
                 3,
             )
         };
-        if std::env::var("SIM_TRACE").is_ok() {
+        if hlamesh_sim::trace("actions") {
             eprintln!("time service {what} by {h} on {node} (target {target:?}): {r:?}");
         }
         match r {
@@ -1232,7 +1237,7 @@ impl Sim {
             }
             self.quiesce();
         }
-        if std::env::var("SIM_TRACE").is_ok() {
+        if hlamesh_sim::trace("actions") {
             for (h, m) in &self.feds {
                 eprintln!(
                     "time of {h} on {} (alive {}, resigning {}): {:?}; manager {:?}",
@@ -1317,21 +1322,21 @@ impl Sim {
         if !node.alive {
             return true;
         }
-        if std::env::var("SIM_CTL").is_ok()
+        if hlamesh_sim::trace("ctl")
             && let Msg::Ctl(m) = &msg
             && !matches!(m, ControlMsg::Time { .. })
         {
             eprintln!("ctl {from}->{to}: {m:?}");
         }
-        if std::env::var("SIM_CTL").is_ok()
+        if hlamesh_sim::trace("ctl")
             && let Msg::Data { seq, bytes } = &msg
             && let Ok(m) = hlamesh_core::core::wire::DataMsg::decode(bytes)
-            && (std::env::var("SIM_UPDATES").is_ok()
+            && (hlamesh_sim::trace("updates")
                 || !matches!(m, hlamesh_core::core::wire::DataMsg::Update { .. }))
         {
             eprintln!("data {from}->{to} #{seq:?}: {m:?}");
         }
-        if std::env::var("SIM_CTL").is_ok() && matches!(msg, Msg::Gone) {
+        if hlamesh_sim::trace("ctl") && matches!(msg, Msg::Gone) {
             eprintln!("gone {from}->{to}");
         }
         match msg {
@@ -1547,7 +1552,7 @@ impl Sim {
                         Err(e) if busy(&e) => return,
                         Err(e) => panic!("{h}: register: {e}"),
                     };
-                    if std::env::var("SIM_TRACE").is_ok() {
+                    if hlamesh_sim::trace("actions") {
                         eprintln!("register {h} {o} on {node}");
                     }
                     self.feds.get_mut(&h).unwrap().owned.insert(o, 0);
@@ -1796,7 +1801,7 @@ impl Sim {
                             let car = self.car;
                             let core = self.nodes.get_mut(&node).unwrap().core_mut();
                             if let Ok(o) = core.register_object_instance(h, car, None) {
-                                if std::env::var("SIM_TRACE").is_ok() {
+                                if hlamesh_sim::trace("actions") {
                                     eprintln!("register {h} {o} on {node} (episode)");
                                 }
                                 self.feds.get_mut(&h).unwrap().owned.insert(o, 0);
@@ -1868,7 +1873,7 @@ impl Sim {
         let min = alive.iter().copied().min().unwrap();
         let a_loses = a.len() < b.len() || (a.len() == b.len() && !a.contains(&min));
         let losers = if a_loses { a.clone() } else { b.clone() };
-        if std::env::var("SIM_TRACE").is_ok() {
+        if hlamesh_sim::trace("actions") {
             eprintln!("partition {a:?} | {b:?}; losers {losers:?}");
         }
         let label = self.side.values().copied().max().unwrap_or(0) + 1;
@@ -2088,7 +2093,7 @@ impl Sim {
             }
             self.quiesce();
         }
-        if std::env::var("SIM_TRACE").is_ok() {
+        if hlamesh_sim::trace("actions") {
             for (id, n) in &self.nodes {
                 if n.alive {
                     eprintln!(
@@ -2180,7 +2185,7 @@ impl Sim {
                 c.view().nodes,
                 c.view().last()
             );
-            if std::env::var("SIM_DUMP").is_ok() && n.alive {
+            if hlamesh_sim::trace("dump") && n.alive {
                 eprintln!("{c:#?}");
             }
         }
@@ -2335,7 +2340,7 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
-    if std::env::var("SIM_LOG").is_ok() {
+    if hlamesh_sim::trace("log") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new("hlamesh_core=trace"))
             .with_writer(std::io::stderr)
@@ -2364,7 +2369,11 @@ fn run_with(seed: u64, steps: u64, modes: Modes) -> Sim {
 
 #[test]
 fn random_federations_converge() {
-    sweep(env("HLAMESH_SIM_SEEDS", 400), Modes::from_env());
+    sweep(
+        "random_federations_converge",
+        seeds(None, 400),
+        Modes::from_env(),
+    );
 }
 
 /// Partitions and their heal (see `Sim::partition_episode`): the losing side is evicted, the
@@ -2375,7 +2384,11 @@ fn random_federations_with_partitions_converge() {
         partitions: true,
         ..Modes::from_env()
     };
-    sweep(env("HLAMESH_SIM_PARTITION_SEEDS", 150), modes);
+    sweep(
+        "random_federations_with_partitions_converge",
+        seeds(Some("HLAMESH_SIM_PARTITION_SEEDS"), 150),
+        modes,
+    );
 }
 
 /// Time management among the joins, crashes, resigns, saves and sync points (see
@@ -2388,7 +2401,11 @@ fn random_federations_with_time_management_converge() {
         partitions: true,
         ..Modes::from_env()
     };
-    sweep(env("HLAMESH_SIM_TIME_SEEDS", 150), modes);
+    sweep(
+        "random_federations_with_time_management_converge",
+        seeds(Some("HLAMESH_SIM_TIME_SEEDS"), 150),
+        modes,
+    );
 }
 
 fn time_mode() -> Modes {
@@ -2453,10 +2470,8 @@ fn regression_swarm_161_regulation_enabled_beyond_every_request() {
 /// `HLAMESH_SIM_SWARM_SEEDS` seeds (default 150) from `HLAMESH_SIM_FIRST_SEED`.
 #[test]
 fn random_federations_with_swarm_options_converge() {
-    let seeds = env("HLAMESH_SIM_SWARM_SEEDS", 150);
-    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     let steps = env("HLAMESH_SIM_STEPS", 300);
-    for seed in first..first + seeds {
+    for seed in seeds(Some("HLAMESH_SIM_SWARM_SEEDS"), 150).iter() {
         let modes = Modes::swarm(seed);
         if std::panic::catch_unwind(|| run_with(seed, steps, modes)).is_err() {
             panic!(
@@ -2474,11 +2489,26 @@ fn random_federations_with_orphans_converge() {
         orphans: true,
         ..Modes::from_env()
     };
-    sweep(env("HLAMESH_SIM_ORPHAN_SEEDS", 200), modes);
+    sweep(
+        "random_federations_with_orphans_converge",
+        seeds(Some("HLAMESH_SIM_ORPHAN_SEEDS"), 200),
+        modes,
+    );
 }
 
-/// Runs `seeds` seeds from `HLAMESH_SIM_FIRST_SEED` and checks they exercised what they check.
-fn sweep(seeds: u64, modes: Modes) {
+/// The seeds of a sweep (`hlamesh_sim::Seeds`): `count` from 1 unless the environment says
+/// otherwise, `count_var` being the sweep's own count variable.
+fn seeds(count_var: Option<&str>, count: u64) -> Seeds {
+    Seeds::from_env(1, count, count_var)
+}
+
+/// How to replay `seed` of `test`.
+fn rerun(test: &str, seed: u64) -> String {
+    Seeds::rerun("hlamesh-core", "rti_sim", test, seed)
+}
+
+/// Runs the seeds of test `test` and checks they exercised what they check.
+fn sweep(test: &str, seeds: Seeds, modes: Modes) {
     let steps = env("HLAMESH_SIM_STEPS", 300);
     let (mut refl, mut disc, mut inter, mut lost, mut resyncs) = (0, 0, 0, 0, 0);
     let mut synced = 0;
@@ -2488,10 +2518,12 @@ fn sweep(seeds: u64, modes: Modes) {
     let mut saves = 0;
     let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
-    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
-    for seed in first..first + seeds {
+    for seed in seeds.iter() {
         let sim = std::panic::catch_unwind(|| run_with(seed, steps, modes)).unwrap_or_else(|_| {
-            panic!("seed {seed} failed ({modes:?}; HLAMESH_SIM_FIRST_SEED to rerun)")
+            panic!(
+                "seed {seed} failed ({modes:?}); replay: {}",
+                rerun(test, seed)
+            )
         });
         refl += sim.reflections;
         disc += sim.discoveries;
@@ -2515,34 +2547,34 @@ fn sweep(seeds: u64, modes: Modes) {
     );
     eprintln!("{saves} save outcomes, {compared} compared with another federate's");
     eprintln!("{restores} restore outcomes, {restored} restored, {denied} requests denied");
-    assert!(seeds < 10 || synced > 20, "{synced} synchronizations");
+    assert!(seeds.len() < 10 || synced > 20, "{synced} synchronizations");
     eprintln!("{held} callbacks held by a host until their federate's join completed");
     eprintln!("{refused} declarations refused during a save or restore (tried again)");
     eprintln!("{healed} partitions healed, {evicted} LRCs of losing sides evicted");
     eprintln!("{grants} time advance grants");
     assert!(
-        seeds < 10 || !modes.time || grants > 100,
+        seeds.len() < 10 || !modes.time || grants > 100,
         "time mode exercised too little: {grants} grants"
     );
     assert!(
-        seeds < 10 || !modes.partitions || healed > 5 && evicted > 5,
+        seeds.len() < 10 || !modes.partitions || healed > 5 && evicted > 5,
         "partition mode exercised too little: {healed} healed, {evicted} evicted"
     );
     assert!(
-        seeds < 10 || held > 0,
+        seeds.len() < 10 || held > 0,
         "no callback was ever held for a joining federate: the host's early routing went unexercised"
     );
     assert!(
-        seeds < 10 || saves > 20 && compared > 10,
+        seeds.len() < 10 || saves > 20 && compared > 10,
         "{saves} save outcomes, {compared} compared"
     );
     assert!(
-        seeds < 10 || modes.time || restores > 10 && restored > 2 && denied > 5,
+        seeds.len() < 10 || modes.time || restores > 10 && restored > 2 && denied > 5,
         "{restores} restore outcomes, {restored} restored, {denied} denied"
     );
     // The runs must have exercised what they claim to check.
     assert!(
-        seeds < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0 && resyncs > 0,
+        seeds.len() < 10 || refl > 100 && disc > 20 && inter > 10 && lost > 0 && resyncs > 0,
         "{refl} {disc} {inter} {lost}"
     );
 }
@@ -2860,7 +2892,7 @@ impl OwnRun {
                         None,
                     );
                     r.unwrap();
-                    if std::env::var("SIM_TRACE").is_ok() {
+                    if hlamesh_sim::trace("actions") {
                         eprintln!("own update {h} {o} = {n} on {node}");
                     }
                     self.seq.insert(o, n);
@@ -3174,14 +3206,16 @@ fn own_run(seed: u64, steps: u64, modes: Modes) -> OwnRun {
 
 #[test]
 fn ownership_transfers_keep_one_owner() {
-    let seeds = env("HLAMESH_SIM_OWN_SEEDS", 150);
+    let seeds = seeds(Some("HLAMESH_SIM_OWN_SEEDS"), 150);
     let steps = env("HLAMESH_SIM_STEPS", 300);
-    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     let (mut transfers, mut unavailable, mut cancelled, mut updates) = (0, 0, 0, 0);
-    for seed in first..first + seeds {
+    for seed in seeds.iter() {
         let run = std::panic::catch_unwind(|| own_run(seed, steps, Modes::from_env()))
             .unwrap_or_else(|_| {
-                panic!("ownership seed {seed} failed (HLAMESH_SIM_FIRST_SEED to rerun)")
+                panic!(
+                    "ownership seed {seed} failed; replay: {}",
+                    rerun("ownership_transfers_keep_one_owner", seed)
+                )
             });
         transfers += run.transfers;
         unavailable += run.ended_unavailable;
@@ -3192,7 +3226,7 @@ fn ownership_transfers_keep_one_owner() {
         "{transfers} acquisitions, {unavailable} unavailable, {cancelled} cancellations, {updates} updates"
     );
     assert!(
-        seeds < 10 || transfers > 50 && unavailable > 10 && cancelled > 10 && updates > 500,
+        seeds.len() < 10 || transfers > 50 && unavailable > 10 && cancelled > 10 && updates > 500,
         "{transfers} {unavailable} {cancelled} {updates}"
     );
 }
@@ -3686,11 +3720,10 @@ fn concurrent_joins(seed: u64, late_links: bool) -> Sim {
 /// `HLAMESH_SIM_FIRST_SEED`, with links up from the start and with late links.
 #[test]
 fn concurrent_join_subscribe_register_discovers_every_instance() {
-    let first = env("HLAMESH_SIM_FIRST_SEED", 1);
     let mut discoveries = 0;
     let mut failed = Vec::new();
     for late_links in [false, true] {
-        for seed in first..first + env("HLAMESH_SIM_JOIN_SEEDS", 300) {
+        for seed in seeds(Some("HLAMESH_SIM_JOIN_SEEDS"), 300).iter() {
             match std::panic::catch_unwind(|| concurrent_joins(seed, late_links)) {
                 Ok(sim) => discoveries += sim.discoveries,
                 Err(_) => failed.push((seed, late_links)),
@@ -3700,7 +3733,8 @@ fn concurrent_join_subscribe_register_discovers_every_instance() {
     eprintln!("{discoveries} discoveries");
     assert!(
         failed.is_empty(),
-        "failed (seed, late links): {failed:?} (HLAMESH_SIM_FIRST_SEED to rerun)"
+        "failed (seed, late links): {failed:?}; replay one: HLAMESH_SIM_SEED=<seed> cargo test \
+         --release -p hlamesh-core --test rti_sim concurrent_join"
     );
 }
 
@@ -3724,5 +3758,9 @@ fn random_federations_with_late_links_converge() {
         late_links: true,
         ..Modes::from_env()
     };
-    sweep(env("HLAMESH_SIM_LATE_LINK_SEEDS", 200), modes);
+    sweep(
+        "random_federations_with_late_links_converge",
+        seeds(Some("HLAMESH_SIM_LATE_LINK_SEEDS"), 200),
+        modes,
+    );
 }

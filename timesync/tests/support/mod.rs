@@ -226,7 +226,7 @@ impl Sim {
             steps: 0,
             tso_ts: HashMap::new(),
             violations: Vec::new(),
-            trace: std::env::var("TIMESYNC_TRACE").is_ok(),
+            trace: hlamesh_sim::trace("time"),
             pending_drain: Default::default(),
             coverage: Coverage::default(),
         }

@@ -47,35 +47,7 @@ pub fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-/// A small deterministic generator for tests that derive many values from one proptest seed.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    /// A generator for `seed`; distinct seeds give distinct runs. (xorshift needs a non-zero
-    /// state: seed 0 takes a fixed one no sweep reaches. An earlier version used `seed | 1`,
-    /// which ran each even seed as the odd one above it: sweeps covered half the seeds they
-    /// named; odd seeds run as they did then.)
-    pub fn seeded(seed: u64) -> Rng {
-        Rng(if seed == 0 {
-            0x9e37_79b9_7f4a_7c15
-        } else {
-            seed
-        })
-    }
-}
+/// A small deterministic generator for tests that derive many values from one seed (the
+/// federation simulator's, shared through `hlamesh-sim`).
+#[allow(unused_imports)] // not every test binary that includes this module draws numbers
+pub use hlamesh_sim::Rng;

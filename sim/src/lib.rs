@@ -1,0 +1,28 @@
+//! # hlamesh-sim
+//!
+//! What hlamesh's deterministic simulators share, so that each is run, replayed and traced the
+//! same way: the federation simulator (`lrc/core/tests/rti_sim.rs`), the time-management
+//! simulator (`timesync/tests/sim.rs`) and the data-plane simulator
+//! (`transport/tests/data_sim.rs`). Dev-only: nothing that ships depends on it.
+//!
+//! The convention, read from the environment:
+//!
+//! | variable | meaning |
+//! |---|---|
+//! | `HLAMESH_SIM_SEED=s` | replay seed `s` alone (in every sweep of the test binary; pick the test with its name) |
+//! | `HLAMESH_SIM_SEEDS=n` | how many seeds a sweep runs (each sweep has its default; some also read their own count variable, named in their docs) |
+//! | `HLAMESH_SIM_FIRST_SEED=k` | the first seed of a sweep |
+//! | `HLAMESH_SIM_TRACE=topics` | trace output: `1` or `all` for everything, or a comma-separated list of the topics a simulator names |
+//!
+//! A failing seed is reported with the command that replays it ([`Seeds::rerun`]). Each
+//! simulator keeps its own generator (changing one would change what every named regression
+//! seed runs); [`Rng`] is the federation simulator's.
+#![forbid(unsafe_code)]
+
+mod rng;
+mod seeds;
+mod trace;
+
+pub use rng::Rng;
+pub use seeds::Seeds;
+pub use trace::{trace, tracing_any};
