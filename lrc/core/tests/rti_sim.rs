@@ -2466,6 +2466,14 @@ fn regression_swarm_161_regulation_enabled_beyond_every_request() {
     run_with(161, 300, Modes::swarm(161));
 }
 
+/// Swarm seed 3478 (late links): decisions answered while a joiner was still unadmitted were
+/// missing from its welcome (it carried only the acknowledged prefix); the joiner outlived the
+/// coordinator and every member that held them, and handed out a federate handle twice.
+#[test]
+fn regression_swarm_3478_welcome_carries_every_decision() {
+    run_with(3478, 300, Modes::swarm(3478));
+}
+
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).
 /// `HLAMESH_SIM_SWARM_SEEDS` seeds (default 150) from `HLAMESH_SIM_FIRST_SEED`.
 #[test]

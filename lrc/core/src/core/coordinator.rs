@@ -227,7 +227,7 @@ impl FederationCore {
                 && self.coordinator() == Some(from)
                 && matches!(body, Request::Join { .. })
             {
-                self.welcome_if_needed(from, self.view.last());
+                self.welcome_if_needed(from);
             }
             return;
         }
@@ -490,7 +490,7 @@ impl FederationCore {
                 if h.welcome {
                     self.unadmitted.remove(&h.to);
                     self.welcomed.insert(h.to);
-                    self.welcome_if_needed(h.to, h.upto);
+                    self.welcome_if_needed(h.to);
                 }
                 self.reply(h.to, h.id, h.reply);
             } else {
@@ -500,18 +500,16 @@ impl FederationCore {
     }
 
     /// A node admitted by a decision gets the whole log (it ignores what it already has).
-    fn welcome_if_needed(&mut self, to: Node, upto: u64) {
+    fn welcome_if_needed(&mut self, to: Node) {
         if to == self.me {
             return;
         }
-        // Only what every member acknowledged; the rest follows as ordinary decisions.
-        let log: Vec<Decision> = self
-            .view
-            .log
-            .iter()
-            .take(usize::try_from(upto).unwrap_or(usize::MAX))
-            .cloned()
-            .collect();
+        // Everything decided so far, not only what every member acknowledged: decisions made
+        // while `to` was unadmitted were answered without its acknowledgement, and a newcomer
+        // welcomed with less that then outlives this coordinator and every member holding them
+        // would hand out their handles again (rti_sim, swarm seed 3478, late links). Carried in
+        // the welcome itself, they reach the newcomer with its admission or not at all.
+        let log: Vec<Decision> = self.view.log.clone();
         let modules = self.modules.clone();
         let time_kind = self.time_kind();
         self.send_control(
