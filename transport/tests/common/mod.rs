@@ -297,6 +297,11 @@ impl Probe {
                 let Ok(line) = line else { break };
                 match serde_json::from_str::<serde_json::Value>(&line) {
                     Ok(v) => {
+                        // A process's failure is shown when it happens, even while the test
+                        // waits on another process (whose failure it may explain).
+                        if v["event"] == "error" {
+                            eprintln!("[{n}] {line}");
+                        }
                         if tx.send(v).is_err() {
                             break;
                         }
