@@ -156,6 +156,7 @@ fn internal(e: impl std::fmt::Display) -> RtiError {
 impl Lrc {
     /// Starts an LRC on a transport with this configuration.
     pub fn start(cfg: TransportConfig) -> RtiResult<Lrc> {
+        let began = Instant::now();
         let transport = Transport::start(cfg.clone())
             .map_err(|e| RtiError::ConnectionFailed(format!("transport: {e}")))?;
         let metrics_on = transport.metrics_addr().is_some();
@@ -177,6 +178,7 @@ impl Lrc {
             .name("hlamesh-lrc".into())
             .spawn(move || pump(weak))
             .map_err(internal)?;
+        tracing::debug!(took_us = began.elapsed().as_micros() as u64, "LRC started");
         Ok(Lrc::from_shared(shared))
     }
 
@@ -378,6 +380,12 @@ impl Lrc {
             claim_time_us,
         }]);
         self.shared.transport.announce_now();
+        tracing::debug!(
+            federation = name,
+            claim_time_us,
+            decide_in_us = race.decide_at().saturating_sub(self.now()),
+            "create race started"
+        );
         // The race's settle interval, on this shell's clock.
         let verdict = loop {
             let heard = self.shared.transport.discovered();
@@ -402,6 +410,7 @@ impl Lrc {
             }
             std::thread::sleep(Duration::from_micros(race.decide_at().saturating_sub(now)));
         };
+        tracing::debug!(federation = name, ?verdict, "create race decided");
         if verdict == Verdict::Exists || self.lock().host.contains(name) {
             self.shared.transport.set_claims(Vec::new());
             return Err(exists());
@@ -418,19 +427,27 @@ impl Lrc {
                  name: {why}"
             );
         }
+        let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
+        core.set_time_kind(time_kind);
+        // The channel opens under the LRC's lock: from the moment it opens, this node's beacons
+        // announce the federation and its transport hands out the key, so a joiner's request
+        // can arrive at once — and a control message for a federation with no core here is
+        // dropped (the joiner then retried only after its 500 ms `RETRY_US`). The hook that
+        // delivers it waits for this lock instead. Opening a created channel takes only locks
+        // below this one (the federation table, the mesh, the new channel's send side) and
+        // waits for nothing on the network.
+        let mut st = self.lock();
         let channel = self
             .shared
             .transport
             .open_federation(name, KeySource::Create)
             .map_err(internal)?;
-        let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
-        core.set_time_kind(time_kind);
-        let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
         st.host.open(name, core, Io { channel, metrics });
         drop(st);
         self.shared.transport.set_claims(Vec::new());
+        tracing::debug!(federation = name, "federation created");
         Ok(())
     }
 
@@ -470,7 +487,8 @@ impl Lrc {
                 )));
             }
         }
-        let deadline = Instant::now() + Duration::from_millis(1500);
+        let began = Instant::now();
+        let deadline = began + Duration::from_millis(1500);
         let mut epoch = self.shared.transport.discovery_epoch();
         let members = loop {
             let m = self.members_of(name);
@@ -488,6 +506,11 @@ impl Lrc {
                 .transport
                 .wait_discovery_change(epoch, Duration::from_millis(20));
         };
+        tracing::debug!(
+            federation = name,
+            waited_us = began.elapsed().as_micros() as u64,
+            "federation announced by a connected LRC"
+        );
         let channel = self
             .shared
             .transport
@@ -508,6 +531,11 @@ impl Lrc {
             }
         }
         run_actions(&self.shared, &mut st, name);
+        tracing::debug!(
+            federation = name,
+            since_us = began.elapsed().as_micros() as u64,
+            "federation channel open (key fetched)"
+        );
         Ok(())
     }
 
@@ -574,7 +602,9 @@ impl Lrc {
             run_actions(&self.shared, &mut st, federation);
             t
         };
+        tracing::debug!(federation, "join requested");
         let r = self.wait(federation, t);
+        tracing::debug!(federation, ok = r.is_ok(), "join answered");
         self.lock().host.forget_join(federation, t);
         match r? {
             Completion::Joined(h) => Ok(h),
