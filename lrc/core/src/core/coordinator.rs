@@ -63,14 +63,13 @@ impl FederationCore {
     /// A joiner learnt of more LRCs that may coordinate (a redirect, or beacons the shell heard
     /// since): pending requests go to them too. Ignored once admitted.
     pub fn add_candidates(&mut self, nodes: impl IntoIterator<Item = Node>) {
-        if self.admitted {
+        if self.phase.is_admitted() {
             return;
         }
         for n in nodes {
-            if n == self.me || self.candidates.contains(&n) || self.gone.contains(&n) {
+            if !self.phase.add_candidate(n, self.me, &self.gone) {
                 continue;
             }
-            self.candidates.push(n);
             let ids: Vec<(u64, Request)> = self
                 .pending
                 .iter()
@@ -84,8 +83,8 @@ impl FederationCore {
     }
 
     fn send_request(&mut self, id: u64, body: Request) {
-        if !self.admitted {
-            for c in self.candidates.clone() {
+        if !self.phase.is_admitted() {
+            for c in self.phase.candidates().to_vec() {
                 self.send_control(
                     c,
                     false,
@@ -116,7 +115,9 @@ impl FederationCore {
     /// connection was being re-established), no later decision would reveal the gap, and the
     /// member would never see the outcome it waits for. The coordinator answers with the tail.
     fn report_progress(&mut self) {
-        if !self.admitted || self.now.saturating_sub(self.last_progress_report) < 2 * RETRY_US {
+        if !self.phase.is_admitted()
+            || self.now.saturating_sub(self.last_progress_report) < 2 * RETRY_US
+        {
             return;
         }
         let Some(c) = self.coordinator() else { return };
@@ -186,7 +187,9 @@ impl FederationCore {
             }
             // The coordinator's own requests are decided at once, except state requests that
             // wait for a save or restore to end.
-            if !(self.admitted && self.coordinator() == Some(self.me)) || body.follows_state() {
+            if !(self.phase.is_admitted() && self.coordinator() == Some(self.me))
+                || body.follows_state()
+            {
                 self.send_request(id, body);
             }
         }
@@ -211,10 +214,10 @@ impl FederationCore {
     }
 
     pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request, epoch: u32) {
-        if !self.admitted || self.coordinator() != Some(self.me) {
+        if !self.phase.is_admitted() || self.coordinator() != Some(self.me) {
             // Not ours. A member (it retries to whoever coordinates) needs nothing; a joiner may
             // not know the coordinator at all, so tell it.
-            if let (true, Some(c)) = (self.admitted, self.coordinator())
+            if let (true, Some(c)) = (self.phase.is_admitted(), self.coordinator())
                 && !self.view.nodes.contains(&from)
             {
                 self.send_control(from, false, ControlMsg::Redirect { coordinator: c });
@@ -223,7 +226,7 @@ impl FederationCore {
             // and which is next in line: everybody redirected its join to itself (simulator
             // seeds 2472 with orphans, 3306 without). Our log tells it it is a member, and the
             // coordinator; its recovery fetches whatever longer tail a survivor holds.
-            if self.admitted
+            if self.phase.is_admitted()
                 && self.coordinator() == Some(from)
                 && matches!(body, Request::Join { .. })
             {
@@ -558,7 +561,7 @@ impl FederationCore {
         };
         let is_destroy = d == Decision::Destroyed;
         // The Welcome's modules already include those of the log it replays.
-        if let (Decision::ModulesAdded(m), false) = (&d, self.replaying) {
+        if let (Decision::ModulesAdded(m), false) = (&d, self.phase.is_replaying()) {
             self.add_modules(m.clone());
         }
         self.apply_sync(&d);
@@ -609,7 +612,7 @@ impl FederationCore {
                     // A newcomer replaying the log learns of losses that happened before it
                     // came: the members reported and acted on them then; reporting them again
                     // here would log (and count) old losses as new.
-                    if lost && !self.replaying {
+                    if lost && !self.phase.is_replaying() {
                         let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
@@ -719,7 +722,7 @@ impl FederationCore {
                 modules,
                 time_kind,
             } => {
-                if !self.admitted {
+                if !self.phase.is_admitted() {
                     self.set_time_kind(time_kind);
                 }
                 self.on_welcome(from, log, modules)
@@ -729,10 +732,14 @@ impl FederationCore {
             ControlMsg::Fetch { after } => {
                 // Answer only once everything the old coordinator sent us has arrived, i.e. once
                 // we too see `from` as coordinator; our own Report follows then.
-                if self.admitted && self.coordinator() != Some(from) {
+                if self.phase.is_admitted() && self.coordinator() != Some(from) {
                     return;
                 }
-                let last = if self.admitted { self.view.last() } else { 0 };
+                let last = if self.phase.is_admitted() {
+                    self.view.last()
+                } else {
+                    0
+                };
                 self.send_control(from, false, ControlMsg::Report { last, to: from });
                 let tail = self.log_after(after);
                 if !tail.is_empty() {
@@ -804,7 +811,7 @@ impl FederationCore {
     }
 
     fn on_welcome(&mut self, from: Node, log: Vec<Decision>, modules: Vec<(String, String)>) {
-        if self.admitted {
+        if self.phase.is_admitted() {
             // Already a member: treat as a log repair.
             self.on_decisions(from, 1, log);
             return;
@@ -825,7 +832,7 @@ impl FederationCore {
         };
         self.fdd = Some(std::sync::Arc::new(fdd));
         self.modules = modules;
-        self.admitted = true;
+        self.phase.admit();
         // Everyone already in the log joined before this LRC: their streams need a snapshot.
         for d in &log {
             if let Decision::NodeAdded(n) = d
@@ -836,11 +843,10 @@ impl FederationCore {
                 }
             }
         }
-        self.replaying = true;
         for d in log {
             self.apply_decision(d);
         }
-        self.replaying = false;
+        self.phase.replayed();
         // Members that went before we were admitted are suspected now that we know them.
         let gone: Vec<Node> = self
             .view
@@ -882,7 +888,7 @@ impl FederationCore {
     }
 
     fn on_decisions(&mut self, from: Node, first: u64, list: Vec<Decision>) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let last = self.view.last();
@@ -958,7 +964,7 @@ impl FederationCore {
     }
 
     pub(crate) fn check_coordinator(&mut self) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let c = self.coordinator();
@@ -1071,9 +1077,8 @@ impl FederationCore {
         }
         self.gone.insert(n);
         self.release_resignations(Some(n));
-        if !self.admitted {
-            self.candidates.retain(|c| *c != n);
-            if self.candidates.is_empty() {
+        if let Some(none_left) = self.phase.candidate_gone(n) {
+            if none_left {
                 let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
                 self.pending.clear();
                 for ticket in tickets {

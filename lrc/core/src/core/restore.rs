@@ -617,7 +617,7 @@ impl FederationCore {
                     .collect();
                 for m in local {
                     self.callback(m.pre, Callback::FederationRestoreBegun);
-                    if !self.replaying {
+                    if !self.phase.is_replaying() {
                         self.actions.push_back(Action::LoadRestore {
                             federate: m.pre,
                             label: label.clone(),
@@ -814,7 +814,7 @@ impl FederationCore {
         // LRCs' snapshots of the new run, like a joiner (simulator seed 38 with frequent
         // restores: a federate joining such an LRC later never discovered the restored
         // instances).
-        if states.is_empty() && !self.replaying {
+        if states.is_empty() && !self.phase.is_replaying() {
             for st in self.streams.values_mut() {
                 st.live = false;
                 st.needs_snapshot = true;
@@ -824,7 +824,7 @@ impl FederationCore {
         }
         // Streams: data from before a sender's marker is dropped from now on.
         for st in self.streams.values_mut() {
-            if self.replaying {
+            if self.phase.is_replaying() {
                 st.epoch = Some(self.epoch);
             } else {
                 st.epoch.get_or_insert(old_epoch);
@@ -844,14 +844,14 @@ impl FederationCore {
         }
         // Requests of the abandoned run are dropped; those pending at the save are made again.
         self.pending.retain(|_, p| !p.body.follows_state());
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             for (_, st) in &states {
                 for (body, multiple) in &st.requests {
                     self.request(body.clone(), None, *multiple);
                 }
             }
         }
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             self.actions.push_back(Action::Rehandle(renames));
             self.send_data(true, DataMsg::Epoch(self.epoch));
             for (h, _) in &states {

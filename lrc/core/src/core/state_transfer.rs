@@ -122,7 +122,7 @@ impl FederationCore {
         }
         // A stream that started late here waited for this decision to ask for its snapshot
         // (a joiner replaying its Welcome asks once the whole log is applied).
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             self.request_snapshots();
         }
     }
@@ -172,7 +172,7 @@ impl FederationCore {
     /// Only members: the snapshot of an LRC whose admission this LRC has not applied yet would
     /// let its data in before the decision that admits it.
     pub(crate) fn request_snapshots(&mut self) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let ask: Vec<Node> = self

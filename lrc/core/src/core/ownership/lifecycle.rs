@@ -86,7 +86,7 @@ impl FederationCore {
     /// Before a resigned or lost federate's attributes become unowned: its current versions
     /// are remembered, so its updates still in flight are accepted until its hand-over.
     pub(crate) fn remember_resigned_owner(&mut self, h: FederateHandle) {
-        if self.replaying {
+        if self.phase.is_replaying() {
             return;
         }
         for (o, i) in &self.objects {

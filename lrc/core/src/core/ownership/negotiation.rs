@@ -16,7 +16,10 @@ impl FederationCore {
     /// unowned attributes; again when the owner or version changed, and every `RETRY_US`.
     pub(crate) fn pump_ownership(&mut self) {
         self.answer_ownership_queries();
-        if !self.admitted || self.replaying || self.ownership.acquiring.is_empty() {
+        if !self.phase.is_admitted()
+            || self.phase.is_replaying()
+            || self.ownership.acquiring.is_empty()
+        {
             return;
         }
         let mut to_coordinator: BTreeMap<(FederateHandle, Obj), Vec<(Attr, u32)>> = BTreeMap::new();
@@ -456,7 +459,7 @@ impl FederationCore {
             return;
         };
         let object = *object;
-        let replaying = self.replaying;
+        let replaying = self.phase.is_replaying();
         let mut applied = Vec::new();
         match self.objects.get_mut(&object) {
             Some(inst) => {
