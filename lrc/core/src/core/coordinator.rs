@@ -76,7 +76,7 @@ impl FederationCore {
                 .map(|(i, p)| (*i, p.body.clone()))
                 .collect();
             for (id, body) in ids {
-                let epoch = self.epoch;
+                let epoch = self.restore.epoch();
                 self.send_control(n, false, ControlMsg::Request { id, body, epoch });
             }
         }
@@ -91,13 +91,13 @@ impl FederationCore {
                     ControlMsg::Request {
                         id,
                         body: body.clone(),
-                        epoch: self.epoch,
+                        epoch: self.restore.epoch(),
                     },
                 );
             }
             return;
         }
-        let epoch = self.epoch;
+        let epoch = self.restore.epoch();
         match self.coordinator() {
             Some(c) if c == self.me => self.on_request(self.me, id, body, epoch),
             Some(c) => self.send_control(c, false, ControlMsg::Request { id, body, epoch }),
@@ -256,13 +256,14 @@ impl FederationCore {
             return;
         }
         if body.follows_state() {
-            if epoch < self.epoch {
+            if epoch < self.restore.epoch() {
                 // Made in the run a restore abandoned.
                 self.reply(from, id, Reply::Done);
                 return;
             }
-            if self.save.is_some() && !matches!(body, Request::Save { .. } | Request::AbortSave(..))
-                || self.restore.is_some()
+            if self.save.current().is_some()
+                && !matches!(body, Request::Save { .. } | Request::AbortSave(..))
+                || self.restore.current().is_some()
             {
                 // Decided once the save or restore ended (the requester retries): a save's
                 // cut and a restore's state must not move under it.
@@ -299,7 +300,7 @@ impl FederationCore {
                 modules,
             } => {
                 // Both change every member's state at once; a joiner would be left out.
-                let busy = match (&self.restore, &self.save) {
+                let busy = match (self.restore.current(), self.save.current()) {
                     (Some(r), _) => Some(RtiError::RestoreInProgress(format!(
                         "federation {}: restore \"{}\" is in progress",
                         self.name, r.label
@@ -757,7 +758,7 @@ impl FederationCore {
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
             ControlMsg::Ownership { msg, epoch } => {
-                if epoch == self.epoch {
+                if epoch == self.restore.epoch() {
                     self.on_ownership_msg(from, msg);
                 }
             }
@@ -774,7 +775,7 @@ impl FederationCore {
                 epoch,
                 hand_overs,
             } => {
-                if epoch == self.epoch {
+                if epoch == self.restore.epoch() {
                     self.on_snapshot(from, high_water, instances, declarations, hand_overs)
                 } else if let Some(st) = self.streams.get_mut(&from) {
                     // Taken in another run: asked again at the next tick (the sender is
@@ -1049,7 +1050,7 @@ impl FederationCore {
         for (from, id, body, epoch) in std::mem::take(&mut self.queued) {
             self.on_request(from, id, body, epoch);
         }
-        let epoch = self.epoch;
+        let epoch = self.restore.epoch();
         for (id, p) in self.pending.clone() {
             self.on_request(self.me, id, p.body, epoch);
         }

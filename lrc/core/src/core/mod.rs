@@ -497,24 +497,11 @@ pub struct FederationCore {
     pub(crate) served: Vec<FederateHandle>,
     pub(crate) time: time::TimeState,
     pub(crate) sync: sync_point::SyncPoints,
-    pub(crate) save: Option<save::SaveInProgress>,
-    /// Local constrained federates a timed save waits for: initiated on their grant to it.
-    pub(crate) timed_save_wait: BTreeMap<FederateHandle, time::Time>,
-    /// A local federate cannot honour the timed save's time (sent by [`Self::poll_action`]).
-    pub(crate) save_cannot_honor: bool,
-    /// Local federates that completed their save and wait for the cut (see [`save`]).
-    pub(crate) save_capture: BTreeSet<FederateHandle>,
-    /// Data callbacks held for local federates while they save (see [`Self::callback`]).
-    pub(crate) save_held: BTreeMap<FederateHandle, Vec<Callback>>,
-    pub(crate) restore: Option<restore::RestoreInProgress>,
-    /// Saved states of local federates read for the restore in progress (by current handle).
-    pub(crate) restore_loaded: BTreeMap<FederateHandle, save::SavedFederateState>,
-    /// Reports local federates made on the save in progress, before their decisions.
-    pub(crate) save_reports_made: BTreeMap<FederateHandle, save::SaveStatus>,
-    /// Local federates that reported on the restore in progress, before the decisions.
-    pub(crate) restore_reports_made: BTreeSet<FederateHandle>,
-    /// Number of federation restores applied (see [`restore`]).
-    pub(crate) epoch: u32,
+    /// The save in progress and this LRC's bookkeeping around it (see [`save`]).
+    pub(crate) save: save::SaveState,
+    /// The restore in progress, this LRC's bookkeeping around it and the epoch (see
+    /// [`restore`]).
+    pub(crate) restore: restore::RestoreState,
     /// Ownership negotiations and hand-overs (see [`ownership`]).
     pub(crate) ownership: ownership::OwnershipState,
     pub(crate) actions: VecDeque<Action>,
@@ -570,16 +557,8 @@ impl FederationCore {
             served: Vec::new(),
             time: time::TimeState::default(),
             sync: Default::default(),
-            save: None,
-            timed_save_wait: BTreeMap::new(),
-            save_cannot_honor: false,
-            save_capture: BTreeSet::new(),
-            save_held: BTreeMap::new(),
-            restore: None,
-            restore_loaded: BTreeMap::new(),
-            save_reports_made: BTreeMap::new(),
-            restore_reports_made: BTreeSet::new(),
-            epoch: 0,
+            save: Default::default(),
+            restore: Default::default(),
             ownership: Default::default(),
             actions: VecDeque::new(),
             time_messages_in: 0,
@@ -794,10 +773,14 @@ impl FederationCore {
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
         // A federate saving its own state gets no new data until the save ends: what arrives
         // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
-        if callback.is_data() && self.saving_now(federate) {
-            self.save_held.entry(federate).or_default().push(callback);
-            return;
-        }
+        let callback = if callback.is_data() && self.locals.contains_key(&federate) {
+            match self.save.hold(federate, callback) {
+                Ok(()) => return,
+                Err(callback) => callback,
+            }
+        } else {
+            callback
+        };
         self.actions
             .push_back(Action::Callback { federate, callback });
     }

@@ -741,7 +741,7 @@ impl FederationCore {
     ) {
         let reliable = reliable && (seq.is_some() || from == self.me);
         if from != self.me {
-            let mine = self.epoch;
+            let mine = self.restore.epoch();
             let st = self.streams.entry(from).or_default();
             if let DataMsg::Epoch(n) = msg {
                 st.epoch = Some(n);

@@ -125,7 +125,7 @@ impl FederationCore {
         if node == self.me {
             self.on_ownership_msg(node, msg);
         } else {
-            let epoch = self.epoch;
+            let epoch = self.restore.epoch();
             self.send_control(node, false, ControlMsg::Ownership { msg, epoch });
         }
     }
