@@ -620,9 +620,9 @@ impl FederationCore {
                     }
                     if lost {
                         // Its data stream is gone: its versions end without a hand-over.
-                        self.ownership.lost.insert(h);
+                        self.ownership.federate_lost(h);
                     } else if node != self.me {
-                        self.ownership.resigned_on.insert(h, node);
+                        self.ownership.resigned_on(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);

@@ -483,9 +483,7 @@ impl FederationCore {
                         } else {
                             *from
                         };
-                        let h = self.ownership.history.entry((object, *a)).or_default();
-                        h.entry(v - 1).or_insert((prev, false));
-                        h.entry(*v).or_insert((*to, false));
+                        self.ownership.record_transfer(object, *a, *v, prev, *to);
                     }
                     match to {
                         Some(t) => inst.owners.insert(*a, *t),
