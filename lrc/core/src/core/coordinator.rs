@@ -63,42 +63,41 @@ impl FederationCore {
     /// A joiner learnt of more LRCs that may coordinate (a redirect, or beacons the shell heard
     /// since): pending requests go to them too. Ignored once admitted.
     pub fn add_candidates(&mut self, nodes: impl IntoIterator<Item = Node>) {
-        if self.admitted {
+        if self.phase.is_admitted() {
             return;
         }
         for n in nodes {
-            if n == self.me || self.candidates.contains(&n) || self.gone.contains(&n) {
+            if !self.phase.add_candidate(n, self.me, &self.gone) {
                 continue;
             }
-            self.candidates.push(n);
             let ids: Vec<(u64, Request)> = self
                 .pending
                 .iter()
                 .map(|(i, p)| (*i, p.body.clone()))
                 .collect();
             for (id, body) in ids {
-                let epoch = self.epoch;
+                let epoch = self.restore.epoch();
                 self.send_control(n, false, ControlMsg::Request { id, body, epoch });
             }
         }
     }
 
     fn send_request(&mut self, id: u64, body: Request) {
-        if !self.admitted {
-            for c in self.candidates.clone() {
+        if !self.phase.is_admitted() {
+            for c in self.phase.candidates().to_vec() {
                 self.send_control(
                     c,
                     false,
                     ControlMsg::Request {
                         id,
                         body: body.clone(),
-                        epoch: self.epoch,
+                        epoch: self.restore.epoch(),
                     },
                 );
             }
             return;
         }
-        let epoch = self.epoch;
+        let epoch = self.restore.epoch();
         match self.coordinator() {
             Some(c) if c == self.me => self.on_request(self.me, id, body, epoch),
             Some(c) => self.send_control(c, false, ControlMsg::Request { id, body, epoch }),
@@ -116,7 +115,9 @@ impl FederationCore {
     /// connection was being re-established), no later decision would reveal the gap, and the
     /// member would never see the outcome it waits for. The coordinator answers with the tail.
     fn report_progress(&mut self) {
-        if !self.admitted || self.now.saturating_sub(self.last_progress_report) < 2 * RETRY_US {
+        if !self.phase.is_admitted()
+            || self.now.saturating_sub(self.last_progress_report) < 2 * RETRY_US
+        {
             return;
         }
         let Some(c) = self.coordinator() else { return };
@@ -186,7 +187,9 @@ impl FederationCore {
             }
             // The coordinator's own requests are decided at once, except state requests that
             // wait for a save or restore to end.
-            if !(self.admitted && self.coordinator() == Some(self.me)) || body.follows_state() {
+            if !(self.phase.is_admitted() && self.coordinator() == Some(self.me))
+                || body.follows_state()
+            {
                 self.send_request(id, body);
             }
         }
@@ -211,10 +214,10 @@ impl FederationCore {
     }
 
     pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request, epoch: u32) {
-        if !self.admitted || self.coordinator() != Some(self.me) {
+        if !self.phase.is_admitted() || self.coordinator() != Some(self.me) {
             // Not ours. A member (it retries to whoever coordinates) needs nothing; a joiner may
             // not know the coordinator at all, so tell it.
-            if let (true, Some(c)) = (self.admitted, self.coordinator())
+            if let (true, Some(c)) = (self.phase.is_admitted(), self.coordinator())
                 && !self.view.nodes.contains(&from)
             {
                 self.send_control(from, false, ControlMsg::Redirect { coordinator: c });
@@ -223,7 +226,7 @@ impl FederationCore {
             // and which is next in line: everybody redirected its join to itself (simulator
             // seeds 2472 with orphans, 3306 without). Our log tells it it is a member, and the
             // coordinator; its recovery fetches whatever longer tail a survivor holds.
-            if self.admitted
+            if self.phase.is_admitted()
                 && self.coordinator() == Some(from)
                 && matches!(body, Request::Join { .. })
             {
@@ -253,13 +256,14 @@ impl FederationCore {
             return;
         }
         if body.follows_state() {
-            if epoch < self.epoch {
+            if epoch < self.restore.epoch() {
                 // Made in the run a restore abandoned.
                 self.reply(from, id, Reply::Done);
                 return;
             }
-            if self.save.is_some() && !matches!(body, Request::Save { .. } | Request::AbortSave(..))
-                || self.restore.is_some()
+            if self.save.current().is_some()
+                && !matches!(body, Request::Save { .. } | Request::AbortSave(..))
+                || self.restore.current().is_some()
             {
                 // Decided once the save or restore ended (the requester retries): a save's
                 // cut and a restore's state must not move under it.
@@ -296,7 +300,7 @@ impl FederationCore {
                 modules,
             } => {
                 // Both change every member's state at once; a joiner would be left out.
-                let busy = match (&self.restore, &self.save) {
+                let busy = match (self.restore.current(), self.save.current()) {
                     (Some(r), _) => Some(RtiError::RestoreInProgress(format!(
                         "federation {}: restore \"{}\" is in progress",
                         self.name, r.label
@@ -556,7 +560,7 @@ impl FederationCore {
         };
         let is_destroy = d == Decision::Destroyed;
         // The Welcome's modules already include those of the log it replays.
-        if let (Decision::ModulesAdded(m), false) = (&d, self.replaying) {
+        if let (Decision::ModulesAdded(m), false) = (&d, self.phase.is_replaying()) {
             self.add_modules(m.clone());
         }
         self.apply_sync(&d);
@@ -607,16 +611,16 @@ impl FederationCore {
                     // A newcomer replaying the log learns of losses that happened before it
                     // came: the members reported and acted on them then; reporting them again
                     // here would log (and count) old losses as new.
-                    if lost && !self.replaying {
+                    if lost && !self.phase.is_replaying() {
                         let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
                     }
                     if lost {
                         // Its data stream is gone: its versions end without a hand-over.
-                        self.ownership.lost.insert(h);
+                        self.ownership.federate_lost(h);
                     } else if node != self.me {
-                        self.ownership.resigned_on.insert(h, node);
+                        self.ownership.resigned_on(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
                     self.time_on_left(h, lost);
@@ -717,7 +721,7 @@ impl FederationCore {
                 modules,
                 time_kind,
             } => {
-                if !self.admitted {
+                if !self.phase.is_admitted() {
                     self.set_time_kind(time_kind);
                 }
                 self.on_welcome(from, log, modules)
@@ -727,10 +731,14 @@ impl FederationCore {
             ControlMsg::Fetch { after } => {
                 // Answer only once everything the old coordinator sent us has arrived, i.e. once
                 // we too see `from` as coordinator; our own Report follows then.
-                if self.admitted && self.coordinator() != Some(from) {
+                if self.phase.is_admitted() && self.coordinator() != Some(from) {
                     return;
                 }
-                let last = if self.admitted { self.view.last() } else { 0 };
+                let last = if self.phase.is_admitted() {
+                    self.view.last()
+                } else {
+                    0
+                };
                 self.send_control(from, false, ControlMsg::Report { last, to: from });
                 let tail = self.log_after(after);
                 if !tail.is_empty() {
@@ -748,7 +756,7 @@ impl FederationCore {
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
             ControlMsg::Ownership { msg, epoch } => {
-                if epoch == self.epoch {
+                if epoch == self.restore.epoch() {
                     self.on_ownership_msg(from, msg);
                 }
             }
@@ -765,7 +773,7 @@ impl FederationCore {
                 epoch,
                 hand_overs,
             } => {
-                if epoch == self.epoch {
+                if epoch == self.restore.epoch() {
                     self.on_snapshot(from, high_water, instances, declarations, hand_overs)
                 } else if let Some(st) = self.streams.get_mut(&from) {
                     // Taken in another run: asked again at the next tick (the sender is
@@ -802,7 +810,7 @@ impl FederationCore {
     }
 
     fn on_welcome(&mut self, from: Node, log: Vec<Decision>, modules: Vec<(String, String)>) {
-        if self.admitted {
+        if self.phase.is_admitted() {
             // Already a member: treat as a log repair.
             self.on_decisions(from, 1, log);
             return;
@@ -823,7 +831,7 @@ impl FederationCore {
         };
         self.fdd = Some(std::sync::Arc::new(fdd));
         self.modules = modules;
-        self.admitted = true;
+        self.phase.admit();
         // Everyone already in the log joined before this LRC: their streams need a snapshot.
         for d in &log {
             if let Decision::NodeAdded(n) = d
@@ -834,11 +842,10 @@ impl FederationCore {
                 }
             }
         }
-        self.replaying = true;
         for d in log {
             self.apply_decision(d);
         }
-        self.replaying = false;
+        self.phase.replayed();
         // Members that went before we were admitted are suspected now that we know them.
         let gone: Vec<Node> = self
             .view
@@ -880,7 +887,7 @@ impl FederationCore {
     }
 
     fn on_decisions(&mut self, from: Node, first: u64, list: Vec<Decision>) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let last = self.view.last();
@@ -956,7 +963,7 @@ impl FederationCore {
     }
 
     pub(crate) fn check_coordinator(&mut self) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let c = self.coordinator();
@@ -1041,7 +1048,7 @@ impl FederationCore {
         for (from, id, body, epoch) in std::mem::take(&mut self.queued) {
             self.on_request(from, id, body, epoch);
         }
-        let epoch = self.epoch;
+        let epoch = self.restore.epoch();
         for (id, p) in self.pending.clone() {
             self.on_request(self.me, id, p.body, epoch);
         }
@@ -1069,9 +1076,8 @@ impl FederationCore {
         }
         self.gone.insert(n);
         self.release_resignations(Some(n));
-        if !self.admitted {
-            self.candidates.retain(|c| *c != n);
-            if self.candidates.is_empty() {
+        if let Some(none_left) = self.phase.candidate_gone(n) {
+            if none_left {
                 let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
                 self.pending.clear();
                 for ticket in tickets {

@@ -25,7 +25,7 @@ use crate::error::RtiError;
 impl FederationCore {
     /// Tells `n`, a node this LRC removed, that it is not a member (once per reappearance).
     pub(crate) fn tell_evicted(&mut self, n: Node) {
-        if !self.admitted || !self.evicted_told.insert(n) {
+        if !self.phase.is_admitted() || !self.evicted_told.insert(n) {
             return;
         }
         let nodes = self.view.nodes.clone();
@@ -34,7 +34,7 @@ impl FederationCore {
 
     /// `from` says this LRC is not in its view `theirs`.
     pub(crate) fn on_evicted(&mut self, from: Node, theirs: Vec<Node>) {
-        if !self.admitted || theirs.contains(&self.me) {
+        if !self.phase.is_admitted() || theirs.contains(&self.me) {
             return;
         }
         let mine = &self.view.nodes;
@@ -56,8 +56,10 @@ impl FederationCore {
             self.name,
             theirs.len()
         );
+        if !self.phase.evict(reason.clone()) {
+            return;
+        }
         tracing::error!(federation = %self.name, "{reason}");
-        self.connection_lost = Some(reason.clone());
         // Blocking calls in progress (a resign, a join of a second federate) end now.
         for (_, p) in std::mem::take(&mut self.pending) {
             if let Some(ticket) = p.ticket {
@@ -68,5 +70,62 @@ impl FederationCore {
             }
         }
         self.actions.push_back(Action::ConnectionLost { reason });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Event;
+    use super::super::membership::Phase;
+    use super::super::wire::Decision;
+    use super::*;
+
+    #[test]
+    fn a_member_dropped_one_sidedly_is_evicted_and_then_deaf() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        c.apply_decision(Decision::NodeAdded(2));
+        while c.poll_action().is_some() {}
+        // 2 is in our view but says we are not in its: dropped one-sidedly.
+        let evicted = ControlMsg::Evicted { nodes: vec![2] };
+        c.handle(
+            1,
+            Event::Control {
+                from: 2,
+                msg: evicted.clone(),
+            },
+        );
+        assert!(matches!(c.phase(), Phase::Evicted { .. }));
+        assert!(
+            c.is_admitted(),
+            "its state stays a member's until the shell drops it"
+        );
+        let lost: Vec<Action> = std::iter::from_fn(|| c.poll_action())
+            .filter(|a| matches!(a, Action::ConnectionLost { .. }))
+            .collect();
+        assert_eq!(lost.len(), 1);
+        c.handle(
+            2,
+            Event::Control {
+                from: 2,
+                msg: evicted,
+            },
+        );
+        c.handle(3, Event::Tick);
+        assert!(c.poll_action().is_none(), "an evicted core ignores events");
+    }
+
+    #[test]
+    fn a_joiner_is_never_evicted() {
+        let mut c = FederationCore::joining("F", 1, 0, vec![2]);
+        let evicted = ControlMsg::Evicted { nodes: vec![2] };
+        c.handle(
+            1,
+            Event::Control {
+                from: 2,
+                msg: evicted,
+            },
+        );
+        assert_eq!(c.phase().candidates(), &[2]);
+        assert!(c.phase().connection_lost().is_none());
     }
 }

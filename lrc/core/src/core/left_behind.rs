@@ -62,7 +62,7 @@ impl FederationCore {
         };
         // A joiner replaying the log takes the instances from the members' snapshots, as they
         // are now.
-        if self.replaying {
+        if self.phase.is_replaying() {
             return;
         }
         let listed: BTreeSet<ObjectInstanceHandle> = instances.iter().map(|i| i.object).collect();

@@ -2,6 +2,9 @@
 //! order, which decides who coordinates), which federates are joined, which instance names are
 //! reserved. It changes only by applying the coordinator's [`Decision`] log in order, so every
 //! member that applied the same prefix holds the same [`View`].
+//!
+//! Beside it, this LRC's own standing in the federation, which is not replicated: its [`Phase`]
+//! (joining, replaying the log it was admitted with, member, evicted).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -188,5 +191,207 @@ impl View {
             | Decision::Transfer { req: r, .. } => *r == req,
             _ => false,
         })
+    }
+}
+
+/// This LRC's phase in the federation execution: where it stands, and the state that exists only
+/// there. Each LRC has its own (it is not part of the replicated [`View`]).
+///
+/// ```text
+///  FederationCore::joining(.., candidates)            FederationCore::create
+///        │                                                    │
+///        ▼                                                    │
+///  Joining { candidates } ── a Welcome whose FOM modules      │
+///        │                   merge (coordinator, on_welcome)  │
+///        ▼                                                    │
+///  Replaying ── the Welcome's log applied (same call) ──► Member ◄┘
+///                                                             │ told Evicted by a member, and this
+///                                                             │ side loses (eviction, on_evicted)
+///                                                             ▼
+///                                                  Evicted { reason }   (final)
+/// ```
+///
+/// Nothing moves a phase back: a joiner whose candidates all left stays [`Phase::Joining`] (its
+/// join failed; the shell drops the core), and an evicted LRC needs a new core (and node id) to
+/// join again. A Welcome whose modules do not merge fails the join and leaves the phase as it
+/// was.
+///
+/// What is not here, on purpose: the coordinator's bookkeeping (`recovery`, `reports`, held
+/// replies, `unadmitted`, `welcomed`, refused joins) is about the coordinator role, which moves
+/// between members, and an evicted core keeps it as it was (see [`Phase::Evicted`]); `gone` is
+/// filled while joining and read as a member; the FDD arrives with the Welcome but is read by
+/// services whatever the phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// Asking to be admitted: join requests (and any other request made meanwhile) go to every
+    /// candidate, since the joiner may not know which of them coordinates.
+    Joining {
+        /// LRCs that announce the federation (the coordinator among them), in the order they
+        /// were learnt; never this LRC, never one seen gone. Members that do not coordinate
+        /// redirect, which adds the coordinator here.
+        candidates: Vec<u64>,
+    },
+    /// Admitted, and applying the decision log the Welcome carried: decisions change state but
+    /// start no I/O (no snapshot requests, no save-file loads, no lost-federate reports) — the
+    /// members did that when the decisions were new. Lasts only inside the call that handles the
+    /// Welcome; counts as admitted.
+    Replaying,
+    /// A member: requests go to the coordinator, decisions arrive in log order.
+    Member,
+    /// The other members removed this LRC while they could not hear it (see
+    /// `super::eviction`); the core ignores every event from here on, and the shell, told by
+    /// `Action::ConnectionLost`, closes the federation once the actions already queued are out.
+    /// Until then the rest of the state is a member's as it was (it counts as admitted), so what
+    /// the call that evicted it still does runs as before.
+    Evicted {
+        /// The fault description every local federate gets in `connection_lost`.
+        reason: String,
+    },
+}
+
+impl Phase {
+    /// Whether this LRC was admitted: every phase after [`Phase::Joining`].
+    pub fn is_admitted(&self) -> bool {
+        !matches!(self, Phase::Joining { .. })
+    }
+
+    /// Whether the log received on admission is being applied (see [`Phase::Replaying`]).
+    pub fn is_replaying(&self) -> bool {
+        matches!(self, Phase::Replaying)
+    }
+
+    /// Why this LRC lost its connection, once evicted.
+    pub fn connection_lost(&self) -> Option<&str> {
+        match self {
+            Phase::Evicted { reason } => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The LRCs join requests go to (none once admitted).
+    pub fn candidates(&self) -> &[u64] {
+        match self {
+            Phase::Joining { candidates } => candidates,
+            _ => &[],
+        }
+    }
+
+    /// A joiner learnt of `n`: whether it is a new candidate (requests must go to it too).
+    /// `me` and nodes in `gone` are never candidates; once admitted nothing is added.
+    pub(crate) fn add_candidate(&mut self, n: u64, me: u64, gone: &BTreeSet<u64>) -> bool {
+        match self {
+            Phase::Joining { candidates }
+                if n != me && !candidates.contains(&n) && !gone.contains(&n) =>
+            {
+                candidates.push(n);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Candidate `n` is gone. `Some(true)` when that was the last one (the joiner's requests
+    /// can go nowhere: its join fails), `Some(false)` while others remain, `None` once admitted.
+    pub(crate) fn candidate_gone(&mut self, n: u64) -> Option<bool> {
+        match self {
+            Phase::Joining { candidates } => {
+                candidates.retain(|c| *c != n);
+                Some(candidates.is_empty())
+            }
+            _ => None,
+        }
+    }
+
+    /// A Welcome admitted this LRC: [`Phase::Joining`] → [`Phase::Replaying`] (its candidates
+    /// are no longer needed). False, and nothing changes, in any other phase.
+    pub(crate) fn admit(&mut self) -> bool {
+        if !matches!(self, Phase::Joining { .. }) {
+            return false;
+        }
+        *self = Phase::Replaying;
+        true
+    }
+
+    /// The Welcome's log is applied: [`Phase::Replaying`] → [`Phase::Member`].
+    pub(crate) fn replayed(&mut self) {
+        if self.is_replaying() {
+            *self = Phase::Member;
+        }
+    }
+
+    /// This side lost a partition's heal: [`Phase::Member`] → [`Phase::Evicted`]. False, and
+    /// nothing changes, in any other phase (a joiner cannot be evicted, an evicted LRC stays
+    /// evicted with its first reason).
+    pub(crate) fn evict(&mut self, reason: String) -> bool {
+        if !matches!(self, Phase::Member) {
+            return false;
+        }
+        *self = Phase::Evicted { reason };
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joining(c: &[u64]) -> Phase {
+        Phase::Joining {
+            candidates: c.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_joiner_adds_only_new_candidates_that_are_neither_itself_nor_gone() {
+        let mut p = joining(&[2]);
+        let gone: BTreeSet<u64> = [4].into();
+        assert!(!p.add_candidate(1, 1, &gone), "itself");
+        assert!(!p.add_candidate(2, 1, &gone), "known");
+        assert!(!p.add_candidate(4, 1, &gone), "gone");
+        assert!(p.add_candidate(3, 1, &gone));
+        assert_eq!(p.candidates(), &[2, 3]);
+        assert!(!p.is_admitted());
+    }
+
+    #[test]
+    fn the_join_fails_when_the_last_candidate_goes() {
+        let mut p = joining(&[2, 3]);
+        assert_eq!(p.candidate_gone(2), Some(false));
+        assert_eq!(p.candidate_gone(9), Some(false), "not a candidate");
+        assert_eq!(p.candidate_gone(3), Some(true));
+        assert_eq!(p.candidate_gone(3), Some(true), "still none");
+        assert!(p.candidates().is_empty());
+        assert_eq!(Phase::Member.candidate_gone(3), None);
+    }
+
+    #[test]
+    fn admission_replays_then_makes_a_member_and_drops_the_candidates() {
+        let mut p = joining(&[2]);
+        assert!(p.admit());
+        assert_eq!(p, Phase::Replaying);
+        assert!(p.is_admitted() && p.is_replaying());
+        assert!(p.candidates().is_empty());
+        assert!(!p.add_candidate(3, 1, &BTreeSet::new()), "admitted");
+        assert!(!p.admit(), "admitted once");
+        assert!(!p.evict("x".into()), "only a member is evicted");
+        p.replayed();
+        assert_eq!(p, Phase::Member);
+        p.replayed();
+        assert_eq!(p, Phase::Member);
+    }
+
+    #[test]
+    fn eviction_is_final_and_keeps_its_first_reason() {
+        assert!(!joining(&[2]).evict("x".into()), "a joiner is not evicted");
+        let mut p = Phase::Member;
+        assert!(p.connection_lost().is_none());
+        assert!(p.evict("cut off".into()));
+        assert_eq!(p.connection_lost(), Some("cut off"));
+        assert!(p.is_admitted(), "its state is a member's until dropped");
+        assert!(!p.is_replaying());
+        assert!(!p.evict("again".into()));
+        assert!(!p.admit());
+        p.replayed();
+        assert_eq!(p.connection_lost(), Some("cut off"));
     }
 }

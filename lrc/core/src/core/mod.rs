@@ -44,7 +44,7 @@ use crate::handles::{
 };
 
 use declarations::{Declarations, RemoteInterest};
-use membership::View;
+use membership::{Phase, View};
 use objects::Instance;
 use state_transfer::Stream;
 use wire::{ControlMsg, DataMsg, Decision, Envelope, Request, ResignAction, Timestamp};
@@ -457,8 +457,8 @@ pub struct FederationCore {
     pub(crate) now: u64,
     pub(crate) fdd: Option<Arc<Fdd>>,
     pub(crate) modules: Vec<(String, String)>,
-    pub(crate) admitted: bool,
-    pub(crate) candidates: Vec<Node>,
+    /// Joining, replaying the admission log, member or evicted (see [`Phase`]).
+    pub(crate) phase: Phase,
     pub(crate) view: View,
     pub(crate) suspected: BTreeSet<Node>,
     pub(crate) removed: BTreeSet<Node>,
@@ -466,9 +466,6 @@ pub struct FederationCore {
     pub(crate) resign_gate: Vec<resignation::Gated>,
     /// Removed LRCs told so since they were last heard from (see `eviction`).
     pub(crate) evicted_told: BTreeSet<Node>,
-    /// Why this LRC lost its connection to the federation (see `eviction`); the core ignores
-    /// every event from then on.
-    pub(crate) connection_lost: Option<String>,
     pub(crate) current_coordinator: Option<Node>,
     pub(crate) recovery: Option<coordinator::Recovery>,
     pub(crate) reports: BTreeMap<Node, u64>,
@@ -500,26 +497,11 @@ pub struct FederationCore {
     pub(crate) served: Vec<FederateHandle>,
     pub(crate) time: time::TimeState,
     pub(crate) sync: sync_point::SyncPoints,
-    pub(crate) save: Option<save::SaveInProgress>,
-    /// Local constrained federates a timed save waits for: initiated on their grant to it.
-    pub(crate) timed_save_wait: BTreeMap<FederateHandle, time::Time>,
-    /// A local federate cannot honour the timed save's time (sent by [`Self::poll_action`]).
-    pub(crate) save_cannot_honor: bool,
-    /// Local federates that completed their save and wait for the cut (see [`save`]).
-    pub(crate) save_capture: BTreeSet<FederateHandle>,
-    /// Data callbacks held for local federates while they save (see [`Self::callback`]).
-    pub(crate) save_held: BTreeMap<FederateHandle, Vec<Callback>>,
-    pub(crate) restore: Option<restore::RestoreInProgress>,
-    /// Saved states of local federates read for the restore in progress (by current handle).
-    pub(crate) restore_loaded: BTreeMap<FederateHandle, save::SavedFederateState>,
-    /// Reports local federates made on the save in progress, before their decisions.
-    pub(crate) save_reports_made: BTreeMap<FederateHandle, save::SaveStatus>,
-    /// Local federates that reported on the restore in progress, before the decisions.
-    pub(crate) restore_reports_made: BTreeSet<FederateHandle>,
-    /// Number of federation restores applied (see [`restore`]).
-    pub(crate) epoch: u32,
-    /// Replaying a log received on admission: decisions change state but start no I/O.
-    pub(crate) replaying: bool,
+    /// The save in progress and this LRC's bookkeeping around it (see [`save`]).
+    pub(crate) save: save::SaveState,
+    /// The restore in progress, this LRC's bookkeeping around it and the epoch (see
+    /// [`restore`]).
+    pub(crate) restore: restore::RestoreState,
     /// Ownership negotiations and hand-overs (see [`ownership`]).
     pub(crate) ownership: ownership::OwnershipState,
     pub(crate) actions: VecDeque<Action>,
@@ -536,21 +518,19 @@ fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
 }
 
 impl FederationCore {
-    fn blank(name: &str, me: Node, now: u64) -> Self {
+    fn blank(name: &str, me: Node, now: u64, phase: Phase) -> Self {
         FederationCore {
             name: name.to_string(),
             me,
             now,
             fdd: None,
             modules: Vec::new(),
-            admitted: false,
-            candidates: Vec::new(),
+            phase,
             view: View::default(),
             suspected: BTreeSet::new(),
             removed: BTreeSet::new(),
             resign_gate: Vec::new(),
             evicted_told: BTreeSet::new(),
-            connection_lost: None,
             current_coordinator: None,
             recovery: None,
             reports: BTreeMap::new(),
@@ -577,17 +557,8 @@ impl FederationCore {
             served: Vec::new(),
             time: time::TimeState::default(),
             sync: Default::default(),
-            save: None,
-            timed_save_wait: BTreeMap::new(),
-            save_cannot_honor: false,
-            save_capture: BTreeSet::new(),
-            save_held: BTreeMap::new(),
-            restore: None,
-            restore_loaded: BTreeMap::new(),
-            save_reports_made: BTreeMap::new(),
-            restore_reports_made: BTreeSet::new(),
-            epoch: 0,
-            replaying: false,
+            save: Default::default(),
+            restore: Default::default(),
             ownership: Default::default(),
             actions: VecDeque::new(),
             time_messages_in: 0,
@@ -604,10 +575,9 @@ impl FederationCore {
         modules: Vec<(String, String)>,
     ) -> Result<Self, RtiError> {
         let fdd = parse_modules(&modules)?;
-        let mut c = Self::blank(name, me, now);
+        let mut c = Self::blank(name, me, now, Phase::Member);
         c.fdd = Some(Arc::new(fdd));
         c.modules = modules;
-        c.admitted = true;
         c.apply_decision(Decision::NodeAdded(me));
         c.current_coordinator = Some(me);
         Ok(c)
@@ -616,9 +586,7 @@ impl FederationCore {
     /// A core for a federation this LRC is joining; `candidates` are the LRCs that announce the
     /// federation (the coordinator is among them). Call [`Self::join`] next.
     pub fn joining(name: &str, me: Node, now: u64, candidates: Vec<Node>) -> Self {
-        let mut c = Self::blank(name, me, now);
-        c.candidates = candidates;
-        c
+        Self::blank(name, me, now, Phase::Joining { candidates })
     }
 
     /// Federation execution name.
@@ -641,9 +609,15 @@ impl FederationCore {
         &self.view
     }
 
-    /// Whether this LRC is a member.
+    /// Whether this LRC was admitted: a member, or (briefly, until the shell drops the core) one
+    /// the others evicted (see [`Phase`]).
     pub fn is_admitted(&self) -> bool {
-        self.admitted
+        self.phase.is_admitted()
+    }
+
+    /// Where this LRC stands in the federation: joining, member or evicted.
+    pub fn phase(&self) -> &Phase {
+        &self.phase
     }
 
     /// The LRC this one believes coordinates.
@@ -657,7 +631,7 @@ impl FederationCore {
 
     /// Whether this LRC is the coordinator and not recovering.
     pub fn is_active_coordinator(&self) -> bool {
-        self.admitted && self.coordinator() == Some(self.me) && self.recovery.is_none()
+        self.phase.is_admitted() && self.coordinator() == Some(self.me) && self.recovery.is_none()
     }
 
     /// Federates hosted here.
@@ -731,7 +705,7 @@ impl FederationCore {
     /// Feeds one event.
     pub fn handle(&mut self, now: u64, ev: Event<'_>) {
         self.now = now;
-        if self.connection_lost.is_some() {
+        if self.phase.connection_lost().is_some() {
             return;
         }
         match ev {
@@ -799,10 +773,14 @@ impl FederationCore {
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
         // A federate saving its own state gets no new data until the save ends: what arrives
         // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
-        if callback.is_data() && self.saving_now(federate) {
-            self.save_held.entry(federate).or_default().push(callback);
-            return;
-        }
+        let callback = if callback.is_data() && self.locals.contains_key(&federate) {
+            match self.save.hold(federate, callback) {
+                Ok(()) => return,
+                Err(callback) => callback,
+            }
+        } else {
+            callback
+        };
         self.actions
             .push_back(Action::Callback { federate, callback });
     }

@@ -741,7 +741,7 @@ impl FederationCore {
     ) {
         let reliable = reliable && (seq.is_some() || from == self.me);
         if from != self.me {
-            let mine = self.epoch;
+            let mine = self.restore.epoch();
             let st = self.streams.entry(from).or_default();
             if let DataMsg::Epoch(n) = msg {
                 st.epoch = Some(n);
@@ -849,11 +849,14 @@ impl FederationCore {
                 versions,
             } => {
                 // Behind an update of the same stream that is held, it waits too (order).
-                let verdict = if self.ownership.has_held(from, producer, object) {
-                    super::ownership::Verdict::Hold
-                } else {
-                    self.update_verdict(object, producer, &values, &versions)
-                };
+                let verdict = self.ownership.judge(
+                    from,
+                    self.objects.get(&object),
+                    object,
+                    producer,
+                    &values,
+                    &versions,
+                );
                 match verdict {
                     super::ownership::Verdict::Accept => {}
                     super::ownership::Verdict::Hold => {
@@ -873,7 +876,7 @@ impl FederationCore {
                         return;
                     }
                     super::ownership::Verdict::Drop => {
-                        self.ownership.dropped_updates += 1;
+                        self.ownership.drop_update();
                         return;
                     }
                 }

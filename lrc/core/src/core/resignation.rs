@@ -33,7 +33,7 @@ impl FederationCore {
         self.resigned_with.insert(h, action);
         // A joiner replaying the log takes the resigner's instances from snapshots, not from
         // its stream: nothing to wait for.
-        if self.replaying
+        if self.phase.is_replaying()
             || node == self.me
             || self.applied_upto(node) >= hw
             || self.removed.contains(&node)

@@ -185,6 +185,192 @@ impl RestoreInProgress {
     }
 }
 
+impl RestoreInProgress {
+    /// Applies a [`Decision::RestoreReported`] of `federate` (see the module docs): what the
+    /// core must do next. Reports that do not fit the restore's stage (a load after the commit,
+    /// a completion before it) or come from a non-member change nothing.
+    pub(crate) fn record(
+        &mut self,
+        federate: FederateHandle,
+        report: &RestoreReport,
+    ) -> RestoreStep {
+        let committed = self.committed;
+        let Some(m) = self.member_mut(federate) else {
+            return RestoreStep::Continue;
+        };
+        match report {
+            RestoreReport::Loaded if !committed => {
+                m.status = RestoreStatus::FederatePreparedToRestore;
+                if self
+                    .members
+                    .iter()
+                    .all(|m| m.status == RestoreStatus::FederatePreparedToRestore)
+                {
+                    RestoreStep::Commit
+                } else {
+                    RestoreStep::Continue
+                }
+            }
+            RestoreReport::Unable(detail) if !committed => RestoreStep::End(Some((
+                RestoreFailureReason::RtiUnableToRestore,
+                detail.clone(),
+            ))),
+            RestoreReport::Complete | RestoreReport::NotComplete if committed => {
+                m.status = RestoreStatus::FederateWaitingForFederationToRestore;
+                if *report == RestoreReport::NotComplete {
+                    let detail = format!("federate {} could not restore its state", m.name);
+                    self.failed.get_or_insert((
+                        RestoreFailureReason::FederateReportedFailureDuringRestore,
+                        detail,
+                    ));
+                }
+                if self
+                    .members
+                    .iter()
+                    .all(|m| m.status == RestoreStatus::FederateWaitingForFederationToRestore)
+                {
+                    RestoreStep::End(self.failed.take())
+                } else {
+                    RestoreStep::Continue
+                }
+            }
+            _ => RestoreStep::Continue,
+        }
+    }
+}
+
+/// What a report on the restore in progress calls for ([`RestoreInProgress::record`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RestoreStep {
+    /// Nothing beyond the member's new status.
+    Continue,
+    /// Every member's state was loaded: the commit point (module docs, step 3).
+    Commit,
+    /// The restore ends: `federation_restored` (`None`) or `federation_not_restored`.
+    End(Option<(RestoreFailureReason, String)>),
+}
+
+/// What a restore's commit hands the core to install ([`RestoreState::commit`]).
+#[derive(Debug)]
+pub(crate) struct Commit {
+    /// The restore, committed (every member restoring, handles the saved ones from here on).
+    pub(crate) restore: RestoreInProgress,
+    /// The epoch of the run the commit abandons.
+    pub(crate) old_epoch: u32,
+    /// The saved states of the local federates, by handle before the restore.
+    pub(crate) loaded: BTreeMap<FederateHandle, SavedFederateState>,
+}
+
+/// Everything this LRC knows about federation restores: the replicated restore in progress,
+/// the save files read for it, the reports local federates made before their decisions, and
+/// the epoch (how many restores this LRC committed, which names the run its data belongs to).
+///
+/// Invariants, kept by its methods:
+///
+/// - Without a restore in progress nothing is loaded and no report is remembered:
+///   [`Self::begin`] starts both empty, [`Self::end`] empties them with the restore.
+/// - Saved states are loaded only before the commit, for members of the restore, and the
+///   commit takes them all (they become the local federates): after it nothing is loaded.
+/// - A local federate reports on the restore at most once, and only after the commit (when it
+///   restores its own state).
+/// - The epoch counts the commits: [`Self::commit`] raises it by one, once per restore (a
+///   committed restore is not committed again), and nothing else changes it. It is kept here,
+///   not by the concerns that read it (data streams, time messages, ownership and coordinator
+///   requests compare against it), because a commit is the only thing that moves it.
+#[derive(Debug, Default)]
+pub(crate) struct RestoreState {
+    /// The restore in progress (replicated: identical on every member).
+    current: Option<RestoreInProgress>,
+    /// Saved states of local federates read for the restore in progress (by current handle).
+    loaded: BTreeMap<FederateHandle, SavedFederateState>,
+    /// Local federates that reported on the restore in progress, before the decisions.
+    reports_made: BTreeSet<FederateHandle>,
+    /// Number of federation restores committed here.
+    epoch: u32,
+}
+
+impl RestoreState {
+    /// The restore in progress, if any.
+    pub(crate) fn current(&self) -> Option<&RestoreInProgress> {
+        self.current.as_ref()
+    }
+
+    /// The restore in progress, to apply a decision to.
+    pub(crate) fn current_mut(&mut self) -> Option<&mut RestoreInProgress> {
+        self.current.as_mut()
+    }
+
+    /// Number of federation restores committed here (the epoch of this LRC's data).
+    pub(crate) fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// Begins `r` (loads and reports start empty).
+    pub(crate) fn begin(&mut self, r: RestoreInProgress) {
+        self.loaded.clear();
+        self.reports_made.clear();
+        self.current = Some(r);
+    }
+
+    /// The save file of local federate `f` was read and checked. Ignored unless `f` is a member
+    /// of the restore in progress and it has not committed.
+    pub(crate) fn load(&mut self, f: FederateHandle, st: SavedFederateState) {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|r| !r.committed && r.member(f).is_some())
+        {
+            self.loaded.insert(f, st);
+        }
+    }
+
+    /// Whether local federate `f` may report `federate_restore_complete` / `_not_complete`:
+    /// the restore committed, `f` is restoring, and it has not reported yet.
+    pub(crate) fn may_report(&self, f: FederateHandle) -> bool {
+        let status = self
+            .current
+            .as_ref()
+            .filter(|r| r.committed)
+            .and_then(|r| r.member(f))
+            .map(|m| m.status);
+        status == Some(RestoreStatus::FederateRestoring) && !self.reports_made.contains(&f)
+    }
+
+    /// Local federate `f` reported (before the decision): a second report is refused. Ignored
+    /// unless `f` may report ([`Self::may_report`]).
+    pub(crate) fn report_made(&mut self, f: FederateHandle) {
+        if self.may_report(f) {
+            self.reports_made.insert(f);
+        }
+    }
+
+    /// The commit point: the restore in progress is committed (every member restoring), the
+    /// epoch moves on and the loaded states are handed over. `None`, and nothing changes, with
+    /// no restore in progress or one already committed.
+    pub(crate) fn commit(&mut self) -> Option<Commit> {
+        let r = self.current.as_mut().filter(|r| !r.committed)?;
+        r.committed = true;
+        for m in &mut r.members {
+            m.status = RestoreStatus::FederateRestoring;
+        }
+        let restore = r.clone();
+        let old_epoch = self.epoch;
+        self.epoch += 1;
+        Some(Commit {
+            restore,
+            old_epoch,
+            loaded: std::mem::take(&mut self.loaded),
+        })
+    }
+
+    /// Ends the restore in progress (`None` if none was): loads and reports are forgotten.
+    pub(crate) fn end(&mut self) -> Option<RestoreInProgress> {
+        self.loaded.clear();
+        self.reports_made.clear();
+        self.current.take()
+    }
+}
+
 /// Matches the joined federates to the saved ones by type and count (see the module docs).
 /// Returns (handle now, saved handle) pairs, or why they do not match.
 pub fn match_federates(
@@ -296,12 +482,12 @@ fn instance_from_saved(i: &SavedInstance, origin: Node) -> Instance {
 impl FederationCore {
     /// The restore in progress, if any (replicated).
     pub fn restore_in_progress(&self) -> Option<&RestoreInProgress> {
-        self.restore.as_ref()
+        self.restore.current()
     }
 
     /// Number of federation restores applied (the epoch of this LRC's data).
     pub fn restore_epoch(&self) -> u32 {
-        self.epoch
+        self.restore.epoch()
     }
 
     /// Refuses `service` with `RestoreInProgress` while a restore is in progress (every joined
@@ -311,7 +497,7 @@ impl FederationCore {
         f: FederateHandle,
         service: &str,
     ) -> Result<(), RtiError> {
-        match &self.restore {
+        match self.restore.current() {
             Some(r) => Err(RtiError::RestoreInProgress(format!(
                 "federation {}: federate {f}: {service} while restore \"{}\" is in progress",
                 self.name, r.label
@@ -323,7 +509,7 @@ impl FederationCore {
     /// The federation-wide part of the RTI state, for a save.
     pub(crate) fn capture_membership(&self) -> SavedMembership {
         SavedMembership {
-            save_id: self.save.as_ref().map_or(0, |s| s.initiated_at),
+            save_id: self.save.id(),
             federates: self
                 .view
                 .federates
@@ -379,7 +565,9 @@ impl FederationCore {
         f: FederateHandle,
         loaded: Result<SavedFederateState, String>,
     ) {
-        let Some(r) = &self.restore else { return };
+        let Some(r) = self.restore.current() else {
+            return;
+        };
         if r.committed {
             return;
         }
@@ -408,7 +596,7 @@ impl FederationCore {
                 m.name, r.label, st.membership.save_id, r.saved.save_id
             )),
             Ok(st) => {
-                self.restore_loaded.insert(f, st);
+                self.restore.load(f, st);
                 RestoreReport::Loaded
             }
         };
@@ -432,15 +620,7 @@ impl FederationCore {
         complete: bool,
     ) -> Result<(), RtiError> {
         self.local(f)?;
-        let status = self
-            .restore
-            .as_ref()
-            .filter(|r| r.committed)
-            .and_then(|r| r.member(f))
-            .map(|m| m.status);
-        if status != Some(RestoreStatus::FederateRestoring)
-            || self.restore_reports_made.contains(&f)
-        {
+        if !self.restore.may_report(f) {
             return Err(RtiError::RestoreNotRequested(format!(
                 "federation {}: federate {f}: no restore was initiated for it (or it already reported)",
                 self.name
@@ -448,7 +628,7 @@ impl FederationCore {
         }
         // Locally at once, so a second report in a row is refused before the decision; the
         // replicated statuses change only by decisions (the outcome is derived from them).
-        self.restore_reports_made.insert(f);
+        self.restore.report_made(f);
         let report = if complete {
             RestoreReport::Complete
         } else {
@@ -468,7 +648,7 @@ impl FederationCore {
     /// 4.33 (abortFederationRestore).
     pub fn abort_federation_restore(&mut self, f: FederateHandle) -> Result<(), RtiError> {
         self.local(f)?;
-        if self.restore.is_none() {
+        if self.restore.current().is_none() {
             return Err(RtiError::RestoreNotInProgress(format!(
                 "federation {}: federate {f}: no restore in progress",
                 self.name
@@ -482,19 +662,20 @@ impl FederationCore {
     /// handle after it, status).
     pub fn query_federation_restore_status(&mut self, f: FederateHandle) -> Result<(), RtiError> {
         self.local(f)?;
-        let list: Vec<(FederateHandle, FederateHandle, RestoreStatus)> = match &self.restore {
-            Some(r) => r
-                .members
-                .iter()
-                .map(|m| (m.pre, m.post, m.status))
-                .collect(),
-            None => self
-                .view
-                .federates
-                .keys()
-                .map(|h| (*h, *h, RestoreStatus::NoRestoreInProgress))
-                .collect(),
-        };
+        let list: Vec<(FederateHandle, FederateHandle, RestoreStatus)> =
+            match self.restore.current() {
+                Some(r) => r
+                    .members
+                    .iter()
+                    .map(|m| (m.pre, m.post, m.status))
+                    .collect(),
+                None => self
+                    .view
+                    .federates
+                    .keys()
+                    .map(|h| (*h, *h, RestoreStatus::NoRestoreInProgress))
+                    .collect(),
+            };
         self.callback(f, Callback::FederationRestoreStatusResponse(list));
         Ok(())
     }
@@ -508,9 +689,9 @@ impl FederationCore {
                 label,
                 saved,
             } => {
-                let denied = if let Some(s) = &self.save {
+                let denied = if let Some(s) = self.save.current() {
                     Err(format!("save \"{}\" is in progress", s.label))
-                } else if let Some(r) = &self.restore {
+                } else if let Some(r) = self.restore.current() {
                     Err(format!("restore \"{}\" is in progress", r.label))
                 } else {
                     saved.and_then(|s| match_federates(&self.view.federates, &s).map(|m| (s, m)))
@@ -535,7 +716,7 @@ impl FederationCore {
             Request::RestoreReport { federate, report } => {
                 if self
                     .restore
-                    .as_ref()
+                    .current()
                     .is_some_and(|r| r.member(federate).is_some())
                 {
                     self.decide(Decision::RestoreReported {
@@ -547,7 +728,7 @@ impl FederationCore {
                 Some(Reply::Done)
             }
             Request::AbortRestore => {
-                if self.restore.is_some() {
+                if self.restore.current().is_some() {
                     self.decide(Decision::RestoreAborted { req });
                 }
                 Some(Reply::Done)
@@ -594,9 +775,7 @@ impl FederationCore {
                         })
                     })
                     .collect();
-                self.restore_loaded.clear();
-                self.restore_reports_made.clear();
-                self.restore = Some(RestoreInProgress {
+                self.restore.begin(RestoreInProgress {
                     label: label.clone(),
                     requester: *requester,
                     saved: saved.clone(),
@@ -617,7 +796,7 @@ impl FederationCore {
                     .collect();
                 for m in local {
                     self.callback(m.pre, Callback::FederationRestoreBegun);
-                    if !self.replaying {
+                    if !self.phase.is_replaying() {
                         self.actions.push_back(Action::LoadRestore {
                             federate: m.pre,
                             label: label.clone(),
@@ -629,50 +808,21 @@ impl FederationCore {
             Decision::RestoreReported {
                 federate, report, ..
             } => {
-                let Some(r) = self.restore.as_mut() else {
+                let Some(r) = self.restore.current_mut() else {
                     return;
                 };
-                let committed = r.committed;
-                let Some(m) = r.member_mut(*federate) else {
-                    return;
-                };
-                match report {
-                    RestoreReport::Loaded if !committed => {
-                        m.status = RestoreStatus::FederatePreparedToRestore;
-                        if r.members
-                            .iter()
-                            .all(|m| m.status == RestoreStatus::FederatePreparedToRestore)
-                        {
-                            self.commit_restore();
+                match r.record(*federate, report) {
+                    RestoreStep::Continue => {}
+                    RestoreStep::Commit => self.commit_restore(),
+                    RestoreStep::End(failure) => {
+                        if let RestoreReport::Unable(detail) = report {
+                            tracing::warn!(federation = %self.name, "restore not possible: {detail}");
                         }
+                        self.end_restore(failure);
                     }
-                    RestoreReport::Unable(detail) if !committed => {
-                        tracing::warn!(federation = %self.name, "restore not possible: {detail}");
-                        self.end_restore(Some((
-                            RestoreFailureReason::RtiUnableToRestore,
-                            detail.clone(),
-                        )));
-                    }
-                    RestoreReport::Complete | RestoreReport::NotComplete if committed => {
-                        m.status = RestoreStatus::FederateWaitingForFederationToRestore;
-                        if *report == RestoreReport::NotComplete {
-                            let detail = format!("federate {} could not restore its state", m.name);
-                            r.failed.get_or_insert((
-                                RestoreFailureReason::FederateReportedFailureDuringRestore,
-                                detail,
-                            ));
-                        }
-                        if r.members.iter().all(|m| {
-                            m.status == RestoreStatus::FederateWaitingForFederationToRestore
-                        }) {
-                            let failed = r.failed.take();
-                            self.end_restore(failed);
-                        }
-                    }
-                    _ => {}
                 }
             }
-            Decision::RestoreAborted { .. } if self.restore.is_some() => {
+            Decision::RestoreAborted { .. } if self.restore.current().is_some() => {
                 self.end_restore(Some((
                     RestoreFailureReason::RestoreAborted,
                     "a federate aborted the restore".to_string(),
@@ -684,7 +834,7 @@ impl FederationCore {
 
     /// A federate left while a restore involving it was in progress: the restore fails.
     pub(crate) fn restore_on_left(&mut self, h: FederateHandle, lost: bool) {
-        let Some(m) = self.restore.as_ref().and_then(|r| r.member(h)) else {
+        let Some(m) = self.restore.current().and_then(|r| r.member(h)) else {
             return;
         };
         let failure = if lost {
@@ -704,9 +854,7 @@ impl FederationCore {
     /// Ends the restore in progress: `federation_restored`, or `federation_not_restored` with
     /// the reason and what failed in words (a save file that could not be used is named).
     fn end_restore(&mut self, failure: Option<(RestoreFailureReason, String)>) {
-        self.restore_loaded.clear();
-        self.restore_reports_made.clear();
-        let Some(r) = self.restore.take() else { return };
+        let Some(r) = self.restore.end() else { return };
         for m in &r.members {
             let h = if r.committed { m.post } else { m.pre };
             if self.locals.contains_key(&h) {
@@ -731,16 +879,14 @@ impl FederationCore {
 
     /// Replaces this LRC's state with the saved one (see the module docs, step 3).
     fn commit_restore(&mut self) {
-        let Some(r) = self.restore.as_mut() else {
+        let Some(Commit {
+            restore: r,
+            old_epoch,
+            mut loaded,
+        }) = self.restore.commit()
+        else {
             return;
         };
-        r.committed = true;
-        for m in &mut r.members {
-            m.status = RestoreStatus::FederateRestoring;
-        }
-        let r = r.clone();
-        let old_epoch = self.epoch;
-        self.epoch += 1;
 
         // Membership: saved handles and names, on the LRC each federate runs on now.
         let mut federates = BTreeMap::new();
@@ -764,14 +910,10 @@ impl FederationCore {
         self.view.reserved = r.saved.reserved.iter().cloned().collect();
         self.view.next_handle = self.view.next_handle.max(r.saved.next_handle).max(1);
         self.sync = r.saved.sync.iter().cloned().collect();
-        self.timed_save_wait.clear();
-        self.save_cannot_honor = false;
-        self.save_held.clear();
-        self.save_capture.clear();
+        self.save.restored();
 
         // Local federates, instances, declarations from the files.
         let old_locals = std::mem::take(&mut self.locals);
-        let mut loaded = std::mem::take(&mut self.restore_loaded);
         let mut renames = Vec::new();
         let mut states: Vec<(FederateHandle, SavedFederateState)> = Vec::new();
         for m in &r.members {
@@ -814,7 +956,7 @@ impl FederationCore {
         // LRCs' snapshots of the new run, like a joiner (simulator seed 38 with frequent
         // restores: a federate joining such an LRC later never discovered the restored
         // instances).
-        if states.is_empty() && !self.replaying {
+        if states.is_empty() && !self.phase.is_replaying() {
             for st in self.streams.values_mut() {
                 st.live = false;
                 st.needs_snapshot = true;
@@ -824,8 +966,8 @@ impl FederationCore {
         }
         // Streams: data from before a sender's marker is dropped from now on.
         for st in self.streams.values_mut() {
-            if self.replaying {
-                st.epoch = Some(self.epoch);
+            if self.phase.is_replaying() {
+                st.epoch = Some(self.restore.epoch());
             } else {
                 st.epoch.get_or_insert(old_epoch);
             }
@@ -839,21 +981,21 @@ impl FederationCore {
             self.time_restore_manager(*h, st.time_state.clone());
         }
 
-        if let Some(r) = self.restore.as_mut() {
+        if let Some(r) = self.restore.current_mut() {
             r.held = held;
         }
         // Requests of the abandoned run are dropped; those pending at the save are made again.
         self.pending.retain(|_, p| !p.body.follows_state());
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             for (_, st) in &states {
                 for (body, multiple) in &st.requests {
                     self.request(body.clone(), None, *multiple);
                 }
             }
         }
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             self.actions.push_back(Action::Rehandle(renames));
-            self.send_data(true, DataMsg::Epoch(self.epoch));
+            self.send_data(true, DataMsg::Epoch(self.restore.epoch()));
             for (h, _) in &states {
                 self.announce_declarations(*h);
             }
@@ -909,7 +1051,7 @@ impl FederationCore {
             let Some(st) = self.streams.get_mut(&n) else {
                 continue;
             };
-            if st.epoch != Some(self.epoch) {
+            if st.epoch != Some(self.restore.epoch()) {
                 continue;
             }
             let future = std::mem::take(&mut st.future);
@@ -921,5 +1063,195 @@ impl FederationCore {
         for (node, from, to, msg, epoch) in future {
             self.on_time_message(node, from, to, msg, epoch);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(n: u32) -> FederateHandle {
+        FederateHandle(n)
+    }
+
+    fn saved() -> SavedMembership {
+        SavedMembership {
+            save_id: 1,
+            federates: Vec::new(),
+            reserved: Vec::new(),
+            next_handle: 1,
+            sync: Vec::new(),
+        }
+    }
+
+    /// Federates 1 and 2 become 11 and 12.
+    fn restore() -> RestoreInProgress {
+        let member = |pre: u32, post: u32| RestoreMember {
+            pre: f(pre),
+            post: f(post),
+            name: format!("fed{post}"),
+            federate_type: "t".into(),
+            status: RestoreStatus::FederateWaitingForRestoreToBegin,
+        };
+        RestoreInProgress {
+            label: "r".into(),
+            requester: f(1),
+            saved: saved(),
+            members: vec![member(1, 11), member(2, 12)],
+            committed: false,
+            failed: None,
+            held: BTreeMap::new(),
+        }
+    }
+
+    fn state(h: u32) -> SavedFederateState {
+        SavedFederateState {
+            federation: "F".into(),
+            label: "r".into(),
+            federate: f(h),
+            federate_name: format!("fed{h}"),
+            federate_type: "t".into(),
+            log: Vec::new(),
+            modules: Vec::new(),
+            instances: Vec::new(),
+            published_objects: Vec::new(),
+            published_interactions: Vec::new(),
+            subscribed_objects: Vec::new(),
+            subscribed_interactions: Vec::new(),
+            next_counter: 1,
+            auto_resign: super::super::wire::ResignAction::NoAction,
+            switches: Default::default(),
+            logical_time: 0.0,
+            lookahead: None,
+            regulating: false,
+            constrained: false,
+            membership: saved(),
+            time_state: None,
+            held: Vec::new(),
+            requests: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn nothing_is_loaded_or_reported_without_a_restore() {
+        let mut s = RestoreState::default();
+        s.load(f(1), state(11));
+        assert!(!s.may_report(f(1)));
+        assert!(s.commit().is_none());
+        assert!(s.end().is_none());
+        assert_eq!(s.epoch(), 0);
+    }
+
+    #[test]
+    fn loads_are_for_members_before_the_commit_and_the_commit_takes_them() {
+        let mut s = RestoreState::default();
+        s.begin(restore());
+        s.load(f(1), state(11));
+        s.load(f(3), state(13));
+        assert!(!s.may_report(f(1)), "not committed");
+        let c = s.commit().expect("in progress");
+        assert_eq!(c.old_epoch, 0);
+        assert_eq!(s.epoch(), 1);
+        assert_eq!(c.loaded.keys().copied().collect::<Vec<_>>(), vec![f(1)]);
+        assert!(c.restore.committed);
+        assert!(
+            c.restore
+                .members
+                .iter()
+                .all(|m| m.status == RestoreStatus::FederateRestoring)
+        );
+        // After the commit: nothing more is loaded, and it is not committed twice.
+        s.load(f(1), state(11));
+        assert!(s.commit().is_none());
+        assert_eq!(s.epoch(), 1, "one epoch per restore");
+        // A fresh restore starts with nothing loaded.
+        s.end();
+        s.begin(restore());
+        let c = s.commit().expect("in progress");
+        assert!(c.loaded.is_empty());
+        assert_eq!((c.old_epoch, s.epoch()), (1, 2));
+    }
+
+    #[test]
+    fn a_federate_reports_once_after_the_commit() {
+        let mut s = RestoreState::default();
+        s.begin(restore());
+        s.commit();
+        assert!(s.may_report(f(11)), "saved handles after the commit");
+        assert!(!s.may_report(f(1)));
+        s.report_made(f(11));
+        assert!(!s.may_report(f(11)), "reported already");
+        assert!(s.may_report(f(12)));
+        let ended = s.end().expect("in progress");
+        assert_eq!(ended.label, "r");
+        s.begin(restore());
+        s.commit();
+        assert!(s.may_report(f(11)), "the next restore forgets the reports");
+    }
+
+    #[test]
+    fn every_load_commits_and_one_unable_ends_it_before_the_commit() {
+        let mut r = restore();
+        assert_eq!(
+            r.record(f(11), &RestoreReport::Loaded),
+            RestoreStep::Continue,
+            "pre handles"
+        );
+        assert_eq!(
+            r.record(f(1), &RestoreReport::Loaded),
+            RestoreStep::Continue
+        );
+        assert_eq!(
+            r.record(f(1), &RestoreReport::Complete),
+            RestoreStep::Continue,
+            "too early"
+        );
+        assert_eq!(r.record(f(2), &RestoreReport::Loaded), RestoreStep::Commit);
+        let mut r = restore();
+        assert_eq!(
+            r.record(f(2), &RestoreReport::Unable("file".into())),
+            RestoreStep::End(Some((
+                RestoreFailureReason::RtiUnableToRestore,
+                "file".to_string()
+            )))
+        );
+    }
+
+    #[test]
+    fn after_the_commit_the_last_report_ends_it_with_the_first_failure() {
+        let mut s = RestoreState::default();
+        s.begin(restore());
+        s.commit();
+        let r = s.current_mut().expect("in progress");
+        assert_eq!(
+            r.record(f(11), &RestoreReport::Loaded),
+            RestoreStep::Continue,
+            "too late"
+        );
+        assert_eq!(
+            r.record(f(1), &RestoreReport::Complete),
+            RestoreStep::Continue,
+            "old handle"
+        );
+        assert_eq!(
+            r.record(f(12), &RestoreReport::NotComplete),
+            RestoreStep::Continue
+        );
+        assert_eq!(
+            r.record(f(11), &RestoreReport::Complete),
+            RestoreStep::End(Some((
+                RestoreFailureReason::FederateReportedFailureDuringRestore,
+                "federate fed12 could not restore its state".to_string()
+            )))
+        );
+        let mut s = RestoreState::default();
+        s.begin(restore());
+        s.commit();
+        let r = s.current_mut().expect("in progress");
+        r.record(f(11), &RestoreReport::Complete);
+        assert_eq!(
+            r.record(f(12), &RestoreReport::Complete),
+            RestoreStep::End(None)
+        );
     }
 }

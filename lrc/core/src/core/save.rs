@@ -114,6 +114,262 @@ impl SaveInProgress {
     pub fn replaceable(&self) -> bool {
         self.time.is_some() && !self.reported
     }
+
+    /// Applies a [`Decision::SaveReported`] of `federate`, whose LRC is `node` (if still
+    /// joined), made at that LRC's data high-water mark `hw`. False, and nothing changes, if
+    /// `federate` is not a member of this save.
+    pub(crate) fn record(
+        &mut self,
+        federate: FederateHandle,
+        report: SaveReport,
+        node: Option<Node>,
+        hw: u64,
+    ) -> bool {
+        let Some(st) = self.members.get_mut(&federate) else {
+            return false;
+        };
+        self.reported = true;
+        if let Some(n) = node {
+            let e = self.hw.entry(n).or_default();
+            *e = (*e).max(hw);
+        }
+        match report {
+            SaveReport::Begun => *st = SaveStatus::FederateSaving,
+            SaveReport::Complete => *st = SaveStatus::FederateWaitingForFederationToSave,
+            SaveReport::NotComplete => {
+                *st = SaveStatus::FederateWaitingForFederationToSave;
+                self.failed
+                    .get_or_insert(SaveFailureReason::FederateReportedFailureDuringSave);
+            }
+            SaveReport::RtiUnableToSave => {
+                *st = SaveStatus::FederateWaitingForFederationToSave;
+                self.failed
+                    .get_or_insert(SaveFailureReason::RtiUnableToSave);
+            }
+        }
+        true
+    }
+
+    /// Every member finished its part: the save ends, with [`Self::failed`] as its outcome.
+    pub(crate) fn done(&self) -> bool {
+        self.members
+            .values()
+            .all(|st| *st == SaveStatus::FederateWaitingForFederationToSave)
+    }
+
+    /// The consistent cut (module docs), seen from LRC `me`: every member has begun, and for
+    /// every other LRC hosting members (`node_of` a member; `None`: it left) `applied` (how far
+    /// this LRC applied that LRC's reliable stream) reaches the high-water mark it reported.
+    pub(crate) fn cut_reached(
+        &self,
+        me: Node,
+        node_of: impl Fn(FederateHandle) -> Option<Node>,
+        applied: impl Fn(Node) -> u64,
+    ) -> bool {
+        if self
+            .members
+            .values()
+            .any(|st| *st == SaveStatus::FederateInstructedToSave)
+        {
+            return false;
+        }
+        let nodes: BTreeSet<Node> = self.members.keys().filter_map(|h| node_of(*h)).collect();
+        nodes
+            .iter()
+            .filter(|n| **n != me)
+            .all(|n| self.hw.get(n).is_some_and(|hw| applied(*n) >= *hw))
+    }
+}
+
+/// Everything this LRC knows about federation saves: the replicated save in progress and the
+/// local bookkeeping around it (which federates here wait for their grant, which completed and
+/// wait for the cut, what they reported before the decisions, the data held while they save).
+///
+/// Invariants, kept by its methods:
+///
+/// - Without a save in progress nothing waits for a grant or for the cut, no report is
+///   remembered and no callback is held: [`Self::end`] empties them all with the save, and
+///   nothing enters them without one (a report needs the federate to be a member; data is held
+///   only for a member told to save).
+/// - The grant waits, the captures and the reports made are about the current save: a new save
+///   ([`Self::begin`]) starts them empty. The held callbacks stay when a timed save nobody
+///   reported on is replaced: they reached federates that were told to save already, and are
+///   delivered when the save that replaced it ends.
+/// - A federate waiting for its grant to the save time is not saving yet
+///   ([`Self::involves`] is false for it): it gets its data, and may still call services a save
+///   refuses.
+/// - The cannot-honour flag is set from inside a decision's or grant's application and taken
+///   once, at the next poll ([`Self::take_cannot_honor`]); it may outlive the save it was about
+///   until then, and then asks for nothing.
+#[derive(Debug, Default)]
+pub(crate) struct SaveState {
+    /// The save in progress (replicated: identical on every member).
+    current: Option<SaveInProgress>,
+    /// Local constrained federates the timed save waits for, with its time: each is initiated
+    /// on its grant to that time.
+    timed_wait: BTreeMap<FederateHandle, super::time::Time>,
+    /// A local federate cannot honour the timed save's time (the abort is requested at the
+    /// next poll: see `FederationCore::abort_save_deferred`).
+    cannot_honor: bool,
+    /// Local federates that completed their save and wait for the cut (module docs).
+    capture: BTreeSet<FederateHandle>,
+    /// Data callbacks held for local federates while they save (see `FederationCore::callback`).
+    held: BTreeMap<FederateHandle, Vec<Callback>>,
+    /// Reports local federates made on the save in progress, before their decisions (so that a
+    /// second report in a row is refused at once).
+    reports_made: BTreeMap<FederateHandle, SaveStatus>,
+}
+
+impl SaveState {
+    /// The save in progress, if any.
+    pub(crate) fn current(&self) -> Option<&SaveInProgress> {
+        self.current.as_ref()
+    }
+
+    /// The save in progress, as requests name it: the log position that initiated it (0: none).
+    pub(crate) fn id(&self) -> u64 {
+        self.current.as_ref().map_or(0, |s| s.initiated_at)
+    }
+
+    /// Whether federate `f` takes part in the save in progress and was told to save (not one
+    /// still waiting for its grant to the save time).
+    pub(crate) fn involves(&self, f: FederateHandle) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|s| s.members.contains_key(&f))
+            && !self.timed_wait.contains_key(&f)
+    }
+
+    /// `f`'s status as its own reports make it: the replicated one, or the one its last report
+    /// made if that went further (`None`: not a member of the save in progress).
+    pub(crate) fn status(&self, f: FederateHandle) -> Option<SaveStatus> {
+        let st = *self.current.as_ref()?.members.get(&f)?;
+        Some(self.reports_made.get(&f).copied().unwrap_or(st).max(st))
+    }
+
+    /// Begins `save`, replacing any save in progress (a replaceable timed one): the grant
+    /// waits, captures and reports made start empty.
+    pub(crate) fn begin(&mut self, save: SaveInProgress) {
+        self.timed_wait.clear();
+        self.reports_made.clear();
+        self.current = Some(save);
+        self.capture.clear();
+    }
+
+    /// Local constrained federate `f`, a member of the save in progress, is initiated only on
+    /// its grant to `t` (see [`Self::granted`]). Nothing changes for a federate that is not a
+    /// member.
+    pub(crate) fn wait_for_grant(&mut self, f: FederateHandle, t: super::time::Time) {
+        if self.status(f).is_some() {
+            self.timed_wait.insert(f, t);
+        }
+    }
+
+    /// Local federate `f` was granted `t`: if the timed save waits for exactly that time, `f`
+    /// is now to be told to save, with the save's label and time; a grant past it cannot be
+    /// honoured (see [`Self::take_cannot_honor`]); an earlier grant changes nothing.
+    pub(crate) fn granted(
+        &mut self,
+        f: FederateHandle,
+        t: super::time::Time,
+    ) -> Option<(String, super::time::Time)> {
+        let save_time = self.timed_wait.get(&f).copied()?;
+        if t < save_time {
+            return None;
+        }
+        self.timed_wait.remove(&f);
+        if t == save_time {
+            let label = self
+                .current
+                .as_ref()
+                .map(|s| s.label.clone())
+                .unwrap_or_default();
+            Some((label, save_time))
+        } else {
+            self.cannot_honor = true;
+            None
+        }
+    }
+
+    /// A local federate cannot honour the timed save's time.
+    pub(crate) fn cannot_honor(&mut self) {
+        self.cannot_honor = true;
+    }
+
+    /// Whether an abort for a time that cannot be honoured is due now (clears the flag; false
+    /// once the save it was about ended).
+    pub(crate) fn take_cannot_honor(&mut self) -> bool {
+        std::mem::take(&mut self.cannot_honor) && self.current.is_some()
+    }
+
+    /// Local federate `f` reported `status` on the save in progress (before the decision).
+    /// Ignored for a federate that is not a member of it.
+    pub(crate) fn report_made(&mut self, f: FederateHandle, status: SaveStatus) {
+        if self.status(f).is_some() {
+            self.reports_made.insert(f, status);
+        }
+    }
+
+    /// Local federate `f` completed its save: its state is captured at the cut. Ignored for a
+    /// federate that is not a member of the save in progress.
+    pub(crate) fn wait_for_cut(&mut self, f: FederateHandle) {
+        if self.status(f).is_some() {
+            self.capture.insert(f);
+        }
+    }
+
+    /// Whether any local federate waits for the cut.
+    pub(crate) fn waits_for_cut(&self) -> bool {
+        !self.capture.is_empty()
+    }
+
+    /// The local federates that waited for the cut (the cut was reached: they are captured).
+    pub(crate) fn take_captures(&mut self) -> BTreeSet<FederateHandle> {
+        std::mem::take(&mut self.capture)
+    }
+
+    /// Holds data callback `cb` for `f` if `f` is saving ([`Self::involves`]); otherwise hands
+    /// it back, to be delivered now.
+    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Result<(), Callback> {
+        if !self.involves(f) {
+            return Err(cb);
+        }
+        self.held.entry(f).or_default().push(cb);
+        Ok(())
+    }
+
+    /// The data callbacks held for `f` so far.
+    pub(crate) fn held_for(&self, f: FederateHandle) -> &[Callback] {
+        self.held.get(&f).map_or(&[], Vec::as_slice)
+    }
+
+    /// The save in progress, to apply a decision to.
+    pub(crate) fn current_mut(&mut self) -> Option<&mut SaveInProgress> {
+        self.current.as_mut()
+    }
+
+    /// Ends the save in progress: the ended save and the callbacks held for its federates (to
+    /// deliver after its outcome), or `None` if none was in progress. Everything else is
+    /// cleared either way.
+    pub(crate) fn end(
+        &mut self,
+    ) -> Option<(SaveInProgress, BTreeMap<FederateHandle, Vec<Callback>>)> {
+        self.timed_wait.clear();
+        self.capture.clear();
+        self.reports_made.clear();
+        let held = std::mem::take(&mut self.held);
+        let s = self.current.take()?;
+        Some((s, held))
+    }
+
+    /// A restore replaced this LRC's state: what the abandoned run's federates waited for or
+    /// had held goes (the restore keeps the callbacks held at the save instead).
+    pub(crate) fn restored(&mut self) {
+        self.timed_wait.clear();
+        self.cannot_honor = false;
+        self.held.clear();
+        self.capture.clear();
+    }
 }
 
 /// One instance as saved.
@@ -279,7 +535,7 @@ impl SavedTime {
 impl FederationCore {
     /// The save in progress, if any (replicated).
     pub fn save_in_progress(&self) -> Option<&SaveInProgress> {
-        self.save.as_ref()
+        self.save.current()
     }
 
     /// Refuses `service` with `SaveInProgress` while a save involving `f` is in progress, and
@@ -290,13 +546,11 @@ impl FederationCore {
         service: &str,
     ) -> Result<(), RtiError> {
         self.refuse_while_restoring(f, service)?;
-        match &self.save {
-            Some(s) if s.members.contains_key(&f) && !self.timed_save_wait.contains_key(&f) => {
-                Err(RtiError::SaveInProgress(format!(
-                    "federation {}: federate {f}: {service} while save \"{}\" is in progress",
-                    self.name, s.label
-                )))
-            }
+        match self.save.current() {
+            Some(s) if self.save.involves(f) => Err(RtiError::SaveInProgress(format!(
+                "federation {}: federate {f}: {service} while save \"{}\" is in progress",
+                self.name, s.label
+            ))),
             _ => Ok(()),
         }
     }
@@ -309,7 +563,7 @@ impl FederationCore {
         time: Option<super::time::Time>,
     ) -> Result<(), RtiError> {
         self.local(f)?;
-        if !self.save.as_ref().is_some_and(SaveInProgress::replaceable) {
+        if !self.save.current().is_some_and(SaveInProgress::replaceable) {
             self.refuse_during_save_or_restore(f, "requestFederationSave")?;
         }
         if let (Some(t), Some(tm)) = (time, self.time_manager(f))
@@ -346,7 +600,7 @@ impl FederationCore {
         // Locally at once, so a second report in a row is refused before the decision; kept
         // apart from the replicated statuses, which only decisions change (the outcome is
         // derived from those alone, identically on every LRC).
-        self.save_reports_made.insert(
+        self.save.report_made(
             f,
             match report {
                 SaveReport::Begun => SaveStatus::FederateSaving,
@@ -354,7 +608,7 @@ impl FederationCore {
             },
         );
         if report == SaveReport::Complete {
-            self.save_capture.insert(f);
+            self.save.wait_for_cut(f);
             self.capture_at_cut();
         } else {
             self.send_save_report(f, report);
@@ -364,7 +618,7 @@ impl FederationCore {
 
     fn send_save_report(&mut self, f: FederateHandle, report: SaveReport) {
         let hw = self.data_hw;
-        let save = self.save_id();
+        let save = self.save.id();
         self.request(
             Request::SaveReport {
                 federate: f,
@@ -377,14 +631,9 @@ impl FederationCore {
         );
     }
 
-    /// The save in progress, as requests name it (0: none).
-    fn save_id(&self) -> u64 {
-        self.save.as_ref().map_or(0, |s| s.initiated_at)
-    }
-
     /// The shell wrote (or could not write) the RTI's state of `f` for the save in progress.
     pub fn save_written(&mut self, f: FederateHandle, ok: bool) {
-        if self.save.is_some() && self.locals.contains_key(&f) {
+        if self.save.current().is_some() && self.locals.contains_key(&f) {
             let report = if ok {
                 SaveReport::Complete
             } else {
@@ -398,30 +647,21 @@ impl FederationCore {
     /// no LRC sends for the save's federates any more) and this LRC applied each other LRC's
     /// reliable stream up to the high-water mark it reported.
     pub(crate) fn save_cut_reached(&self) -> bool {
-        let Some(s) = &self.save else { return false };
-        if s.members
-            .values()
-            .any(|st| *st == SaveStatus::FederateInstructedToSave)
-        {
-            return false;
-        }
-        let nodes: BTreeSet<Node> = s
-            .members
-            .keys()
-            .filter_map(|h| self.view.federates.get(h).map(|r| r.node))
-            .collect();
-        nodes.iter().filter(|n| **n != self.me).all(|n| {
-            s.hw.get(n)
-                .is_some_and(|hw| self.time.last_seq.get(n).copied().unwrap_or(0) >= *hw)
+        self.save.current().is_some_and(|s| {
+            s.cut_reached(
+                self.me,
+                |h| self.view.federates.get(&h).map(|r| r.node),
+                |n| self.time.last_seq.get(&n).copied().unwrap_or(0),
+            )
         })
     }
 
     /// Captures the RTI state of the local federates that completed, once the cut is reached.
     pub(crate) fn capture_at_cut(&mut self) {
-        if self.save_capture.is_empty() || !self.save_cut_reached() {
+        if !self.save.waits_for_cut() || !self.save_cut_reached() {
             return;
         }
-        for f in std::mem::take(&mut self.save_capture) {
+        for f in self.save.take_captures() {
             match self.capture_saved_state(f) {
                 Ok(state) => self.actions.push_back(super::Action::WriteSave {
                     federate: f,
@@ -442,15 +682,7 @@ impl FederationCore {
         report: SaveReport,
     ) -> Result<(), RtiError> {
         self.local(f)?;
-        let status = self.save.as_ref().and_then(|s| {
-            s.members.get(&f).map(|st| {
-                self.save_reports_made
-                    .get(&f)
-                    .copied()
-                    .unwrap_or(*st)
-                    .max(*st)
-            })
-        });
+        let status = self.save.status(f);
         let context = || format!("federation {}: federate {f}", self.name);
         match (report, status) {
             (_, None) => {
@@ -486,14 +718,14 @@ impl FederationCore {
     /// 4.21.
     pub fn abort_federation_save(&mut self, f: FederateHandle) -> Result<(), RtiError> {
         self.local(f)?;
-        if self.save.is_none() {
+        if self.save.current().is_none() {
             return Err(RtiError::SaveNotInProgress(format!(
                 "federation {}: federate {f}: no save in progress",
                 self.name
             )));
         }
         self.request(
-            Request::AbortSave(SaveFailureReason::SaveAborted, self.save_id()),
+            Request::AbortSave(SaveFailureReason::SaveAborted, self.save.id()),
             None,
             false,
         );
@@ -503,7 +735,7 @@ impl FederationCore {
     /// 4.22: the status of every federate (answered as a callback).
     pub fn query_federation_save_status(&mut self, f: FederateHandle) -> Result<(), RtiError> {
         self.local(f)?;
-        let list: Vec<(FederateHandle, SaveStatus)> = match &self.save {
+        let list: Vec<(FederateHandle, SaveStatus)> = match self.save.current() {
             Some(s) => s.members.iter().map(|(h, st)| (*h, *st)).collect(),
             None => self
                 .view
@@ -519,7 +751,7 @@ impl FederationCore {
     /// The RTI state of local federate `f` for the save in progress.
     pub fn capture_saved_state(&self, f: FederateHandle) -> Result<SavedFederateState, RtiError> {
         let lf = self.local(f)?;
-        let save = self.save.as_ref().ok_or_else(|| {
+        let save = self.save.current().ok_or_else(|| {
             RtiError::SaveNotInitiated(format!(
                 "federation {}: federate {f}: no save in progress",
                 self.name
@@ -578,7 +810,7 @@ impl FederationCore {
                 .is_some_and(|m| m.constraint() == hlamesh_timesync::ConstraintState::On),
             membership: self.capture_membership(),
             time_state: tm.map(|m| SavedTime::from_snapshot(m.snapshot())),
-            held: self.save_held.get(&f).cloned().unwrap_or_default(),
+            held: self.save.held_for(f).to_vec(),
             requests: self
                 .pending
                 .values()
@@ -593,7 +825,7 @@ impl FederationCore {
         let req = (from, id);
         match body {
             Request::Save { label, time, .. } => {
-                if let Some(s) = &self.save
+                if let Some(s) = self.save.current()
                     && !s.replaceable()
                 {
                     return Some(Reply::Failed(RtiError::SaveInProgress(format!(
@@ -618,7 +850,7 @@ impl FederationCore {
             } => {
                 if self
                     .save
-                    .as_ref()
+                    .current()
                     .is_some_and(|s| s.initiated_at == save && s.members.contains_key(&federate))
                 {
                     self.decide(Decision::SaveReported {
@@ -631,7 +863,7 @@ impl FederationCore {
                 Some(Reply::Done)
             }
             Request::AbortSave(reason, save) => {
-                if self.save.as_ref().is_some_and(|s| s.initiated_at == save) {
+                if self.save.current().is_some_and(|s| s.initiated_at == save) {
                     self.decide(Decision::SaveAborted { reason, req });
                 }
                 Some(Reply::Done)
@@ -661,9 +893,7 @@ impl FederationCore {
                     // every later join; rti_sim, time and partitions, seed 197).
                     return;
                 }
-                self.timed_save_wait.clear();
-                self.save_reports_made.clear();
-                self.save = Some(SaveInProgress {
+                self.save.begin(SaveInProgress {
                     label: label.clone(),
                     members: members.clone(),
                     failed: None,
@@ -673,7 +903,6 @@ impl FederationCore {
                     // The decision being applied is the next one of the log.
                     initiated_at: self.view.last() + 1,
                 });
-                self.save_capture.clear();
                 let mut cannot = false;
                 let locals: Vec<FederateHandle> = members
                     .keys()
@@ -687,7 +916,7 @@ impl FederationCore {
                     });
                     match (time, constrained) {
                         (Some(t), Some(now)) if now < t => {
-                            self.timed_save_wait.insert(*h, t);
+                            self.save.wait_for_grant(*h, t);
                         }
                         (Some(t), Some(now)) if now > t => cannot = true,
                         _ => self.callback(
@@ -701,7 +930,7 @@ impl FederationCore {
                 }
                 if cannot {
                     // Not from inside the decision being applied: see `abort_save_deferred`.
-                    self.save_cannot_honor = true;
+                    self.save.cannot_honor();
                 }
             }
             Decision::SaveReported {
@@ -711,41 +940,15 @@ impl FederationCore {
                 ..
             } => {
                 let node = self.view.federates.get(federate).map(|r| r.node);
-                if let Some(s) = self.save.as_mut()
-                    && let Some(st) = s.members.get_mut(federate)
+                if let Some(s) = self.save.current_mut()
+                    && s.record(*federate, *report, node, *hw)
+                    && s.done()
                 {
-                    s.reported = true;
-                    if let Some(n) = node {
-                        let e = s.hw.entry(n).or_default();
-                        *e = (*e).max(*hw);
-                    }
-                    match report {
-                        SaveReport::Begun => *st = SaveStatus::FederateSaving,
-                        SaveReport::Complete => {
-                            *st = SaveStatus::FederateWaitingForFederationToSave
-                        }
-                        SaveReport::NotComplete => {
-                            *st = SaveStatus::FederateWaitingForFederationToSave;
-                            s.failed.get_or_insert(
-                                SaveFailureReason::FederateReportedFailureDuringSave,
-                            );
-                        }
-                        SaveReport::RtiUnableToSave => {
-                            *st = SaveStatus::FederateWaitingForFederationToSave;
-                            s.failed.get_or_insert(SaveFailureReason::RtiUnableToSave);
-                        }
-                    }
-                    let done = s
-                        .members
-                        .values()
-                        .all(|st| *st == SaveStatus::FederateWaitingForFederationToSave);
-                    if done {
-                        let reason = s.failed;
-                        self.end_save(reason);
-                    }
+                    let reason = s.failed;
+                    self.end_save(reason);
                 }
             }
-            Decision::SaveAborted { reason, .. } if self.save.is_some() => {
+            Decision::SaveAborted { reason, .. } if self.save.current().is_some() => {
                 self.end_save(Some(*reason));
             }
             _ => {}
@@ -756,7 +959,7 @@ impl FederationCore {
     pub(crate) fn save_on_left(&mut self, h: FederateHandle, lost: bool) {
         if self
             .save
-            .as_ref()
+            .current()
             .is_some_and(|s| s.members.contains_key(&h))
         {
             self.end_save(Some(if lost {
@@ -770,19 +973,7 @@ impl FederationCore {
     /// A local federate was granted `t`: a timed save waiting for it starts now (grant first,
     /// then the initiation), or fails if the grant went past the save time.
     pub(crate) fn timed_save_on_grant(&mut self, h: FederateHandle, t: super::time::Time) {
-        let Some(save_time) = self.timed_save_wait.get(&h).copied() else {
-            return;
-        };
-        if t < save_time {
-            return;
-        }
-        self.timed_save_wait.remove(&h);
-        if t == save_time {
-            let label = self
-                .save
-                .as_ref()
-                .map(|s| s.label.clone())
-                .unwrap_or_default();
+        if let Some((label, save_time)) = self.save.granted(h, t) {
             self.callback(
                 h,
                 Callback::InitiateFederateSave {
@@ -790,8 +981,6 @@ impl FederationCore {
                     time: Some(save_time),
                 },
             );
-        } else {
-            self.save_cannot_honor = true;
         }
     }
 
@@ -800,30 +989,19 @@ impl FederationCore {
     /// request is decided at once, and that decision would enter the log before the one being
     /// applied.
     pub(crate) fn abort_save_deferred(&mut self) {
-        if std::mem::take(&mut self.save_cannot_honor) && self.save.is_some() {
+        if self.save.take_cannot_honor() {
             self.request(
-                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored, self.save_id()),
+                Request::AbortSave(SaveFailureReason::SaveTimeCannotBeHonored, self.save.id()),
                 None,
                 false,
             );
         }
     }
 
-    /// Whether local federate `f` has been told to save and the save has not ended.
-    pub(crate) fn saving_now(&self, f: FederateHandle) -> bool {
-        self.save
-            .as_ref()
-            .is_some_and(|s| s.members.contains_key(&f))
-            && !self.timed_save_wait.contains_key(&f)
-            && self.locals.contains_key(&f)
-    }
-
     fn end_save(&mut self, failure: Option<SaveFailureReason>) {
-        self.timed_save_wait.clear();
-        self.save_capture.clear();
-        self.save_reports_made.clear();
-        let held = std::mem::take(&mut self.save_held);
-        let Some(s) = self.save.take() else { return };
+        let Some((s, held)) = self.save.end() else {
+            return;
+        };
         let locals: BTreeSet<FederateHandle> = s
             .members
             .keys()
@@ -842,5 +1020,187 @@ impl FederationCore {
                 self.callback(h, cb);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hlamesh_timesync::HLAinteger64Time;
+
+    fn t(n: i64) -> super::super::time::Time {
+        hlamesh_timesync::DynTime::Integer(HLAinteger64Time(n))
+    }
+
+    fn f(n: u32) -> FederateHandle {
+        FederateHandle(n)
+    }
+
+    fn save(label: &str, members: &[u32], time: Option<i64>, at: u64) -> SaveInProgress {
+        SaveInProgress {
+            label: label.into(),
+            members: members
+                .iter()
+                .map(|h| (f(*h), SaveStatus::FederateInstructedToSave))
+                .collect(),
+            failed: None,
+            time: time.map(t),
+            reported: false,
+            hw: BTreeMap::new(),
+            initiated_at: at,
+        }
+    }
+
+    fn data() -> Callback {
+        Callback::ObjectInstanceNameReservationSucceeded("x".into())
+    }
+
+    #[test]
+    fn nothing_is_waited_for_held_or_remembered_without_a_save() {
+        let mut s = SaveState::default();
+        assert_eq!(s.id(), 0);
+        s.wait_for_grant(f(1), t(5));
+        s.report_made(f(1), SaveStatus::FederateSaving);
+        s.wait_for_cut(f(1));
+        assert_eq!(
+            s.hold(f(1), data()),
+            Err(data()),
+            "not saving: delivered now"
+        );
+        assert!(!s.involves(f(1)) && s.status(f(1)).is_none());
+        assert!(!s.waits_for_cut() && s.held_for(f(1)).is_empty());
+        assert!(s.granted(f(1), t(5)).is_none());
+        s.cannot_honor();
+        assert!(!s.take_cannot_honor(), "no save to abort");
+        assert!(s.end().is_none());
+    }
+
+    #[test]
+    fn a_save_holds_its_members_data_and_ends_with_it() {
+        let mut s = SaveState::default();
+        s.begin(save("a", &[1, 2], None, 7));
+        assert_eq!(s.id(), 7);
+        assert!(s.involves(f(1)) && !s.involves(f(3)));
+        assert_eq!(s.hold(f(1), data()), Ok(()));
+        assert_eq!(s.hold(f(3), data()), Err(data()), "not a member");
+        assert_eq!(s.held_for(f(1)), &[data()]);
+        s.wait_for_cut(f(2));
+        s.wait_for_cut(f(3));
+        assert_eq!(s.take_captures(), [f(2)].into(), "members only");
+        assert!(!s.waits_for_cut());
+        s.wait_for_cut(f(1));
+        let (ended, held) = s.end().expect("in progress");
+        assert_eq!(ended.label, "a");
+        assert_eq!(held.get(&f(1)).map(Vec::len), Some(1));
+        assert!(s.current().is_none() && !s.waits_for_cut() && s.held_for(f(1)).is_empty());
+        assert!(s.status(f(1)).is_none());
+    }
+
+    #[test]
+    fn a_report_made_counts_until_the_decision_catches_up() {
+        let mut s = SaveState::default();
+        s.begin(save("a", &[1], None, 1));
+        assert_eq!(s.status(f(1)), Some(SaveStatus::FederateInstructedToSave));
+        s.report_made(f(1), SaveStatus::FederateSaving);
+        assert_eq!(s.status(f(1)), Some(SaveStatus::FederateSaving));
+        // The replicated status never goes back behind a report made.
+        let cur = s.current_mut().expect("in progress");
+        assert!(cur.record(f(1), SaveReport::Begun, Some(10), 3));
+        s.report_made(f(1), SaveStatus::FederateWaitingForFederationToSave);
+        assert_eq!(
+            s.status(f(1)),
+            Some(SaveStatus::FederateWaitingForFederationToSave)
+        );
+        // A new save forgets the reports made on the one it replaces.
+        s.begin(save("b", &[1], None, 2));
+        assert_eq!(s.status(f(1)), Some(SaveStatus::FederateInstructedToSave));
+    }
+
+    #[test]
+    fn a_timed_save_starts_on_the_grant_to_its_time_or_cannot_be_honoured() {
+        let mut s = SaveState::default();
+        s.begin(save("t", &[1, 2], Some(10), 1));
+        s.wait_for_grant(f(1), t(10));
+        s.wait_for_grant(f(2), t(10));
+        assert!(!s.involves(f(1)), "waits for its grant: not saving yet");
+        assert_eq!(s.hold(f(1), data()), Err(data()));
+        assert!(s.granted(f(1), t(9)).is_none(), "earlier grant");
+        assert!(!s.involves(f(1)));
+        assert_eq!(s.granted(f(1), t(10)), Some(("t".to_string(), t(10))));
+        assert!(s.involves(f(1)));
+        assert!(s.granted(f(1), t(10)).is_none(), "initiated once");
+        assert!(!s.take_cannot_honor());
+        assert!(
+            s.granted(f(2), t(11)).is_none(),
+            "granted past the save time"
+        );
+        assert!(s.take_cannot_honor());
+        assert!(!s.take_cannot_honor(), "taken once");
+    }
+
+    #[test]
+    fn a_replaced_timed_save_keeps_what_was_held_but_not_what_was_waited_for() {
+        let mut s = SaveState::default();
+        s.begin(save("t", &[1, 2], Some(10), 1));
+        s.wait_for_grant(f(2), t(10));
+        assert_eq!(s.hold(f(1), data()), Ok(()));
+        s.begin(save("u", &[1, 2], Some(20), 2));
+        assert!(s.involves(f(2)), "the new save's grant waits start empty");
+        assert_eq!(s.held_for(f(1)), &[data()]);
+    }
+
+    #[test]
+    fn reports_decide_the_outcome_from_the_members_alone() {
+        let mut cur = save("a", &[1, 2], None, 1);
+        assert!(!cur.record(f(3), SaveReport::Complete, Some(9), 1));
+        assert!(!cur.reported);
+        assert!(cur.record(f(1), SaveReport::Begun, Some(10), 4));
+        assert!(cur.reported && !cur.done());
+        assert!(cur.record(f(1), SaveReport::Complete, Some(10), 2));
+        assert_eq!(cur.hw.get(&10), Some(&4), "the highest mark stays");
+        assert!(!cur.done());
+        assert!(cur.record(f(2), SaveReport::NotComplete, None, 5));
+        assert!(cur.done());
+        assert_eq!(
+            cur.failed,
+            Some(SaveFailureReason::FederateReportedFailureDuringSave)
+        );
+        assert_eq!(cur.hw.len(), 1, "no mark for a federate that left");
+        let mut cur = save("b", &[1], None, 1);
+        cur.record(f(1), SaveReport::RtiUnableToSave, Some(10), 1);
+        assert!(cur.done());
+        assert_eq!(cur.failed, Some(SaveFailureReason::RtiUnableToSave));
+    }
+
+    #[test]
+    fn the_cut_needs_every_member_begun_and_every_other_lrcs_stream_applied() {
+        let mut cur = save("a", &[1, 2, 3], None, 1);
+        // 1 runs here (LRC 10), 2 on LRC 20, 3 left.
+        let node_of = |h: FederateHandle| match h.0 {
+            1 => Some(10),
+            2 => Some(20),
+            _ => None,
+        };
+        assert!(!cur.cut_reached(10, node_of, |_| 100), "nobody began");
+        cur.record(f(1), SaveReport::Begun, Some(10), 0);
+        cur.record(f(2), SaveReport::Begun, Some(20), 5);
+        assert!(!cur.cut_reached(10, node_of, |_| 100), "3 has not begun");
+        cur.record(f(3), SaveReport::Begun, None, 0);
+        assert!(!cur.cut_reached(10, node_of, |n| if n == 20 { 4 } else { 0 }));
+        assert!(cur.cut_reached(10, node_of, |n| if n == 20 { 5 } else { 0 }));
+    }
+
+    #[test]
+    fn a_restore_drops_what_the_abandoned_run_waited_for() {
+        let mut s = SaveState::default();
+        s.begin(save("t", &[1, 2], Some(10), 1));
+        s.wait_for_grant(f(2), t(10));
+        assert_eq!(s.hold(f(1), data()), Ok(()));
+        s.wait_for_cut(f(1));
+        s.cannot_honor();
+        s.restored();
+        assert!(s.held_for(f(1)).is_empty() && !s.waits_for_cut());
+        assert!(s.involves(f(2)));
+        assert!(!s.take_cannot_honor());
     }
 }

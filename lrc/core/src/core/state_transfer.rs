@@ -122,7 +122,7 @@ impl FederationCore {
         }
         // A stream that started late here waited for this decision to ask for its snapshot
         // (a joiner replaying its Welcome asks once the whole log is applied).
-        if !self.replaying {
+        if !self.phase.is_replaying() {
             self.request_snapshots();
         }
     }
@@ -172,7 +172,7 @@ impl FederationCore {
     /// Only members: the snapshot of an LRC whose admission this LRC has not applied yet would
     /// let its data in before the decision that admits it.
     pub(crate) fn request_snapshots(&mut self) {
-        if !self.admitted {
+        if !self.phase.is_admitted() {
             return;
         }
         let ask: Vec<Node> = self
@@ -231,7 +231,7 @@ impl FederationCore {
             }
         }
         let high_water = self.data_hw;
-        let epoch = self.epoch;
+        let epoch = self.restore.epoch();
         self.send_control(
             from,
             true,
@@ -291,7 +291,7 @@ impl FederationCore {
         let held_epoch = st.epoch;
         // Only a snapshot of our own restore epoch is applied (see `on_control`): the sender is
         // in it, even if its marker was in data we lost.
-        st.epoch = Some(self.epoch);
+        st.epoch = Some(self.restore.epoch());
         let held = std::mem::take(&mut st.held);
         // Hand-overs sent before the snapshot may be in data this LRC never got.
         self.hand_overs_from_snapshot(hand_overs);
@@ -356,7 +356,7 @@ impl FederationCore {
             .partition(|(seq, _)| seq.is_some_and(|s| s <= high_water));
         // Covered data sent before the sender's restore marker belongs to the abandoned run,
         // like it would have live (see `apply_data`): its updates must not be reflected now.
-        let mine = self.epoch;
+        let mine = self.restore.epoch();
         let mut epoch = held_epoch.unwrap_or(mine);
         for (seq, m) in covered {
             if let DataMsg::Epoch(n) = m {

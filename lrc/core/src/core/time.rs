@@ -462,11 +462,11 @@ impl FederationCore {
         msg: TimeMessage<Time>,
         epoch: u32,
     ) {
-        if epoch < self.epoch {
+        if epoch < self.restore.epoch() {
             // From the run a restore abandoned.
             return;
         }
-        if epoch > self.epoch {
+        if epoch > self.restore.epoch() {
             if self.time.future.len() < MAX_BACKLOG {
                 self.time.future.push((node, from, to, msg, epoch));
             }
@@ -547,7 +547,7 @@ impl FederationCore {
                         bytes: DataMsg::Time {
                             from: h,
                             msg,
-                            epoch: self.epoch,
+                            epoch: self.restore.epoch(),
                         }
                         .encode(),
                     });
@@ -566,7 +566,7 @@ impl FederationCore {
                             from: h,
                             to: Some(to),
                             msg,
-                            epoch: self.epoch,
+                            epoch: self.restore.epoch(),
                         },
                     );
                 }

@@ -60,9 +60,15 @@
 //! `services` (the clause 7 services a local federate calls, and the ownership checks of a
 //! resignation), `negotiation` (acquisition requests between LRCs and to the coordinator, offers,
 //! and the transfer decisions every member applies), `versions` (versions and hand-overs, the
-//! verdict on each update and the updates held for it; [`OwnershipState`] owns the version
-//! history) and `lifecycle` (what instances arriving or going and federates or LRCs leaving do
-//! to ownership).
+//! verdict on each update and the updates held for it) and `lifecycle` (what instances arriving
+//! or going and federates or LRCs leaving do to ownership). [`OwnershipState`] owns the version
+//! history and everything that writes or reads it — transfers and resigned owners recorded,
+//! hand-overs (taking effect or held in order), lost owners and removed LRCs ending versions,
+//! the verdicts, held updates, new owners ready to start, deleted instances forgotten — with
+//! unit tests driven by instances alone; the `FederationCore` methods hand it the instances
+//! and act on what it answers (callbacks, reflections, data to send). What stays on the core
+//! reaches beyond ownership: releasing held updates reflects each accepted one to the local
+//! federates before judging the next, and the negotiations send requests and messages.
 //!
 //! [`Decision::Transfer`]: super::wire::Decision::Transfer
 //! [`Request::Sync`]: super::wire::Request::Sync

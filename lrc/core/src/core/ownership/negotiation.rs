@@ -16,7 +16,10 @@ impl FederationCore {
     /// unowned attributes; again when the owner or version changed, and every `RETRY_US`.
     pub(crate) fn pump_ownership(&mut self) {
         self.answer_ownership_queries();
-        if !self.admitted || self.replaying || self.ownership.acquiring.is_empty() {
+        if !self.phase.is_admitted()
+            || self.phase.is_replaying()
+            || self.ownership.acquiring.is_empty()
+        {
             return;
         }
         let mut to_coordinator: BTreeMap<(FederateHandle, Obj), Vec<(Attr, u32)>> = BTreeMap::new();
@@ -122,7 +125,7 @@ impl FederationCore {
         if node == self.me {
             self.on_ownership_msg(node, msg);
         } else {
-            let epoch = self.epoch;
+            let epoch = self.restore.epoch();
             self.send_control(node, false, ControlMsg::Ownership { msg, epoch });
         }
     }
@@ -456,7 +459,7 @@ impl FederationCore {
             return;
         };
         let object = *object;
-        let replaying = self.replaying;
+        let replaying = self.phase.is_replaying();
         let mut applied = Vec::new();
         match self.objects.get_mut(&object) {
             Some(inst) => {
@@ -480,9 +483,7 @@ impl FederationCore {
                         } else {
                             *from
                         };
-                        let h = self.ownership.history.entry((object, *a)).or_default();
-                        h.entry(v - 1).or_insert((prev, false));
-                        h.entry(*v).or_insert((*to, false));
+                        self.ownership.record_transfer(object, *a, *v, prev, *to);
                     }
                     match to {
                         Some(t) => inst.owners.insert(*a, *t),

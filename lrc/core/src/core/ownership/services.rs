@@ -11,7 +11,7 @@ use crate::error::RtiError;
 use crate::fom::PRIVILEGE_TO_DELETE;
 use crate::handles::FederateHandle;
 
-use super::{Acquisition, Attr, MAX_SENT_HAND_OVERS, Obj};
+use super::{Acquisition, Attr, Obj};
 
 fn group<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, Vec<V>> {
     let mut m: BTreeMap<K, Vec<V>> = BTreeMap::new();
@@ -202,21 +202,8 @@ impl FederationCore {
             self.ownership.divesting.remove(&(o, *a));
             self.ownership.candidates.remove(&(o, *a));
         }
-        if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
-            self.ownership.sent_hand_overs.pop_front();
-        }
-        self.ownership
-            .sent_hand_overs
-            .push_back((o, f, handed.clone()));
         // In the stream behind every update `f` sent with these versions.
-        self.send_data(
-            true,
-            DataMsg::HandOver {
-                object: o,
-                owner: f,
-                attrs: handed,
-            },
-        );
+        self.send_hand_over(o, f, handed);
         for (to, list) in group(targets) {
             let id = self.next_req;
             for (a, _) in &list {

@@ -2,8 +2,10 @@
 //! over, and from that the verdict on each update a receiver gets (accept, hold until a hand-over
 //! or transfer arrives, or drop); the updates held, released in arrival order; the hand-overs
 //! this LRC puts in its own stream; and local new owners notified once every earlier owner
-//! handed over. [`OwnershipState`] owns the version history and decides the verdicts; the
-//! [`FederationCore`] methods here give it the instances and act on what it says.
+//! handed over. [`OwnershipState`] owns the version history: it records transfers and resigned
+//! owners' versions, takes hand-overs (or holds them behind their stream's held updates),
+//! decides the verdicts and says which new owners may start; the [`FederationCore`] methods
+//! here give it the instances and act on what it says.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,6 +123,129 @@ impl OwnershipState {
         self.prune_history(object, inst);
     }
 
+    /// What a receiver does with an update of `producer` about `object` arriving in `from`'s
+    /// stream, against `inst`, the instance as this LRC has it: behind a held update or
+    /// hand-over of the same stream, producer and instance it waits too (order); otherwise
+    /// [`Self::verdict`] decides. An update of an instance this LRC does not know is accepted:
+    /// there is nothing to reflect, and the caller drops it.
+    pub(crate) fn judge(
+        &self,
+        from: Node,
+        inst: Option<&Instance>,
+        object: Obj,
+        producer: FederateHandle,
+        values: &[(Attr, Vec<u8>)],
+        versions: &[u32],
+    ) -> Verdict {
+        if self.has_held(from, producer, object) {
+            return Verdict::Hold;
+        }
+        inst.map_or(Verdict::Accept, |i| {
+            self.verdict(i, object, producer, values, versions)
+        })
+    }
+
+    /// An update was dropped: its producer did not own an attribute when it sent it.
+    pub(crate) fn drop_update(&mut self) {
+        self.dropped_updates += 1;
+    }
+
+    /// A transfer decision moves `(object, a)` to version `v` (one more than `inst` had it, or
+    /// more if decisions were skipped): the version that ends was `ended_owner`'s and the new
+    /// one is `to`'s, until their hand-overs. Versions already known keep what they say.
+    pub(crate) fn record_transfer(
+        &mut self,
+        object: Obj,
+        a: Attr,
+        v: u32,
+        ended_owner: Option<FederateHandle>,
+        to: Option<FederateHandle>,
+    ) {
+        let h = self.history.entry((object, a)).or_default();
+        h.entry(v.saturating_sub(1)).or_insert((ended_owner, false));
+        h.entry(v).or_insert((to, false));
+    }
+
+    /// Before `h`'s attributes become unowned (it resigned or was lost): the versions it holds
+    /// in `objects` are remembered as its, so its updates still in flight are accepted until its
+    /// hand-over.
+    pub(crate) fn remember_versions_of(
+        &mut self,
+        h: FederateHandle,
+        objects: &BTreeMap<Obj, Instance>,
+    ) {
+        for (o, i) in objects {
+            for (a, f) in &i.owners {
+                if *f == h {
+                    self.history
+                        .entry((*o, *a))
+                        .or_default()
+                        .entry(i.version(*a))
+                        .or_insert((Some(h), false));
+                }
+            }
+        }
+    }
+
+    /// A hand-over of `owner`'s versions `attrs` of `object` in `from`'s stream, at `seq`; `inst`
+    /// is the instance as this LRC has it. Behind a held update (or hand-over) of the same
+    /// stream, owner and instance it is held too, in order (false); otherwise it takes effect
+    /// now (true: held updates may move).
+    pub(crate) fn hand_over(
+        &mut self,
+        from: Node,
+        seq: u64,
+        object: Obj,
+        owner: FederateHandle,
+        attrs: Vec<(Attr, u32)>,
+        inst: Option<&Instance>,
+    ) -> bool {
+        if self.has_held(from, owner, object) {
+            self.held.push((
+                from,
+                seq,
+                DataMsg::HandOver {
+                    object,
+                    owner,
+                    attrs,
+                },
+            ));
+            return false;
+        }
+        self.mark_handed_over(object, owner, attrs, inst);
+        true
+    }
+
+    /// Remembers a hand-over this LRC puts in its stream, for its snapshots (the latest
+    /// [`MAX_SENT_HAND_OVERS`]).
+    pub(crate) fn remember_sent(&mut self, record: SentHandOver) {
+        if self.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
+            self.sent_hand_overs.pop_front();
+        }
+        self.sent_hand_overs.push_back(record);
+    }
+
+    /// Local new owners whose earlier owners all handed over (`version_of` gives each
+    /// attribute's current version here): they stop waiting and are returned, grouped by
+    /// (federate, instance, tag) for one notification each.
+    pub(crate) fn take_ready_owners(
+        &mut self,
+        version_of: impl Fn(Obj, Attr) -> u32,
+    ) -> BTreeMap<(FederateHandle, Obj, Vec<u8>), Vec<Attr>> {
+        let ready: Vec<((Obj, Attr), Starting)> = self
+            .starting
+            .iter()
+            .filter(|((o, a), _)| self.all_over_before(*o, *a, version_of(*o, *a)))
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        let mut notify: BTreeMap<(FederateHandle, Obj, Vec<u8>), Vec<Attr>> = BTreeMap::new();
+        for ((o, a), (f, tag)) in ready {
+            self.starting.remove(&(o, a));
+            notify.entry((f, o, tag)).or_default().push(a);
+        }
+        notify
+    }
+
     /// Forgets the versions of `object` no update in flight can need any more, against the
     /// current versions of `inst`.
     pub(super) fn prune_history(&mut self, object: Obj, inst: Option<&Instance>) {
@@ -155,21 +280,10 @@ impl FederationCore {
         if self.ownership.starting.is_empty() {
             return;
         }
-        let ready: Vec<((Obj, Attr), Starting)> = self
+        let objects = &self.objects;
+        let notify = self
             .ownership
-            .starting
-            .iter()
-            .filter(|((o, a), _)| {
-                let v = self.objects.get(o).map_or(0, |i| i.version(*a));
-                self.ownership.all_over_before(*o, *a, v)
-            })
-            .map(|(k, v)| (*k, v.clone()))
-            .collect();
-        let mut notify: BTreeMap<(FederateHandle, Obj, Vec<u8>), Vec<Attr>> = BTreeMap::new();
-        for ((o, a), (f, tag)) in ready {
-            self.ownership.starting.remove(&(o, a));
-            notify.entry((f, o, tag)).or_default().push(a);
-        }
+            .take_ready_owners(|o, a| objects.get(&o).map_or(0, |i| i.version(a)));
         for ((f, object, tag), attrs) in notify {
             self.callback(
                 f,
@@ -204,12 +318,7 @@ impl FederationCore {
         owner: FederateHandle,
         attrs: Vec<(Attr, u32)>,
     ) {
-        if self.ownership.sent_hand_overs.len() >= MAX_SENT_HAND_OVERS {
-            self.ownership.sent_hand_overs.pop_front();
-        }
-        self.ownership
-            .sent_hand_overs
-            .push_back((object, owner, attrs.clone()));
+        self.ownership.remember_sent((object, owner, attrs.clone()));
         self.send_data(
             true,
             DataMsg::HandOver {
@@ -229,21 +338,12 @@ impl FederationCore {
         owner: FederateHandle,
         attrs: Vec<(Attr, u32)>,
     ) {
-        if self.ownership.has_held(from, owner, object) {
-            self.ownership.held.push((
-                from,
-                seq,
-                DataMsg::HandOver {
-                    object,
-                    owner,
-                    attrs,
-                },
-            ));
-            return;
+        if self
+            .ownership
+            .hand_over(from, seq, object, owner, attrs, self.objects.get(&object))
+        {
+            self.release_held();
         }
-        self.ownership
-            .mark_handed_over(object, owner, attrs, self.objects.get(&object));
-        self.release_held();
     }
 
     /// Hand-overs carried by a snapshot (all before its high-water mark).
@@ -348,7 +448,7 @@ impl FederationCore {
                                 true,
                             );
                         }
-                        Verdict::Drop => self.ownership.dropped_updates += 1,
+                        Verdict::Drop => self.ownership.drop_update(),
                         Verdict::Hold => {
                             blocked.insert(key);
                             keep.push((
@@ -375,5 +475,252 @@ impl FederationCore {
         keep.append(&mut self.ownership.held);
         self.ownership.held = keep;
         moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The version lifecycle of one attribute, driven without a federation: an owner registers
+    //! it (version 0), a transfer moves it to another (version 1), hand-overs, losses and
+    //! removed LRCs end versions, and the verdicts follow.
+
+    use super::*;
+    use crate::core::ownership::MAX_HELD_UPDATES;
+    use crate::handles::{ObjectClassHandle, ObjectInstanceHandle};
+
+    const O: Obj = ObjectInstanceHandle(1);
+    const A: Attr = AttributeHandle(7);
+    const OLD: FederateHandle = FederateHandle(1);
+    const NEW: FederateHandle = FederateHandle(2);
+    const OTHER: FederateHandle = FederateHandle(3);
+    /// The LRCs the old and the new owner run on.
+    const OLD_LRC: Node = 10;
+    const NEW_LRC: Node = 20;
+
+    fn owned_by(f: FederateHandle, version: u32) -> Instance {
+        Instance {
+            class: ObjectClassHandle(1),
+            name: "o".into(),
+            owners: [(A, f)].into(),
+            versions: if version == 0 {
+                BTreeMap::new()
+            } else {
+                [(A, version)].into()
+            },
+            values: BTreeMap::new(),
+            origin: OLD_LRC,
+        }
+    }
+
+    fn verdict(
+        s: &OwnershipState,
+        inst: &Instance,
+        from: Node,
+        f: FederateHandle,
+        v: u32,
+    ) -> Verdict {
+        s.judge(from, Some(inst), O, f, &[(A, vec![1])], &[v])
+    }
+
+    fn update(f: FederateHandle, v: u32) -> DataMsg {
+        DataMsg::Update {
+            object: O,
+            producer: f,
+            values: vec![(A, vec![1])],
+            tag: Vec::new(),
+            time: None,
+            tso: false,
+            versions: vec![v],
+        }
+    }
+
+    /// `OLD` owned version 0, the transfer decision gave version 1 to `NEW`.
+    fn transferred() -> (OwnershipState, Instance) {
+        let mut s = OwnershipState::default();
+        s.record_transfer(O, A, 1, Some(OLD), Some(NEW));
+        (s, owned_by(NEW, 1))
+    }
+
+    #[test]
+    fn before_any_transfer_only_the_registrant_updates() {
+        let s = OwnershipState::default();
+        let inst = owned_by(OLD, 0);
+        assert_eq!(verdict(&s, &inst, OLD_LRC, OLD, 0), Verdict::Accept);
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 0), Verdict::Drop);
+        assert_eq!(
+            verdict(&s, &inst, NEW_LRC, NEW, 1),
+            Verdict::Hold,
+            "a version this LRC has not seen decided yet"
+        );
+        assert_eq!(
+            s.judge(OLD_LRC, None, O, OTHER, &[(A, vec![1])], &[0]),
+            Verdict::Accept,
+            "an unknown instance: nothing to reflect, the caller drops it"
+        );
+    }
+
+    #[test]
+    fn the_old_owner_counts_until_its_hand_over_and_the_new_one_waits_for_it() {
+        let (mut s, inst) = transferred();
+        assert_eq!(
+            verdict(&s, &inst, OLD_LRC, OLD, 0),
+            Verdict::Accept,
+            "in flight"
+        );
+        assert_eq!(
+            verdict(&s, &inst, NEW_LRC, NEW, 1),
+            Verdict::Hold,
+            "overtook the hand-over"
+        );
+        assert_eq!(verdict(&s, &inst, OLD_LRC, OTHER, 0), Verdict::Drop);
+        assert!(s.hand_over(OLD_LRC, 5, O, OLD, vec![(A, 0)], Some(&inst)));
+        assert_eq!(
+            verdict(&s, &inst, OLD_LRC, OLD, 0),
+            Verdict::Drop,
+            "after its hand-over"
+        );
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 1), Verdict::Accept);
+        assert_eq!(
+            s.history[&(O, A)].keys().copied().collect::<Vec<_>>(),
+            vec![1],
+            "only the current version is remembered: nothing in flight needs the ended one"
+        );
+    }
+
+    #[test]
+    fn a_lost_owner_ends_its_version_without_a_hand_over() {
+        let (mut s, inst) = transferred();
+        s.federate_lost(OLD);
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 1), Verdict::Accept);
+    }
+
+    #[test]
+    fn an_owner_resigned_on_a_removed_lrc_ends_like_a_lost_one() {
+        let (mut s, inst) = transferred();
+        s.resigned_on(OLD, OLD_LRC);
+        s.node_removed(NEW_LRC);
+        assert_eq!(
+            verdict(&s, &inst, NEW_LRC, NEW, 1),
+            Verdict::Hold,
+            "another LRC"
+        );
+        s.node_removed(OLD_LRC);
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 1), Verdict::Accept);
+        assert!(s.resigned_on.is_empty());
+    }
+
+    #[test]
+    fn a_resigned_owners_updates_in_flight_still_count() {
+        let mut s = OwnershipState::default();
+        let mut inst = owned_by(OLD, 0);
+        let objects: BTreeMap<Obj, Instance> = [(O, inst.clone())].into();
+        s.remember_versions_of(OLD, &objects);
+        inst.owners.clear(); // its attributes became unowned
+        assert_eq!(verdict(&s, &inst, OLD_LRC, OLD, 0), Verdict::Accept);
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 0), Verdict::Drop);
+        assert!(s.hand_over(OLD_LRC, 9, O, OLD, vec![(A, 0)], Some(&inst)));
+        assert_eq!(verdict(&s, &inst, OLD_LRC, OLD, 0), Verdict::Drop);
+    }
+
+    #[test]
+    fn behind_a_held_update_its_streams_later_messages_wait_in_order() {
+        let (mut s, inst) = transferred();
+        s.hold_update(NEW_LRC, 3, update(NEW, 1));
+        assert_eq!(s.held_updates, 1);
+        // The new owner's LRC also carries an old-version update of the same producer: held
+        // behind, whatever its own verdict.
+        assert_eq!(verdict(&s, &inst, NEW_LRC, NEW, 1), Verdict::Hold);
+        assert_eq!(
+            verdict(&s, &inst, OLD_LRC, OLD, 0),
+            Verdict::Accept,
+            "another stream"
+        );
+        // A hand-over behind a held update of the same stream and owner waits too.
+        s.hold_update(OLD_LRC, 4, update(OLD, 0));
+        assert!(!s.hand_over(OLD_LRC, 5, O, OLD, vec![(A, 0)], Some(&inst)));
+        assert_eq!(s.held.len(), 3);
+        assert_eq!(
+            verdict(&s, &inst, NEW_LRC, NEW, 1),
+            Verdict::Hold,
+            "not handed over yet"
+        );
+    }
+
+    #[test]
+    fn held_updates_are_bounded_and_the_excess_counted() {
+        let mut s = OwnershipState::default();
+        for i in 0..MAX_HELD_UPDATES as u64 + 2 {
+            s.hold_update(NEW_LRC, i, update(NEW, 1));
+        }
+        assert_eq!(s.held.len(), MAX_HELD_UPDATES);
+        assert_eq!(s.held_updates, MAX_HELD_UPDATES as u64);
+        assert_eq!(s.dropped_updates, 2);
+        s.drop_update();
+        assert_eq!(s.dropped_updates, 3);
+    }
+
+    #[test]
+    fn a_local_new_owner_starts_once_every_earlier_owner_handed_over() {
+        let (mut s, inst) = transferred();
+        s.starting.insert((O, A), (NEW, b"t".to_vec()));
+        let version = |_: Obj, _: Attr| 1;
+        assert!(s.take_ready_owners(version).is_empty());
+        assert!(s.hand_over(OLD_LRC, 5, O, OLD, vec![(A, 0)], Some(&inst)));
+        let ready = s.take_ready_owners(version);
+        assert_eq!(ready, [((NEW, O, b"t".to_vec()), vec![A])].into());
+        assert!(s.starting.is_empty(), "notified once");
+    }
+
+    #[test]
+    fn a_transfer_keeps_what_the_history_already_says() {
+        let mut s = OwnershipState::default();
+        s.record_transfer(O, A, 1, Some(OLD), Some(NEW));
+        // A later decision that skipped ahead names other owners: versions known stay.
+        s.record_transfer(O, A, 2, Some(OTHER), Some(OTHER));
+        let h = &s.history[&(O, A)];
+        assert_eq!(h[&0], (Some(OLD), false));
+        assert_eq!(h[&1], (Some(NEW), false));
+        assert_eq!(h[&2], (Some(OTHER), false));
+    }
+
+    #[test]
+    fn sent_hand_overs_keep_the_latest() {
+        let mut s = OwnershipState::default();
+        for i in 0..MAX_SENT_HAND_OVERS as u32 + 1 {
+            s.remember_sent((O, OLD, vec![(A, i)]));
+        }
+        assert_eq!(s.sent_hand_overs.len(), MAX_SENT_HAND_OVERS);
+        assert_eq!(s.sent_hand_overs.front(), Some(&(O, OLD, vec![(A, 1)])));
+    }
+
+    #[test]
+    fn a_deleted_instance_takes_its_history_and_held_messages_along() {
+        let (mut s, inst) = transferred();
+        s.hold_update(NEW_LRC, 3, update(NEW, 1));
+        s.starting.insert((O, A), (NEW, Vec::new()));
+        s.forget(O);
+        assert!(s.history.is_empty() && s.held.is_empty() && s.starting.is_empty());
+        assert_eq!(
+            verdict(&s, &inst, OLD_LRC, OLD, 0),
+            Verdict::Drop,
+            "no history left"
+        );
+    }
+
+    #[test]
+    fn transfers_decided_before_the_instance_apply_when_it_arrives_if_newer() {
+        let mut s = OwnershipState::default();
+        s.early.insert(O, [(A, (Some(NEW), 2))].into());
+        let mut inst = owned_by(OLD, 0);
+        s.apply_early(O, Some(&mut inst));
+        assert_eq!((inst.owner_of(A), inst.version(A)), (Some(NEW), 2));
+        s.early.insert(O, [(A, (None, 1))].into());
+        s.apply_early(O, Some(&mut inst));
+        assert_eq!(
+            (inst.owner_of(A), inst.version(A)),
+            (Some(NEW), 2),
+            "older: ignored"
+        );
+        assert!(s.early.is_empty());
     }
 }
