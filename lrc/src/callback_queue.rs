@@ -57,6 +57,20 @@ thread_local! {
     static DEFERRED: Cell<bool> = const { Cell::new(false) };
     /// Queues this thread still has to deliver.
     static PENDING: RefCell<Vec<Arc<CallbackQueue>>> = const { RefCell::new(Vec::new()) };
+    /// This thread is running the LRC's share of a transport turn (the transport's event or
+    /// idle hook): a federate call made from a callback delivered here must not wait for an
+    /// answer that only this thread's next turn can bring.
+    static RECEIVE_TURN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks (or unmarks) the calling thread as inside a transport turn; returns the previous mark.
+pub(crate) fn receive_turn(on: bool) -> bool {
+    RECEIVE_TURN.with(|r| r.replace(on))
+}
+
+/// Whether the calling thread is inside a transport turn (see [`receive_turn`]).
+pub(crate) fn in_receive_turn() -> bool {
+    RECEIVE_TURN.with(Cell::get)
 }
 
 /// Marks (or unmarks) the calling thread as one that delivers the callbacks it queues before it

@@ -542,7 +542,7 @@ impl Lrc {
     fn wait(&self, federation: &str, t: Ticket) -> RtiResult<Completion> {
         let deadline = Instant::now() + CALL_TIMEOUT;
         let mut st = self.lock();
-        if hlamesh_transport::idle_follows() && !st.host.is_done(federation, t) {
+        if callback_queue::in_receive_turn() && !st.host.is_done(federation, t) {
             // An immediate callback on a receive thread asked for something the coordinator must
             // answer: the answer may need this very thread (it receives the data the answer is
             // ordered behind, or the answer itself), so waiting could only time out.
@@ -945,24 +945,27 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
 /// LRC never waits for a receive state while holding its own.
 fn install_hooks(shared: &Arc<Shared>) {
     let weak = Arc::downgrade(shared);
+    // The transport hands the hook only events emitted on its own threads, each followed by an
+    // idle call on the same thread: the callbacks noted here are delivered there.
     shared.transport.set_event_hook(Some(Arc::new(move |ev| {
-        if !hlamesh_transport::idle_follows() {
-            return Some(ev);
-        }
         let Some(shared) = weak.upgrade() else {
             return Some(ev);
         };
+        let turn = callback_queue::receive_turn(true);
         let was = callback_queue::defer(true);
         {
             let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
             on_event(&shared, &mut st, ev);
         }
         callback_queue::defer(was);
+        callback_queue::receive_turn(turn);
         None
     })));
-    shared
-        .transport
-        .set_idle_hook(Some(Arc::new(callback_queue::deliver_pending)));
+    shared.transport.set_idle_hook(Some(Arc::new(|| {
+        let turn = callback_queue::receive_turn(true);
+        callback_queue::deliver_pending();
+        callback_queue::receive_turn(turn);
+    })));
 }
 
 fn pump(weak: std::sync::Weak<Shared>) {

@@ -78,5 +78,5 @@ pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
 pub use node::{
     EventHook, FederationChannel, IdleHook, KeySource, ReceiveHere, ReceiverWaker, RoleWait,
-    ShellStats, Transport, TransportEvent, idle_follows,
+    ShellStats, Transport, TransportEvent,
 };

@@ -249,9 +249,12 @@ thread_local! {
 }
 
 /// Whether the calling thread is a transport thread that runs the idle hook after each event
-/// it emits (the data and control threads). Events emitted elsewhere (the QUIC runtime, or an
-/// API call such as [`Transport::open_federation`]) are not followed by an idle call.
-pub fn idle_follows() -> bool {
+/// it emits (the data and control threads, and a thread receiving through
+/// [`Transport::receive_here`]). Events emitted elsewhere (the QUIC runtime, or an API call such
+/// as [`Transport::open_federation`]) are not followed by an idle call, and skip the event hook.
+/// Private to the transport: the layer above is told which events it may handle in place by
+/// being handed them in the hook, not by reading this.
+pub(crate) fn idle_follows() -> bool {
     IDLE_FOLLOWS.with(std::cell::Cell::get)
 }
 
@@ -358,7 +361,13 @@ impl Shared {
     }
 
     fn emit(&self, ev: TransportEvent) {
-        let hook = self.hook.read().unwrap_or_else(|e| e.into_inner()).clone();
+        // Only where an idle call follows: what the hook defers to it must not wait for a turn
+        // that never comes. Elsewhere the event goes straight to the channel.
+        let hook = if idle_follows() {
+            self.hook.read().unwrap_or_else(|e| e.into_inner()).clone()
+        } else {
+            None
+        };
         let ev = match hook {
             Some(h) => match h(ev) {
                 Some(ev) => ev,
@@ -1001,9 +1010,12 @@ impl Transport {
         self.shared.beacon_now.notify_one();
     }
 
-    /// Installs (or removes) a hook that sees every event on the transport thread that produced
-    /// it — the data thread for data, the control thread for control messages and peer events —
-    /// before the event channel. Returning `None` consumes the event; `Some` passes it on.
+    /// Installs (or removes) a hook that sees each event emitted on a transport thread — the
+    /// data thread for data, the control thread for control messages and peer events, a thread
+    /// in [`Transport::receive_here`] for what it receives — on that thread, before the event
+    /// channel; the idle hook runs on the same thread before it waits again. Events emitted
+    /// elsewhere (the QUIC runtime, API calls) bypass it and go to the channel. Returning `None`
+    /// consumes the event; `Some` passes it on.
     ///
     /// This is how immediate-mode callbacks avoid a thread hand-off (≈13 µs on a 2-vCPU machine)
     /// on the reflect path. The hook runs with the federation's receive state locked: it may send
