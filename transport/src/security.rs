@@ -31,6 +31,16 @@ pub const SERVER_NAME: &str = "hlamesh";
 /// ALPN protocol identifier.
 pub const ALPN: &[u8] = b"hlamesh/1";
 const EXPORTER_LABEL: &[u8] = b"EXPORTER-hlamesh-dev-proof";
+/// The RTT QUIC assumes before its first sample: it sets the handshake's retransmission timer
+/// (3 × this, doubled on each loss). Quinn's default, 333 ms (RFC 9002's for an unknown
+/// Internet path), retransmits a lost first flight only after 1 s and again after 3 s in all,
+/// when the dialler gives up (`HANDSHAKE_TIMEOUT` in `node.rs`) and waits out its redial back-off:
+/// two lost packets kept a joiner from the coordinator for 5.5 s, and its federate joined after
+/// the others had left (issue 20 finding 13, the loss test of `rti_discovery_multiprocess`).
+/// The mesh spans one multicast domain, whose RTT is well under a millisecond: 30 ms fits five
+/// retransmissions into the handshake timeout, and on a slower path it costs at most a few
+/// duplicate handshake packets until the first sample replaces it.
+const INITIAL_RTT: Duration = Duration::from_millis(30);
 
 /// Which end of a connection produces a proof (so a proof cannot be reflected back).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +190,7 @@ impl Security {
 
     fn transport_config(keep_alive: Duration, idle: Duration) -> Arc<quinn::TransportConfig> {
         let mut t = quinn::TransportConfig::default();
+        t.initial_rtt(INITIAL_RTT);
         t.keep_alive_interval(Some(keep_alive));
         if let Ok(idle) = quinn::IdleTimeout::try_from(idle) {
             t.max_idle_timeout(Some(idle));
