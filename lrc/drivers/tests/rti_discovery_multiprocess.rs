@@ -32,6 +32,11 @@ struct Report {
     registered: Vec<u64>,
     discovered: BTreeSet<u64>,
     error: Option<String>,
+    /// When its federate joined and when it was done, in ms since its process started (the
+    /// three start at once): a missed discovery between federates that were never joined at the
+    /// same time is a late join, not a lost registration, and the failure says which it was.
+    joined_ms: Option<u64>,
+    done_ms: Option<u64>,
 }
 
 /// Reads `p`'s lines until it is done (it resigns after holding), an error, or `deadline`.
@@ -39,7 +44,9 @@ fn report(p: &Probe, deadline: Instant) -> Report {
     let mut r = Report::default();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
+        let at = |l: &serde_json::Value| l["since_start_ms"].as_f64().map(|ms| ms as u64);
         match p.lines.recv_timeout(left) {
+            Ok(l) if l["event"] == "joined" => r.joined_ms = at(&l),
             Ok(l) if l["event"] == "registered" => {
                 r.registered = l["objects"]
                     .as_array()
@@ -51,7 +58,10 @@ fn report(p: &Probe, deadline: Instant) -> Report {
             Ok(l) if l["event"] == "discover" => {
                 r.discovered.insert(l["object"].as_u64().unwrap());
             }
-            Ok(l) if l["event"] == "done" => return r,
+            Ok(l) if l["event"] == "done" => {
+                r.done_ms = at(&l);
+                return r;
+            }
             Ok(l) if l["event"] == "error" => {
                 r.error = Some(l.to_string());
                 return r;
@@ -188,7 +198,9 @@ fn run_rounds(lab: &Lab, rounds: u32, quic_loss: Option<u32>) -> Vec<String> {
                 for i in &o.registered {
                     if other != name && !r.discovered.contains(i) {
                         failures.push(format!(
-                            "round {round}: {name} never discovered {other}'s instance {i}"
+                            "round {round}: {name} (joined at {:?} ms, done at {:?} ms) never \
+                             discovered {other}'s instance {i} (joined at {:?} ms, done at {:?} ms)",
+                            r.joined_ms, r.done_ms, o.joined_ms, o.done_ms
                         ));
                     }
                 }

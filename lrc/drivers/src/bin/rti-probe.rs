@@ -508,7 +508,7 @@ fn run() -> Result<(), RtiError> {
     } else {
         ResignAction::DeleteObjects
     })?;
-    out(serde_json::json!({"event":"done"}));
+    out(serde_json::json!({"event":"done","since_start_ms":start.elapsed().as_secs_f64()*1e3}));
     Ok(())
 }
 
