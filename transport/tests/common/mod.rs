@@ -63,6 +63,44 @@ pub enum Lab {
     Loopback,
 }
 
+static REAPED: std::sync::Once = std::sync::Once::new();
+
+/// Takes down the labs of test processes that are gone: a test killed from outside (a timeout's
+/// SIGTERM, SIGKILL) cannot run its own clean-up, so the next test process does it. A lab's
+/// prefix is `t` + the creating process id modulo 100000 + a letter.
+fn reap_stale_labs() {
+    let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    let alive: std::collections::HashSet<u32> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .map(|pid| pid % 100_000)
+        .collect();
+    let mut stale = std::collections::BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let name = line.split_whitespace().next().unwrap_or("");
+        let b = name.as_bytes();
+        if b.len() >= 7
+            && b[0] == b't'
+            && b[1..6].iter().all(u8::is_ascii_digit)
+            && b[6].is_ascii_lowercase()
+            && let Ok(pid) = name[1..6].parse::<u32>()
+            && !alive.contains(&pid)
+        {
+            stale.insert(name[..7].to_string());
+        }
+    }
+    for prefix in stale {
+        eprintln!("lab {prefix}: its test process is gone; taking it down");
+        let _ = Command::new(lab_script())
+            .args(["down", "--prefix", &prefix])
+            .status();
+    }
+}
+
 impl Lab {
     /// A lab of `hosts` namespaces, or loopback when that is impossible here.
     pub fn new(hosts: usize) -> Lab {
@@ -78,6 +116,7 @@ impl Lab {
             );
             return Lab::Loopback;
         }
+        REAPED.call_once(reap_stale_labs);
         // Short, unique per process and test: lab.sh allows at most 10 characters.
         // Ends with a letter so that lab.sh host names (prefix + host number) never collide.
         let prefix = format!(
