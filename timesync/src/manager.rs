@@ -866,8 +866,16 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     /// Sends this member's current status (its promise) to `to` again: a member that lost part
     /// of this one's stream (it fell behind and resynchronised by state transfer) may have
     /// missed the last promise, and promises are sent only when they change.
+    ///
+    /// Not while this member's regulation query is out: its status then says "not
+    /// regulating", which would replace the stand-in bound `to` keeps for it since it answered
+    /// the query (the bound it promised to accept), and `to` could be granted past it before
+    /// this member's first promise; that promise follows the answers anyway.
     pub fn resend_status(&mut self, to: MemberId) {
         if to == self.me || !self.peers.contains_key(&to) {
+            return;
+        }
+        if matches!(self.regulation, Regulation::Querying { .. }) {
             return;
         }
         let bounds = self.own_bounds(self.galt);
@@ -1632,6 +1640,33 @@ mod tests {
         assert!(
             tm.poll_action().is_none(),
             "not to strangers, not to itself"
+        );
+    }
+
+    #[test]
+    fn no_status_is_sent_again_while_the_regulation_query_is_out() {
+        let mut tm = Tm::new(MemberId(1), ViewNumber(1), [(MemberId(2), Seq(0))]);
+        tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+        while tm.poll_action().is_some() {}
+        // 2 answered the query (and keeps a stand-in bound for 1) but 1 has not heard yet: a
+        // "not regulating" status now would replace that bound at 2.
+        tm.resend_status(MemberId(2));
+        let sent: Vec<_> = std::iter::from_fn(|| tm.poll_action()).collect();
+        assert!(sent.is_empty(), "{sent:?}");
+        tm.on_message(
+            MemberId(2),
+            TimeMessage::RegulationAnswer {
+                query: 1,
+                earliest: Bound::incl(HLAinteger64Time(0)),
+            },
+        );
+        let sent: Vec<_> = std::iter::from_fn(|| tm.poll_action()).collect();
+        assert!(
+            sent.iter().any(|a| matches!(
+                a,
+                Action::Broadcast(TimeMessage::Promise(p)) if p.bounds.is_some()
+            )),
+            "its first promise once the answers are in: {sent:?}"
         );
     }
 
