@@ -644,8 +644,13 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             .map(|(id, _)| *id)
             .collect();
         for id in &waiting {
-            self.actions
-                .push_back(Action::SendTo(*id, TimeMessage::RegulationQuery { query }));
+            self.actions.push_back(Action::SendTo(
+                *id,
+                TimeMessage::RegulationQuery {
+                    query,
+                    hw: self.my_tso_hw,
+                },
+            ));
         }
         self.regulation = Regulation::Querying {
             query,
@@ -960,8 +965,13 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         if let Regulation::Querying { query, waiting, .. } = &mut self.regulation {
             waiting.insert(id);
             let query = *query;
-            self.actions
-                .push_back(Action::SendTo(id, TimeMessage::RegulationQuery { query }));
+            self.actions.push_back(Action::SendTo(
+                id,
+                TimeMessage::RegulationQuery {
+                    query,
+                    hw: self.my_tso_hw,
+                },
+            ));
         }
         self.run();
     }
@@ -1112,7 +1122,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             let ready = match peer.inbox.front() {
                 None => false,
                 Some(TimeMessage::Promise(p)) => p.hw <= peer.recv,
-                Some(_) => true,
+                Some(TimeMessage::RegulationQuery { hw, .. }) => *hw <= peer.recv,
+                Some(TimeMessage::RegulationAnswer { .. }) => true,
             };
             if !ready {
                 break;
@@ -1164,11 +1175,17 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     peer.consistent = None;
                 }
             }
-            TimeMessage::RegulationQuery { query } => {
+            TimeMessage::RegulationQuery { query, hw: sent } => {
                 let earliest = self.answer_bound();
                 self.floor = self.floor.map(|f| f.min(earliest));
                 if let Some(peer) = self.peers.get_mut(&from) {
-                    let hw = peer.status.hw();
+                    // Its TSO messages up to `sent` were received (the query waited for them):
+                    // a consistency requirement, even if the promise that said so is lost or
+                    // comes later (and is dropped as older than this query).
+                    let hw = peer.status.hw().max(sent);
+                    if hw != peer.status.hw() {
+                        self.req_epoch += 1;
+                    }
                     peer.consistent = None;
                     peer.status = Status::StandIn {
                         bound: earliest,
@@ -1667,6 +1684,47 @@ mod tests {
                 Action::Broadcast(TimeMessage::Promise(p)) if p.bounds.is_some()
             )),
             "its first promise once the answers are in: {sent:?}"
+        );
+    }
+
+    #[test]
+    fn a_regulation_query_waits_for_the_queriers_earlier_tso_messages() {
+        let mut tm = TimeManager::<HLAinteger64Time, u32>::new(
+            MemberId(1),
+            ViewNumber(1),
+            [(MemberId(2), Seq(0))],
+        );
+        tm.enable_time_constrained().unwrap();
+        while tm.poll_action().is_some() {}
+        // 2 regulated before and sent a TSO message as number 3 of its stream, which is still
+        // on its way when its next regulation query arrives by the other path.
+        tm.on_message(
+            MemberId(2),
+            TimeMessage::RegulationQuery {
+                query: 1,
+                hw: Seq(3),
+            },
+        );
+        let answered = |tm: &mut TimeManager<HLAinteger64Time, u32>| {
+            std::iter::from_fn(|| tm.poll_action())
+                .any(|a| matches!(a, Action::SendTo(_, TimeMessage::RegulationAnswer { .. })))
+        };
+        assert!(!answered(&mut tm), "the query waits for 2's data up to 3");
+        tm.on_data(MemberId(2), Seq(2), Incoming::Other);
+        assert!(!answered(&mut tm));
+        tm.on_data(
+            MemberId(2),
+            Seq(3),
+            Incoming::Tso {
+                time: HLAinteger64Time(1),
+                payload: 7,
+            },
+        );
+        assert!(answered(&mut tm), "answered once that message is in");
+        assert_eq!(
+            tm.queued_tso(),
+            1,
+            "queued before the stand-in takes effect"
         );
     }
 

@@ -757,7 +757,8 @@ impl FederationCore {
                 to,
                 msg,
                 epoch,
-            } => self.on_time_message(from, f, to, msg, epoch),
+                number,
+            } => self.on_time_message(from, f, to, msg, epoch, number),
             ControlMsg::Snapshot {
                 high_water,
                 instances,

@@ -835,6 +835,9 @@ impl FederationCore {
         self.time.managers.clear();
         self.time.backlog.clear();
         self.time.from_unknown.clear();
+        // Handles are given out anew: numbering starts over with the restored managers.
+        self.time.sent.clear();
+        self.time.heard.clear();
         for (h, st) in &states {
             self.time_restore_manager(*h, st.time_state.clone());
         }
@@ -918,8 +921,8 @@ impl FederationCore {
             }
         }
         let future = std::mem::take(&mut self.time.future);
-        for (node, from, to, msg, epoch) in future {
-            self.on_time_message(node, from, to, msg, epoch);
+        for (node, (from, to, msg, number), epoch) in future {
+            self.on_time_message(node, from, to, msg, epoch, number);
         }
     }
 }
