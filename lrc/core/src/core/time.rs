@@ -394,6 +394,11 @@ impl FederationCore {
                 tm.on_data(member(p), Seq(high_water), Incoming::Other);
             }
         }
+        // What that releases (a promise that waited for the data the snapshot covers, and
+        // the grant or enable it allows) goes out now: nothing else is sure to follow and pump
+        // the managers (the last joiner of a lockstep, whose others all wait for it, stayed
+        // stuck: `rti_sim`'s `regression_lockstep_52_a_snapshot_runs_the_time_managers`).
+        self.pump_time();
     }
 
     /// Federate `h` on `node` joined (decision applied): a manager for it if it is local, and
