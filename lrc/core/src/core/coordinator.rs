@@ -597,6 +597,7 @@ impl FederationCore {
                     self.on_node_removed(n);
                     self.release_resignations(Some(n));
                     self.ownership_on_node_removed(n);
+                    self.time_on_node_removed(n);
                 }
                 let hw = match d {
                     Decision::FederateResigned { hw, .. } => hw,
@@ -619,7 +620,7 @@ impl FederationCore {
                         self.ownership.resigned_on.insert(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
-                    self.time_on_left(h, lost);
+                    self.time_on_left(h, node, lost);
                     self.sync_on_left(h);
                     self.save_on_left(h, lost);
                     self.restore_on_left(h, lost);

@@ -838,6 +838,7 @@ impl FederationCore {
         // Handles are given out anew: numbering starts over with the restored managers.
         self.time.sent.clear();
         self.time.heard.clear();
+        self.time.departed_on.clear();
         for (h, st) in &states {
             self.time_restore_manager(*h, st.time_state.clone());
         }

@@ -151,6 +151,9 @@ pub struct TimeState {
     /// Per (remote sender, local federate): number of the last status message its manager was
     /// handed from that sender (see the module docs, "stale statuses").
     pub(crate) heard: std::collections::BTreeMap<(FederateHandle, FederateHandle), u64>,
+    /// Federates that resigned from another LRC, by LRC: the local managers may still wait
+    /// for their last data and promises (see [`FederationCore::time_on_node_removed`]).
+    pub(crate) departed_on: std::collections::BTreeMap<FederateHandle, Node>,
 }
 
 impl TimeState {
@@ -382,12 +385,23 @@ impl FederationCore {
     pub(crate) fn time_skip(&mut self, from: Node, high_water: u64) {
         let e = self.time.last_seq.entry(from).or_default();
         *e = (*e).max(high_water);
+        // Its federates, and those that resigned from it: a leaver's final promise waits for
+        // its data up to that promise's high-water, which the snapshot may cover (the leaver
+        // sends nothing more, and a federate that joined after it waited for that promise for
+        // good: `rti_sim`'s `regression_time_a_snapshot_covers_a_leavers_last_data`).
         let theirs: Vec<FederateHandle> = self
             .view
             .federates
             .iter()
             .filter(|(_, r)| r.node == from)
             .map(|(h, _)| *h)
+            .chain(
+                self.time
+                    .departed_on
+                    .iter()
+                    .filter(|(_, n)| **n == from)
+                    .map(|(h, _)| *h),
+            )
             .collect();
         for p in theirs {
             for tm in self.time.managers.values_mut() {
@@ -501,16 +515,47 @@ impl FederationCore {
         self.time.managers.insert(h, tm);
     }
 
-    /// Federate `h` left (`lost`: with its LRC).
-    pub(crate) fn time_on_left(&mut self, h: FederateHandle, lost: bool) {
+    /// Federate `h` on LRC `node` left (`lost`: with its LRC).
+    pub(crate) fn time_on_left(&mut self, h: FederateHandle, node: Node, lost: bool) {
         let view = ViewNumber(self.view.last());
         self.time.managers.remove(&h);
         self.time.forget_numbers(h);
+        if !lost && node != self.me {
+            self.time.departed_on.insert(h, node);
+        }
         for tm in self.time.managers.values_mut() {
             if lost {
                 tm.on_member_lost(member(h), view);
             } else {
                 tm.on_member_left(member(h), view);
+            }
+        }
+        self.pump_time();
+    }
+
+    /// LRC `n` was removed: the federates that resigned from it earlier are lost to the local
+    /// managers still waiting for their last messages. A leaver's final promise waits until
+    /// its data up to that promise's high-water has arrived, and once its LRC is gone what did
+    /// not arrive never will: the manager kept it as a regulator at its last known bound (or
+    /// the lowest one, never heard from) and its constrained federate waited for good
+    /// (`rti_sim`'s `regression_time_a_leaver_lost_with_its_lrc_before_its_snapshot_does_not_stall_time`).
+    /// Lost, its promise is dropped, as for a federate lost with its LRC.
+    pub(crate) fn time_on_node_removed(&mut self, n: Node) {
+        let gone: Vec<FederateHandle> = self
+            .time
+            .departed_on
+            .iter()
+            .filter(|(_, node)| **node == n)
+            .map(|(h, _)| *h)
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        let view = ViewNumber(self.view.last());
+        for h in gone {
+            self.time.departed_on.remove(&h);
+            for tm in self.time.managers.values_mut() {
+                tm.on_member_lost(member(h), view);
             }
         }
         self.pump_time();
