@@ -299,6 +299,18 @@ impl Callback {
                 | Callback::AttributesOutOfScope { .. }
         )
     }
+
+    /// Time-management callbacks: a grant (or an enable) comes behind the time-stamp-ordered
+    /// messages its manager delivered before it, so it is held with them while the federate
+    /// saves.
+    pub fn is_time(&self) -> bool {
+        matches!(
+            self,
+            Callback::TimeAdvanceGrant(_)
+                | Callback::TimeRegulationEnabled(_)
+                | Callback::TimeConstrainedEnabled(_)
+        )
+    }
 }
 
 /// What a completed blocking call returns.
@@ -798,8 +810,12 @@ impl FederationCore {
 
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
         // A federate saving its own state gets no new data until the save ends: what arrives
-        // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
-        if callback.is_data() && self.saving_now(federate) {
+        // meanwhile is part of the saved state (undelivered) and is delivered afterwards. Time
+        // callbacks too (an advance asked for before the save may be granted during it): a
+        // grant that went ahead would reach the federate before the messages it covers
+        // (`rti_sim`'s `regression_time_an_enable_during_a_save_stays_behind_the_data_held`),
+        // and the saved state would lack it (restored, the federate would wait for it).
+        if (callback.is_data() || callback.is_time()) && self.saving_now(federate) {
             self.save_held.entry(federate).or_default().push(callback);
             return;
         }

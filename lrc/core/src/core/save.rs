@@ -810,6 +810,16 @@ impl FederationCore {
     }
 
     /// Whether local federate `f` has been told to save and the save has not ended.
+    /// Whether a time advance grant for `f` is held until its save ends (see
+    /// `FederationCore::callback`): the federate has not received it, so it is still in the
+    /// Time Advancing state (8.2), as while a grant waits in its callback queue.
+    pub fn grant_held(&self, f: FederateHandle) -> bool {
+        self.save_held.get(&f).is_some_and(|cbs| {
+            cbs.iter()
+                .any(|c| matches!(c, Callback::TimeAdvanceGrant(_)))
+        })
+    }
+
     pub(crate) fn saving_now(&self, f: FederateHandle) -> bool {
         self.save
             .as_ref()
