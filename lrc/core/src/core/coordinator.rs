@@ -841,6 +841,7 @@ impl FederationCore {
             self.apply_decision(d);
         }
         self.replaying = false;
+        self.restore_after_replay();
         // Members that went before we were admitted are suspected now that we know them.
         let gone: Vec<Node> = self
             .view
