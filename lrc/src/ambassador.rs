@@ -1573,7 +1573,8 @@ impl RtiAmbassador {
         let undelivered = self
             .conn
             .as_ref()
-            .is_some_and(|k| k.queue.grant_undelivered());
+            .is_some_and(|k| k.queue.grant_undelivered())
+            || c.grant_held(h);
         let op = |m: &mut Manager| {
             m.set_grant_undelivered(undelivered);
             op(m)

@@ -644,8 +644,13 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             .map(|(id, _)| *id)
             .collect();
         for id in &waiting {
-            self.actions
-                .push_back(Action::SendTo(*id, TimeMessage::RegulationQuery { query }));
+            self.actions.push_back(Action::SendTo(
+                *id,
+                TimeMessage::RegulationQuery {
+                    query,
+                    hw: self.my_tso_hw,
+                },
+            ));
         }
         self.regulation = Regulation::Querying {
             query,
@@ -866,8 +871,16 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     /// Sends this member's current status (its promise) to `to` again: a member that lost part
     /// of this one's stream (it fell behind and resynchronised by state transfer) may have
     /// missed the last promise, and promises are sent only when they change.
+    ///
+    /// Not while this member's regulation query is out: its status then says "not
+    /// regulating", which would replace the stand-in bound `to` keeps for it since it answered
+    /// the query (the bound it promised to accept), and `to` could be granted past it before
+    /// this member's first promise; that promise follows the answers anyway.
     pub fn resend_status(&mut self, to: MemberId) {
         if to == self.me || !self.peers.contains_key(&to) {
+            return;
+        }
+        if matches!(self.regulation, Regulation::Querying { .. }) {
             return;
         }
         let bounds = self.own_bounds(self.galt);
@@ -952,8 +965,13 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
         if let Regulation::Querying { query, waiting, .. } = &mut self.regulation {
             waiting.insert(id);
             let query = *query;
-            self.actions
-                .push_back(Action::SendTo(id, TimeMessage::RegulationQuery { query }));
+            self.actions.push_back(Action::SendTo(
+                id,
+                TimeMessage::RegulationQuery {
+                    query,
+                    hw: self.my_tso_hw,
+                },
+            ));
         }
         self.run();
     }
@@ -1104,7 +1122,8 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
             let ready = match peer.inbox.front() {
                 None => false,
                 Some(TimeMessage::Promise(p)) => p.hw <= peer.recv,
-                Some(_) => true,
+                Some(TimeMessage::RegulationQuery { hw, .. }) => *hw <= peer.recv,
+                Some(TimeMessage::RegulationAnswer { .. }) => true,
             };
             if !ready {
                 break;
@@ -1156,11 +1175,17 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
                     peer.consistent = None;
                 }
             }
-            TimeMessage::RegulationQuery { query } => {
+            TimeMessage::RegulationQuery { query, hw: sent } => {
                 let earliest = self.answer_bound();
                 self.floor = self.floor.map(|f| f.min(earliest));
                 if let Some(peer) = self.peers.get_mut(&from) {
-                    let hw = peer.status.hw();
+                    // Its TSO messages up to `sent` were received (the query waited for them):
+                    // a consistency requirement, even if the promise that said so is lost or
+                    // comes later (and is dropped as older than this query).
+                    let hw = peer.status.hw().max(sent);
+                    if hw != peer.status.hw() {
+                        self.req_epoch += 1;
+                    }
                     peer.consistent = None;
                     peer.status = Status::StandIn {
                         bound: earliest,
@@ -1632,6 +1657,74 @@ mod tests {
         assert!(
             tm.poll_action().is_none(),
             "not to strangers, not to itself"
+        );
+    }
+
+    #[test]
+    fn no_status_is_sent_again_while_the_regulation_query_is_out() {
+        let mut tm = Tm::new(MemberId(1), ViewNumber(1), [(MemberId(2), Seq(0))]);
+        tm.enable_time_regulation(HLAinteger64Interval(1)).unwrap();
+        while tm.poll_action().is_some() {}
+        // 2 answered the query (and keeps a stand-in bound for 1) but 1 has not heard yet: a
+        // "not regulating" status now would replace that bound at 2.
+        tm.resend_status(MemberId(2));
+        let sent: Vec<_> = std::iter::from_fn(|| tm.poll_action()).collect();
+        assert!(sent.is_empty(), "{sent:?}");
+        tm.on_message(
+            MemberId(2),
+            TimeMessage::RegulationAnswer {
+                query: 1,
+                earliest: Bound::incl(HLAinteger64Time(0)),
+            },
+        );
+        let sent: Vec<_> = std::iter::from_fn(|| tm.poll_action()).collect();
+        assert!(
+            sent.iter().any(|a| matches!(
+                a,
+                Action::Broadcast(TimeMessage::Promise(p)) if p.bounds.is_some()
+            )),
+            "its first promise once the answers are in: {sent:?}"
+        );
+    }
+
+    #[test]
+    fn a_regulation_query_waits_for_the_queriers_earlier_tso_messages() {
+        let mut tm = TimeManager::<HLAinteger64Time, u32>::new(
+            MemberId(1),
+            ViewNumber(1),
+            [(MemberId(2), Seq(0))],
+        );
+        tm.enable_time_constrained().unwrap();
+        while tm.poll_action().is_some() {}
+        // 2 regulated before and sent a TSO message as number 3 of its stream, which is still
+        // on its way when its next regulation query arrives by the other path.
+        tm.on_message(
+            MemberId(2),
+            TimeMessage::RegulationQuery {
+                query: 1,
+                hw: Seq(3),
+            },
+        );
+        let answered = |tm: &mut TimeManager<HLAinteger64Time, u32>| {
+            std::iter::from_fn(|| tm.poll_action())
+                .any(|a| matches!(a, Action::SendTo(_, TimeMessage::RegulationAnswer { .. })))
+        };
+        assert!(!answered(&mut tm), "the query waits for 2's data up to 3");
+        tm.on_data(MemberId(2), Seq(2), Incoming::Other);
+        assert!(!answered(&mut tm));
+        tm.on_data(
+            MemberId(2),
+            Seq(3),
+            Incoming::Tso {
+                time: HLAinteger64Time(1),
+                payload: 7,
+            },
+        );
+        assert!(answered(&mut tm), "answered once that message is in");
+        assert_eq!(
+            tm.queued_tso(),
+            1,
+            "queued before the stand-in takes effect"
         );
     }
 

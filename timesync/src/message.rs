@@ -72,6 +72,11 @@ pub enum TimeMessage<T> {
     RegulationQuery {
         /// Matches the answer to the query.
         query: u64,
+        /// Sequence number of the last TSO message the querier sent (as a promise's `hw`). The
+        /// receiver takes the query only after it has received the querier's data up to here:
+        /// the query makes the querier a stand-in regulator at the bound the receiver answers,
+        /// which its earlier TSO messages (sent while it regulated before) need not respect.
+        hw: Seq,
     },
     /// The answer to a [`TimeMessage::RegulationQuery`].
     RegulationAnswer {

@@ -431,8 +431,12 @@ fn lrc_wire(out: &mut Out) {
             "time",
             DataMsg::Time {
                 from: fed,
-                msg: TimeMessage::RegulationQuery { query: 5 },
+                msg: TimeMessage::RegulationQuery {
+                    query: 5,
+                    hw: hlamesh_timesync::Seq(2),
+                },
                 epoch: 0,
+                number: 3,
             },
         ),
     ];
@@ -498,8 +502,12 @@ fn lrc_wire(out: &mut Out) {
             ControlMsg::Time {
                 from: fed,
                 to: None,
-                msg: TimeMessage::RegulationQuery { query: 1 },
+                msg: TimeMessage::RegulationQuery {
+                    query: 1,
+                    hw: hlamesh_timesync::Seq(0),
+                },
                 epoch: 0,
+                number: 1,
             },
         ),
         ("redirect", ControlMsg::Redirect { coordinator: 11 }),

@@ -38,6 +38,14 @@
 //! request (a TAR exactly at its time, an NER no later), and in the liveness phase every live
 //! time-managed federate advances to the latest time asked for, so every request must be
 //! granted. Restores rewind time, which the model does not follow: none in time mode.
+//! `HLAMESH_SIM_TSO=1` (with time mode; the time sweep always, the swarm at random) has
+//! regulating federates send their interactions in time-stamp order, stamped at the earliest
+//! time allowed, and now and then turn regulation off (and on again later); every delivery is
+//! checked against the receiver's time (`check_tso`: a constrained federate gets such a message
+//! in time-stamp order, while advancing, never beyond its request and never at or before a
+//! time it was granted). `late_joiners_in_a_lockstep_get_every_message_before_its_grant` runs
+//! the shape of the multi-process timed-save test: three LRCs joining one after another while
+//! the earlier ones enable and step (`HLAMESH_SIM_LOCKSTEP_SEEDS`, default 300).
 //! `random_federations_with_swarm_options_converge` turns every option on or off at random per
 //! seed (`HLAMESH_SIM_SWARM_SEEDS`, default 150).
 //!
@@ -53,7 +61,8 @@
 //! (name the test to pick the sweep), `HLAMESH_SIM_FIRST_SEED` and `HLAMESH_SIM_SEEDS` set a
 //! sweep (the sweeps' own count variables above come first); `HLAMESH_SIM_TRACE=` `actions`
 //! prints callbacks and actions, `ctl` control messages and non-update data, `updates` updates
-//! too, `log` the core's trace log, `dump` every core at a failed quiescence (comma-separated, or
+//! too, `time` the addressed time messages too (with `ctl`) and the managers of federates still
+//! waiting after the time liveness phase, `log` the core's trace log, `dump` every core at a failed quiescence (comma-separated, or
 //! `1` for all). A failing seed is reported with the command that replays it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -63,12 +72,12 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use common::Rng;
 use hlamesh_core::core::wire::{ControlMsg, Decision, Envelope, ResignAction};
-use hlamesh_core::core::{Callback, Completion, Event, FederationCore, Ticket};
-use hlamesh_core::fom::Fdd;
+use hlamesh_core::core::{Callback, Completion, Event, FederationCore, ReceiveInfo, Ticket};
+use hlamesh_core::fom::{Fdd, OrderType};
 use hlamesh_core::handles::*;
 use hlamesh_core::host::{Host, HostAction};
 use hlamesh_sim::Seeds;
-use hlamesh_timesync::{DynInterval, DynTime};
+use hlamesh_timesync::{DynInterval, DynTime, LogicalTime};
 
 /// The one federation every simulated LRC hosts.
 const FED: &str = "Sim";
@@ -169,6 +178,9 @@ struct TimeModel {
     granted: f64,
     /// A request waiting for its grant: (next-message request?, time).
     pending: Option<(bool, f64)>,
+    /// The last grant was a TAR or NER grant (strict): a time-stamp-ordered message at exactly
+    /// `granted` is in the federate's past. An enabled constraint is available-style.
+    strict: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -274,6 +286,8 @@ struct Sim {
     evicted: u64,
     /// Time advance grants delivered (time mode).
     grants: u64,
+    /// Messages delivered in time-stamp order (tso mode).
+    tso_delivered: u64,
 }
 
 /// Opt-in behaviours of a run. Read from the environment for the sweeps; the regression tests
@@ -299,6 +313,10 @@ struct Modes {
     /// (see `Sim::time_action`); no restores then (they rewind time, which the model does not
     /// follow).
     time: bool,
+    /// `HLAMESH_SIM_TSO` (with `time`): federates send their interactions in time-stamp order,
+    /// stamped at the earliest time they may use while regulating, so constrained federates
+    /// must get them in time-stamp order and never in their past (see `Sim::check_tso`).
+    tso: bool,
 }
 
 impl Modes {
@@ -313,6 +331,7 @@ impl Modes {
             late_links: on("HLAMESH_SIM_LATE_LINKS"),
             partitions: on("HLAMESH_SIM_PARTITIONS"),
             time: on("HLAMESH_SIM_TIME"),
+            tso: on("HLAMESH_SIM_TSO"),
         }
     }
 
@@ -330,6 +349,7 @@ impl Modes {
             late_links: coin(),
             partitions: coin(),
             time: coin(),
+            tso: coin(),
         }
     }
 }
@@ -398,6 +418,7 @@ impl Sim {
             partitions_healed: 0,
             evicted: 0,
             grants: 0,
+            tso_delivered: 0,
         }
     }
 
@@ -464,10 +485,16 @@ impl Sim {
     }
 
     fn add_node_and_join(&mut self) {
-        let id = self.next_node;
-        self.next_node += 1;
         let name = format!("fed{}", self.next_name);
         self.next_name += 1;
+        self.add_node_and_join_as(&name);
+    }
+
+    /// A new LRC whose federate joins with `name` (its type too: the federate saved under that
+    /// name matches it in a restore).
+    fn add_node_and_join_as(&mut self, name: &str) {
+        let id = self.next_node;
+        self.next_node += 1;
         let members = self.alive_members();
         let core = if members.is_empty() {
             if self.nodes.values().any(|n| n.alive && !n.joins.is_empty()) {
@@ -509,7 +536,7 @@ impl Sim {
             deleted: Vec::new(),
         };
         // The type is the name: a restore matches only the very federates saved.
-        node.join(&name);
+        node.join(name);
         self.nodes.insert(id, node);
         self.open_links(id);
         self.drain(id);
@@ -821,6 +848,12 @@ impl Sim {
         )
         .unwrap();
         core.publish_interaction_class(h, self.stop).unwrap();
+        if self.modes.time && self.modes.tso {
+            // Timestamped interactions of a regulating federate then travel in time-stamp
+            // order (the FOM says Receive).
+            core.change_interaction_order_type(h, self.stop, OrderType::TimeStamp)
+                .unwrap();
+        }
         core.set_automatic_resign_action(h, ResignAction::DeleteObjects)
             .unwrap();
         self.feds.get_mut(&h).unwrap().subscribes = Some(class);
@@ -917,7 +950,15 @@ impl Sim {
                 assert_eq!(class, expect, "promotion");
                 self.discoveries += 1;
             }
-            Callback::ReflectAttributeValues { object, values, .. } => {
+            Callback::ReflectAttributeValues {
+                object,
+                values,
+                info,
+                ..
+            } => {
+                if check_tso(f, m, &info) {
+                    self.tso_delivered += 1;
+                }
                 let k = *m
                     .known
                     .get(&object)
@@ -1053,7 +1094,15 @@ impl Sim {
                     self.restores_done += 1;
                 }
             }
-            Callback::ReceiveInteraction { class, params, .. } => {
+            Callback::ReceiveInteraction {
+                class,
+                params,
+                info,
+                ..
+            } => {
+                if check_tso(f, m, &info) {
+                    self.tso_delivered += 1;
+                }
                 assert_eq!(class, self.command, "promoted to the subscribed class");
                 assert!(
                     params.iter().all(|(p, _)| *p == self.text),
@@ -1073,6 +1122,10 @@ impl Sim {
                     "{f}: regulation enabled at {t} before its time"
                 );
                 m.time.regulation = Switch::On;
+                if t > m.time.granted {
+                    // Moved to a new time available-style: a message at exactly t may come.
+                    m.time.strict = false;
+                }
                 m.time.granted = t;
             }
             Callback::TimeConstrainedEnabled(t) => {
@@ -1088,6 +1141,7 @@ impl Sim {
                 );
                 m.time.constraint = Switch::On;
                 m.time.granted = t;
+                m.time.strict = false;
             }
             Callback::TimeAdvanceGrant(t) => {
                 let t = t.value();
@@ -1102,6 +1156,7 @@ impl Sim {
                     assert_eq!(t, at, "{f}: TAR({at}) granted {t}");
                 }
                 m.time.granted = t;
+                m.time.strict = true;
                 self.grants += 1;
             }
             _ => {}
@@ -1109,8 +1164,9 @@ impl Sim {
     }
 
     /// A random step of time management (time mode): a federate enables regulation or
-    /// constraint, or asks to advance (TAR or NER) by a random step. Refused while a save is
-    /// under way (the federate tries again later).
+    /// constraint, or asks to advance (TAR or NER) by a random step; in tso mode a regulator
+    /// also disables regulation now and then. Refused while a save is under way (the federate
+    /// tries again later).
     fn time_action(&mut self) {
         let Some((h, node)) = self.random_federate() else {
             return;
@@ -1126,7 +1182,19 @@ impl Sim {
         let step = [0.5, 1.0, 2.0][self.rng.below(3)];
         let target = DynTime::new(tm.granted + step).unwrap();
         let core = self.nodes.get_mut(&node).unwrap().core_mut();
-        let (r, what) = if tm.regulation == Switch::Off && choice < 3 {
+        let (r, what) = if self.modes.tso
+            && tm.regulation == Switch::On
+            && choice == 0
+            && self.rng.below(3) == 0
+        {
+            // Regulation off and, later, on again (tso mode only: the other modes keep their
+            // seeds' runs): its final promise and its next regulation query travel by
+            // different paths, and the query may come first.
+            (
+                core.time_change(h, "disableTimeRegulation", |m| m.disable_time_regulation()),
+                4,
+            )
+        } else if tm.regulation == Switch::Off && choice < 3 {
             let l = DynInterval::new(LOOKAHEAD).unwrap();
             (
                 core.time_change(h, "enableTimeRegulation", |m| m.enable_time_regulation(l)),
@@ -1161,7 +1229,8 @@ impl Sim {
             0 => m.regulation = Switch::Pending,
             1 => m.constraint = Switch::Pending,
             2 => m.pending = Some((false, target.value())),
-            _ => m.pending = Some((true, target.value())),
+            3 => m.pending = Some((true, target.value())),
+            _ => m.regulation = Switch::Off,
         }
         self.drain(node);
     }
@@ -1252,6 +1321,7 @@ impl Sim {
                 );
             }
         }
+        self.trace_waiting_managers();
         for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
             if self.nodes[&m.node].alive {
                 assert!(
@@ -1280,6 +1350,26 @@ impl Sim {
             self.drain(node);
         }
         self.quiesce();
+    }
+
+    /// With `HLAMESH_SIM_TRACE=time`: the whole time manager of every live federate that still
+    /// waits for a grant or an enable (its peers' statuses and held promises say what for).
+    fn trace_waiting_managers(&self) {
+        if !hlamesh_sim::trace("time") {
+            return;
+        }
+        for (h, m) in self.feds.iter().filter(|(_, m)| !m.resigning) {
+            let t = &m.time;
+            let waits = t.pending.is_some()
+                || t.regulation == Switch::Pending
+                || t.constraint == Switch::Pending;
+            if waits && self.nodes[&m.node].alive {
+                eprintln!(
+                    "manager of waiting {h}: {:#?}",
+                    self.nodes[&m.node].core().time_manager(*h)
+                );
+            }
+        }
     }
 
     /// Delivers one message from a random non-empty queue. Returns false when all are empty.
@@ -1324,7 +1414,7 @@ impl Sim {
         }
         if hlamesh_sim::trace("ctl")
             && let Msg::Ctl(m) = &msg
-            && !matches!(m, ControlMsg::Time { .. })
+            && (!matches!(m, ControlMsg::Time { .. }) || hlamesh_sim::trace("time"))
         {
             eprintln!("ctl {from}->{to}: {m:?}");
         }
@@ -1589,11 +1679,23 @@ impl Sim {
                 if let Some((h, node)) = self.random_federate() {
                     let params = vec![(self.text, b"go".to_vec()), (self.reason, b"r".to_vec())];
                     let stop = self.stop;
-                    self.nodes
-                        .get_mut(&node)
-                        .unwrap()
-                        .core_mut()
-                        .send_interaction(h, stop, params, vec![], None)
+                    let core = self.nodes.get_mut(&node).unwrap().core_mut();
+                    // Time-stamp order (tso mode): stamped at the earliest time the sender may
+                    // use, which the others' grants must wait for (no random choice, so the
+                    // run's other choices stay those of the seed).
+                    let time = if self.modes.time && self.modes.tso {
+                        core.time_manager(h).and_then(|m| m.send_bound()).map(|b| {
+                            let t = if b.admits(b.time) {
+                                b.time
+                            } else {
+                                DynTime::new(b.time.value() + 0.5).unwrap()
+                            };
+                            t.encode().to_vec()
+                        })
+                    } else {
+                        None
+                    };
+                    core.send_interaction(h, stop, params, vec![], time)
                         .or_else(|e| if busy(&e) { Ok(()) } else { Err(e) })
                         .unwrap();
                     self.drain(node);
@@ -2324,6 +2426,55 @@ impl Sim {
 }
 
 /// A service refused because a save or restore is in progress (the federate tries later).
+/// The time-stamp-order invariants of one delivery to `f` (whose time model is `tm`): a message
+/// sent in time-stamp order reaches a constrained federate in time-stamp order, only while it
+/// advances (or finishes enabling regulation), never beyond the time it asked for and never in
+/// its past (below its time, nor at it after a TAR or NER grant). A grant to `t` means every
+/// such message stamped at or before `t` was delivered before it, so one arriving later breaks
+/// the grant (as a regulator's promise overwritten by its own stale status once did: the last
+/// joiner saw nobody regulating, was granted at once, and got the reflections of the time it
+/// had passed afterwards). Not for a federate that asked to resign: the others may have applied
+/// its resignation already and no longer wait for it (a regulator then enables without its
+/// answer). Returns whether it was delivered in time-stamp order.
+fn check_tso(f: FederateHandle, m: &FedModel, info: &ReceiveInfo) -> bool {
+    let Some(t) = info.time.as_deref().and_then(|b| DynTime::decode(b).ok()) else {
+        return false;
+    };
+    if m.resigning {
+        return info.received_order == OrderType::TimeStamp;
+    }
+    let tm = &m.time;
+    let t = t.value();
+    if info.received_order == OrderType::TimeStamp {
+        assert_eq!(
+            info.sent_order,
+            OrderType::TimeStamp,
+            "{f}: a receive-order message delivered in time-stamp order"
+        );
+        assert!(
+            tm.pending.is_some() || tm.regulation == Switch::Pending,
+            "{f}: time-stamp-ordered message at {t} while not advancing ({tm:?})"
+        );
+        if let Some((_, at)) = tm.pending {
+            assert!(
+                t <= at,
+                "{f}: time-stamp-ordered message at {t} beyond its request ({tm:?})"
+            );
+        }
+    }
+    if info.sent_order == OrderType::TimeStamp && tm.constraint == Switch::On {
+        let past = t < tm.granted || (t == tm.granted && tm.strict);
+        assert!(
+            !past && info.received_order == OrderType::TimeStamp,
+            "{f}: time-stamp-ordered message from {} at {t} delivered in its past or in \
+             receive order ({:?}; {tm:?})",
+            info.producer,
+            info.received_order
+        );
+    }
+    info.received_order == OrderType::TimeStamp
+}
+
 fn busy(e: &hlamesh_core::error::RtiError) -> bool {
     matches!(
         e,
@@ -2392,12 +2543,13 @@ fn random_federations_with_partitions_converge() {
 }
 
 /// Time management among the joins, crashes, resigns, saves and sync points (see
-/// `Sim::time_action`), with partitions; every request granted in the liveness phase.
-/// `HLAMESH_SIM_TIME_SEEDS` seeds (default 150).
+/// `Sim::time_action`), with partitions and time-stamp-ordered interactions (`check_tso`);
+/// every request granted in the liveness phase. `HLAMESH_SIM_TIME_SEEDS` seeds (default 150).
 #[test]
 fn random_federations_with_time_management_converge() {
     let modes = Modes {
         time: true,
+        tso: true,
         partitions: true,
         ..Modes::from_env()
     };
@@ -2458,12 +2610,94 @@ fn regression_a_save_of_nobody_is_not_begun() {
     );
 }
 
+/// The time sweep's modes: time management with time-stamp-ordered interactions and
+/// partitions.
+fn tso_mode() -> Modes {
+    Modes {
+        time: true,
+        tso: true,
+        partitions: true,
+        ..Modes::default()
+    }
+}
+
+/// Time-stamp order, seed 119: an enable of regulation asked for before a save completed
+/// during it, and its callback went to the federate while the time-stamp-ordered messages
+/// delivered before it were held until the save ended; they reached it in its past. Time
+/// callbacks (grants too) are held with the data now.
+#[test]
+fn regression_time_an_enable_during_a_save_stays_behind_the_data_held() {
+    run_with(119, 300, tso_mode());
+}
+
+/// Time-stamp order, seed 54: a regulator resigned, and a federate that joined after its
+/// last message held its final promise until its data up to that promise had arrived; the
+/// snapshot of its LRC covered that data but moved only the stream of the federates still
+/// joined there, so the promise waited for good, and the joiner's time (and the time of the
+/// federates its promises held back) with it.
+#[test]
+fn regression_time_a_snapshot_covers_a_leavers_last_data() {
+    run_with(54, 300, tso_mode());
+}
+
+/// Time-stamp order, seed 3652: a federate's time-stamp-ordered send was counted under the
+/// sequence number of a promise that another federate of the same LRC sent while the message
+/// was applied locally; the sender then promised a message nobody ever got, and every promise
+/// it made waited for it.
+#[test]
+fn regression_time_a_send_counts_under_its_own_sequence_number() {
+    run_with(3652, 300, tso_mode());
+}
+
+/// Time-stamp order, seed 1322: a regulator turned regulation off and on again; its regulation
+/// query (QUIC) overtook its final promise and its last time-stamp-ordered message (data
+/// stream), so a peer took it for a stand-in at the bound it answered, above that message,
+/// and got the message in its past. A query now waits for the querier's data up to its last
+/// time-stamp-ordered message, as a promise does.
+#[test]
+fn regression_time_a_regulation_query_waits_behind_the_queriers_data() {
+    run_with(1322, 300, tso_mode());
+}
+
+/// Lockstep seed 250 (the multi-process timed-save test's federation, in its order: links up,
+/// the barrier): the last joiner got a regulator's "not regulating" status, repeated while the
+/// regulator's query was out, just before its first promise; seeing nobody regulate it was
+/// granted time 1 at once, and the regulator's update at 1 came afterwards (`rti_restore`'s
+/// `step 2: reflection at Some(1.0)`, about one run in seven under load).
+#[test]
+fn regression_lockstep_250_the_last_joiner_is_not_granted_before_an_update() {
+    lockstep_joins(250, false, true);
+}
+
+/// Lockstep seed 52 (links up, no barrier): the last joiner's regulation waited for an earlier
+/// member's promise, which waited for that member's data; the member's snapshot covered it,
+/// and nothing came after the snapshot to run the managers, so the enable (and the whole
+/// lockstep, the others waiting for the joiner) stayed stuck.
+#[test]
+fn regression_lockstep_52_a_snapshot_runs_the_time_managers() {
+    lockstep_joins(52, false, false);
+}
+
+/// Lockstep seed 893 (late links, no barrier): the status a regulator addressed to a newcomer
+/// (QUIC) arrived after the promises it broadcast later (data stream) and replaced them; the
+/// regulator had taken its last step and promised nothing more, so the newcomer waited for
+/// good below a bound long passed. An older promise than the last status handed on is dropped.
+#[test]
+fn regression_lockstep_893_an_older_promise_does_not_replace_a_newer_status() {
+    lockstep_joins(893, true, false);
+}
+
 /// Swarm seed 161 (time, late links, partial candidates): a constrained federate enabling
 /// regulation waits until the others pass the time its answers named, beyond every time asked
 /// for; the liveness phase pushes the federation on until it is granted.
 #[test]
 fn regression_swarm_161_regulation_enabled_beyond_every_request() {
-    run_with(161, 300, Modes::swarm(161));
+    // As the seed ran when it failed (before the swarm drew time-stamp order).
+    let modes = Modes {
+        tso: false,
+        ..Modes::swarm(161)
+    };
+    run_with(161, 300, modes);
 }
 
 /// Swarm seed 3478 (late links): decisions answered while a joiner was still unadmitted were
@@ -2471,7 +2705,12 @@ fn regression_swarm_161_regulation_enabled_beyond_every_request() {
 /// coordinator and every member that held them, and handed out a federate handle twice.
 #[test]
 fn regression_swarm_3478_welcome_carries_every_decision() {
-    run_with(3478, 300, Modes::swarm(3478));
+    // As the seed ran when it failed (before the swarm drew time-stamp order).
+    let modes = Modes {
+        tso: false,
+        ..Modes::swarm(3478)
+    };
+    run_with(3478, 300, modes);
 }
 
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).
@@ -2522,7 +2761,7 @@ fn sweep(test: &str, seeds: Seeds, modes: Modes) {
     let mut synced = 0;
     let mut held = 0;
     let mut refused = 0;
-    let (mut healed, mut evicted, mut grants) = (0, 0, 0);
+    let (mut healed, mut evicted, mut grants, mut tso) = (0, 0, 0, 0);
     let mut saves = 0;
     let mut compared = 0;
     let (mut restores, mut restored, mut denied) = (0, 0, 0);
@@ -2543,6 +2782,7 @@ fn sweep(test: &str, seeds: Seeds, modes: Modes) {
         refused += sim.declarations_refused;
         healed += sim.partitions_healed;
         grants += sim.grants;
+        tso += sim.tso_delivered;
         evicted += sim.evicted;
         saves += sim.saves_ended;
         compared += sim.save_outcomes_compared;
@@ -2559,10 +2799,14 @@ fn sweep(test: &str, seeds: Seeds, modes: Modes) {
     eprintln!("{held} callbacks held by a host until their federate's join completed");
     eprintln!("{refused} declarations refused during a save or restore (tried again)");
     eprintln!("{healed} partitions healed, {evicted} LRCs of losing sides evicted");
-    eprintln!("{grants} time advance grants");
+    eprintln!("{grants} time advance grants, {tso} time-stamp-ordered deliveries");
     assert!(
         seeds.len() < 10 || !modes.time || grants > 100,
         "time mode exercised too little: {grants} grants"
+    );
+    assert!(
+        seeds.len() < 10 || !(modes.time && modes.tso) || tso > 100,
+        "time-stamp order exercised too little: {tso} deliveries"
     );
     assert!(
         seeds.len() < 10 || !modes.partitions || healed > 5 && evicted > 5,
@@ -3771,4 +4015,401 @@ fn random_federations_with_late_links_converge() {
         seeds(Some("HLAMESH_SIM_LATE_LINK_SEEDS"), 200),
         modes,
     );
+}
+
+// ----- Late joiners in a lockstep: the shape of the multi-process timed-save test -----
+
+/// Steps each federate of a [`LockstepJoins`] run takes.
+const LOCKSTEP_STEPS: f64 = 8.0;
+
+/// Three LRCs start one after another, each at a random moment while the earlier ones already
+/// run (as `rti_restore`'s federates A, B and C do). Each one's federate, once joined and
+/// declared, enables regulation (lookahead 1), then constraint, then steps: a
+/// time-stamp-ordered interaction at the earliest time it may stamp, then TAR to it; one step
+/// at a time, at random moments, while joins, state transfers and the others' enables are
+/// still in flight. With `barrier`, as in that test, nobody steps before all three regulate and
+/// are constrained. Every delivery is checked by `check_tso`: a grant is never followed by a
+/// time-stamp-ordered message at or before its time. Then the liveness phase and the final
+/// checks.
+struct LockstepJoins {
+    sim: Sim,
+    /// LRCs still to start.
+    to_start: u32,
+    barrier: bool,
+}
+
+impl LockstepJoins {
+    fn new(seed: u64, late_links: bool, barrier: bool) -> LockstepJoins {
+        let modes = Modes {
+            time: true,
+            tso: true,
+            late_links,
+            ..Modes::default()
+        };
+        let mut sim = Sim::with_modes(seed, modes);
+        sim.add_node_and_join();
+        LockstepJoins {
+            sim,
+            to_start: 2,
+            barrier,
+        }
+    }
+
+    /// The next time service of a random federate that can ask for one; false if none can.
+    fn step(&mut self) -> bool {
+        let ready: Vec<(FederateHandle, u64, TimeModel)> = self
+            .sim
+            .feds
+            .iter()
+            .filter(|(h, _)| !self.sim.undeclared.contains_key(h))
+            .filter(|(_, m)| {
+                let t = &m.time;
+                t.pending.is_none()
+                    && t.regulation != Switch::Pending
+                    && t.constraint != Switch::Pending
+                    && t.granted < LOCKSTEP_STEPS
+            })
+            .map(|(h, m)| (*h, m.node, m.time.clone()))
+            .collect();
+        if ready.is_empty() {
+            return false;
+        }
+        let (h, node, tm) = ready[self.sim.rng.below(ready.len())].clone();
+        let all_ready = self.sim.feds.len() == 3
+            && self
+                .sim
+                .feds
+                .values()
+                .all(|m| m.time.regulation == Switch::On && m.time.constraint == Switch::On);
+        let stepping = tm.regulation == Switch::On && tm.constraint == Switch::On;
+        if stepping && self.barrier && !all_ready {
+            return false;
+        }
+        let stop = self.sim.stop;
+        let (text, reason) = (self.sim.text, self.sim.reason);
+        let core = self.sim.nodes.get_mut(&node).unwrap().core_mut();
+        let r = if tm.regulation == Switch::Off {
+            let l = DynInterval::new(LOOKAHEAD).unwrap();
+            let r = core.time_change(h, "enableTimeRegulation", |m| m.enable_time_regulation(l));
+            self.sim.feds.get_mut(&h).unwrap().time.regulation = Switch::Pending;
+            r
+        } else if tm.constraint == Switch::Off {
+            let r = core.time_change(h, "enableTimeConstrained", |m| m.enable_time_constrained());
+            self.sim.feds.get_mut(&h).unwrap().time.constraint = Switch::Pending;
+            r
+        } else {
+            // The step's update, stamped at the earliest time allowed (T + lookahead, or past
+            // what the others accepted when regulation was enabled), and TAR to it.
+            let bound = core
+                .time_manager(h)
+                .and_then(|m| m.send_bound())
+                .expect("a regulating federate has a send bound");
+            let at = if bound.admits(bound.time) {
+                bound.time.value()
+            } else {
+                bound.time.value() + 0.5
+            };
+            let time = DynTime::new(at).unwrap().encode().to_vec();
+            let params = vec![(text, b"go".to_vec()), (reason, b"r".to_vec())];
+            core.send_interaction(h, stop, params, vec![], Some(time))
+                .unwrap_or_else(|e| panic!("{h}: interaction at {at}: {e}"));
+            let target = DynTime::new(at).unwrap();
+            let r = core.time_change(h, "timeAdvanceRequest", |m| m.time_advance_request(target));
+            self.sim.feds.get_mut(&h).unwrap().time.pending = Some((false, at));
+            r
+        };
+        r.unwrap_or_else(|e| panic!("{h}: time service refused: {e} ({tm:?})"));
+        self.sim.drain(node);
+        true
+    }
+
+    fn run(mut self) -> Sim {
+        for _ in 0..20_000 {
+            let done = self.to_start == 0
+                && self.sim.feds.len() == 3
+                && self
+                    .sim
+                    .feds
+                    .values()
+                    .all(|m| m.time.granted >= LOCKSTEP_STEPS);
+            if done {
+                break;
+            }
+            match self.sim.rng.below(12) {
+                0..=5 => {
+                    if !self.sim.deliver_one() {
+                        self.step();
+                    }
+                }
+                6 => self.sim.tick(),
+                7 if self.to_start > 0 => {
+                    self.to_start -= 1;
+                    self.sim.add_node_and_join();
+                }
+                8 if self.sim.modes.late_links && self.sim.rng.below(4) == 0 => {
+                    self.sim.late_link_up(false)
+                }
+                _ => {
+                    if !self.step() {
+                        self.sim.deliver_one();
+                    }
+                }
+            }
+            self.sim.check_step();
+        }
+        self.sim.trace_waiting_managers();
+        assert!(
+            self.to_start == 0
+                && self.sim.feds.len() == 3
+                && self
+                    .sim
+                    .feds
+                    .values()
+                    .all(|m| m.time.granted >= LOCKSTEP_STEPS),
+            "the lockstep did not finish: {:?}",
+            self.sim
+                .feds
+                .iter()
+                .map(|(h, m)| (*h, m.time.clone()))
+                .collect::<Vec<_>>()
+        );
+        // Stepping together, each one's messages reach the others ahead of their time.
+        assert!(
+            !self.barrier || self.sim.tso_delivered > 0,
+            "no time-stamp-ordered delivery"
+        );
+        self.sim.quiesce();
+        self.sim.check_step();
+        self.sim.finish_time();
+        self.sim.check_final();
+        self.sim
+    }
+}
+
+fn lockstep_joins(seed: u64, late_links: bool, barrier: bool) -> Sim {
+    LockstepJoins::new(seed, late_links, barrier).run()
+}
+
+/// The lockstep over `HLAMESH_SIM_LOCKSTEP_SEEDS` seeds (default 300) from
+/// `HLAMESH_SIM_FIRST_SEED`, with links up from the start and with late links, with and
+/// without the barrier before the first step.
+#[test]
+fn late_joiners_in_a_lockstep_get_every_message_before_its_grant() {
+    let mut delivered = 0;
+    let mut failed = Vec::new();
+    let seeds = seeds(Some("HLAMESH_SIM_LOCKSTEP_SEEDS"), 300);
+    for (late_links, barrier) in [(false, true), (true, true), (false, false), (true, false)] {
+        for seed in seeds.iter() {
+            match std::panic::catch_unwind(|| lockstep_joins(seed, late_links, barrier)) {
+                Ok(sim) => delivered += sim.tso_delivered,
+                Err(_) => failed.push((seed, late_links, barrier)),
+            }
+        }
+    }
+    eprintln!("{delivered} time-stamp-ordered deliveries");
+    assert!(
+        failed.is_empty(),
+        "failed (seed, late links, barrier): {failed:?}; replay one: HLAMESH_SIM_SEED=<seed> \
+         cargo test --release -p hlamesh-core --test rti_sim late_joiners_in_a_lockstep"
+    );
+    assert!(
+        seeds.len() < 10 || delivered > 1000,
+        "{delivered} time-stamp-ordered deliveries"
+    );
+}
+
+/// A regulator that resigned and whose LRC was then lost before a joiner got that LRC's
+/// snapshot: the joiner's manager holds the leaver's final promise until the leaver's data up
+/// to it has arrived, which the joiner's stream gate keeps until the snapshot, which never
+/// comes. Once the LRC is removed the leaver must count as lost, or the joiner (constrained)
+/// waits for it for good.
+#[test]
+fn regression_time_a_leaver_lost_with_its_lrc_before_its_snapshot_does_not_stall_time() {
+    let modes = Modes {
+        time: true,
+        tso: true,
+        ..Modes::default()
+    };
+    let mut sim = Sim::with_modes(1, modes);
+    let federate_of = |sim: &Sim, node: u64| {
+        sim.feds
+            .iter()
+            .find(|(_, m)| m.node == node && !m.resigning)
+            .map(|(h, _)| *h)
+            .unwrap()
+    };
+    let b = sim.next_node + 1;
+    sim.add_node_and_join();
+    sim.quiesce();
+    sim.add_node_and_join();
+    sim.quiesce();
+    // B's federate regulates and sends one time-stamp-ordered interaction.
+    let fb = federate_of(&sim, b);
+    let l = DynInterval::new(LOOKAHEAD).unwrap();
+    let core = sim.nodes.get_mut(&b).unwrap().core_mut();
+    core.time_change(fb, "enableTimeRegulation", |m| m.enable_time_regulation(l))
+        .unwrap();
+    sim.feds.get_mut(&fb).unwrap().time.regulation = Switch::Pending;
+    sim.drain(b);
+    sim.quiesce();
+    assert_eq!(sim.feds[&fb].time.regulation, Switch::On);
+    let (stop, text) = (sim.stop, sim.text);
+    let core = sim.nodes.get_mut(&b).unwrap().core_mut();
+    let at = core.time_manager(fb).and_then(|m| m.send_bound()).unwrap();
+    core.send_interaction(
+        fb,
+        stop,
+        vec![(text, b"go".to_vec())],
+        vec![],
+        Some(at.time.encode().to_vec()),
+    )
+    .unwrap();
+    sim.drain(b);
+    sim.quiesce();
+    // C joins; its snapshot request to B is held back (B is slow to answer), everything else
+    // flows, and B's federate resigns meanwhile: its final promise reaches C, its data is
+    // held there until B's snapshot.
+    let c = sim.next_node;
+    sim.add_node_and_join();
+    let settle = |sim: &mut Sim| {
+        for _ in 0..20 {
+            loop {
+                let blocked = sim
+                    .control
+                    .get(&(c, b))
+                    .and_then(|q| q.front())
+                    .is_some_and(|m| matches!(m, Msg::Ctl(ControlMsg::SnapshotRequest)));
+                let keep = |causal: bool, from: u64, to: u64| {
+                    !(blocked && !causal && from == c && to == b)
+                };
+                if !sim.deliver_one_if(&keep) {
+                    break;
+                }
+            }
+            sim.tick();
+        }
+    };
+    settle(&mut sim);
+    let fc = federate_of(&sim, c);
+    sim.feds.get_mut(&fb).unwrap().resigning = true;
+    let core = sim.nodes.get_mut(&b).unwrap().core_mut();
+    core.resign(fb, ResignAction::DeleteObjects).unwrap();
+    sim.drain(b);
+    // Its final promise (in B's stream) before the decision of its resignation.
+    while sim.deliver_one_if(&|causal, from, to| causal && from == b && to == c) {}
+    settle(&mut sim);
+    assert!(
+        sim.control.get(&(c, b)).is_some_and(
+            |q| !q.is_empty() && !sim.nodes[&c].core().view().federates.contains_key(&fb)
+        ),
+        "C's snapshot request waits and C applied the resignation"
+    );
+    // Constrained, C asks for time 1.
+    let core = sim.nodes.get_mut(&c).unwrap().core_mut();
+    core.time_change(fc, "enableTimeConstrained", |m| m.enable_time_constrained())
+        .unwrap();
+    sim.feds.get_mut(&fc).unwrap().time.constraint = Switch::Pending;
+    sim.drain(c);
+    settle(&mut sim);
+    assert_eq!(sim.feds[&fc].time.constraint, Switch::On);
+    let one = DynTime::new(1.0).unwrap();
+    let core = sim.nodes.get_mut(&c).unwrap().core_mut();
+    core.time_change(fc, "timeAdvanceRequest", |m| m.time_advance_request(one))
+        .unwrap();
+    sim.feds.get_mut(&fc).unwrap().time.pending = Some((false, 1.0));
+    sim.drain(c);
+    settle(&mut sim);
+    assert!(
+        sim.feds[&fc].time.pending.is_some(),
+        "C waits for the leaver's final promise"
+    );
+    // B is lost: its snapshot never comes.
+    sim.crash(b);
+    sim.quiesce();
+    assert!(
+        sim.feds[&fc].time.pending.is_none() && sim.feds[&fc].time.granted == 1.0,
+        "C still waits for a federate of a lost LRC: {:?}",
+        sim.feds[&fc].time
+    );
+    sim.finish_time();
+    sim.check_final();
+}
+
+/// A save restored by a new federation execution (new LRCs, the same federate names and
+/// types, as `rti_restore` does with new processes): the restore is requested as soon as the
+/// coordinator has every saved federate joined, while the last one's Welcome (with its join
+/// reply) still waits for the other members to acknowledge that join, so the Welcome's log
+/// carries the restore after the join. Replaying a log reads no save files; the last joiner's
+/// was never read, its `Loaded` report never came, and the restore (every federate in it)
+/// waited for good. The file is read once the log is replayed.
+#[test]
+fn regression_a_restore_in_the_welcome_of_its_last_federate_is_loaded() {
+    let mut sim = Sim::with_modes(1, Modes::default());
+    let first = sim.next_node;
+    for name in ["fed1", "fed2", "fed3"] {
+        sim.add_node_and_join_as(name);
+        sim.quiesce();
+    }
+    let federate_of = |sim: &Sim, node: u64| {
+        sim.feds
+            .iter()
+            .find(|(_, m)| m.node == node && !m.resigning)
+            .map(|(h, _)| *h)
+            .unwrap()
+    };
+    let h1 = federate_of(&sim, first);
+    let core = sim.nodes.get_mut(&first).unwrap().core_mut();
+    core.request_federation_save(h1, "R", None).unwrap();
+    sim.drain(first);
+    sim.quiesce();
+    while sim.complete_saves() {
+        sim.quiesce();
+    }
+    assert!(
+        sim.disk.keys().any(|(l, n)| l == "R" && n == "fed3"),
+        "saved"
+    );
+    // The execution ends with its LRCs; a new one starts with the same federates.
+    for n in first..first + 3 {
+        sim.crash(n);
+    }
+    sim.quiesce();
+    let (c, e) = (sim.next_node, sim.next_node + 2);
+    sim.add_node_and_join_as("fed1");
+    sim.quiesce();
+    sim.add_node_and_join_as("fed2");
+    sim.quiesce();
+    sim.add_node_and_join_as("fed3");
+    // Until C (the coordinator) has decided E's join, only E's traffic to C flows; D's
+    // acknowledgements wait, and with them E's Welcome.
+    while !sim.nodes[&c]
+        .core()
+        .view()
+        .federates
+        .values()
+        .any(|r| r.node == e)
+    {
+        assert!(
+            sim.deliver_one_if(&|_, from, to| from == e && to == c),
+            "E's join reached C"
+        );
+    }
+    let h1 = federate_of(&sim, c);
+    let saved = sim
+        .disk
+        .iter()
+        .find(|((l, n), _)| l == "R" && n == "fed1")
+        .map(|(_, st)| st.membership.clone())
+        .ok_or_else(|| "no save R".to_string());
+    let core = sim.nodes.get_mut(&c).unwrap().core_mut();
+    core.request_federation_restore(h1, "R", saved).unwrap();
+    sim.drain(c);
+    assert!(
+        !sim.nodes[&e].core().is_admitted(),
+        "E not welcomed before the restore was decided"
+    );
+    sim.quiesce();
+    sim.finish_restores();
+    assert_eq!(sim.restores_done, 3, "every federate restored");
+    sim.check_final();
 }

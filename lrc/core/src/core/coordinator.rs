@@ -601,6 +601,7 @@ impl FederationCore {
                     self.on_node_removed(n);
                     self.release_resignations(Some(n));
                     self.ownership_on_node_removed(n);
+                    self.time_on_node_removed(n);
                 }
                 let hw = match d {
                     Decision::FederateResigned { hw, .. } => hw,
@@ -623,7 +624,7 @@ impl FederationCore {
                         self.ownership.resigned_on(h, node);
                     }
                     self.resign_after_data(h, node, hw, action);
-                    self.time_on_left(h, lost);
+                    self.time_on_left(h, node, lost);
                     self.sync_on_left(h);
                     self.save_on_left(h, lost);
                     self.restore_on_left(h, lost);
@@ -765,7 +766,8 @@ impl FederationCore {
                 to,
                 msg,
                 epoch,
-            } => self.on_time_message(from, f, to, msg, epoch),
+                number,
+            } => self.on_time_message(from, f, to, msg, epoch, number),
             ControlMsg::Snapshot {
                 high_water,
                 instances,
@@ -846,6 +848,7 @@ impl FederationCore {
             self.apply_decision(d);
         }
         self.phase.replayed();
+        self.restore_after_replay();
         // Members that went before we were admitted are suspected now that we know them.
         let gone: Vec<Node> = self
             .view

@@ -348,10 +348,18 @@ impl FederationCore {
     }
 
     /// Queues a data message and applies it locally through the same path as remote data.
-    pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) {
+    /// Returns its sequence number in this LRC's reliable stream (when `reliable`): taken
+    /// before the local apply, whose time pump may send promises (another local federate's
+    /// manager reacting to the message), each taking the next number. Read from `data_hw`
+    /// after the call, the number was that of such a promise, which the sender's manager then
+    /// promised as its last TSO message: no manager ever gets data under that number, so
+    /// every promise of that sender waited for good (several federates on one LRC;
+    /// `rti_sim`'s `regression_time_a_send_counts_under_its_own_sequence_number`).
+    pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) -> u64 {
         if reliable {
             self.data_hw += 1;
         }
+        let seq = self.data_hw;
         // Held only when at least two other LRCs receive it: each of them then handles one
         // datagram less per step, while the receiver loses the head start of handling the
         // update before the time message arrives. Measured with `hlamesh-bench time` (lockstep
@@ -379,5 +387,6 @@ impl FederationCore {
         });
         let me = self.me;
         self.apply_data(me, None, reliable, msg);
+        seq
     }
 }

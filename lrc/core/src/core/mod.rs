@@ -299,6 +299,18 @@ impl Callback {
                 | Callback::AttributesOutOfScope { .. }
         )
     }
+
+    /// Time-management callbacks: a grant (or an enable) comes behind the time-stamp-ordered
+    /// messages its manager delivered before it, so it is held with them while the federate
+    /// saves.
+    pub fn is_time(&self) -> bool {
+        matches!(
+            self,
+            Callback::TimeAdvanceGrant(_)
+                | Callback::TimeRegulationEnabled(_)
+                | Callback::TimeConstrainedEnabled(_)
+        )
+    }
 }
 
 /// What a completed blocking call returns.
@@ -772,15 +784,20 @@ impl FederationCore {
 
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
         // A federate saving its own state gets no new data until the save ends: what arrives
-        // meanwhile is part of the saved state (undelivered) and is delivered afterwards.
-        let callback = if callback.is_data() && self.locals.contains_key(&federate) {
-            match self.save.hold(federate, callback) {
-                Ok(()) => return,
-                Err(callback) => callback,
-            }
-        } else {
-            callback
-        };
+        // meanwhile is part of the saved state (undelivered) and is delivered afterwards. Time
+        // callbacks too (an advance asked for before the save may be granted during it): a
+        // grant that went ahead would reach the federate before the messages it covers
+        // (`rti_sim`'s `regression_time_an_enable_during_a_save_stays_behind_the_data_held`),
+        // and the saved state would lack it (restored, the federate would wait for it).
+        let callback =
+            if (callback.is_data() || callback.is_time()) && self.locals.contains_key(&federate) {
+                match self.save.hold(federate, callback) {
+                    Ok(()) => return,
+                    Err(callback) => callback,
+                }
+            } else {
+                callback
+            };
         self.actions
             .push_back(Action::Callback { federate, callback });
     }

@@ -340,7 +340,7 @@ impl FederationCore {
         time: Option<Timestamp>,
         versions: Vec<u32>,
     ) {
-        self.send_data(
+        let seq = self.send_data(
             reliable,
             DataMsg::Update {
                 object,
@@ -353,7 +353,7 @@ impl FederationCore {
             },
         );
         if reliable {
-            self.time_data_sent(producer, self.data_hw, tso);
+            self.time_data_sent(producer, seq, tso);
         }
     }
 
@@ -392,7 +392,7 @@ impl FederationCore {
             .unwrap_or(ic.order);
         let preferred = if reliable { chosen } else { OrderType::Receive };
         let tso = self.time_send_order(f, &time, preferred)?;
-        self.send_data(
+        let seq = self.send_data(
             reliable,
             DataMsg::Interaction {
                 class,
@@ -404,7 +404,7 @@ impl FederationCore {
             },
         );
         if reliable {
-            self.time_data_sent(f, self.data_hw, tso);
+            self.time_data_sent(f, seq, tso);
         }
         self.pump_time();
         Ok(())
@@ -441,7 +441,7 @@ impl FederationCore {
             .and_then(|p| fdd.attribute(inst.class, p).ok())
             .map_or(OrderType::TimeStamp, |a| a.order);
         let tso = self.time_send_order(f, &time, preferred)?;
-        self.send_data(
+        let seq = self.send_data(
             true,
             DataMsg::Delete {
                 object,
@@ -451,7 +451,7 @@ impl FederationCore {
                 tso,
             },
         );
-        self.time_data_sent(f, self.data_hw, tso);
+        self.time_data_sent(f, seq, tso);
         self.pump_time();
         Ok(())
     }

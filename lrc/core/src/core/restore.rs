@@ -558,6 +558,36 @@ impl FederationCore {
         Ok(())
     }
 
+    /// The Welcome's log was replayed: a restore it initiated and did not end yet takes this
+    /// LRC's federates too. Replaying does not read save files (most restores in a log ended
+    /// long ago), so those of the local members are read now. Without this, a federate whose
+    /// join and the restore that includes it came in one Welcome (the restore was requested as
+    /// soon as the coordinator had every saved federate joined) never reported its file loaded,
+    /// and the restore waited for it for good (`rti_restore`, new processes restoring a save:
+    /// one run in a few dozen under load).
+    pub(crate) fn restore_after_replay(&mut self) {
+        let Some(r) = self.restore.current() else {
+            return;
+        };
+        if r.committed {
+            return;
+        }
+        let label = r.label.clone();
+        let load: Vec<(FederateHandle, String)> = r
+            .members
+            .iter()
+            .filter(|m| self.locals.contains_key(&m.pre))
+            .map(|m| (m.pre, m.name.clone()))
+            .collect();
+        for (federate, name) in load {
+            self.actions.push_back(Action::LoadRestore {
+                federate,
+                label: label.clone(),
+                name,
+            });
+        }
+    }
+
     /// The shell read (or failed to read) the save file of local federate `f` for the restore
     /// in progress ([`Action::LoadRestore`]).
     pub fn restore_loaded(
@@ -977,6 +1007,10 @@ impl FederationCore {
         self.time.managers.clear();
         self.time.backlog.clear();
         self.time.from_unknown.clear();
+        // Handles are given out anew: numbering starts over with the restored managers.
+        self.time.sent.clear();
+        self.time.heard.clear();
+        self.time.departed_on.clear();
         for (h, st) in &states {
             self.time_restore_manager(*h, st.time_state.clone());
         }
@@ -1060,8 +1094,8 @@ impl FederationCore {
             }
         }
         let future = std::mem::take(&mut self.time.future);
-        for (node, from, to, msg, epoch) in future {
-            self.on_time_message(node, from, to, msg, epoch);
+        for (node, (from, to, msg, number), epoch) in future {
+            self.on_time_message(node, from, to, msg, epoch, number);
         }
     }
 }

@@ -213,7 +213,7 @@ pub(crate) struct SaveState {
     cannot_honor: bool,
     /// Local federates that completed their save and wait for the cut (module docs).
     capture: BTreeSet<FederateHandle>,
-    /// Data callbacks held for local federates while they save (see `FederationCore::callback`).
+    /// Data and time callbacks held for local federates while they save (see `FederationCore::callback`).
     held: BTreeMap<FederateHandle, Vec<Callback>>,
     /// Reports local federates made on the save in progress, before their decisions (so that a
     /// second report in a row is refused at once).
@@ -996,6 +996,16 @@ impl FederationCore {
                 false,
             );
         }
+    }
+
+    /// Whether a time advance grant for `f` is held until its save ends (see
+    /// `FederationCore::callback`): the federate has not received it, so it is still in the
+    /// Time Advancing state (8.2), as while a grant waits in its callback queue.
+    pub fn grant_held(&self, f: FederateHandle) -> bool {
+        self.save
+            .held_for(f)
+            .iter()
+            .any(|c| matches!(c, Callback::TimeAdvanceGrant(_)))
     }
 
     fn end_save(&mut self, failure: Option<SaveFailureReason>) {

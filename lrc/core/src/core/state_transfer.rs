@@ -84,12 +84,13 @@ impl FederationCore {
             from: f,
             msg,
             epoch,
+            number,
         } = &msg
         {
             // Not held behind a snapshot or an admission: the managers order it themselves,
             // and early ones wait in the time backlog. It still takes its place in the stream
             // below: save cuts and resignation gates wait until its sequence number is applied.
-            self.on_time_message(from, *f, None, msg.clone(), *epoch);
+            self.on_time_message(from, *f, None, msg.clone(), *epoch, *number);
         }
         let st = self.streams.entry(from).or_default();
         if !st.live {

@@ -11,6 +11,20 @@
 //! data itself. Time messages that arrive before the decision admitting their sender or
 //! addressee is applied here are kept in a bounded backlog and replayed when it is.
 //!
+//! Stale statuses: a manager takes each status message from a peer (a promise, or a
+//! regulation query, which makes the querier a stand-in regulator) as replacing the one
+//! before, which holds only in the order sent, and the two paths keep no order between them.
+//! What an addressed message must not overtake, the sender's TSO data, the manager itself
+//! waits for (a promise's and a query's `hw`); what is left is a status message arriving
+//! after a later one. So every time message a federate sends to other LRCs carries its place
+//! in what that federate sent (`number`), and a promise older than the last status message
+//! handed to a manager from the same federate is dropped: applied, it would replace the newer
+//! status (a final "not regulating" promise overtaken by the next regulation query would
+//! replace the stand-in the query made). (The last joiner of `rti_restore` once got a
+//! regulator's "not regulating" status, made before the regulator's first promise, after that
+//! promise; seeing no regulator, it was granted time 1 before the regulator's update at 1
+//! arrived. The status should not have been sent at all, see `TimeManager::resend_status`.)
+//!
 //! Timed deletes from a regulating federate are time-stamp ordered like timed updates (the
 //! order of `HLAprivilegeToDeleteObject`): a local federate with a manager gets the removal when
 //! its manager delivers it and knows the instance until then; TSO reflections of an instance
@@ -60,6 +74,47 @@ pub type Manager = TimeManager<Time, Callback>;
 /// Largest number of early time messages kept for federates not admitted here yet.
 pub const MAX_BACKLOG: usize = 1 << 16;
 
+/// A time message from another LRC as it is kept until it can be handed on: (from, to,
+/// message, its number among `from`'s, see the module docs).
+pub(crate) type Early = (
+    FederateHandle,
+    Option<FederateHandle>,
+    TimeMessage<Time>,
+    u64,
+);
+
+/// Whether time message number `number` of remote federate `from` goes to local manager `to`,
+/// given `heard`, the number of the last status message each local manager was handed from
+/// each sender (see the module docs, "stale statuses").
+fn admit(
+    heard: &mut std::collections::BTreeMap<(FederateHandle, FederateHandle), u64>,
+    from: FederateHandle,
+    to: FederateHandle,
+    msg: &TimeMessage<Time>,
+    number: u64,
+) -> bool {
+    match msg {
+        TimeMessage::Promise(_) => {
+            let last = heard.entry((from, to)).or_default();
+            if number < *last {
+                tracing::debug!(%from, %to, number, last = *last, "stale time status dropped");
+                return false;
+            }
+            *last = number;
+            true
+        }
+        // Always handed on: a query is answered whatever else arrived (the querier waits for
+        // the answer), and it cannot be stale anyway (the querier's later promises follow the
+        // answers).
+        TimeMessage::RegulationQuery { .. } => {
+            let last = heard.entry((from, to)).or_default();
+            *last = (*last).max(number);
+            true
+        }
+        TimeMessage::RegulationAnswer { .. } => true,
+    }
+}
+
 pub(crate) fn member(h: FederateHandle) -> MemberId {
     MemberId(u64::from(h.0))
 }
@@ -81,23 +136,42 @@ pub struct TimeState {
     /// The federation's logical time implementation (chosen at create, handed to joiners).
     pub(crate) kind: TimeKind,
     pub(crate) managers: std::collections::BTreeMap<FederateHandle, Manager>,
-    /// Early time messages: (from, to, message), for local managers created later.
-    pub(crate) backlog: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
+    /// Early time messages, for local managers created later.
+    pub(crate) backlog: VecDeque<Early>,
     /// Time messages from federates whose join this LRC had not applied yet, for the local
-    /// managers that exist when it is applied: (from, to, message).
-    pub(crate) from_unknown: VecDeque<(FederateHandle, Option<FederateHandle>, TimeMessage<Time>)>,
+    /// managers that exist when it is applied.
+    pub(crate) from_unknown: VecDeque<Early>,
     /// Last reliable sequence number applied per sending LRC.
     pub(crate) last_seq: std::collections::BTreeMap<Node, u64>,
     /// Time messages from LRCs that applied a restore this LRC has not applied yet:
-    /// (node, from, to, message, epoch).
-    #[allow(clippy::type_complexity)]
-    pub(crate) future: Vec<(
-        Node,
-        FederateHandle,
-        Option<FederateHandle>,
-        TimeMessage<Time>,
-        u32,
-    )>,
+    /// (node, message, epoch).
+    pub(crate) future: Vec<(Node, Early, u32)>,
+    /// Number of the next time message each local federate sends to other LRCs.
+    pub(crate) sent: std::collections::BTreeMap<FederateHandle, u64>,
+    /// Per (remote sender, local federate): number of the last status message its manager was
+    /// handed from that sender (see the module docs, "stale statuses").
+    pub(crate) heard: std::collections::BTreeMap<(FederateHandle, FederateHandle), u64>,
+    /// Federates that resigned from another LRC, by LRC: the local managers may still wait
+    /// for their last data and promises (see [`FederationCore::time_on_node_removed`]).
+    pub(crate) departed_on: std::collections::BTreeMap<FederateHandle, Node>,
+}
+
+impl TimeState {
+    /// The number of `f`'s next time message to other LRCs (1, 2, … in sending order).
+    fn next_number(&mut self, f: FederateHandle) -> u64 {
+        let n = self.sent.entry(f).or_default();
+        *n += 1;
+        *n
+    }
+
+    /// `f` left: what its own manager was handed, and its own numbering, are done with. What
+    /// others were handed from it stays: its last messages may still be on their way (one
+    /// small entry per departed sender and local federate, bounded by the churn; a restore
+    /// clears them all).
+    fn forget_numbers(&mut self, f: FederateHandle) {
+        self.sent.remove(&f);
+        self.heard.retain(|(_, to), _| *to != f);
+    }
 }
 
 impl FederationCore {
@@ -311,18 +385,34 @@ impl FederationCore {
     pub(crate) fn time_skip(&mut self, from: Node, high_water: u64) {
         let e = self.time.last_seq.entry(from).or_default();
         *e = (*e).max(high_water);
+        // Its federates, and those that resigned from it: a leaver's final promise waits for
+        // its data up to that promise's high-water, which the snapshot may cover (the leaver
+        // sends nothing more, and a federate that joined after it waited for that promise for
+        // good: `rti_sim`'s `regression_time_a_snapshot_covers_a_leavers_last_data`).
         let theirs: Vec<FederateHandle> = self
             .view
             .federates
             .iter()
             .filter(|(_, r)| r.node == from)
             .map(|(h, _)| *h)
+            .chain(
+                self.time
+                    .departed_on
+                    .iter()
+                    .filter(|(_, n)| **n == from)
+                    .map(|(h, _)| *h),
+            )
             .collect();
         for p in theirs {
             for tm in self.time.managers.values_mut() {
                 tm.on_data(member(p), Seq(high_water), Incoming::Other);
             }
         }
+        // What that releases (a promise that waited for the data the snapshot covers, and
+        // the grant or enable it allows) goes out now: nothing else is sure to follow and pump
+        // the managers (the last joiner of a lockstep, whose others all wait for it, stayed
+        // stuck: `rti_sim`'s `regression_lockstep_52_a_snapshot_runs_the_time_managers`).
+        self.pump_time();
     }
 
     /// Federate `h` on `node` joined (decision applied): a manager for it if it is local, and
@@ -336,18 +426,24 @@ impl FederationCore {
         // regulation at once, say: the decision and its messages come by different paths) goes
         // to the local managers now, in arrival order; dropped, its query would never be
         // answered (rti_sim, time mode, seed 154).
-        if self.time.from_unknown.iter().any(|(from, _, _)| *from == h) {
+        if self.time.from_unknown.iter().any(|(from, ..)| *from == h) {
             let early: Vec<_> = self
                 .time
                 .from_unknown
                 .iter()
-                .filter(|(from, _, _)| *from == h)
+                .filter(|(from, ..)| *from == h)
                 .cloned()
                 .collect();
-            self.time.from_unknown.retain(|(from, _, _)| *from != h);
-            for (from, to, msg) in early {
-                for (g, tm) in self.time.managers.iter_mut() {
-                    if *g != from && to.is_none_or(|t| t == *g) {
+            self.time.from_unknown.retain(|(from, ..)| *from != h);
+            let TimeState {
+                managers, heard, ..
+            } = &mut self.time;
+            for (from, to, msg, number) in early {
+                for (g, tm) in managers.iter_mut() {
+                    if *g != from
+                        && to.is_none_or(|t| t == *g)
+                        && admit(heard, from, *g, &msg, number)
+                    {
                         tm.on_message(member(from), msg.clone());
                     }
                 }
@@ -373,14 +469,18 @@ impl FederationCore {
                 .insert(h, Manager::new(member(h), view, existing));
             // Replay what arrived for it before it existed, in arrival order.
             let backlog: Vec<_> = self.time.backlog.iter().cloned().collect();
-            if let Some(tm) = self.time.managers.get_mut(&h) {
-                for (from, to, msg) in backlog {
-                    if from != h && to.is_none_or(|t| t == h) {
+            let TimeState {
+                managers, heard, ..
+            } = &mut self.time;
+            if let Some(tm) = managers.get_mut(&h) {
+                for (from, to, msg, number) in backlog {
+                    if from != h && to.is_none_or(|t| t == h) && admit(heard, from, h, &msg, number)
+                    {
                         tm.on_message(member(from), msg);
                     }
                 }
             }
-            self.time.backlog.retain(|(_, to, _)| *to != Some(h));
+            self.time.backlog.retain(|(_, to, ..)| *to != Some(h));
         }
         self.trim_backlog();
         self.pump_time();
@@ -415,15 +515,47 @@ impl FederationCore {
         self.time.managers.insert(h, tm);
     }
 
-    /// Federate `h` left (`lost`: with its LRC).
-    pub(crate) fn time_on_left(&mut self, h: FederateHandle, lost: bool) {
+    /// Federate `h` on LRC `node` left (`lost`: with its LRC).
+    pub(crate) fn time_on_left(&mut self, h: FederateHandle, node: Node, lost: bool) {
         let view = ViewNumber(self.view.last());
         self.time.managers.remove(&h);
+        self.time.forget_numbers(h);
+        if !lost && node != self.me {
+            self.time.departed_on.insert(h, node);
+        }
         for tm in self.time.managers.values_mut() {
             if lost {
                 tm.on_member_lost(member(h), view);
             } else {
                 tm.on_member_left(member(h), view);
+            }
+        }
+        self.pump_time();
+    }
+
+    /// LRC `n` was removed: the federates that resigned from it earlier are lost to the local
+    /// managers still waiting for their last messages. A leaver's final promise waits until
+    /// its data up to that promise's high-water has arrived, and once its LRC is gone what did
+    /// not arrive never will: the manager kept it as a regulator at its last known bound (or
+    /// the lowest one, never heard from) and its constrained federate waited for good
+    /// (`rti_sim`'s `regression_time_a_leaver_lost_with_its_lrc_before_its_snapshot_does_not_stall_time`).
+    /// Lost, its promise is dropped, as for a federate lost with its LRC.
+    pub(crate) fn time_on_node_removed(&mut self, n: Node) {
+        let gone: Vec<FederateHandle> = self
+            .time
+            .departed_on
+            .iter()
+            .filter(|(_, node)| **node == n)
+            .map(|(h, _)| *h)
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        let view = ViewNumber(self.view.last());
+        for h in gone {
+            self.time.departed_on.remove(&h);
+            for tm in self.time.managers.values_mut() {
+                tm.on_member_lost(member(h), view);
             }
         }
         self.pump_time();
@@ -448,12 +580,13 @@ impl FederationCore {
             let next = self.view.next_handle;
             self.time
                 .backlog
-                .retain(|(from, to, _)| from.0 >= next || to.is_some_and(|t| t.0 >= next));
-            self.time.from_unknown.retain(|(from, _, _)| from.0 >= next);
+                .retain(|(from, to, ..)| from.0 >= next || to.is_some_and(|t| t.0 >= next));
+            self.time.from_unknown.retain(|(from, ..)| from.0 >= next);
         }
     }
 
-    /// A time message from federate `from` on LRC `node`, sent in restore epoch `epoch`.
+    /// A time message from federate `from` on LRC `node`, sent in restore epoch `epoch`, its
+    /// `number`th to other LRCs.
     pub(crate) fn on_time_message(
         &mut self,
         node: Node,
@@ -461,6 +594,7 @@ impl FederationCore {
         to: Option<FederateHandle>,
         msg: TimeMessage<Time>,
         epoch: u32,
+        number: u64,
     ) {
         if epoch < self.restore.epoch() {
             // From the run a restore abandoned.
@@ -468,7 +602,9 @@ impl FederationCore {
         }
         if epoch > self.restore.epoch() {
             if self.time.future.len() < MAX_BACKLOG {
-                self.time.future.push((node, from, to, msg, epoch));
+                self.time
+                    .future
+                    .push((node, (from, to, msg, number), epoch));
             }
             return;
         }
@@ -477,26 +613,33 @@ impl FederationCore {
             || to.is_some_and(|t| t.0 >= self.view.next_handle)
             || (to.is_none() && self.join_pending());
         if early && self.time.backlog.len() < MAX_BACKLOG {
-            self.time.backlog.push_back((from, to, msg.clone()));
+            self.time.backlog.push_back((from, to, msg.clone(), number));
         }
         if known_from.is_none()
             && from.0 >= self.view.next_handle
             && self.time.from_unknown.len() < MAX_BACKLOG
         {
-            self.time.from_unknown.push_back((from, to, msg.clone()));
+            self.time
+                .from_unknown
+                .push_back((from, to, msg.clone(), number));
         }
         if known_from != Some(node) {
             return;
         }
+        let TimeState {
+            managers, heard, ..
+        } = &mut self.time;
         match to {
             Some(t) => {
-                if let Some(tm) = self.time.managers.get_mut(&t) {
+                if let Some(tm) = managers.get_mut(&t)
+                    && admit(heard, from, t, &msg, number)
+                {
                     tm.on_message(member(from), msg);
                 }
             }
             None => {
-                for (h, tm) in self.time.managers.iter_mut() {
-                    if *h != from {
+                for (h, tm) in managers.iter_mut() {
+                    if *h != from && admit(heard, from, *h, &msg, number) {
                         tm.on_message(member(from), msg.clone());
                     }
                 }
@@ -543,11 +686,13 @@ impl FederationCore {
                     // One multicast on the data plane reaches every LRC: N−1 QUIC sends and
                     // two thread hand-offs per receiver less than the control plane.
                     self.data_hw += 1;
+                    let number = self.time.next_number(h);
                     self.actions.push_back(Action::SendTime {
                         bytes: DataMsg::Time {
                             from: h,
                             msg,
                             epoch: self.restore.epoch(),
+                            number,
                         }
                         .encode(),
                     });
@@ -559,6 +704,7 @@ impl FederationCore {
                     tm.on_message(member(h), msg);
                 } else if let Some(r) = self.view.federates.get(&to) {
                     let n = r.node;
+                    let number = self.time.next_number(h);
                     self.send_control(
                         n,
                         false,
@@ -567,6 +713,7 @@ impl FederationCore {
                             to: Some(to),
                             msg,
                             epoch: self.restore.epoch(),
+                            number,
                         },
                     );
                 }
@@ -632,5 +779,51 @@ impl FederationCore {
             _ => {}
         }
         self.callback(h, cb);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn promise() -> TimeMessage<Time> {
+        TimeMessage::Promise(hlamesh_timesync::Promise {
+            bounds: None,
+            hw: Seq(0),
+            recv: Vec::new(),
+            view: ViewNumber(0),
+        })
+    }
+
+    #[test]
+    fn a_promise_older_than_the_last_status_handed_on_is_dropped() {
+        let mut heard = std::collections::BTreeMap::new();
+        let (r, f, g) = (FederateHandle(1), FederateHandle(2), FederateHandle(3));
+        // A broadcast promise (number 5) overtook the status addressed to f before it (4).
+        assert!(admit(&mut heard, r, f, &promise(), 5));
+        assert!(!admit(&mut heard, r, f, &promise(), 4), "stale for f");
+        // Another local federate that never got number 5 still takes 4.
+        assert!(admit(&mut heard, r, g, &promise(), 4));
+        // A regulation query is always handed on and replaces what came before it.
+        let query = TimeMessage::RegulationQuery {
+            query: 1,
+            hw: Seq(0),
+        };
+        assert!(admit(&mut heard, r, f, &query, 7));
+        assert!(
+            !admit(&mut heard, r, f, &promise(), 6),
+            "older than the query"
+        );
+        assert!(
+            admit(&mut heard, r, f, &query, 3),
+            "a query is always answered"
+        );
+        assert!(admit(&mut heard, r, f, &promise(), 8));
+        // Answers carry no status.
+        let answer = TimeMessage::RegulationAnswer {
+            query: 1,
+            earliest: hlamesh_timesync::Bound::min_value(),
+        };
+        assert!(admit(&mut heard, r, f, &answer, 1));
     }
 }

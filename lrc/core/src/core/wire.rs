@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 7;
+pub const WIRE_VERSION: u8 = 8;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -220,6 +220,9 @@ pub enum DataMsg {
         msg: hlamesh_timesync::TimeMessage<super::time::Time>,
         /// Number of federation restores the sender had applied.
         epoch: u32,
+        /// Its place among the time messages `from` sent to other LRCs, by either path (see
+        /// `super::time`, "stale statuses").
+        number: u64,
     },
 }
 
@@ -694,6 +697,9 @@ pub enum ControlMsg {
         /// Number of federation restores the sender had applied (older messages are dropped,
         /// newer ones wait until this LRC applied the same restore).
         epoch: u32,
+        /// Its place among the time messages `from` sent to other LRCs, by either path (see
+        /// `super::time`, "stale statuses").
+        number: u64,
     },
     /// From a member that does not coordinate to a requester that is not a member yet: ask
     /// this LRC instead. A joiner picks its candidates from the discovery beacons it has heard so
