@@ -409,6 +409,13 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
             Some(TransportEvent::PeerLost { node }) => {
                 fail(&format!("peer {node} lost during exchange"))
             }
+            // A peer that had everything from us (its Finished) may leave before we have
+            // everything from the others; leaving earlier is a failure of the exchange.
+            Some(TransportEvent::PeerLeft { node }) => {
+                if !peers.get(&node).is_some_and(|p| p.finished) {
+                    fail(&format!("peer {node} left before it finished the exchange"))
+                }
+            }
             Some(TransportEvent::FellBehind {
                 from, first, last, ..
             }) => fail(&format!(
@@ -517,8 +524,10 @@ fn exchange(a: &Args, t: &Arc<Transport>, deadline: &Deadline) {
         "flow_waits": fed.flow_stats().waits,
         "flow_stalls": fed.flow_stats().stalls,
     }));
-    // Let the peers' last NACKs and control messages drain before leaving.
-    std::thread::sleep(Duration::from_millis(200));
+    // Leave as a process that is done does: goodbyes, acknowledged by every peer (bounded, about
+    // a second), so that a peer still waiting for another's Finished sees this node leave, not
+    // lose it. Exiting without them made a slow peer (a loaded machine) fail the exchange.
+    t.leave();
     std::process::exit(if ok { 0 } else { 1 });
 }
 
