@@ -25,6 +25,7 @@ use hlamesh_transport::{
     FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
 };
 
+use crate::core::stream_numbering::StreamNumbering;
 use crate::core::wire::Envelope;
 use crate::core::{Callback, Completion, Event, FederationCore, OutgoingData, Ticket};
 use crate::create_race::{CreateRace, Heard, Verdict};
@@ -443,6 +444,7 @@ impl Lrc {
             .open_federation(name, KeySource::Create)
             .map_err(internal)?;
         st.tags.insert(channel.tag(), Arc::from(name));
+        core.set_stream_numbering(numbering(&channel));
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
         st.host.open(name, core, Io { channel, metrics });
         drop(st);
@@ -518,7 +520,8 @@ impl Lrc {
             .map_err(|e| {
                 RtiError::FederationExecutionDoesNotExist(format!("federation {name}: {e}"))
             })?;
-        let core = FederationCore::joining(name, self.node_id().0, self.now(), members);
+        let mut core = FederationCore::joining(name, self.node_id().0, self.now(), members);
+        core.set_stream_numbering(numbering(&channel));
         let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
         let ch_members = channel.members();
@@ -671,6 +674,16 @@ fn channel_peer(fed: &Fed, node: NodeId) -> Option<Event<'static>> {
         })
 }
 
+/// The channel's rule for numbering reliable messages, for the core (see
+/// `hlamesh_core::core::stream_numbering`).
+fn numbering(channel: &FederationChannel) -> StreamNumbering {
+    let (max_whole, fragment) = channel.numbering();
+    StreamNumbering {
+        max_whole,
+        fragment,
+    }
+}
+
 fn now_us(s: &Shared) -> u64 {
     s.epoch.elapsed().as_micros() as u64
 }
@@ -683,10 +696,13 @@ fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, d: OutgoingData) 
     } else {
         Reliability::BestEffort
     };
-    let sent = if d.hold {
-        fed.io.channel.send_held(r, &d.bytes)
-    } else {
-        fed.io.channel.send(r, &d.bytes)
+    // A reliable message goes under the number the core gave it: the transport refuses (and
+    // counts) one it would number otherwise, so the core's positions in its stream are the
+    // transport's (see `hlamesh_core::core::stream_numbering`).
+    let sent = match (d.seq, d.hold) {
+        (Some(seq), hold) => fed.io.channel.send_numbered(seq, &d.bytes, hold).map(Some),
+        (None, true) => fed.io.channel.send_held(r, &d.bytes),
+        (None, false) => fed.io.channel.send(r, &d.bytes),
     };
     match sent {
         Ok(seq) => {
@@ -708,6 +724,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
         match a {
             HostAction::SendData {
                 reliable,
+                seq,
                 bytes,
                 class,
                 hold,
@@ -715,6 +732,7 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                 if let Some(fed) = st.host.get_mut(federation) {
                     let d = OutgoingData {
                         reliable,
+                        seq,
                         bytes,
                         class,
                         hold,
@@ -722,9 +740,9 @@ fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
                     send_data(shared, fed, federation, d);
                 }
             }
-            HostAction::SendTime { bytes } => {
+            HostAction::SendTime { seq, bytes } => {
                 if let Some(fed) = st.host.get_mut(federation) {
-                    if let Err(e) = fed.io.channel.send(Reliability::Reliable, &bytes) {
+                    if let Err(e) = fed.io.channel.send_numbered(seq, &bytes, false) {
                         tracing::warn!(federation, "time message send failed: {e}");
                     }
                     fed.io.channel.flush();

@@ -54,7 +54,7 @@ use crate::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use crate::core::dispatch::{self, Inbound};
 use crate::core::mesh::{Mesh, Route};
 use crate::core::{Output, ReceivePath};
-use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability};
+use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability, Seq};
 use crate::dial_limits::DialOutcome;
 use crate::dial_limits::DialStats;
 use crate::discovery::{
@@ -636,11 +636,44 @@ impl FederationChannel {
         self.send_as(reliability, payload, true)
     }
 
+    /// Sends one reliable message the caller numbered itself (`number`: the number the stream
+    /// gives it, its last fragment's — see [`crate::data::DataConfig::reliable_numbers`]), like
+    /// [`FederationChannel::send`] (or [`FederationChannel::send_held`] with `hold`). Nothing
+    /// is sent, and [`crate::data::SendError::OutOfSequence`] returned and counted, if the
+    /// stream would number it otherwise: a caller's count never drifts from the stream
+    /// unnoticed.
+    pub fn send_numbered(
+        &self,
+        number: u64,
+        payload: &[u8],
+        hold: bool,
+    ) -> Result<u64, TransportError> {
+        let seq = self.send_with(Reliability::Reliable, payload, hold, Some(Seq(number)))?;
+        Ok(seq.unwrap_or(number))
+    }
+
+    /// How this channel numbers reliable messages: (largest payload sent whole, payload per
+    /// fragment); see [`crate::data::DataConfig::reliable_numbers`].
+    pub fn numbering(&self) -> (usize, usize) {
+        let cfg = self.shared.data_config();
+        (cfg.max_whole_payload(), cfg.fragment_payload())
+    }
+
     fn send_as(
         &self,
         reliability: Reliability,
         payload: &[u8],
         hold: bool,
+    ) -> Result<Option<u64>, TransportError> {
+        self.send_with(reliability, payload, hold, None)
+    }
+
+    fn send_with(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+        hold: bool,
+        number: Option<Seq>,
     ) -> Result<Option<u64>, TransportError> {
         if payload.len() > self.shared.cfg.max_message {
             return Err(TransportError::MessageTooLarge {
@@ -655,6 +688,7 @@ impl FederationChannel {
             hold,
             heard: self.fed.heard.load(Ordering::Relaxed),
             timer_by: self.shared.data_wake_by(),
+            number,
         };
         let mut side = lock(&self.fed.sender);
         let (seq, sent) = self

@@ -149,11 +149,7 @@ fn size(rng: &mut StdRng) -> usize {
 }
 
 fn frames_of(cfg: &DataConfig, len: usize) -> u64 {
-    if len <= cfg.max_whole_payload() {
-        1
-    } else {
-        len.div_ceil(cfg.fragment_payload()) as u64
-    }
+    cfg.reliable_numbers(len)
 }
 
 /// A control message: the payload of a gated `App` frame (the sender's high-water and an id).
@@ -502,17 +498,28 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 } else {
                     Reliability::BestEffort
                 };
+                // Half the reliable messages are numbered by the caller, as the LRC's core
+                // numbers its own: by the stream's rule, which must give the number the
+                // stream assigns (a refusal fails the run).
+                let number = (reliable && rng.random_bool(0.5)).then(|| {
+                    let high_water = nodes[s].fed.send.borrow().sender().high_water().0;
+                    Seq(high_water + sc.cfg.reliable_numbers(len))
+                });
                 let msg = Outgoing {
                     reliability,
                     payload: &payload,
                     hold: rng.random_bool(0.3),
                     heard: nodes[s].heard,
                     timer_by: Some(now),
+                    number,
                 };
                 let mut side = nodes[s].fed.send.borrow_mut();
                 let seq = side
                     .send(now, msg, &mut emit)
                     .map_err(|e| format!("send: {e}"))?;
+                if number.is_some() && seq != number {
+                    return Err(format!("numbered {number:?}, sent as {seq:?}"));
+                }
                 side.sent(now, Some(now));
                 drop(side);
                 if let Some(q) = seq {

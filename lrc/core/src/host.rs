@@ -79,6 +79,8 @@ pub enum HostAction<F, R> {
     SendData {
         /// Reliable (sequenced) or best effort.
         reliable: bool,
+        /// Its number in this LRC's reliable stream (reliable messages).
+        seq: Option<u64>,
         /// Encoded data message.
         bytes: Vec<u8>,
         /// What it is about, for per-class counters.
@@ -88,6 +90,8 @@ pub enum HostAction<F, R> {
     },
     /// Multicast a time message reliably and at once (see [`Action::SendTime`]).
     SendTime {
+        /// Its number in this LRC's reliable stream.
+        seq: u64,
         /// Encoded time message.
         bytes: Vec<u8>,
     },
@@ -367,18 +371,22 @@ impl<F, R: Clone> Host<F, R> {
             match a {
                 Action::SendData {
                     reliable,
+                    seq,
                     bytes,
                     class,
                     hold,
                 } => {
                     return Some(HostAction::SendData {
                         reliable,
+                        seq,
                         bytes,
                         class,
                         hold,
                     });
                 }
-                Action::SendTime { bytes } => return Some(HostAction::SendTime { bytes }),
+                Action::SendTime { seq, bytes } => {
+                    return Some(HostAction::SendTime { seq, bytes });
+                }
                 Action::SendControl { to, causal, bytes } => {
                     return Some(HostAction::SendControl { to, causal, bytes });
                 }

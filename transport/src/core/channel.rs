@@ -163,6 +163,11 @@ pub struct Outgoing<'a> {
     pub heard: u64,
     /// When the shell's timer (the data thread) runs next at the latest.
     pub timer_by: Option<Instant>,
+    /// The number the caller gave this reliable message, if it numbers its messages itself
+    /// (the LRC's core does: its time promises, snapshots and resignations name positions in
+    /// its own stream). The send is refused with [`SendError::OutOfSequence`], and nothing
+    /// leaves, unless it is the number the stream gives the message.
+    pub number: Option<Seq>,
 }
 
 /// A federation's send side: the data sender and its batching decisions, kept together (the
@@ -197,6 +202,18 @@ impl SendSide {
         msg: Outgoing<'_>,
         out: &mut impl FnMut(&[u8]),
     ) -> Result<Option<Seq>, SendError> {
+        if let Some(given) = msg.number
+            && msg.reliability == Reliability::Reliable
+        {
+            let next = self.tx.next_number(msg.payload.len());
+            if given != next {
+                self.tx.refused_out_of_sequence();
+                return Err(SendError::OutOfSequence {
+                    given: given.0,
+                    next: next.0,
+                });
+            }
+        }
         let batch = self.batch.decide(
             now,
             SendContext {
@@ -389,6 +406,7 @@ mod tests {
             hold: false,
             heard: 0,
             timer_by: Some(t),
+            number: None,
         };
         let mut n = 0;
         for _ in 0..3 {
@@ -405,5 +423,51 @@ mod tests {
             }
         );
         assert!(n >= 1);
+    }
+
+    #[test]
+    fn a_message_numbered_otherwise_than_the_stream_is_refused_and_nothing_leaves() {
+        let cfg = DataConfig::default();
+        let tx = DataSender::new(
+            NodeId(1),
+            FederationTag(3),
+            &FederationKey([1; 32]),
+            cfg.clone(),
+        )
+        .expect("config");
+        let mut side = SendSide::new(tx);
+        let t = Instant::now();
+        let big = vec![7u8; 3 * cfg.fragment_payload() + 1];
+        fn numbered(payload: &[u8], n: u64) -> Outgoing<'_> {
+            Outgoing {
+                reliability: Reliability::Reliable,
+                payload,
+                hold: false,
+                heard: 0,
+                timer_by: None,
+                number: Some(Seq(n)),
+            }
+        }
+        let mut out = 0;
+        // One number for a whole message, one per fragment for a large one: the rule gives
+        // the number the stream assigns.
+        let small = side.send(t, numbered(b"x", 1), &mut |_| out += 1);
+        assert_eq!(small, Ok(Some(Seq(1))));
+        assert_eq!(cfg.reliable_numbers(big.len()), 4);
+        let large = side.send(t, numbered(&big, 5), &mut |_| out += 1);
+        assert_eq!(large, Ok(Some(Seq(5))));
+        side.flush(t, &mut |_| out += 1);
+        let before = out;
+        // A caller that counts one number per message is off after the fragmented one.
+        let wrong = side.send(t, numbered(b"y", 3), &mut |_| out += 1);
+        assert_eq!(wrong, Err(SendError::OutOfSequence { given: 3, next: 6 }));
+        side.flush(t, &mut |_| out += 1);
+        assert_eq!(out, before, "a refused message sends nothing");
+        assert_eq!(side.sender().stats().out_of_sequence, 1);
+        assert_eq!(side.sender().high_water(), Seq(5));
+        // Best-effort messages have no reliable number to check.
+        let mut be = numbered(b"z", 99);
+        be.reliability = Reliability::BestEffort;
+        assert_eq!(side.send(t, be, &mut |_| out += 1), Ok(None));
     }
 }

@@ -381,6 +381,7 @@ mod tests {
                 hold: false,
                 heard: 0,
                 timer_by: None,
+                number: None,
             };
             let seq = s
                 .send(now, msg, &mut |d: &[u8]| {

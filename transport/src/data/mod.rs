@@ -220,4 +220,16 @@ impl DataConfig {
         (self.max_datagram - wire::HEADER_LEN - wire::MAC_LEN - wire::FRAGMENT_FRAME_HEADER)
             .min(usize::from(u16::MAX))
     }
+
+    /// Reliable sequence numbers a message of `len` bytes takes in the stream: one if it
+    /// travels whole, one per fragment otherwise (the number it is delivered under is the last
+    /// of them). The rule a layer above numbers its own messages by, so that its numbers are
+    /// the transport's (see [`crate::core::Outgoing::number`]).
+    pub fn reliable_numbers(&self, len: usize) -> u64 {
+        if len <= self.max_whole_payload() {
+            1
+        } else {
+            len.div_ceil(self.fragment_payload()) as u64
+        }
+    }
 }

@@ -29,6 +29,16 @@ pub enum SendError {
         /// Configured maximum.
         max: usize,
     },
+    /// The caller numbered a reliable message otherwise than the stream would: nothing was
+    /// sent (a layer that keeps its own count of the stream would otherwise promise numbers
+    /// the receivers never see).
+    #[error("message numbered {given}, but it would be sent as number {next}")]
+    OutOfSequence {
+        /// The number the caller gave the message.
+        given: u64,
+        /// The number the stream gives it (its last fragment's).
+        next: u64,
+    },
 }
 
 /// Counters of a [`DataSender`].
@@ -52,6 +62,9 @@ pub struct SendStats {
     pub too_old: u64,
     /// Datagrams evicted from the retransmit buffer.
     pub evicted: u64,
+    /// Reliable messages refused because the caller numbered them otherwise than the stream
+    /// ([`SendError::OutOfSequence`]; always 0 unless a layer above miscounts).
+    pub out_of_sequence: u64,
 }
 
 #[derive(Debug)]
@@ -127,6 +140,16 @@ impl DataSender {
     /// flushed: flush before sending a control message that carries this value.
     pub fn high_water(&self) -> Seq {
         Seq(self.next_seq - 1)
+    }
+
+    /// Counts a send refused by [`SendError::OutOfSequence`].
+    pub fn refused_out_of_sequence(&mut self) {
+        self.stats.out_of_sequence += 1;
+    }
+
+    /// The reliable number a message of `len` bytes sent next gets (its last fragment's).
+    pub fn next_number(&self, len: usize) -> Seq {
+        Seq(self.next_seq - 1 + self.cfg.reliable_numbers(len))
     }
 
     /// The federation this stream belongs to (route datagrams by `peek(..).tag`).

@@ -356,8 +356,10 @@ impl FederationCore {
     /// every promise of that sender waited for good (several federates on one LRC;
     /// `rti_sim`'s `regression_time_a_send_counts_under_its_own_sequence_number`).
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) -> u64 {
+        let bytes = msg.encode();
         if reliable {
-            self.data_hw += 1;
+            // The transport's number: one per fragment (see `stream_numbering`).
+            self.data_hw += self.numbering.numbers(bytes.len());
         }
         let seq = self.data_hw;
         // Held only when at least two other LRCs receive it: each of them then handles one
@@ -381,7 +383,8 @@ impl FederationCore {
         };
         self.actions.push_back(Action::SendData {
             reliable,
-            bytes: msg.encode(),
+            seq: reliable.then_some(seq),
+            bytes,
             class,
             hold,
         });

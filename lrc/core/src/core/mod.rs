@@ -29,6 +29,7 @@ pub mod resignation;
 pub mod restore;
 pub mod save;
 pub mod state_transfer;
+pub mod stream_numbering;
 pub mod sync_point;
 pub mod time;
 pub mod wire;
@@ -329,6 +330,9 @@ pub enum Action {
     SendData {
         /// Reliable (sequenced) or best effort.
         reliable: bool,
+        /// Its number in this LRC's reliable stream (reliable messages): the transport must
+        /// send it under exactly this number (see [`stream_numbering`]).
+        seq: Option<u64>,
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,
         /// What it is about, for the shell's per-class counters (updates and interactions).
@@ -345,6 +349,8 @@ pub enum Action {
     /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
     /// time message is what the other LRCs wait for).
     SendTime {
+        /// Its number in this LRC's reliable stream (see [`Action::SendData`]).
+        seq: u64,
         /// Encoded [`DataMsg::Time`].
         bytes: Vec<u8>,
     },
@@ -425,6 +431,8 @@ pub enum DataClass {
 pub struct OutgoingData {
     /// Reliable (sequenced) or best effort.
     pub reliable: bool,
+    /// Its number in this LRC's reliable stream (reliable messages).
+    pub seq: Option<u64>,
     /// Encoded data message.
     pub bytes: Vec<u8>,
     /// What it is about.
@@ -503,7 +511,11 @@ pub struct FederationCore {
     pub(crate) interest: BTreeMap<FederateHandle, RemoteInterest>,
     pub(crate) streams: BTreeMap<Node, Stream>,
     pub(crate) channel_peers: BTreeSet<Node>,
+    /// The last reliable number of this LRC's data stream (the transport's number: see
+    /// [`stream_numbering`]).
     pub(crate) data_hw: u64,
+    /// How the channel numbers reliable messages.
+    pub(crate) numbering: stream_numbering::StreamNumbering,
     /// Scratch list of the local federates a received message was delivered to (see
     /// `apply_data`), kept to spare an allocation per message.
     pub(crate) served: Vec<FederateHandle>,
@@ -566,6 +578,7 @@ impl FederationCore {
             streams: BTreeMap::new(),
             channel_peers: BTreeSet::new(),
             data_hw: 0,
+            numbering: stream_numbering::StreamNumbering::default(),
             served: Vec::new(),
             time: time::TimeState::default(),
             sync: Default::default(),
@@ -683,11 +696,13 @@ impl FederationCore {
         match self.actions.pop_front() {
             Some(Action::SendData {
                 reliable,
+                seq,
                 bytes,
                 class,
                 hold,
             }) => Some(OutgoingData {
                 reliable,
+                seq,
                 bytes,
                 class,
                 hold,

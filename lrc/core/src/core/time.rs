@@ -184,6 +184,12 @@ impl FederationCore {
         self.time.kind
     }
 
+    /// How the channel numbers this LRC's reliable messages: the shell sets it from the
+    /// channel it opened, before the first send (see [`super::stream_numbering`]).
+    pub fn set_stream_numbering(&mut self, numbering: super::stream_numbering::StreamNumbering) {
+        self.numbering = numbering;
+    }
+
     /// Sets the time implementation of a federation this LRC creates (before anyone joins).
     pub fn set_time_kind(&mut self, kind: TimeKind) {
         self.time.kind = kind;
@@ -685,16 +691,18 @@ impl FederationCore {
                 if remote {
                     // One multicast on the data plane reaches every LRC: N−1 QUIC sends and
                     // two thread hand-offs per receiver less than the control plane.
-                    self.data_hw += 1;
                     let number = self.time.next_number(h);
+                    let bytes = DataMsg::Time {
+                        from: h,
+                        msg,
+                        epoch: self.restore.epoch(),
+                        number,
+                    }
+                    .encode();
+                    self.data_hw += self.numbering.numbers(bytes.len());
                     self.actions.push_back(Action::SendTime {
-                        bytes: DataMsg::Time {
-                            from: h,
-                            msg,
-                            epoch: self.restore.epoch(),
-                            number,
-                        }
-                        .encode(),
+                        seq: self.data_hw,
+                        bytes,
                     });
                 }
             }
