@@ -7,10 +7,11 @@
 //! in others; measured on a 2-vCPU VM, hlamesh's 100-byte round trip was 19 µs or 48 µs from one
 //! configuration to the next, raw UDP 14.6 µs throughout (see `benches/README.md`). Pinning both
 //! processes gives both paths the same placement, so the ratio compares the software alone:
-//! - [`Pinning::Split`] (the default with two CPUs or more): the driver on one CPU, the peer on
-//!   another, every thread of each. Each end has its own CPU, as on two machines.
+//! - [`Pinning::Free`] (the default of every subcommand): no pinning, what an application
+//!   sees; the figures users get. Report a pinned figure only next to this one.
+//! - [`Pinning::Split`]: the driver on one CPU, the peer on another, every thread of each. Each
+//!   end has its own CPU, as on two machines.
 //! - [`Pinning::Shared`]: both processes on one CPU.
-//! - [`Pinning::Free`]: no pinning (what an application sees by default).
 //!
 //! Pinning sets the calling thread's affinity before the process starts its other threads, which
 //! inherit it; the driver restores its own affinity when the run ends.

@@ -57,7 +57,7 @@ enum Cmd {
         batching: String,
         /// CPU placement on one machine: split (driver and peer on two CPUs), shared (one CPU)
         /// or free (unpinned; the scheduler's choice decides much of the round trip).
-        #[arg(long, value_enum, default_value = "split")]
+        #[arg(long, value_enum, default_value = "free")]
         pin: Pinning,
     },
     /// One-way messages/s and MB/s, 1→1, 1→N and N→1, batching on and off, vs raw UDP multicast.
@@ -94,7 +94,7 @@ enum Cmd {
         blocks: usize,
         /// CPU placement on one machine: split (the driver on the first CPU, peer k on the
         /// k + 1-th, round robin), shared (all on one CPU) or free (unpinned).
-        #[arg(long, value_enum, default_value = "split")]
+        #[arg(long, value_enum, default_value = "free")]
         pin: Pinning,
     },
     /// Lockstep TAR (with and without one timestamped update per step) and all-NER runs of N
@@ -126,7 +126,7 @@ enum Cmd {
         callbacks: String,
         /// CPU placement on one machine: split (federate k on the k-th CPU, round robin),
         /// shared (all on one CPU) or free (unpinned).
-        #[arg(long, value_enum, default_value = "split")]
+        #[arg(long, value_enum, default_value = "free")]
         pin: Pinning,
     },
     /// Round trip to the slowest of N − 1 echoing peers and CPU per node as nodes are added,
@@ -154,7 +154,7 @@ enum Cmd {
         size: usize,
         /// CPU placement on one machine: split (the driver on the first CPU, peer k on the
         /// k + 1-th, round robin), shared (all on one CPU) or free (unpinned).
-        #[arg(long, value_enum, default_value = "split")]
+        #[arg(long, value_enum, default_value = "free")]
         pin: Pinning,
     },
     /// The other machine's side of `--peer`: starts a peer process for every driver connection.

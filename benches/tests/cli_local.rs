@@ -109,20 +109,12 @@ fn latency_tiny_local_run_reports_every_figure() {
     );
     assert_eq!(j["subcommand"], "latency");
     assert_eq!(j["options"]["level"], "rti", "the RTI level is the default");
-    // Pinned split by default: driver and peer each on its own CPU (the run fails if the peer
-    // does not report itself pinned as asked).
-    assert_eq!(j["options"]["pin"], "split");
+    // Unpinned by default: the placement every user gets (pinning is `--pin split|shared`).
+    assert_eq!(j["options"]["pin"], "free");
     let cpus = &j["cpus"];
-    if cpus["pinning"] == "split" {
-        assert_ne!(cpus["driver_cpu"], cpus["peer_cpu"], "{cpus}");
-    } else {
-        assert_eq!(
-            cpus["pinning"], "shared",
-            "split falls back to shared on one CPU"
-        );
-    }
+    assert_eq!(cpus["pinning"], "free", "{cpus}");
     assert!(
-        cpus["driver_cpu"].is_u64() && cpus["peer_cpu"].is_u64(),
+        cpus["driver_cpu"].is_null() && cpus["peer_cpu"].is_null(),
         "{cpus}"
     );
     machine_is_described(&j);
@@ -188,6 +180,8 @@ fn throughput_tiny_local_run_reports_every_figure() {
             "1,2",
             "--fanin",
             "2",
+            "--pin",
+            "split",
         ],
         "throughput",
     );
@@ -198,7 +192,7 @@ fn throughput_tiny_local_run_reports_every_figure() {
     // fanouts 1, 2 × batching on, off.
     assert_eq!(results.len(), 4);
     for r in results {
-        // Pinned split by default: the driver and each receiver on a CPU, round robin.
+        // Pinned split as asked: the driver and each receiver on a CPU, round robin.
         let cpus = r["cpus"].as_array().expect("cpus");
         assert_eq!(cpus.len() as f64, num(r, "fanout") + 1.0, "{r}");
         assert!(cpus.iter().all(Value::is_u64), "{r}");
@@ -403,6 +397,8 @@ fn time_tiny_local_run_reports_grants_and_null_messages() {
             "15",
             "--blocks",
             "2",
+            "--pin",
+            "split",
         ],
         "time",
     );
@@ -416,7 +412,7 @@ fn time_tiny_local_run_reports_grants_and_null_messages() {
     for (r, n) in results.iter().zip([2.0, 3.0]) {
         assert_eq!(num(r, "federates"), n);
         assert_eq!(r["join_ms"].as_array().expect("join_ms").len(), n as usize);
-        // Pinned split by default: federate k on the k-th CPU, the late joiner last (each
+        // Pinned split as asked: federate k on the k-th CPU, the late joiner last (each
         // reported exactly its CPU, or the run would have failed).
         let cpus = r["federate_cpus"].as_array().expect("federate_cpus");
         assert_eq!(cpus.len(), n as usize + 1, "{r}");
@@ -551,6 +547,8 @@ fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
             "100",
             "--warmup",
             "20",
+            "--pin",
+            "split",
         ],
         "scale",
     );
@@ -561,7 +559,7 @@ fn scale_tiny_local_run_reports_latency_and_cpu_per_node_count() {
     assert_eq!(results.len(), 2);
     for (r, n) in results.iter().zip([2.0, 3.0]) {
         assert_eq!(num(r, "nodes"), n);
-        // Pinned split by default: the driver and every peer on a CPU, round robin.
+        // Pinned split as asked: the driver and every peer on a CPU, round robin.
         let cpus = r["cpus"].as_array().expect("cpus");
         assert_eq!(cpus.len(), n as usize, "{r}");
         assert!(cpus.iter().all(Value::is_u64), "{r}");

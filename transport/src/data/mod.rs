@@ -224,7 +224,7 @@ impl DataConfig {
     /// Reliable sequence numbers a message of `len` bytes takes in the stream: one if it
     /// travels whole, one per fragment otherwise (the number it is delivered under is the last
     /// of them). The rule a layer above numbers its own messages by, so that its numbers are
-    /// the transport's (see [`crate::core::Outgoing::number`]).
+    /// the transport's (see [`crate::core::channel::Outgoing::number`]).
     pub fn reliable_numbers(&self, len: usize) -> u64 {
         if len <= self.max_whole_payload() {
             1
