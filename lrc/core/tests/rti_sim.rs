@@ -2757,6 +2757,23 @@ fn regression_5_a_fragmented_message_counts_as_many_numbers_as_fragments() {
     );
 }
 
+/// Seed 2463 of the time sweep: the coordinator crashed after deciding two more joins, whose
+/// copies reached only a joiner still waiting for its Welcome; the joiner's report to the
+/// successor said it had nothing, so the successor decided on from its shorter log, and the
+/// old coordinator's Welcome, delivered late, admitted the joiner with the other log ("logs of
+/// 101 and 103 diverge"). A joiner now drops a Welcome (and the `Joined` reply after it) from
+/// a coordinator whose successor fetched it (`Phase::superseded`).
+#[test]
+fn regression_time_2463_a_late_welcome_from_a_succeeded_coordinator_is_dropped() {
+    let modes = Modes {
+        time: true,
+        tso: true,
+        partitions: true,
+        ..Modes::default()
+    };
+    run_with(2463, 300, modes);
+}
+
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).
 /// `HLAMESH_SIM_SWARM_SEEDS` seeds (default 150) from `HLAMESH_SIM_FIRST_SEED`.
 #[test]

@@ -657,6 +657,12 @@ impl FederationCore {
     }
 
     pub(crate) fn on_reply(&mut self, id: u64, reply: Reply) {
+        // A coordinator sends its Welcome before the reply that admits (one FIFO link), so a
+        // joiner that gets `Joined` still unadmitted ignored that Welcome as stale (see
+        // `Phase::superseded`): the join stays pending, retried, until the successor admits it.
+        if !self.phase.is_admitted() && matches!(reply, Reply::Joined(_)) {
+            return;
+        }
         let Some(p) = self.pending.remove(&id) else {
             return;
         };
@@ -722,6 +728,13 @@ impl FederationCore {
                 modules,
                 time_kind,
             } => {
+                if self.phase.superseded(from, &log) {
+                    tracing::debug!(
+                        federation = %self.name,
+                        "welcome from {from:x} is stale: its successor fetched this joiner"
+                    );
+                    return;
+                }
                 if !self.phase.is_admitted() {
                     self.set_time_kind(time_kind);
                 }
@@ -738,6 +751,7 @@ impl FederationCore {
                 let last = if self.phase.is_admitted() {
                     self.view.last()
                 } else {
+                    self.phase.fetched_by(from);
                     0
                 };
                 self.send_control(from, false, ControlMsg::Report { last, to: from });

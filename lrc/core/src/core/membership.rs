@@ -230,6 +230,10 @@ pub enum Phase {
         /// were learnt; never this LRC, never one seen gone. Members that do not coordinate
         /// redirect, which adds the coordinator here.
         candidates: Vec<u64>,
+        /// LRCs that fetched this joiner's log (`ControlMsg::Fetch`): each coordinates, or is
+        /// taking over, a log in which this joiner is a member. A Welcome from an LRC that one
+        /// of them succeeded is stale (see [`Phase::superseded`]).
+        fetchers: Vec<u64>,
     },
     /// Admitted, and applying the decision log the Welcome carried: decisions change state but
     /// start no I/O (no snapshot requests, no save-file loads, no lost-federate reports) — the
@@ -271,7 +275,7 @@ impl Phase {
     /// The LRCs join requests go to (none once admitted).
     pub fn candidates(&self) -> &[u64] {
         match self {
-            Phase::Joining { candidates } => candidates,
+            Phase::Joining { candidates, .. } => candidates,
             _ => &[],
         }
     }
@@ -280,7 +284,7 @@ impl Phase {
     /// `me` and nodes in `gone` are never candidates; once admitted nothing is added.
     pub(crate) fn add_candidate(&mut self, n: u64, me: u64, gone: &BTreeSet<u64>) -> bool {
         match self {
-            Phase::Joining { candidates }
+            Phase::Joining { candidates, .. }
                 if n != me && !candidates.contains(&n) && !gone.contains(&n) =>
             {
                 candidates.push(n);
@@ -294,12 +298,56 @@ impl Phase {
     /// can go nowhere: its join fails), `Some(false)` while others remain, `None` once admitted.
     pub(crate) fn candidate_gone(&mut self, n: u64) -> Option<bool> {
         match self {
-            Phase::Joining { candidates } => {
+            Phase::Joining {
+                candidates,
+                fetchers,
+            } => {
                 candidates.retain(|c| *c != n);
+                fetchers.retain(|c| *c != n);
                 Some(candidates.is_empty())
             }
             _ => None,
         }
+    }
+
+    /// A joiner answered `n`'s `Fetch` (nothing changes once admitted).
+    pub(crate) fn fetched_by(&mut self, n: u64) {
+        if let Phase::Joining { fetchers, .. } = self
+            && !fetchers.contains(&n)
+        {
+            fetchers.push(n);
+        }
+    }
+
+    /// Whether a Welcome from `from` carrying `log` comes from a coordinator that was
+    /// succeeded: an LRC that fetched this joiner's log is a member after `from` in that very
+    /// log, so it took over from `from` (the coordinator is the earliest member alive), and
+    /// `from`'s Welcome was sent before it died or was cut off, delivered late. Taking it would
+    /// admit this joiner with decisions the successor never had (simulator seed 2463 with time
+    /// management: the old coordinator's last two joins reached only the joiner, whose report
+    /// to the successor said it had nothing yet, and the logs diverged). The successor's own
+    /// Welcome admits it instead (its join is retried to every candidate).
+    pub(crate) fn superseded(&self, from: u64, log: &[Decision]) -> bool {
+        let Phase::Joining { fetchers, .. } = self else {
+            return false;
+        };
+        if fetchers.iter().all(|f| *f == from) {
+            return false;
+        }
+        let mut members: Vec<u64> = Vec::new();
+        for d in log {
+            match d {
+                Decision::NodeAdded(n) if !members.contains(n) => members.push(*n),
+                Decision::NodeRemoved(n) => members.retain(|m| m != n),
+                _ => {}
+            }
+        }
+        let Some(at) = members.iter().position(|m| *m == from) else {
+            return false;
+        };
+        fetchers
+            .iter()
+            .any(|f| *f != from && members.iter().position(|m| m == f) > Some(at))
     }
 
     /// A Welcome admitted this LRC: [`Phase::Joining`] → [`Phase::Replaying`] (its candidates
@@ -338,7 +386,35 @@ mod tests {
     fn joining(c: &[u64]) -> Phase {
         Phase::Joining {
             candidates: c.to_vec(),
+            fetchers: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_welcome_from_a_coordinator_whose_successor_fetched_the_joiner_is_stale() {
+        let log = vec![
+            Decision::NodeAdded(1),
+            Decision::NodeAdded(2),
+            Decision::NodeAdded(3),
+        ];
+        let mut p = joining(&[1, 2]);
+        // A probe by the coordinator itself says nothing.
+        p.fetched_by(1);
+        assert!(!p.superseded(1, &log));
+        // LRC 2 took over (it fetched us): 1's Welcome is stale, 2's is not.
+        p.fetched_by(2);
+        assert!(p.superseded(1, &log));
+        assert!(!p.superseded(2, &log));
+        // A log in which the fetcher is gone again (removed by `from`) is not superseded by it.
+        let mut removed = log.clone();
+        removed.push(Decision::NodeRemoved(2));
+        assert!(!p.superseded(1, &removed));
+        // A fetcher that is gone no longer counts.
+        assert_eq!(p.candidate_gone(2), Some(false));
+        assert!(!p.superseded(1, &log));
+        // Once admitted nothing is superseded.
+        assert!(p.admit());
+        assert!(!p.superseded(1, &log));
     }
 
     #[test]

@@ -611,7 +611,15 @@ impl FederationCore {
     /// A core for a federation this LRC is joining; `candidates` are the LRCs that announce the
     /// federation (the coordinator is among them). Call [`Self::join`] next.
     pub fn joining(name: &str, me: Node, now: u64, candidates: Vec<Node>) -> Self {
-        Self::blank(name, me, now, Phase::Joining { candidates })
+        Self::blank(
+            name,
+            me,
+            now,
+            Phase::Joining {
+                candidates,
+                fetchers: Vec::new(),
+            },
+        )
     }
 
     /// Federation execution name.
