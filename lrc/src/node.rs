@@ -324,6 +324,14 @@ impl Lrc {
         .unwrap_or(0)
     }
 
+    /// The LRCs that are members of `federation` as this LRC's view has them, in join order
+    /// (the first coordinates); `FederateNotExecutionMember` if it is not open here.
+    pub fn member_lrcs(&self, federation: &str) -> RtiResult<Vec<NodeId>> {
+        self.with_core(federation, |c| {
+            Ok(c.view().nodes.iter().map(|n| NodeId(*n)).collect())
+        })
+    }
+
     /// Names of the federation executions seen on the network or open here.
     pub fn federation_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self
@@ -647,6 +655,49 @@ impl Lrc {
             self.close(federation);
         }
         r.map(|_| ())
+    }
+
+    /// Leaves every federation open here that no federate of this LRC is joined to, joining
+    /// or resigning from (`disconnect` after the last resignation): the coordinator decides the
+    /// departure, and once the other members applied it the channel closes. The others stop
+    /// counting this LRC at once (a time-managed federation, a synchronization point, a joiner's
+    /// state transfer and the coordinator's acknowledgements no longer wait for it) and see it
+    /// leave, not lose it; this LRC may join again later. A federation whose coordinator does
+    /// not answer within the call timeout is closed all the same (the others then see the
+    /// channel close, as when the process exits).
+    pub fn leave_idle(&self) {
+        let names = self.lock().host.names();
+        for name in names {
+            let asked = self.with_core(&name, |c| {
+                if !c.hosts_nobody() {
+                    return Ok(None);
+                }
+                if !c.is_admitted() {
+                    return Ok(Some(None));
+                }
+                c.leave().map(|t| Some(Some(t)))
+            });
+            let t = match asked {
+                Ok(Some(t)) => t,
+                Ok(None) | Err(_) => continue,
+            };
+            if let Some(t) = t {
+                match self.wait(&name, t) {
+                    Ok(_) => {}
+                    // A federate of this process joined meanwhile: it stays a member.
+                    Err(RtiError::FederateIsExecutionMember(_)) => continue,
+                    Err(e) => tracing::warn!(federation = %name, "leaving: {e}; closing anyway"),
+                }
+            }
+            // A join another ambassador of this process started meanwhile keeps it open.
+            let idle = self
+                .with_core(&name, |c| Ok(c.hosts_nobody()))
+                .unwrap_or(false);
+            if idle {
+                self.close(&name);
+                tracing::debug!(federation = %name, "left the federation");
+            }
+        }
     }
 
     fn close(&self, federation: &str) {

@@ -29,6 +29,10 @@
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
+//! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
+//!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
+//! - `disconnect` — resign (DeleteObjects) and disconnect, staying up; `connect` connects
+//!   again (then `join`).
 //! - `resign` — resign (DeleteObjects) and exit.
 //! - `exit` — exit without resigning (like a crash, but clean for the OS).
 //!
@@ -244,7 +248,7 @@ fn run() -> Result<(), RtiError> {
     let a = Args::parse();
     let cfg = a.net.transport_config();
     let lrc = Lrc::start(cfg)?;
-    let mut rti = RtiAmbassador::with_lrc(lrc);
+    let mut rti = RtiAmbassador::with_lrc(lrc.clone());
     rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
     if a.create {
         match rti.create_federation_execution(&a.federation, &a.fom) {
@@ -253,7 +257,7 @@ fn run() -> Result<(), RtiError> {
         }
     }
     let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
-    out(json!({"event":"joined","handle":h.0}));
+    out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}));
     let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
         s.parse()
             .map(ObjectInstanceHandle)
@@ -305,7 +309,15 @@ fn run() -> Result<(), RtiError> {
             ["reserve", name] => rti.reserve_object_instance_name(name),
             ["join"] => rti
                 .join_federation_execution(Some(&a.name), "shell", &a.federation)
-                .map(|h| out(json!({"event":"joined","handle":h.0}))),
+                .map(|h| out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}))),
+            ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
+                let nodes: Vec<u64> = v.iter().map(|n| n.0).collect();
+                out(json!({"event":"lrcs","nodes":nodes}));
+            }),
+            ["disconnect"] => rti
+                .resign_federation_execution(ResignAction::DeleteObjects)
+                .and_then(|()| rti.disconnect()),
+            ["connect"] => rti.connect(Box::new(Amb), CallbackModel::Immediate),
             ["publish", class, attrs] => class_attrs(&rti, class, attrs)
                 .and_then(|(c, a)| rti.publish_object_class_attributes(c, &a)),
             ["subscribe", class, attrs] => class_attrs(&rti, class, attrs)
