@@ -585,8 +585,9 @@ fn saved_state() -> SavedFederateState {
         next_counter: 2,
         auto_resign: ResignAction::CancelThenDeleteThenDivest,
         switches: Default::default(),
-        logical_time: 4.0,
-        lookahead: Some(0.1),
+        time_kind: TimeKind::Float64,
+        logical_time: hlamesh_timesync::DynTime::new(4.0),
+        lookahead: hlamesh_timesync::DynInterval::new(0.1),
         regulating: true,
         constrained: true,
         membership: SavedMembership {
@@ -620,6 +621,13 @@ fn save_files(out: &mut Out) {
     small.lookahead = None;
     let file = hlamesh_lrc::save_file::encode(&small).expect("encodes");
     out.seed("save_file", "file-small", &file);
+    // An HLAinteger64Time federation's save, at a time no f64 holds exactly.
+    let mut int = small.clone();
+    int.time_kind = TimeKind::Integer64;
+    int.logical_time = Some(hlamesh_timesync::DynTime::integer((1 << 53) + 1));
+    int.lookahead = Some(hlamesh_timesync::DynInterval::integer(3));
+    let file = hlamesh_lrc::save_file::encode(&int).expect("encodes");
+    out.seed("save_file", "file-integer-time", &file);
     out.seed(
         "save_file",
         "body-small",
