@@ -1306,7 +1306,10 @@ mod tests {
             assert!(seen.contains(&Callback::FederationRestored), "{seen:?}");
             let m = c.time_manager(h).expect("restored manager");
             assert_eq!(m.logical_time().as_integer(), Some(BIG), "back at the save");
-            assert_eq!(m.query_lookahead().ok().and_then(|l| l.as_integer()), Some(1));
+            assert_eq!(
+                m.query_lookahead().ok().and_then(|l| l.as_integer()),
+                Some(1)
+            );
             // And it runs on in integers: the next grant is exact too.
             advance(&mut c, h, BIG + 1);
         }
@@ -1321,9 +1324,7 @@ mod tests {
                 .iter()
                 .find_map(|cb| match cb {
                     Callback::FederationNotRestored { detail, .. } => Some(detail.clone()),
-                    Callback::RequestFederationRestoreFailed { reason, .. } => {
-                        Some(reason.clone())
-                    }
+                    Callback::RequestFederationRestoreFailed { reason, .. } => Some(reason.clone()),
                     _ => None,
                 })
                 .unwrap_or_else(|| panic!("restored a save of the other kind: {seen:?}"));
