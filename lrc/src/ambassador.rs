@@ -663,16 +663,13 @@ impl RtiAmbassador {
 
     /// 4.7: the answer arrives as `report_federation_executions`.
     pub fn list_federation_executions(&self) -> RtiResult<()> {
-        let lrc = self.lrc()?;
-        // The time implementation of federations open on this LRC; others are announced by
-        // name only and reported with the default.
-        let list = lrc
-            .federation_names()
+        // Each with its time implementation, also those this LRC is not in: the members'
+        // beacons announce it (see `Lrc::federation_executions`).
+        let list = self
+            .lrc()?
+            .federation_executions()
             .into_iter()
-            .map(|n| {
-                let kind = lrc.with_core(&n, |c| Ok(c.time_kind())).unwrap_or_default();
-                (n, kind.name().to_string())
-            })
+            .map(|(n, kind)| (n, kind.name().to_string()))
             .collect();
         if let Some(c) = &self.conn {
             c.queue.push(Delivery::Report(list));

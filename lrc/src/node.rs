@@ -332,6 +332,35 @@ impl Lrc {
         })
     }
 
+    /// Every federation execution seen on the network or open here, with its logical time
+    /// implementation: the core's for a federation this LRC is a member of, else what the
+    /// announcing LRCs' beacons note (`HLAfloat64Time` if none does yet — a federation
+    /// announced only by a joiner not yet admitted).
+    pub fn federation_executions(&self) -> Vec<(String, hlamesh_timesync::TimeKind)> {
+        let heard = self.shared.transport.discovered();
+        self.federation_names()
+            .into_iter()
+            .map(|n| {
+                let local = self
+                    .with_core(&n, |c| Ok(c.is_admitted().then(|| c.time_kind())))
+                    .ok()
+                    .flatten();
+                let noted = || {
+                    heard
+                        .iter()
+                        .flat_map(|p| &p.beacon.notes)
+                        .find_map(|(f, note)| {
+                            (*f == n)
+                                .then(|| hlamesh_timesync::TimeKind::from_name(note))
+                                .flatten()
+                        })
+                };
+                let kind = local.or_else(noted).unwrap_or_default();
+                (n, kind)
+            })
+            .collect()
+    }
+
     /// Names of the federation executions seen on the network or open here.
     pub fn federation_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self
@@ -450,6 +479,9 @@ impl Lrc {
             .transport
             .open_federation(name, KeySource::Create)
             .map_err(internal)?;
+        // The beacons announce the federation's time implementation beside its name, for
+        // `list_federation_executions` on LRCs outside it.
+        channel.set_note(time_kind.name());
         st.tags.insert(channel.tag(), Arc::from(name));
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
         st.host.open(name, core, Io { channel, metrics });
@@ -615,7 +647,15 @@ impl Lrc {
         tracing::debug!(federation, ok = r.is_ok(), "join answered");
         self.lock().host.forget_join(federation, t);
         match r? {
-            Completion::Joined(h) => Ok(h),
+            Completion::Joined(h) => {
+                // Admitted: this LRC announces the federation's time implementation too (the
+                // creator may leave).
+                let mut st = self.lock();
+                if let Some(f) = st.host.get_mut(federation) {
+                    f.io.channel.set_note(f.core.time_kind().name());
+                }
+                Ok(h)
+            }
             Completion::Done => Err(internal("join completed without a handle")),
         }
     }

@@ -326,6 +326,7 @@ fn beacons(out: &mut Out) {
             claim_time_us: 1_700_000_000_000_000,
         }],
         seq: 41,
+        notes: vec![("MovingObject".into(), "HLAinteger64Time".into())],
     };
     let auth = BeaconAuth::development(hlamesh_fuzz::targets::beacon::SECRET);
     out.seed("beacon", "beacon-full", &b.seal(&auth));
@@ -336,6 +337,7 @@ fn beacons(out: &mut Out) {
         cert_fingerprint: [0; 32],
         claims: Vec::new(),
         seq: 1,
+        notes: Vec::new(),
     };
     out.seed("beacon", "beacon-idle", &b.seal(&auth));
     out.seed(
@@ -465,6 +467,14 @@ fn lrc_wire(out: &mut Out) {
             },
         ),
         (
+            "leave",
+            ControlMsg::Request {
+                id: 3,
+                body: Request::Leave,
+                epoch: 1,
+            },
+        ),
+        (
             "reply",
             ControlMsg::Reply {
                 id: 1,
@@ -492,7 +502,11 @@ fn lrc_wire(out: &mut Out) {
             "decisions",
             ControlMsg::Decisions {
                 first: 3,
-                list: vec![Decision::NodeRemoved(12), Decision::Destroyed],
+                list: vec![
+                    Decision::NodeRemoved(12),
+                    Decision::NodeLeft(13),
+                    Decision::Destroyed,
+                ],
             },
         ),
         ("report", ControlMsg::Report { last: 9, to: 11 }),

@@ -29,6 +29,9 @@
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
+//! - `list` — `list_federation_executions`; the report prints `{"event":"executions",
+//!   "list":[[name, time implementation], …]}` (`--time` names the one of a federation this
+//!   shell creates).
 //! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
 //!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
 //! - `disconnect` — resign (DeleteObjects) and disconnect, staying up; `connect` connects
@@ -69,6 +72,9 @@ struct Args {
     /// Create the federation first if it does not exist.
     #[arg(long)]
     create: bool,
+    /// Logical time implementation of a federation it creates.
+    #[arg(long, default_value = "HLAfloat64Time")]
+    time: String,
 }
 
 struct Amb;
@@ -78,6 +84,9 @@ fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
 }
 
 impl FederateAmbassador for Amb {
+    fn report_federation_executions(&mut self, executions: &[(String, String)]) {
+        out(json!({"event":"executions","list":executions}));
+    }
     fn connection_lost(&mut self, fault: &str) {
         out(json!({"event":"connection_lost","fault":fault}));
     }
@@ -251,7 +260,13 @@ fn run() -> Result<(), RtiError> {
     let mut rti = RtiAmbassador::with_lrc(lrc.clone());
     rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
     if a.create {
-        match rti.create_federation_execution(&a.federation, &a.fom) {
+        let mut modules = Vec::new();
+        for p in &a.fom {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| RtiError::CouldNotOpenFdd(format!("{p}: {e}")))?;
+            modules.push((p.clone(), text));
+        }
+        match rti.create_federation_execution_with_time(&a.federation, modules, &a.time) {
             Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
             Err(e) => return Err(e),
         }
@@ -310,6 +325,7 @@ fn run() -> Result<(), RtiError> {
             ["join"] => rti
                 .join_federation_execution(Some(&a.name), "shell", &a.federation)
                 .map(|h| out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}))),
+            ["list"] => rti.list_federation_executions(),
             ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
                 let nodes: Vec<u64> = v.iter().map(|n| n.0).collect();
                 out(json!({"event":"lrcs","nodes":nodes}));

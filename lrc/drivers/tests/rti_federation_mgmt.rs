@@ -1,7 +1,8 @@
-//! Issue 24: `disconnect` after the last federate of an LRC resigned makes that LRC leave the
-//! federation, and the other members see it leave — at once, and as having left, not lost.
+//! Federation management across processes (issue 24): `disconnect` and
+//! `list_federation_executions`.
 //!
-//! Four `rti-shell` processes (in network namespaces when run as root, on loopback otherwise),
+//! `disconnect` after the last federate of an LRC resigned makes that LRC leave the
+//! federation, and the other members see it leave — at once, and as having left, not lost. Four `rti-shell` processes (in network namespaces when run as root, on loopback otherwise),
 //! with a peer timeout of 5 s so that a member that is merely silent would hold the others up
 //! for seconds. A member that is not the coordinator disconnects: by the time its `disconnect`
 //! returns, the others' views no longer hold its LRC. It is then frozen (`SIGSTOP`): a
@@ -126,4 +127,38 @@ fn a_disconnected_lrc_leaves_and_the_others_stop_counting_it() {
     for p in [&mut a, &mut b, &mut c, &mut d] {
         p.send("exit");
     }
+}
+
+/// Issue 24: `list_federation_executions` reports the time implementation of every
+/// federation, also of one the asking LRC never opened (its members' beacons carry it): here
+/// an `HLAinteger64Time` federation created in another process, beside the asker's own
+/// `HLAfloat64Time` one. Before, it was reported as `HLAfloat64Time`, the default.
+#[test]
+fn list_reports_the_time_implementation_of_another_lrcs_federation() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let int_fed = format!("listi{}", std::process::id());
+    let float_fed = format!("listf{}", std::process::id());
+    let (_i, _) = shell_with(
+        &lab,
+        1,
+        &ports,
+        &int_fed,
+        "I",
+        &[],
+        &["--time", "HLAinteger64Time"],
+    );
+    let (mut f, _) = shell_with(&lab, 2, &ports, &float_fed, "F", &[], &[]);
+    assert_eq!(cmd(&mut f, "list")["event"], "ok");
+    let report = next_event(&mut f, "executions");
+    let list: Vec<(String, String)> = serde_json::from_value(report["list"].clone()).unwrap();
+    assert!(
+        list.contains(&(int_fed.clone(), "HLAinteger64Time".into())),
+        "{list:?}"
+    );
+    assert!(
+        list.contains(&(float_fed.clone(), "HLAfloat64Time".into())),
+        "{list:?}"
+    );
 }
