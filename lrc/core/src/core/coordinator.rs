@@ -1381,16 +1381,17 @@ mod tests {
         let mut net = net();
         let a = net.join(1, "a");
         net.join(2, "b");
+        net.join(3, "c");
         net.resign(1, a);
         net.leave(1);
-        for n in [2] {
+        for n in [2, 3] {
             let c = net.core(n);
-            assert_eq!(c.view().nodes, vec![2], "at {n}");
-            assert_eq!(c.coordinator(), Some(2));
+            assert_eq!(c.view().nodes, vec![2, 3], "at {n}");
+            assert_eq!(c.coordinator(), Some(2), "at {n}");
         }
         // The new coordinator decides: a join from a newcomer completes.
         net.join(4, "d");
-        assert_eq!(net.core(2).view().nodes, vec![2, 4]);
+        assert_eq!(net.core(3).view().nodes, vec![2, 3, 4]);
         assert_eq!(net.lost, 0);
     }
 
