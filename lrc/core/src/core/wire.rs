@@ -919,7 +919,8 @@ mod tests {
         };
         assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         assert_eq!(DataMsg::decode(&[]), Err(WireError::Empty));
-        assert_eq!(DataMsg::decode(&[9, 0]), Err(WireError::Version(9)));
+        let other = WIRE_VERSION + 1;
+        assert_eq!(DataMsg::decode(&[other, 0]), Err(WireError::Version(other)));
         assert!(matches!(
             DataMsg::decode(&[WIRE_VERSION, 0xff, 0xff, 0xff]),
             Err(WireError::Malformed(_))
