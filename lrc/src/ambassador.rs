@@ -582,7 +582,14 @@ impl RtiAmbassador {
         Ok(())
     }
 
-    /// 4.3.
+    /// 4.3. Refused while this ambassador's federate is joined (`FederateIsExecutionMember`).
+    /// The LRC then leaves every federation that none of its federates is joined to any more
+    /// (this one's resignation was the last, or other ambassadors of the process resigned too):
+    /// the other members see it leave — not lose it — and stop counting it at once (their
+    /// coordinator decisions, time management, synchronization points and late joiners no
+    /// longer wait for it, and a leaving coordinator hands over to the next member). A later
+    /// `connect` and join make it a member again. Returns once the others applied the
+    /// departure (at most the coordinator call timeout, 10 s).
     pub fn disconnect(&mut self) -> RtiResult<()> {
         no_callback("disconnect")?;
         self.lrc()?;
@@ -593,6 +600,11 @@ impl RtiAmbassador {
         }
         if let Some(c) = self.conn.take() {
             c.stop.store(true, Ordering::Release);
+        }
+        // The LRC leaves the federations none of its federates is joined to any more, so the
+        // other members stop counting it (see `Lrc::leave_idle`).
+        if let Some(lrc) = &self.lrc {
+            lrc.leave_idle();
         }
         Ok(())
     }
@@ -651,16 +663,13 @@ impl RtiAmbassador {
 
     /// 4.7: the answer arrives as `report_federation_executions`.
     pub fn list_federation_executions(&self) -> RtiResult<()> {
-        let lrc = self.lrc()?;
-        // The time implementation of federations open on this LRC; others are announced by
-        // name only and reported with the default.
-        let list = lrc
-            .federation_names()
+        // Each with its time implementation, also those this LRC is not in: the members'
+        // beacons announce it (see `Lrc::federation_executions`).
+        let list = self
+            .lrc()?
+            .federation_executions()
             .into_iter()
-            .map(|n| {
-                let kind = lrc.with_core(&n, |c| Ok(c.time_kind())).unwrap_or_default();
-                (n, kind.name().to_string())
-            })
+            .map(|(n, kind)| (n, kind.name().to_string()))
             .collect();
         if let Some(c) = &self.conn {
             c.queue.push(Delivery::Report(list));

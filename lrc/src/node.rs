@@ -325,6 +325,43 @@ impl Lrc {
         .unwrap_or(0)
     }
 
+    /// The LRCs that are members of `federation` as this LRC's view has them, in join order
+    /// (the first coordinates); `FederateNotExecutionMember` if it is not open here.
+    pub fn member_lrcs(&self, federation: &str) -> RtiResult<Vec<NodeId>> {
+        self.with_core(federation, |c| {
+            Ok(c.view().nodes.iter().map(|n| NodeId(*n)).collect())
+        })
+    }
+
+    /// Every federation execution seen on the network or open here, with its logical time
+    /// implementation: the core's for a federation this LRC is a member of, else what the
+    /// announcing LRCs' beacons note (`HLAfloat64Time` if none does yet — a federation
+    /// announced only by a joiner not yet admitted).
+    pub fn federation_executions(&self) -> Vec<(String, hlamesh_timesync::TimeKind)> {
+        let heard = self.shared.transport.discovered();
+        self.federation_names()
+            .into_iter()
+            .map(|n| {
+                let local = self
+                    .with_core(&n, |c| Ok(c.is_admitted().then(|| c.time_kind())))
+                    .ok()
+                    .flatten();
+                let noted = || {
+                    heard
+                        .iter()
+                        .flat_map(|p| &p.beacon.notes)
+                        .find_map(|(f, note)| {
+                            (*f == n)
+                                .then(|| hlamesh_timesync::TimeKind::from_name(note))
+                                .flatten()
+                        })
+                };
+                let kind = local.or_else(noted).unwrap_or_default();
+                (n, kind)
+            })
+            .collect()
+    }
+
     /// Names of the federation executions seen on the network or open here.
     pub fn federation_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self
@@ -443,6 +480,9 @@ impl Lrc {
             .transport
             .open_federation(name, KeySource::Create)
             .map_err(internal)?;
+        // The beacons announce the federation's time implementation beside its name, for
+        // `list_federation_executions` on LRCs outside it.
+        channel.set_note(time_kind.name());
         st.tags.insert(channel.tag(), Arc::from(name));
         core.set_stream_numbering(numbering(&channel));
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
@@ -610,7 +650,15 @@ impl Lrc {
         tracing::debug!(federation, ok = r.is_ok(), "join answered");
         self.lock().host.forget_join(federation, t);
         match r? {
-            Completion::Joined(h) => Ok(h),
+            Completion::Joined(h) => {
+                // Admitted: this LRC announces the federation's time implementation too (the
+                // creator may leave).
+                let mut st = self.lock();
+                if let Some(f) = st.host.get_mut(federation) {
+                    f.io.channel.set_note(f.core.time_kind().name());
+                }
+                Ok(h)
+            }
             Completion::Done => Err(internal("join completed without a handle")),
         }
     }
@@ -650,6 +698,49 @@ impl Lrc {
             self.close(federation);
         }
         r.map(|_| ())
+    }
+
+    /// Leaves every federation open here that no federate of this LRC is joined to, joining
+    /// or resigning from (`disconnect` after the last resignation): the coordinator decides the
+    /// departure, and once the other members applied it the channel closes. The others stop
+    /// counting this LRC at once (a time-managed federation, a synchronization point, a joiner's
+    /// state transfer and the coordinator's acknowledgements no longer wait for it) and see it
+    /// leave, not lose it; this LRC may join again later. A federation whose coordinator does
+    /// not answer within the call timeout is closed all the same (the others then see the
+    /// channel close, as when the process exits).
+    pub fn leave_idle(&self) {
+        let names = self.lock().host.names();
+        for name in names {
+            let asked = self.with_core(&name, |c| {
+                if !c.hosts_nobody() {
+                    return Ok(None);
+                }
+                if !c.is_admitted() {
+                    return Ok(Some(None));
+                }
+                c.leave().map(|t| Some(Some(t)))
+            });
+            let t = match asked {
+                Ok(Some(t)) => t,
+                Ok(None) | Err(_) => continue,
+            };
+            if let Some(t) = t {
+                match self.wait(&name, t) {
+                    Ok(_) => {}
+                    // A federate of this process joined meanwhile: it stays a member.
+                    Err(RtiError::FederateIsExecutionMember(_)) => continue,
+                    Err(e) => tracing::warn!(federation = %name, "leaving: {e}; closing anyway"),
+                }
+            }
+            // A join another ambassador of this process started meanwhile keeps it open.
+            let idle = self
+                .with_core(&name, |c| Ok(c.hosts_nobody()))
+                .unwrap_or(false);
+            if idle {
+                self.close(&name);
+                tracing::debug!(federation = %name, "left the federation");
+            }
+        }
     }
 
     fn close(&self, federation: &str) {

@@ -19,7 +19,7 @@ use crate::core::save::SavedFederateState;
 /// Leading bytes of every save file.
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version.
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 4;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -260,8 +260,9 @@ mod tests {
             next_counter: 7,
             auto_resign: ResignAction::DeleteObjects,
             switches: Default::default(),
-            logical_time: 50.0,
-            lookahead: Some(1.0),
+            time_kind: Default::default(),
+            logical_time: hlamesh_timesync::DynTime::new(50.0),
+            lookahead: hlamesh_timesync::DynInterval::new(1.0),
             regulating: true,
             constrained: true,
             membership: crate::core::restore::SavedMembership {
@@ -330,6 +331,41 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let e = read(&path).expect_err("missing");
         assert!(matches!(e, SaveFileError::Io { .. }) && e.to_string().contains("car.rti"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// An `HLAinteger64Time` federate's save keeps every time exactly, also those no `f64`
+    /// holds (2^53 + 1 and `i64::MAX` would round).
+    #[test]
+    fn integer_times_round_trip_exactly() {
+        use hlamesh_timesync::{Bound, DynInterval, DynTime, RequestKind, TimeKind};
+        let big = (1_i64 << 53) + 1;
+        let mut st = state();
+        st.time_kind = TimeKind::Integer64;
+        st.logical_time = Some(DynTime::integer(big));
+        st.lookahead = Some(DynInterval::integer(1));
+        st.time_state = Some(crate::core::save::SavedTime {
+            time: DynTime::integer(big),
+            lookahead: DynInterval::integer(1),
+            bound: Bound::incl(DynTime::integer(big + 1)),
+            regulating: true,
+            constrained: true,
+            async_delivery: false,
+            last_grant_strict: false,
+            advance: Some((RequestKind::Tar, DynTime::integer(i64::MAX))),
+            queued_tso: Vec::new(),
+            held_ro: Vec::new(),
+        });
+        let root = temp("int");
+        let path = rti_file(&root, "F", "L", "car");
+        write(&path, &st).unwrap();
+        let back = read(&path).unwrap();
+        assert_eq!(back.time_kind, TimeKind::Integer64);
+        assert_eq!(back.logical_time.and_then(DynTime::as_integer), Some(big));
+        let t = back.time_state.expect("time state");
+        assert_eq!(t.time.as_integer(), Some(big));
+        assert_eq!(t.lookahead.as_integer(), Some(1));
+        assert_eq!(t.advance.map(|(_, t)| t.as_integer()), Some(Some(i64::MAX)));
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -455,6 +455,7 @@ mod tests {
                 cert_fingerprint: fp,
                 claims: vec![],
                 seq,
+                notes: Vec::new(),
             }
         }
 

@@ -17,7 +17,9 @@ use crate::id::FederationTag;
 /// Protocol version carried in beacons and the QUIC handshake. Peers with another version are
 /// ignored (beacons) or refused (QUIC) with one clear log line. 4: data datagrams of wire
 /// version 2 (keyed BLAKE3 MAC, [`crate::data::auth`]); a node of version 3 could not read them.
-pub const PROTOCOL_VERSION: u16 = 4;
+/// 5: beacons carry a note per federation ([`crate::discovery::Beacon::notes`]); a node of
+/// version 4 could not decode them.
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -72,6 +72,11 @@ pub struct Beacon {
     /// is a replay and is dropped.
     #[serde(default)]
     pub seq: u64,
+    /// What the node's application noted about each federation it announces, as (name, note)
+    /// (the LRC notes the logical time implementation, so that nodes outside a federation can
+    /// list it with its time type). Opaque to the transport; none for a federation not noted.
+    #[serde(default)]
+    pub notes: Vec<(String, String)>,
 }
 
 /// A claim on a federation name while `create_federation_execution` settles: of concurrent
@@ -819,6 +824,7 @@ mod tests {
             cert_fingerprint: [7; 32],
             claims: vec![],
             seq: 1,
+            notes: Vec::new(),
         }
     }
 

@@ -135,6 +135,9 @@ struct FedChannel {
     /// input of the batching decision, see [`crate::core::batch`]).
     heard: AtomicU64,
     flow: Flow,
+    /// What the application noted about the federation, announced in the beacons (a leaf
+    /// lock; see [`FederationChannel::set_note`]).
+    note: Mutex<String>,
 }
 
 /// What the shell keeps of a federation's flow control (see [`crate::flow`]) besides the
@@ -424,6 +427,14 @@ impl Shared {
         let feds = self.federations.read().unwrap_or_else(|e| e.into_inner());
         let mut federations: Vec<String> = feds.values().map(|f| f.name.clone()).collect();
         federations.sort();
+        let mut notes: Vec<(String, String)> = feds
+            .values()
+            .filter_map(|f| {
+                let note = lock(&f.note).clone();
+                (!note.is_empty()).then(|| (f.name.clone(), note))
+            })
+            .collect();
+        notes.sort();
         Beacon {
             node: self.node,
             quic_addrs: vec![self.quic_addr],
@@ -431,6 +442,7 @@ impl Shared {
             cert_fingerprint: self.security.fingerprint(),
             claims: lock(&self.claims).clone(),
             seq: self.beacon_seq.fetch_add(1, Ordering::Relaxed) + 1,
+            notes,
         }
     }
 
@@ -591,6 +603,23 @@ impl std::fmt::Debug for FederationChannel {
 }
 
 impl FederationChannel {
+    /// Notes something about the federation for this node's beacons to announce beside its
+    /// name ([`crate::discovery::Beacon::notes`]; the LRC notes the logical time
+    /// implementation). A changed note goes out with the next beacon, soon.
+    pub fn set_note(&self, note: &str) {
+        let changed = {
+            let mut n = lock(&self.fed.note);
+            let changed = *n != note;
+            if changed {
+                *n = note.to_string();
+            }
+            changed
+        };
+        if changed {
+            self.shared.beacon_now.notify_one();
+        }
+    }
+
     /// The federation's wire tag.
     pub fn tag(&self) -> FederationTag {
         self.fed.tag
@@ -1158,6 +1187,7 @@ impl Transport {
                 waits: AtomicU64::new(0),
                 wait_ns: AtomicU64::new(0),
             },
+            note: Mutex::new(String::new()),
         });
         self.shared
             .federations

@@ -326,6 +326,7 @@ fn beacons(out: &mut Out) {
             claim_time_us: 1_700_000_000_000_000,
         }],
         seq: 41,
+        notes: vec![("MovingObject".into(), "HLAinteger64Time".into())],
     };
     let auth = BeaconAuth::development(hlamesh_fuzz::targets::beacon::SECRET);
     out.seed("beacon", "beacon-full", &b.seal(&auth));
@@ -336,6 +337,7 @@ fn beacons(out: &mut Out) {
         cert_fingerprint: [0; 32],
         claims: Vec::new(),
         seq: 1,
+        notes: Vec::new(),
     };
     out.seed("beacon", "beacon-idle", &b.seal(&auth));
     out.seed(
@@ -465,6 +467,14 @@ fn lrc_wire(out: &mut Out) {
             },
         ),
         (
+            "leave",
+            ControlMsg::Request {
+                id: 3,
+                body: Request::Leave,
+                epoch: 1,
+            },
+        ),
+        (
             "reply",
             ControlMsg::Reply {
                 id: 1,
@@ -492,7 +502,11 @@ fn lrc_wire(out: &mut Out) {
             "decisions",
             ControlMsg::Decisions {
                 first: 3,
-                list: vec![Decision::NodeRemoved(12), Decision::Destroyed],
+                list: vec![
+                    Decision::NodeRemoved(12),
+                    Decision::NodeLeft(13),
+                    Decision::Destroyed,
+                ],
             },
         ),
         ("report", ControlMsg::Report { last: 9, to: 11 }),
@@ -585,8 +599,9 @@ fn saved_state() -> SavedFederateState {
         next_counter: 2,
         auto_resign: ResignAction::CancelThenDeleteThenDivest,
         switches: Default::default(),
-        logical_time: 4.0,
-        lookahead: Some(0.1),
+        time_kind: TimeKind::Float64,
+        logical_time: hlamesh_timesync::DynTime::new(4.0),
+        lookahead: hlamesh_timesync::DynInterval::new(0.1),
         regulating: true,
         constrained: true,
         membership: SavedMembership {
@@ -620,6 +635,13 @@ fn save_files(out: &mut Out) {
     small.lookahead = None;
     let file = hlamesh_lrc::save_file::encode(&small).expect("encodes");
     out.seed("save_file", "file-small", &file);
+    // An HLAinteger64Time federation's save, at a time no f64 holds exactly.
+    let mut int = small.clone();
+    int.time_kind = TimeKind::Integer64;
+    int.logical_time = Some(hlamesh_timesync::DynTime::integer((1 << 53) + 1));
+    int.lookahead = Some(hlamesh_timesync::DynInterval::integer(3));
+    let file = hlamesh_lrc::save_file::encode(&int).expect("encodes");
+    out.seed("save_file", "file-integer-time", &file);
     out.seed(
         "save_file",
         "body-small",

@@ -28,6 +28,9 @@ pub struct LabNetArgs {
     /// share of the QUIC packets arriving at one port.
     #[arg(long)]
     pub quic_port: Option<u16>,
+    /// Peer timeout in milliseconds (silence after which a peer counts as lost).
+    #[arg(long)]
+    pub peer_timeout_ms: Option<u64>,
 }
 
 impl LabNetArgs {
@@ -56,6 +59,9 @@ impl LabNetArgs {
         }
         if let Some(p) = self.quic_port {
             cfg.quic_port = p;
+        }
+        if let Some(ms) = self.peer_timeout_ms {
+            cfg.peer_timeout = std::time::Duration::from_millis(ms);
         }
         cfg
     }

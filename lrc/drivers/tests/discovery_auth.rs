@@ -74,6 +74,7 @@ fn forger(ports: &Ports, fed: &str, stop: Arc<AtomicBool>) -> std::thread::JoinH
                     claim_time_us: 1,
                 }],
                 seq: 1,
+                notes: Vec::new(),
             };
             let _ = sock.send_to(&b.seal(&auth), dest);
             std::thread::sleep(Duration::from_millis(20));

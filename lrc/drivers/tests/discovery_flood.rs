@@ -86,6 +86,7 @@ fn flood(ports: &Ports, sink: SocketAddr, fed: &str, stop: &AtomicBool) -> u64 {
                 claim_time_us: 1,
             }],
             seq: 1,
+            notes: Vec::new(),
         };
         let mut bytes = b.seal(&other);
         if sent % 2 == 1 {

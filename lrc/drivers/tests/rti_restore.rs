@@ -6,6 +6,8 @@
 //!   same handles. Then three fresh processes of a new federation, with other names and in
 //!   another join order, restore the same save (new LRCs, swapped handles) and reflect the same
 //!   values again.
+//! - The same timed save and restore in an `HLAinteger64Time` federation at times no `f64`
+//!   holds (2^53 + 1 + k), exact after the restore.
 //! - With `rti-shell` federates: restored names and reservations, restore status, a federate
 //!   reporting failure, a federate killed during the restore, an abort, and corrupted or
 //!   truncated or missing save files (the requester's own, or another machine's) — each ends with
@@ -166,6 +168,62 @@ fn timed_save_at_50_then_restore_replays_every_reflection() {
             p.name
         );
         assert_eq!(run["acc"], saved["acc"]);
+    }
+    for mut p in procs {
+        p.wait_event("resigned", LONG);
+        assert_eq!(p.wait_exit(LONG), Some(0), "[{}]", p.name);
+    }
+}
+
+/// The same timed save and restore in an `HLAinteger64Time` federation whose steps sit at
+/// 2^53 + 1 + k, where no `f64` is exact: the save, made right after the grant to the save
+/// time, and the restore bring every federate back to exactly 2^53 + 51, and the second run
+/// reflects exactly what the first one did.
+#[test]
+fn integer_time_timed_save_and_restore_are_exact() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("irestore{}", std::process::id());
+    let dir = TempDir::new("irestore");
+    let fom = tso_fom(&fed);
+    let fom = fom.to_str().unwrap();
+    const BASE: i64 = (1 << 53) + 1;
+    let mut procs = Vec::new();
+    for (i, (name, ty)) in [("A", "alpha"), ("B", "beta"), ("C", "gamma")]
+        .iter()
+        .enumerate()
+    {
+        let mut extra = vec!["--restore-after", "--integer-time", "--steps", "60"];
+        if i == 0 {
+            extra.extend(["--create", "--fom", fom, "--request-save"]);
+        }
+        let p = checkpoint(&lab, i + 1, &ports, &fed, name, ty, &extra, dir.path());
+        p.wait_event("joined", LONG);
+        procs.push(p);
+    }
+    let mut first = Vec::new();
+    for p in &procs {
+        p.wait_event("ready", LONG);
+        assert_eq!(p.wait_event("saved", LONG)["step"], 50, "[{}]", p.name);
+        let run = p.wait_event("run", LONG);
+        assert_eq!(run["itime"].as_i64(), Some(BASE + 60), "[{}]", p.name);
+        assert_eq!(run["reflections"].as_array().unwrap().len(), 120);
+        first.push(run);
+    }
+    for (p, run1) in procs.iter().zip(&first) {
+        let r = p.wait_event("restored", LONG);
+        assert_eq!(
+            r["itime"].as_i64(),
+            Some(BASE + 50),
+            "[{}] logical time after the restore, exactly",
+            p.name
+        );
+        assert_eq!(r["handle"], run1["handle"], "[{}]", p.name);
+        let run2 = p.wait_event("run", LONG);
+        assert_eq!(run2["itime"].as_i64(), Some(BASE + 60));
+        assert_eq!(tail(&run2, 50), tail(run1, 50), "[{}]", p.name);
+        assert_eq!(run2["acc"], run1["acc"], "[{}] final state", p.name);
     }
     for mut p in procs {
         p.wait_event("resigned", LONG);

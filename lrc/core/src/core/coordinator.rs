@@ -418,6 +418,39 @@ impl FederationCore {
                 }
             }
             Request::Sync => self.reply(from, id, Reply::Done),
+            Request::Leave => {
+                let on_it: Vec<String> = self
+                    .view
+                    .federates
+                    .values()
+                    .filter(|r| r.node == from)
+                    .map(|r| r.name.clone())
+                    .collect();
+                if !on_it.is_empty() {
+                    let e = RtiError::FederateIsExecutionMember(format!(
+                        "federation {}: LRC {from:x} still hosts {}",
+                        self.name,
+                        on_it.join(", ")
+                    ));
+                    self.reply(from, id, Reply::Failed(e));
+                    return;
+                }
+                if self.view.nodes.contains(&from) {
+                    self.decide(Decision::NodeLeft(from));
+                    if from == self.me {
+                        // A coordinator that leaves is one no more: the members acknowledge its
+                        // departure to it directly (see `on_node_left`), and it completes
+                        // once each did (`check_departure`).
+                        self.departing = Some((id, self.view.last()));
+                    }
+                    self.decide_left_behind();
+                }
+                if from == self.me {
+                    self.check_departure();
+                } else {
+                    self.reply_when_acked(from, id, Reply::Done, false);
+                }
+            }
             Request::Destroy => {
                 if self.view.federates.is_empty() {
                     self.decide(Decision::Destroyed);
@@ -597,6 +630,11 @@ impl FederationCore {
             }
             Applied::Resigned(list) => {
                 let lost = matches!(d, Decision::NodeRemoved(_));
+                if let Decision::NodeLeft(n) = d {
+                    self.on_node_left(n);
+                    self.ownership_on_node_removed(n);
+                    self.time_on_node_removed(n);
+                }
                 if let Decision::NodeRemoved(n) = d {
                     self.on_node_removed(n);
                     self.release_resignations(Some(n));
@@ -955,6 +993,7 @@ impl FederationCore {
         }
         self.progress_recovery();
         self.check_held_replies();
+        self.check_departure();
     }
 
     /// Called after any change of view or suspicion: notices a new coordinator.
@@ -1072,6 +1111,50 @@ impl FederationCore {
         self.check_held_replies();
     }
 
+    /// Applies [`Decision::NodeLeft`]: `n` is no member any more, but not lost. Its data stream
+    /// stays until its channel closes (a resignation may still wait for its last data), and
+    /// the coordinator forgets what it knew of it, so that it can join again as a newcomer.
+    fn on_node_left(&mut self, n: Node) {
+        if n == self.me {
+            return;
+        }
+        if !self.phase.is_replaying() {
+            // Its departure acknowledged to it: a coordinator that leaves waits for this.
+            let last = self.view.last();
+            self.send_control(n, false, ControlMsg::Report { last, to: n });
+        }
+        self.left.insert(n);
+        self.suspected.remove(&n);
+        self.gone.remove(&n);
+        self.unadmitted.remove(&n);
+        self.welcomed.remove(&n);
+        self.probed.remove(&n);
+        self.reports.remove(&n);
+        self.evicted_told.remove(&n);
+        self.refused_joins.retain(|(from, _), _| *from != n);
+        self.held.retain(|h| h.to != n);
+        self.queued.retain(|(from, ..)| *from != n);
+    }
+
+    /// A coordinator that decided its own departure completes it once every remaining member
+    /// acknowledged the decision (or is suspected): only then may its channel close, so its
+    /// last decisions cannot be cut off with it.
+    fn check_departure(&mut self) {
+        let Some((id, upto)) = self.departing else {
+            return;
+        };
+        let acked = self.view.nodes.iter().all(|m| {
+            *m == self.me
+                || self.suspected.contains(m)
+                || self.unadmitted.contains(m)
+                || self.reports.get(m).is_some_and(|l| *l >= upto)
+        });
+        if acked {
+            self.departing = None;
+            self.on_reply(id, Reply::Done);
+        }
+    }
+
     fn remove_suspected(&mut self) {
         let gone: Vec<Node> = self
             .view
@@ -1089,6 +1172,12 @@ impl FederationCore {
     pub(crate) fn on_peer_gone(&mut self, n: Node) {
         self.channel_peers.remove(&n);
         if n == self.me {
+            return;
+        }
+        if self.left.contains(&n) && !self.view.nodes.contains(&n) {
+            // It left (its channel closing follows the decision): neither lost nor barred.
+            self.streams.remove(&n);
+            self.release_resignations(Some(n));
             return;
         }
         self.gone.insert(n);
@@ -1123,12 +1212,14 @@ impl FederationCore {
         } else {
             self.progress_recovery();
         }
+        self.check_departure();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Event;
+    use super::super::wire::ResignAction;
+    use super::super::{Completion, Event};
     use super::*;
 
     /// Node 3 joined with a federate and was lost; then node 2 is welcomed.
@@ -1152,6 +1243,170 @@ mod tests {
         std::iter::from_fn(|| c.poll_action())
             .filter(|a| matches!(a, Action::FederateLost { .. }))
             .count()
+    }
+
+    /// LRCs whose control messages arrive at once and in order; data is dropped (membership
+    /// needs none). Time moves by a retry period per round.
+    struct Net {
+        cores: Vec<FederationCore>,
+        now: u64,
+        done: Vec<(Node, Ticket, Result<Completion, RtiError>)>,
+        lost: usize,
+    }
+
+    impl Net {
+        fn core(&mut self, n: Node) -> &mut FederationCore {
+            self.cores
+                .iter_mut()
+                .find(|c| c.node() == n)
+                .expect("a core of that node")
+        }
+
+        /// Runs until `ticket` of `node` completed (at most 40 rounds).
+        fn until(&mut self, node: Node, ticket: Ticket) -> Result<Completion, RtiError> {
+            for _ in 0..40 {
+                self.round();
+                if let Some(i) = self
+                    .done
+                    .iter()
+                    .position(|(n, t, _)| *n == node && *t == ticket)
+                {
+                    return self.done.remove(i).2;
+                }
+            }
+            panic!("ticket {ticket:?} of {node} never completed");
+        }
+
+        fn round(&mut self) {
+            self.now += RETRY_US;
+            let now = self.now;
+            for c in &mut self.cores {
+                c.handle(now, Event::Tick);
+            }
+            // Bounded: a handful of message exchanges settle membership.
+            for _ in 0..1000 {
+                let mut sent = Vec::new();
+                for c in &mut self.cores {
+                    while let Some(a) = c.poll_action() {
+                        match a {
+                            Action::SendControl { to, bytes, .. } => {
+                                sent.push((c.node(), to, bytes))
+                            }
+                            Action::Complete { ticket, result } => {
+                                self.done.push((c.node(), ticket, result))
+                            }
+                            Action::FederateLost { .. } => self.lost += 1,
+                            _ => {}
+                        }
+                    }
+                }
+                if sent.is_empty() {
+                    return;
+                }
+                for (from, to, bytes) in sent {
+                    let msg = super::super::wire::Envelope::decode(&bytes)
+                        .expect("a control message")
+                        .msg;
+                    if let Some(c) = self.cores.iter_mut().find(|c| c.node() == to) {
+                        c.handle(now, Event::Control { from, msg });
+                    }
+                }
+            }
+            panic!("control messages never settled");
+        }
+
+        /// `node` joins a federate `name` (opening a fresh core if it has none).
+        fn join(&mut self, node: Node, name: &str) -> FederateHandle {
+            if !self.cores.iter().any(|c| c.node() == node) {
+                let members = self.cores.iter().map(|c| c.node()).collect();
+                self.cores
+                    .push(FederationCore::joining("F", node, self.now, members));
+            }
+            let t = self.core(node).join(Some(name.into()), "t");
+            match self.until(node, t) {
+                Ok(Completion::Joined(h)) => h,
+                other => panic!("join of {name}: {other:?}"),
+            }
+        }
+
+        fn resign(&mut self, node: Node, h: FederateHandle) {
+            let t = self
+                .core(node)
+                .resign(h, ResignAction::DeleteObjects)
+                .expect("resign");
+            self.until(node, t).expect("resigned");
+        }
+
+        /// `node` leaves as `disconnect` makes it: the decision, then its channel closes.
+        fn leave(&mut self, node: Node) {
+            let t = self.core(node).leave().expect("nothing joined");
+            self.until(node, t).expect("left");
+            self.cores.retain(|c| c.node() != node);
+            for c in &mut self.cores {
+                c.handle(self.now, Event::PeerGone(node));
+            }
+            self.round();
+        }
+    }
+
+    fn net() -> Net {
+        let a = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        Net {
+            cores: vec![a],
+            now: 0,
+            done: Vec::new(),
+            lost: 0,
+        }
+    }
+
+    #[test]
+    fn an_lrc_that_leaves_is_no_member_any_more_and_may_join_again() {
+        let mut net = net();
+        net.join(1, "a");
+        let b = net.join(2, "b");
+        net.join(3, "c");
+        assert!(
+            net.core(2).leave().is_err(),
+            "refused while its federate is joined"
+        );
+        net.resign(2, b);
+        net.leave(2);
+        for n in [1, 3] {
+            let c = net.core(n);
+            assert_eq!(c.view().nodes, vec![1, 3], "at {n}");
+            assert!(
+                !c.removed.contains(&2) && !c.suspected.contains(&2),
+                "at {n}"
+            );
+        }
+        assert_eq!(net.lost, 0, "nobody was lost");
+        // Acknowledgements no longer wait for it: a new federate joins at once.
+        net.join(3, "c2");
+        // It joins again under the same node id, with request ids numbered afresh.
+        let b2 = net.join(2, "b");
+        assert_ne!(b2, b, "a new federate, not the old join answered again");
+        assert_eq!(net.core(1).view().nodes, vec![1, 3, 2]);
+        assert!(net.core(2).is_admitted());
+        assert_eq!(net.lost, 0);
+    }
+
+    #[test]
+    fn a_coordinator_that_leaves_hands_over_to_the_next_member() {
+        let mut net = net();
+        let a = net.join(1, "a");
+        net.join(2, "b");
+        net.join(3, "c");
+        net.resign(1, a);
+        net.leave(1);
+        for n in [2, 3] {
+            let c = net.core(n);
+            assert_eq!(c.view().nodes, vec![2, 3], "at {n}");
+            assert_eq!(c.coordinator(), Some(2), "at {n}");
+        }
+        // The new coordinator decides: a join from a newcomer completes.
+        net.join(4, "d");
+        assert_eq!(net.core(3).view().nodes, vec![2, 3, 4]);
+        assert_eq!(net.lost, 0);
     }
 
     #[test]

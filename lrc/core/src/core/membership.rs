@@ -74,7 +74,7 @@ impl View {
                 }
                 Applied::NodeAdded(*n)
             }
-            Decision::NodeRemoved(n) => {
+            Decision::NodeRemoved(n) | Decision::NodeLeft(n) => {
                 self.nodes.retain(|x| x != n);
                 self.left_behind_due.insert(*n);
                 let gone: Vec<FederateHandle> = self
@@ -174,9 +174,16 @@ impl View {
             .map(|(h, _)| *h)
     }
 
-    /// The earlier decision answering request `req`, if any (requests are retried).
+    /// The earlier decision answering request `req`, if any (requests are retried). Only
+    /// decisions since the requester last left ([`Decision::NodeLeft`]) count: an LRC that
+    /// joins again numbers its requests afresh.
     pub fn answered(&self, req: (u64, u64)) -> Option<&Decision> {
-        self.log.iter().rev().find(|d| match d {
+        let since = self
+            .log
+            .iter()
+            .rposition(|d| *d == Decision::NodeLeft(req.0))
+            .map_or(0, |i| i + 1);
+        self.log[since..].iter().rev().find(|d| match d {
             Decision::FederateJoined { req: r, .. }
             | Decision::NamesReserved { req: r, .. }
             | Decision::SyncRegistered { req: r, .. }
@@ -338,7 +345,7 @@ impl Phase {
         for d in log {
             match d {
                 Decision::NodeAdded(n) if !members.contains(n) => members.push(*n),
-                Decision::NodeRemoved(n) => members.retain(|m| m != n),
+                Decision::NodeRemoved(n) | Decision::NodeLeft(n) => members.retain(|m| m != n),
                 _ => {}
             }
         }

@@ -482,6 +482,12 @@ pub struct FederationCore {
     pub(crate) view: View,
     pub(crate) suspected: BTreeSet<Node>,
     pub(crate) removed: BTreeSet<Node>,
+    /// Nodes that left ([`Decision::NodeLeft`]) and have not joined again: their channel
+    /// closing is no loss, and they are not barred like removed ones.
+    pub(crate) left: BTreeSet<Node>,
+    /// This LRC coordinated and decided its own departure: (request id, log position of the
+    /// decision), until every remaining member acknowledged it.
+    pub(crate) departing: Option<(u64, u64)>,
     /// Remote resignations waiting for their LRC's last data (see `resignation`).
     pub(crate) resign_gate: Vec<resignation::Gated>,
     /// Removed LRCs told so since they were last heard from (see `eviction`).
@@ -553,6 +559,8 @@ impl FederationCore {
             view: View::default(),
             suspected: BTreeSet::new(),
             removed: BTreeSet::new(),
+            left: BTreeSet::new(),
+            departing: None,
             resign_gate: Vec::new(),
             evicted_told: BTreeSet::new(),
             current_coordinator: None,
@@ -916,6 +924,32 @@ impl FederationCore {
         let t = self.new_ticket();
         self.request(Request::Destroy, Some(t), false);
         t
+    }
+
+    /// Whether no federate of this LRC is joined, joining or resigning here, and no other
+    /// request of it waits for the coordinator: what [`Self::leave`] needs.
+    pub fn hosts_nobody(&self) -> bool {
+        self.locals.is_empty()
+            && self
+                .pending
+                .values()
+                .all(|p| matches!(p.body, Request::Leave))
+    }
+
+    /// This LRC leaves the federation (`disconnect` after its federates resigned): the
+    /// coordinator decides [`wire::Decision::NodeLeft`], and the ticket completes once every
+    /// other member applied it (the shell then closes the channel: the others see it leave,
+    /// not lose it). `FederateIsExecutionMember` while a federate of this LRC is joined.
+    pub fn leave(&mut self) -> Result<Ticket, RtiError> {
+        if !self.hosts_nobody() {
+            return Err(RtiError::FederateIsExecutionMember(format!(
+                "federation {}: a federate of this LRC is joined or joining",
+                self.name
+            )));
+        }
+        let t = self.new_ticket();
+        self.request(Request::Leave, Some(t), false);
+        Ok(t)
     }
 
     /// Sets a local federate's automatic resign action.

@@ -617,6 +617,13 @@ impl FederationCore {
                     m.name, st.federate_name, st.federate, m.name, m.post
                 ))
             }
+            Ok(st) if st.time_kind != self.time.kind => RestoreReport::Unable(format!(
+                "save {} of {} was made in a federation of {}, this one uses {}",
+                r.label,
+                m.name,
+                st.time_kind.name(),
+                self.time.kind.name()
+            )),
             Ok(st) if st.modules != self.modules => RestoreReport::Unable(format!(
                 "save {} of {} was made with other FOM modules than this federation's",
                 r.label, m.name
@@ -1155,7 +1162,8 @@ mod tests {
             next_counter: 1,
             auto_resign: super::super::wire::ResignAction::NoAction,
             switches: Default::default(),
-            logical_time: 0.0,
+            time_kind: Default::default(),
+            logical_time: None,
             lookahead: None,
             regulating: false,
             constrained: false,
@@ -1163,6 +1171,164 @@ mod tests {
             time_state: None,
             held: Vec::new(),
             requests: Vec::new(),
+        }
+    }
+
+    /// One LRC of an `HLAinteger64Time` federation, driven through its actions.
+    mod integer_time {
+        use super::super::super::save::SaveReport;
+        use super::super::super::{Action, Callback, Completion, FederationCore};
+        use crate::handles::FederateHandle;
+        use hlamesh_timesync::{DynInterval, DynTime, TimeKind};
+
+        /// 2^53 + 1: the first integer an `f64` cannot hold.
+        const BIG: i64 = (1 << 53) + 1;
+
+        fn actions(c: &mut FederationCore) -> Vec<Action> {
+            std::iter::from_fn(|| c.poll_action()).collect()
+        }
+
+        fn callbacks(c: &mut FederationCore) -> Vec<Callback> {
+            actions(c)
+                .into_iter()
+                .filter_map(|a| match a {
+                    Action::Callback { callback, .. } => Some(callback),
+                    _ => None,
+                })
+                .collect()
+        }
+
+        fn federation(kind: TimeKind) -> (FederationCore, FederateHandle) {
+            let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+            c.set_time_kind(kind);
+            c.join(Some("a".into()), "t");
+            let h = actions(&mut c)
+                .into_iter()
+                .find_map(|a| match a {
+                    Action::Complete {
+                        result: Ok(Completion::Joined(h)),
+                        ..
+                    } => Some(h),
+                    _ => None,
+                })
+                .expect("joined");
+            (c, h)
+        }
+
+        fn advance(c: &mut FederationCore, h: FederateHandle, t: i64) {
+            c.time_change(h, "timeAdvanceRequest", |m| {
+                m.time_advance_request(DynTime::integer(t))
+            })
+            .expect("TAR");
+            assert!(
+                callbacks(c).contains(&Callback::TimeAdvanceGrant(DynTime::integer(t))),
+                "granted {t}"
+            );
+        }
+
+        /// Saves at `BIG` and returns the RTI's state for the federate, through its encoding.
+        fn save(c: &mut FederationCore, h: FederateHandle) -> super::SavedFederateState {
+            c.request_federation_save(h, "s", None).expect("save");
+            assert!(
+                callbacks(c)
+                    .iter()
+                    .any(|cb| matches!(cb, Callback::InitiateFederateSave { .. }))
+            );
+            c.report_federate_save(h, SaveReport::Begun).expect("begun");
+            c.report_federate_save(h, SaveReport::Complete)
+                .expect("complete");
+            let state = actions(c)
+                .into_iter()
+                .find_map(|a| match a {
+                    Action::WriteSave { state, .. } => Some(state),
+                    _ => None,
+                })
+                .expect("the RTI's state to write");
+            c.save_written(h, true);
+            assert!(callbacks(c).contains(&Callback::FederationSaved));
+            let bytes = postcard::to_allocvec(&*state).expect("encodes");
+            postcard::from_bytes(&bytes).expect("decodes")
+        }
+
+        /// Requests the restore and hands the LRC `state` when it asks for the file.
+        fn restore(
+            c: &mut FederationCore,
+            h: FederateHandle,
+            state: &super::SavedFederateState,
+        ) -> Vec<Callback> {
+            c.request_federation_restore(h, "s", Ok(state.membership.clone()))
+                .expect("request");
+            let mut seen = Vec::new();
+            for _ in 0..8 {
+                let mut progressed = false;
+                for a in actions(c) {
+                    match a {
+                        Action::LoadRestore { federate, .. } => {
+                            c.restore_loaded(federate, Ok(state.clone()));
+                            progressed = true;
+                        }
+                        Action::Callback { callback, .. } => {
+                            if matches!(callback, Callback::InitiateFederateRestore { .. }) {
+                                c.report_federate_restore(h, true).expect("restored");
+                                progressed = true;
+                            }
+                            seen.push(callback);
+                        }
+                        _ => {}
+                    }
+                }
+                if !progressed {
+                    break;
+                }
+            }
+            seen
+        }
+
+        #[test]
+        fn an_integer_time_federation_is_saved_and_restored_exactly() {
+            let (mut c, h) = federation(TimeKind::Integer64);
+            let one = DynInterval::integer(1);
+            c.time_change(h, "enableTimeRegulation", |m| m.enable_time_regulation(one))
+                .expect("regulate");
+            c.time_change(h, "enableTimeConstrained", |m| m.enable_time_constrained())
+                .expect("constrain");
+            actions(&mut c);
+            advance(&mut c, h, BIG);
+            let state = save(&mut c, h);
+            assert_eq!(state.time_kind, TimeKind::Integer64);
+            assert_eq!(state.logical_time.and_then(DynTime::as_integer), Some(BIG));
+            assert_eq!(state.lookahead.and_then(DynInterval::as_integer), Some(1));
+            let saved = state.time_state.as_ref().expect("time state");
+            assert_eq!(saved.time.as_integer(), Some(BIG));
+
+            advance(&mut c, h, BIG + 5);
+            let seen = restore(&mut c, h, &state);
+            assert!(seen.contains(&Callback::FederationRestored), "{seen:?}");
+            let m = c.time_manager(h).expect("restored manager");
+            assert_eq!(m.logical_time().as_integer(), Some(BIG), "back at the save");
+            assert_eq!(
+                m.query_lookahead().ok().and_then(|l| l.as_integer()),
+                Some(1)
+            );
+            // And it runs on in integers: the next grant is exact too.
+            advance(&mut c, h, BIG + 1);
+        }
+
+        #[test]
+        fn a_save_of_the_other_time_kind_is_not_restored() {
+            let (mut c, h) = federation(TimeKind::Integer64);
+            let state = save(&mut c, h);
+            let (mut f, h) = federation(TimeKind::Float64);
+            let seen = restore(&mut f, h, &state);
+            let why = seen
+                .iter()
+                .find_map(|cb| match cb {
+                    Callback::FederationNotRestored { detail, .. } => Some(detail.clone()),
+                    Callback::RequestFederationRestoreFailed { reason, .. } => Some(reason.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("restored a save of the other kind: {seen:?}"));
+            assert!(why.contains("HLAinteger64Time"), "{why}");
         }
     }
 

@@ -424,10 +424,13 @@ pub struct SavedFederateState {
     pub auto_resign: ResignAction,
     /// Advisory switches.
     pub switches: super::advisory::AdvisorySwitches,
-    /// Logical time.
-    pub logical_time: f64,
+    /// The federation's logical time implementation: a restore refuses a save of the other
+    /// kind (its times would be read as the wrong type).
+    pub time_kind: hlamesh_timesync::TimeKind,
+    /// Logical time, exactly, in the federation's kind (`None`: no time manager).
+    pub logical_time: Option<super::time::Time>,
     /// Lookahead, if regulating.
-    pub lookahead: Option<f64>,
+    pub lookahead: Option<super::time::Interval>,
     /// Regulating.
     pub regulating: bool,
     /// Constrained.
@@ -803,8 +806,9 @@ impl FederationCore {
             next_counter: lf.next_counter,
             auto_resign: lf.auto_resign,
             switches: lf.advice.switches,
-            logical_time: tm.map_or(0.0, |m| m.logical_time().value()),
-            lookahead: tm.and_then(|m| m.query_lookahead().ok()).map(|l| l.value()),
+            time_kind: self.time.kind,
+            logical_time: tm.map(|m| self.time.kind.convert(m.logical_time())),
+            lookahead: tm.and_then(|m| m.query_lookahead().ok()),
             regulating: tm.is_some_and(|m| m.regulation() == hlamesh_timesync::RegulationState::On),
             constrained: tm
                 .is_some_and(|m| m.constraint() == hlamesh_timesync::ConstraintState::On),

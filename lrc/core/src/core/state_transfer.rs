@@ -110,6 +110,8 @@ impl FederationCore {
         if n == self.me {
             return;
         }
+        // Back after leaving: a member like any newcomer.
+        self.left.remove(&n);
         if self.gone.contains(&n) {
             self.suspected.insert(n);
         }

@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 8;
+pub const WIRE_VERSION: u8 = 9;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -396,6 +396,12 @@ pub enum Decision {
         /// The instances that outlive it.
         instances: Vec<InstanceState>,
     },
+    /// An LRC whose federates had all resigned left the federation (`disconnect`,
+    /// [`Request::Leave`]): out of the view like [`Decision::NodeRemoved`], but it left rather
+    /// than being lost — it is not barred, and may join again under the same node id (requests
+    /// it made before this decision are not answered by decisions after it, see
+    /// `super::membership::View::answered`).
+    NodeLeft(u64),
 }
 
 /// Why a synchronization point registration failed (4.12).
@@ -511,6 +517,9 @@ pub enum Request {
     /// coordinator made before it (one FIFO link), so when it arrives the requester has applied
     /// them: a read barrier (ownership queries are answered behind one).
     Sync,
+    /// This LRC, whose federates all resigned, leaves the federation ([`Decision::NodeLeft`]);
+    /// refused with `FederateIsExecutionMember` while the view still has a federate on it.
+    Leave,
 }
 
 impl Request {
@@ -910,7 +919,8 @@ mod tests {
         };
         assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         assert_eq!(DataMsg::decode(&[]), Err(WireError::Empty));
-        assert_eq!(DataMsg::decode(&[9, 0]), Err(WireError::Version(9)));
+        let other = WIRE_VERSION + 1;
+        assert_eq!(DataMsg::decode(&[other, 0]), Err(WireError::Version(other)));
         assert!(matches!(
             DataMsg::decode(&[WIRE_VERSION, 0xff, 0xff, 0xff]),
             Err(WireError::Malformed(_))

@@ -14,8 +14,12 @@
 //! - `--restore-only`: join a fresh federation (any name, the given type), and restore the
 //!   save (the `--request-save` federate retries until every federate joined), then run.
 //!
+//! With `--integer-time` the federation is `HLAinteger64Time` and step `k` is at time
+//! 2^53 + 1 + `k` (no `f64` holds these exactly: a time that went through a float shows).
+//!
 //! Prints JSON lines: `joined`, `ready`, `saved`, `run` (the recorded reflections and our
-//! handle), `restored`, `error`.
+//! handle), `restored`, `error`; `run` and `restored` carry the logical time as the step it is
+//! (`time`) and, with `--integer-time`, exactly (`itime`).
 
 use std::time::Duration;
 
@@ -25,14 +29,13 @@ use hlamesh_drivers::lab_net::LabNetArgs;
 use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
     CallbackModel, FederateAmbassador, LogicalTimeInterval, RestoreFailureReason, RtiAmbassador,
-    SaveFailureReason, Time,
+    SaveFailureReason, Time, TimeKind,
 };
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::*;
 use hlamesh_lrc::node::Lrc;
-use hlamesh_timesync::LogicalTime;
 use serde_json::json;
 
 #[derive(Parser, Debug)]
@@ -68,6 +71,45 @@ struct Args {
     /// Only restore the save and run from it.
     #[arg(long)]
     restore_only: bool,
+    /// Create (and expect) an `HLAinteger64Time` federation.
+    #[arg(long)]
+    integer_time: bool,
+}
+
+/// Where step 0 is in an `HLAinteger64Time` federation.
+const INTEGER_BASE: i64 = (1 << 53) + 1;
+
+/// The federation's time kind and how steps map onto it.
+#[derive(Clone, Copy)]
+struct Clock(TimeKind);
+
+impl Clock {
+    fn at(self, k: u32) -> Result<Time, RtiError> {
+        match self.0 {
+            TimeKind::Integer64 => Ok(Time::integer(INTEGER_BASE + i64::from(k))),
+            TimeKind::Float64 => time(f64::from(k)),
+        }
+    }
+
+    /// The step a time is at (as a number; a float time's value).
+    fn step(self, t: Time) -> f64 {
+        match t.as_integer() {
+            Some(n) => (n - INTEGER_BASE) as f64,
+            None => t.value(),
+        }
+    }
+
+    fn lookahead(self) -> Result<LogicalTimeInterval, RtiError> {
+        match self.0 {
+            TimeKind::Integer64 => Ok(LogicalTimeInterval::integer(1)),
+            TimeKind::Float64 => LogicalTimeInterval::new(1.0).ok_or_else(|| fail("lookahead")),
+        }
+    }
+
+    /// The time fields of a JSON line.
+    fn json(self, t: Time) -> serde_json::Value {
+        json!({"time": self.step(t), "itime": t.as_integer()})
+    }
 }
 
 #[derive(Debug)]
@@ -76,10 +118,10 @@ enum Ev {
     Reflect {
         producer: FederateHandle,
         value: Vec<u8>,
-        time: Option<f64>,
+        time: Option<Time>,
     },
     Enabled,
-    Grant(f64),
+    Grant(Time),
     InitiateSave,
     Saved(Result<(), SaveFailureReason>),
     Announce(String),
@@ -89,7 +131,7 @@ enum Ev {
     Restored(Result<(), String>),
 }
 
-struct Amb(Sender<Ev>);
+struct Amb(Sender<Ev>, TimeKind);
 
 impl FederateAmbassador for Amb {
     fn discover_object_instance(
@@ -109,11 +151,7 @@ impl FederateAmbassador for Amb {
         info: &ReceiveInfo,
     ) {
         let value = values.first().map(|(_, v)| v.clone()).unwrap_or_default();
-        let time = info
-            .time
-            .as_deref()
-            .and_then(|b| Time::decode(b).ok())
-            .map(|t| t.value());
+        let time = info.time.as_deref().and_then(|b| self.1.decode(b).ok());
         let _ = self.0.send(Ev::Reflect {
             producer: info.producer,
             value,
@@ -127,7 +165,7 @@ impl FederateAmbassador for Amb {
         let _ = self.0.send(Ev::Enabled);
     }
     fn time_advance_grant(&mut self, t: Time) {
-        let _ = self.0.send(Ev::Grant(t.value()));
+        let _ = self.0.send(Ev::Grant(t));
     }
     fn initiate_federate_save(&mut self, _label: &str, _time: Option<Time>) {
         let _ = self.0.send(Ev::InitiateSave);
@@ -181,6 +219,7 @@ struct AppState {
 
 struct Fed {
     rti: RtiAmbassador,
+    clock: Clock,
     rx: Receiver<Ev>,
     attr: AttributeHandle,
     object: ObjectInstanceHandle,
@@ -248,7 +287,7 @@ impl Fed {
         self.record.clear();
         while self.step < steps {
             let k = self.step + 1;
-            let now = time(f64::from(k))?;
+            let now = self.clock.at(k)?;
             self.rti.update_attribute_values_with_time(
                 self.object,
                 vec![(self.attr, self.acc.to_be_bytes().to_vec())],
@@ -263,7 +302,7 @@ impl Fed {
                         value,
                         time,
                     } => {
-                        if time != Some(f64::from(k)) {
+                        if time != Some(now) {
                             return Err(fail(format!("step {k}: reflection at {time:?}")));
                         }
                         let v = u64::from_be_bytes(
@@ -275,7 +314,7 @@ impl Fed {
                         self.record.push((k, producer.0, v));
                         self.acc = fold(self.acc, v);
                     }
-                    Ev::Grant(g) if g == f64::from(k) => break,
+                    Ev::Grant(g) if g == now => break,
                     Ev::Announce(l) => self.announced.push(l),
                     other => return Err(fail(format!("step {k}: unexpected {other:?}"))),
                 }
@@ -289,11 +328,10 @@ impl Fed {
             }
         }
         self.record.sort();
-        out(
-            json!({"event":"run","handle":self.me(),"from":self.record.first().map(|r| r.0),
-            "reflections":self.record,"acc":self.acc,
-            "time":self.rti.query_logical_time()?.value()}),
-        );
+        let mut line = json!({"event":"run","handle":self.me(),
+            "from":self.record.first().map(|r| r.0),"reflections":self.record,"acc":self.acc});
+        merge(&mut line, self.clock.json(self.rti.query_logical_time()?));
+        out(line);
         Ok(())
     }
 
@@ -327,11 +365,16 @@ impl Fed {
             Ev::Restored(Ok(())) => {}
             other => return Err(fail(format!("restore: {other:?}"))),
         }
-        out(
-            json!({"event":"restored","handle":handle.0,"step":self.step,
-            "time":self.rti.query_logical_time()?.value()}),
-        );
+        let mut line = json!({"event":"restored","handle":handle.0,"step":self.step});
+        merge(&mut line, self.clock.json(self.rti.query_logical_time()?));
+        out(line);
         Ok(())
+    }
+}
+
+fn merge(line: &mut serde_json::Value, more: serde_json::Value) {
+    if let (Some(l), serde_json::Value::Object(m)) = (line.as_object_mut(), more) {
+        l.extend(m);
     }
 }
 
@@ -343,10 +386,21 @@ fn run() -> Result<(), RtiError> {
     let a = Args::parse();
     let lrc = Lrc::start(a.net.transport_config())?;
     let (tx, rx) = crossbeam_channel::unbounded();
+    let kind = if a.integer_time {
+        TimeKind::Integer64
+    } else {
+        TimeKind::Float64
+    };
+    let clock = Clock(kind);
     let mut rti = RtiAmbassador::with_lrc(lrc);
-    rti.connect(Box::new(Amb(tx)), CallbackModel::Immediate)?;
+    rti.connect(Box::new(Amb(tx, kind)), CallbackModel::Immediate)?;
     if a.create {
-        match rti.create_federation_execution(&a.federation, &a.fom) {
+        let mut modules = Vec::new();
+        for p in &a.fom {
+            let text = std::fs::read_to_string(p).map_err(|e| fail(format!("{p}: {e}")))?;
+            modules.push((p.clone(), text));
+        }
+        match rti.create_federation_execution_with_time(&a.federation, modules, kind.name()) {
             Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
             Err(e) => return Err(e),
         }
@@ -367,6 +421,7 @@ fn run() -> Result<(), RtiError> {
     let attr = rti.get_attribute_handle(class, "Position")?;
     let mut f = Fed {
         rti,
+        clock,
         rx,
         attr,
         object: ObjectInstanceHandle(0),
@@ -404,7 +459,7 @@ fn run() -> Result<(), RtiError> {
         }
     }
     f.rti.enable_asynchronous_delivery()?;
-    let lookahead = LogicalTimeInterval::new(1.0).ok_or_else(|| fail("lookahead"))?;
+    let lookahead = f.clock.lookahead()?;
     let mut wait_enabled = |f: &Fed| -> Result<(), RtiError> {
         loop {
             match next(&f.rx, "enabled")? {
@@ -433,7 +488,7 @@ fn run() -> Result<(), RtiError> {
     }
     if a.request_save {
         f.rti
-            .request_federation_save_with_time(&a.label, time(f64::from(a.save_at))?)?;
+            .request_federation_save_with_time(&a.label, f.clock.at(a.save_at)?)?;
     }
     // `early`: "ready" updates that arrived before this federate had discovered everyone.
     out(json!({"event":"ready","early":early}));

@@ -29,6 +29,13 @@
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
+//! - `list` — `list_federation_executions`; the report prints `{"event":"executions",
+//!   "list":[[name, time implementation], …]}` (`--time` names the one of a federation this
+//!   shell creates).
+//! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
+//!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
+//! - `disconnect` — resign (DeleteObjects) and disconnect, staying up; `connect` connects
+//!   again (then `join`).
 //! - `resign` — resign (DeleteObjects) and exit.
 //! - `exit` — exit without resigning (like a crash, but clean for the OS).
 //!
@@ -65,6 +72,9 @@ struct Args {
     /// Create the federation first if it does not exist.
     #[arg(long)]
     create: bool,
+    /// Logical time implementation of a federation it creates.
+    #[arg(long, default_value = "HLAfloat64Time")]
+    time: String,
 }
 
 struct Amb;
@@ -74,6 +84,9 @@ fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
 }
 
 impl FederateAmbassador for Amb {
+    fn report_federation_executions(&mut self, executions: &[(String, String)]) {
+        out(json!({"event":"executions","list":executions}));
+    }
     fn connection_lost(&mut self, fault: &str) {
         out(json!({"event":"connection_lost","fault":fault}));
     }
@@ -244,16 +257,22 @@ fn run() -> Result<(), RtiError> {
     let a = Args::parse();
     let cfg = a.net.transport_config();
     let lrc = Lrc::start(cfg)?;
-    let mut rti = RtiAmbassador::with_lrc(lrc);
+    let mut rti = RtiAmbassador::with_lrc(lrc.clone());
     rti.connect(Box::new(Amb), CallbackModel::Immediate)?;
     if a.create {
-        match rti.create_federation_execution(&a.federation, &a.fom) {
+        let mut modules = Vec::new();
+        for p in &a.fom {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| RtiError::CouldNotOpenFdd(format!("{p}: {e}")))?;
+            modules.push((p.clone(), text));
+        }
+        match rti.create_federation_execution_with_time(&a.federation, modules, &a.time) {
             Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
             Err(e) => return Err(e),
         }
     }
     let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
-    out(json!({"event":"joined","handle":h.0}));
+    out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}));
     let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
         s.parse()
             .map(ObjectInstanceHandle)
@@ -305,7 +324,16 @@ fn run() -> Result<(), RtiError> {
             ["reserve", name] => rti.reserve_object_instance_name(name),
             ["join"] => rti
                 .join_federation_execution(Some(&a.name), "shell", &a.federation)
-                .map(|h| out(json!({"event":"joined","handle":h.0}))),
+                .map(|h| out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}))),
+            ["list"] => rti.list_federation_executions(),
+            ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
+                let nodes: Vec<u64> = v.iter().map(|n| n.0).collect();
+                out(json!({"event":"lrcs","nodes":nodes}));
+            }),
+            ["disconnect"] => rti
+                .resign_federation_execution(ResignAction::DeleteObjects)
+                .and_then(|()| rti.disconnect()),
+            ["connect"] => rti.connect(Box::new(Amb), CallbackModel::Immediate),
             ["publish", class, attrs] => class_attrs(&rti, class, attrs)
                 .and_then(|(c, a)| rti.publish_object_class_attributes(c, &a)),
             ["subscribe", class, attrs] => class_attrs(&rti, class, attrs)

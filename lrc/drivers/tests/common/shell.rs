@@ -42,7 +42,21 @@ pub fn shell_env(
     name: &str,
     envs: &[(&str, &str)],
 ) -> (Shell, u64) {
+    shell_with(lab, host, ports, fed, name, envs, &[])
+}
+
+/// [`shell`] with extra environment variables and command-line arguments.
+pub fn shell_with(
+    lab: &Lab,
+    host: usize,
+    ports: &Ports,
+    fed: &str,
+    name: &str,
+    envs: &[(&str, &str)],
+    extra: &[&str],
+) -> (Shell, u64) {
     let mut a = base_args(lab, host, ports, fed);
+    a.extend(args(extra));
     a.extend(args(&["--name", name, "--create", "--fom"]));
     a.push(super::fom("RestaurantProcesses.xml").display().to_string());
     let p =
