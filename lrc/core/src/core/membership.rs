@@ -239,7 +239,7 @@ pub enum Phase {
         candidates: Vec<u64>,
         /// LRCs that fetched this joiner's log (`ControlMsg::Fetch`): each coordinates, or is
         /// taking over, a log in which this joiner is a member. A Welcome from an LRC that one
-        /// of them succeeded is stale (see [`Phase::superseded`]).
+        /// of them succeeded is stale (see `Phase::superseded`).
         fetchers: Vec<u64>,
     },
     /// Admitted, and applying the decision log the Welcome carried: decisions change state but
