@@ -148,10 +148,6 @@ fn size(rng: &mut StdRng) -> usize {
     }
 }
 
-fn frames_of(cfg: &DataConfig, len: usize) -> u64 {
-    cfg.reliable_numbers(len)
-}
-
 /// A control message: the payload of a gated `App` frame (the sender's high-water and an id).
 fn gated_payload(hw: u64, id: u64) -> Vec<u8> {
     [hw.to_le_bytes(), id.to_le_bytes()].concat()
@@ -528,7 +524,7 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                 if reliable {
                     sent[s].push(Sent {
                         seq,
-                        frames: frames_of(&sc.cfg, len),
+                        frames: sc.cfg.reliable_numbers(len),
                         payload,
                     });
                 } else {

@@ -2765,13 +2765,7 @@ fn regression_5_a_fragmented_message_counts_as_many_numbers_as_fragments() {
 /// a coordinator whose successor fetched it (`Phase::superseded`).
 #[test]
 fn regression_time_2463_a_late_welcome_from_a_succeeded_coordinator_is_dropped() {
-    let modes = Modes {
-        time: true,
-        tso: true,
-        partitions: true,
-        ..Modes::default()
-    };
-    run_with(2463, 300, modes);
+    run_with(2463, 300, tso_mode());
 }
 
 /// Swarm testing: each seed turns every option on or off at random (`Modes::swarm`).

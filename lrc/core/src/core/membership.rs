@@ -58,6 +58,16 @@ pub enum Applied {
     Joined(FederateHandle),
 }
 
+/// How a decision changes the member LRCs, in join order: the one rule [`View::apply`] and a
+/// joiner's check of a Welcome's log (`Phase::superseded`) share.
+fn apply_to_nodes(nodes: &mut Vec<u64>, d: &Decision) {
+    match d {
+        Decision::NodeAdded(n) if !nodes.contains(n) => nodes.push(*n),
+        Decision::NodeRemoved(n) | Decision::NodeLeft(n) => nodes.retain(|x| x != n),
+        _ => {}
+    }
+}
+
 impl View {
     /// Number of the last decision applied.
     pub fn last(&self) -> u64 {
@@ -69,13 +79,11 @@ impl View {
     pub fn apply(&mut self, d: Decision, auto: &dyn Fn(FederateHandle) -> ResignAction) -> Applied {
         let out = match &d {
             Decision::NodeAdded(n) => {
-                if !self.nodes.contains(n) {
-                    self.nodes.push(*n);
-                }
+                apply_to_nodes(&mut self.nodes, &d);
                 Applied::NodeAdded(*n)
             }
             Decision::NodeRemoved(n) | Decision::NodeLeft(n) => {
-                self.nodes.retain(|x| x != n);
+                apply_to_nodes(&mut self.nodes, &d);
                 self.left_behind_due.insert(*n);
                 let gone: Vec<FederateHandle> = self
                     .federates
@@ -343,11 +351,7 @@ impl Phase {
         }
         let mut members: Vec<u64> = Vec::new();
         for d in log {
-            match d {
-                Decision::NodeAdded(n) if !members.contains(n) => members.push(*n),
-                Decision::NodeRemoved(n) | Decision::NodeLeft(n) => members.retain(|m| m != n),
-                _ => {}
-            }
+            apply_to_nodes(&mut members, d);
         }
         let Some(at) = members.iter().position(|m| *m == from) else {
             return false;
