@@ -130,7 +130,9 @@ pub struct TransportConfig {
     /// `flow_window_messages` of its reliable stream. Off, senders never wait and a slower
     /// receiver is served by NACK and repair alone.
     pub flow_control: bool,
-    /// Unacknowledged reliable payload bytes allowed ahead of the slowest receiver. 0: a quarter
+    /// Unacknowledged reliable bytes allowed ahead of the slowest receiver, counted as the
+    /// receiver's socket buffer is charged (about twice the payload plus 900 bytes per message:
+    /// [`crate::flow::buffer_cost`]). 0: a quarter
     /// of the data socket's receive buffer as the kernel granted it (`net.core.rmem_max` caps
     /// it), at least 64 KiB.
     pub flow_window_bytes: u64,

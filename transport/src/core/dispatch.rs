@@ -330,9 +330,10 @@ mod tests {
         }
     }
 
+    /// A window of 8 messages; the byte bound is far away, so counts rule.
     fn flow() -> FlowConfig {
         FlowConfig {
-            window_bytes: 1_000,
+            window_bytes: 1 << 30,
             window_messages: 8,
             stall_after: Duration::from_secs(10),
         }
