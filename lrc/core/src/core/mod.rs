@@ -820,9 +820,17 @@ impl FederationCore {
         // grant that went ahead would reach the federate before the messages it covers
         // (`rti_sim`'s `regression_time_an_enable_during_a_save_stays_behind_the_data_held`),
         // and the saved state would lack it (restored, the federate would wait for it).
+        // Likewise a federate restoring its state after the commit: the restored run's data
+        // that other LRCs send once they ended their restore comes after `federation_restored`
+        // and after the data the save held (the demo's viewer saw update 26 before the held
+        // 25 when a car's LRC ended its restore first).
         let callback =
             if (callback.is_data() || callback.is_time()) && self.locals.contains_key(&federate) {
-                match self.save.hold(federate, callback) {
+                match self
+                    .save
+                    .hold(federate, callback)
+                    .or_else(|cb| self.restore.hold(federate, cb))
+                {
                     Ok(()) => return,
                     Err(callback) => callback,
                 }

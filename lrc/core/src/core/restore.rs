@@ -285,6 +285,10 @@ pub(crate) struct RestoreState {
     loaded: BTreeMap<FederateHandle, SavedFederateState>,
     /// Local federates that reported on the restore in progress, before the decisions.
     reports_made: BTreeSet<FederateHandle>,
+    /// Data and time callbacks of the restored run that reached local members after the commit
+    /// (another LRC ended its restore and sent again), in order: delivered after
+    /// `federation_restored` and after what the save held, never ahead of them.
+    arrived: Vec<(FederateHandle, Callback)>,
     /// Number of federation restores committed here.
     epoch: u32,
 }
@@ -305,11 +309,28 @@ impl RestoreState {
         self.epoch
     }
 
-    /// Begins `r` (loads and reports start empty).
+    /// Begins `r` (loads, reports and held callbacks start empty).
     pub(crate) fn begin(&mut self, r: RestoreInProgress) {
         self.loaded.clear();
         self.reports_made.clear();
+        self.arrived.clear();
         self.current = Some(r);
+    }
+
+    /// Holds a data or time callback for local federate `f` while a committed restore is in
+    /// progress and `f` is one of its members (it is restoring its own state); gives it back
+    /// otherwise.
+    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Result<(), Callback> {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|r| r.committed && r.member(f).is_some())
+        {
+            self.arrived.push((f, cb));
+            Ok(())
+        } else {
+            Err(cb)
+        }
     }
 
     /// The save file of local federate `f` was read and checked. Ignored unless `f` is a member
@@ -363,11 +384,13 @@ impl RestoreState {
         })
     }
 
-    /// Ends the restore in progress (`None` if none was): loads and reports are forgotten.
-    pub(crate) fn end(&mut self) -> Option<RestoreInProgress> {
+    /// Ends the restore in progress (`None` if none was), with the callbacks held since its
+    /// commit: loads and reports are forgotten.
+    pub(crate) fn end(&mut self) -> Option<(RestoreInProgress, Vec<(FederateHandle, Callback)>)> {
         self.loaded.clear();
         self.reports_made.clear();
-        self.current.take()
+        let arrived = std::mem::take(&mut self.arrived);
+        self.current.take().map(|r| (r, arrived))
     }
 }
 
@@ -891,7 +914,9 @@ impl FederationCore {
     /// Ends the restore in progress: `federation_restored`, or `federation_not_restored` with
     /// the reason and what failed in words (a save file that could not be used is named).
     fn end_restore(&mut self, failure: Option<(RestoreFailureReason, String)>) {
-        let Some(r) = self.restore.end() else { return };
+        let Some((r, arrived)) = self.restore.end() else {
+            return;
+        };
         for m in &r.members {
             let h = if r.committed { m.post } else { m.pre };
             if self.locals.contains_key(&h) {
@@ -911,6 +936,11 @@ impl FederationCore {
                     self.callback(h, cb);
                 }
             }
+        }
+        // The restored run's own data, after what the save held (a restore that failed after
+        // its commit keeps the restored state, and this data belongs to it).
+        for (h, cb) in arrived {
+            self.callback(h, cb);
         }
     }
 
@@ -1373,6 +1403,43 @@ mod tests {
     }
 
     #[test]
+    fn callbacks_are_held_for_restoring_members_after_the_commit_only() {
+        let cb = |n: u8| Callback::ProvideAttributeValueUpdate {
+            object: crate::handles::ObjectInstanceHandle(1),
+            attrs: Vec::new(),
+            tag: vec![n],
+        };
+        let mut s = RestoreState::default();
+        assert!(s.hold(f(11), cb(0)).is_err(), "no restore");
+        s.begin(restore());
+        assert!(
+            s.hold(f(1), cb(1)).is_err(),
+            "not committed: the old run goes on"
+        );
+        s.commit();
+        assert!(
+            s.hold(f(1), cb(2)).is_err(),
+            "a pre-restore handle is no member now"
+        );
+        assert!(s.hold(f(13), cb(3)).is_err(), "not a member");
+        s.hold(f(11), cb(4)).expect("held");
+        s.hold(f(12), cb(5)).expect("held");
+        s.hold(f(11), cb(6)).expect("held");
+        let (_, arrived) = s.end().expect("in progress");
+        assert_eq!(
+            arrived,
+            vec![(f(11), cb(4)), (f(12), cb(5)), (f(11), cb(6))],
+            "in arrival order"
+        );
+        s.begin(restore());
+        s.commit();
+        assert!(
+            s.end().expect("in progress").1.is_empty(),
+            "a new restore starts empty"
+        );
+    }
+
+    #[test]
     fn a_federate_reports_once_after_the_commit() {
         let mut s = RestoreState::default();
         s.begin(restore());
@@ -1382,7 +1449,7 @@ mod tests {
         s.report_made(f(11));
         assert!(!s.may_report(f(11)), "reported already");
         assert!(s.may_report(f(12)));
-        let ended = s.end().expect("in progress");
+        let (ended, _) = s.end().expect("in progress");
         assert_eq!(ended.label, "r");
         s.begin(restore());
         s.commit();
