@@ -530,8 +530,9 @@ pub struct Engine<S: Simulation> {
     rewound: bool,
     /// The frame at `time` has run (see [`snapshot::SnapshotHeader::frame_done`]).
     frame_done: bool,
-    /// A restore just happened: the RTI may have restored a pending advance request.
-    after_restore: bool,
+    /// The advance requested and not yet granted (saved with the snapshot: a restore brings
+    /// the request back in the RTI too).
+    pending_advance: Option<f64>,
     deferred: Vec<Deferred>,
 }
 
@@ -569,7 +570,7 @@ impl<S: Simulation> Engine<S> {
             end_time: None,
             rewound: false,
             frame_done: false,
-            after_restore: false,
+            pending_advance: None,
             deferred: Vec::new(),
         }
     }
@@ -643,6 +644,15 @@ impl<S: Simulation> Engine<S> {
             Management::RegulationEnabled(t) => self.news.regulation = Some(t.value()),
             Management::ConstrainedEnabled(t) => self.news.constrained = Some(t.value()),
             Management::TimeGrant(t) => self.news.granted = Some(t.value()),
+            // Callbacks come in order: a grant before the restore's initiation belongs to the
+            // abandoned run; one after it (a grant the save held, delivered again right after
+            // `federation_restored`) answers the restored pending request and must stay.
+            Management::InitiateRestore(label) => {
+                self.news.granted = None;
+                self.news
+                    .pending
+                    .push_back(Management::InitiateRestore(label));
+            }
             Management::SyncRegistered(l) => {
                 self.news.registered.insert(l);
             }
@@ -1003,6 +1013,9 @@ impl<S: Simulation> Engine<S> {
                     p.resync(now_ns());
                 }
                 origin = (epoch.elapsed(), self.time);
+                // Start over from the restored frame: a save taken at a grant, before its frame
+                // ran, must run that frame now (going on to the next advance skipped it).
+                continue;
             }
             if let Some(r) = &self.news.lost {
                 return Err(EngineError::ConnectionLost(r.clone()));
@@ -1025,8 +1038,9 @@ impl<S: Simulation> Engine<S> {
                 ));
             }
             let target = Time::new(next).ok_or_else(|| EngineError::App(format!("time {next}")))?;
-            self.news.granted = None;
-            if !self.request_advance(rti, scheme, target)? {
+            // A restored save taken while an advance was pending brought that request back in
+            // the RTI: wait for its grant (the save may have held it) instead of asking again.
+            if self.pending_advance.is_none() && !self.request_advance(rti, scheme, target)? {
                 continue;
             }
             // A federation restore cancels the pending advance; a save may happen while it is
@@ -1051,10 +1065,11 @@ impl<S: Simulation> Engine<S> {
                 }
                 self.execute_management(rti)?;
             }
-            let Some(granted) = self.news.granted else {
+            let Some(granted) = self.news.granted.take() else {
                 self.execute_management(rti)?;
                 continue;
             };
+            self.pending_advance = None;
             self.time = granted;
             self.frame_done = false;
             self.stats.grants += 1;
@@ -1140,6 +1155,7 @@ impl<S: Simulation> Engine<S> {
             frame: self.frame,
             time: self.time,
             frame_done: self.frame_done,
+            pending_advance: self.pending_advance,
             deferred: self.deferred.clone(),
             mirror: self.mirror.clone(),
         }
@@ -1175,8 +1191,8 @@ impl<S: Simulation> Engine<S> {
             self.frame = header.frame;
             self.frame_done = header.frame_done;
             self.deferred = header.deferred;
+            self.pending_advance = header.pending_advance;
             self.rewound = true;
-            self.after_restore = true;
         }
         self.stats.restores.push(header.label);
         Ok(())
@@ -1195,15 +1211,12 @@ impl<S: Simulation> Engine<S> {
         target: Time,
     ) -> Result<bool, EngineError> {
         let deadline = Instant::now() + self.cfg.sync_timeout;
-        let after_restore = std::mem::take(&mut self.after_restore);
         loop {
             let r = match scheme {
                 TimeScheme::Periodic { .. } => rti.time_advance_request(target),
                 TimeScheme::EventDriven { .. } => rti.next_message_request(target),
             };
             match r {
-                // The save was taken while this request was pending: the RTI restored it.
-                Err(RtiError::InTimeAdvancingState(_)) if after_restore => return Ok(true),
                 Err(RtiError::SaveInProgress(_)) if Instant::now() < deadline => {
                     self.news.saved = None;
                     self.wait("the save in progress", self.cfg.sync_timeout, |n| {
@@ -1234,7 +1247,11 @@ impl<S: Simulation> Engine<S> {
                     // The restore failed before anything changed: what waited goes out now.
                     self.flush_deferred(rti)?;
                 }
-                r => return r.map(|()| true).map_err(rti_err("time advance")),
+                r => {
+                    r.map_err(rti_err("time advance"))?;
+                    self.pending_advance = Some(target.value());
+                    return Ok(true);
+                }
             }
         }
     }
@@ -1336,8 +1353,6 @@ impl<S: Simulation> Engine<S> {
                     if matches!(self.news.restored, Some(Ok(()))) {
                         self.flush_deferred(rti)?;
                     }
-                    // A grant of the abandoned future may still be queued: drop it.
-                    self.news.granted = None;
                 }
                 // A refused request is news for the application, not a reason to stop the
                 // engine (the federation goes on without the save).

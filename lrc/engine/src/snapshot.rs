@@ -2,7 +2,7 @@
 //! restores — its frame counter, logical time, mirrored objects and the application's own bytes
 //! (from `Simulation::on_save`, given back to `Simulation::on_restore`).
 //!
-//! Layout: the magic `HLMSNAP1`, then a little-endian u32 length and the postcard encoding of
+//! Layout: the magic `HLMSNAP3`, then a little-endian u32 length and the postcard encoding of
 //! [`SnapshotHeader`], then a u32 length and the application section. Each length is checked
 //! against [`MAX_SECTION`] before anything is allocated, so a corrupt file is an error, not an
 //! out-of-memory.
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::reconstruction::Mirror;
 
-const MAGIC: &[u8; 8] = b"HLMSNAP2";
+const MAGIC: &[u8; 8] = b"HLMSNAP3";
 /// Largest section accepted when reading (256 MiB).
 pub const MAX_SECTION: u32 = 256 << 20;
 
@@ -41,6 +41,10 @@ pub struct SnapshotHeader {
     /// for a grant) rather than not yet (a timed save, taken at the grant): a restore resumes
     /// after it instead of running it again.
     pub frame_done: bool,
+    /// The advance requested and not yet granted when saved (a save while waiting for a grant):
+    /// the RTI restores the request with the rest of the federate's time state, so after a
+    /// restore the engine waits for its grant instead of asking again.
+    pub pending_advance: Option<f64>,
     /// Sends refused because the save was in progress: sent after the save, and after a
     /// restore of it.
     pub deferred: Vec<super::Deferred>,
@@ -126,6 +130,7 @@ mod tests {
             frame: 42,
             time: 4.2,
             frame_done: true,
+            pending_advance: Some(2.5),
             deferred: Vec::new(),
             mirror,
         };
