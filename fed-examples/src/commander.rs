@@ -58,8 +58,10 @@ impl Simulation for Commander {
     }
 
     fn on_frame(&mut self, ctx: &mut Ctx<'_>) -> Result<(), EngineError> {
-        // Untimed save (the LRC has no timed save yet): requested by the first frame at or
-        // after the save time; every engine saves at the end of its current frame.
+        // Untimed save, requested by the first frame at or after the save time; every engine
+        // saves at the end of its current frame, wherever the save finds it. Not a timed save:
+        // the event-driven operator's next-event request may be granted past the save time,
+        // which makes a timed save fail (SaveTimeCannotBeHonored).
         if let Some(at) = self.scenario.save_at
             && !self.save_requested
             && ctx.time() >= at

@@ -24,6 +24,9 @@ pub struct Operator {
     done: usize,
     events: EventQueue<usize>,
     sent: Vec<serde_json::Value>,
+    /// Events sent when the last federation save reached this federate. An untimed save finds
+    /// each federate wherever it is; the events after it are lived again after a restore.
+    done_at_save: Option<usize>,
 }
 
 impl Operator {
@@ -130,6 +133,7 @@ impl Simulation for Operator {
     }
 
     fn on_save(&mut self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.done_at_save = Some(self.done);
         serde_json::to_writer(w, &self.done).map_err(std::io::Error::other)
     }
 
@@ -148,6 +152,11 @@ impl Simulation for Operator {
 
 impl Example for Operator {
     fn summary(&self) -> serde_json::Value {
-        serde_json::json!({ "kind": "operator", "sent": self.sent })
+        serde_json::json!({
+            "kind": "operator",
+            "sent": self.sent,
+            "events": self.all.len(),
+            "done_at_save": self.done_at_save,
+        })
     }
 }

@@ -38,6 +38,9 @@ struct Track {
     range: Option<f64>,
     updates: u64,
     out_of_order: u64,
+    /// The first out-of-order reflections: (sequence expected after the last one, sequence
+    /// received, restores applied so far), so a summary says what went wrong.
+    jumps: Vec<(i64, i64, u64)>,
     /// Deleted (its producer resigned): kept for the summary, not drawn.
     removed: bool,
 }
@@ -327,6 +330,9 @@ impl Simulation for Viewer {
                                 let last = self.last_seq.entry(object.0).or_insert(0);
                                 if seq != *last + 1 {
                                     t.out_of_order += 1;
+                                    if t.jumps.len() < 8 {
+                                        t.jumps.push((*last + 1, seq, self.restores));
+                                    }
                                 }
                                 *last = seq;
                                 true
@@ -405,6 +411,7 @@ impl Example for Viewer {
                     "updates": t.updates,
                     "last_seq": self.last_seq.get(&o.0),
                     "out_of_order": t.out_of_order,
+                    "jumps": t.jumps,
                     "removed": t.removed,
                 })
             })

@@ -90,11 +90,37 @@ fn the_demo_runs_the_federation_and_its_summary_checks_out() {
         );
     }
     assert!(stdout.contains("complete, in order"), "{stdout}");
-    // Event-driven: the operator ran one frame at the start and one at each of its two events,
-    // then asked for the end: three grants, whatever the others' frame rates — plus its event
-    // between the save (t = 1.2) and the restore (t = 2.1), which it lives through twice.
+    // Event-driven: the operator ran one frame at the start and one at each event it sent,
+    // then asked for the end. The untimed save finds it wherever it is when the save reaches
+    // it (as fast as possible, after its first event and before or after its second), and it
+    // sends again, after the restore, every event it had not sent at the save.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("operator: ") && l.contains(" events sent when the save"))
+        .unwrap_or_else(|| panic!("no operator line:\n{stdout}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at_save: usize = words[1].parse().expect("events at the save");
+    let total: usize = words[3].parse().expect("events");
+    let sent: usize = words[words.iter().position(|w| *w == "all:").expect("in all") - 2]
+        .parse()
+        .expect("sent in all");
+    assert_eq!(total, 2, "{stdout}");
+    assert!(
+        (1..=2).contains(&at_save),
+        "the save came after the refuel at 0.8 s (the commander saves at 1.2 s):\n{stdout}"
+    );
+    assert_eq!(
+        sent,
+        total + (total - at_save),
+        "each event after the save is sent twice, the others once:\n{stdout}"
+    );
     let op = row("operator");
-    assert_eq!((op[2].as_str(), op[3].as_str()), ("7", "4"), "{stdout}");
+    assert_eq!(
+        op[3],
+        (sent + 1).to_string(),
+        "a grant per event and the end:\n{stdout}"
+    );
+    assert_eq!(op[6], format!("{sent}/0"), "{stdout}");
     // Its time-stamped Refuel reached car-1 only.
     assert!(
         stdout.contains("car-1: fuel") && stdout.contains("refuels 1"),

@@ -412,6 +412,31 @@ fn report(
             );
         }
     }
+    if let Some(o) = s.get("operator").map(|o| &o["extra"]) {
+        let sent: Vec<String> = o["sent"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                format!(
+                    "{}@{}",
+                    e["kind"].as_str().unwrap_or("?"),
+                    e["at"].as_f64().unwrap_or(f64::NAN)
+                )
+            })
+            .collect();
+        // An untimed save finds each federate where it is (as fast as possible, the operator
+        // may be before or after an event): what it sent after its save it sends again.
+        println!(
+            "operator: {} of {} events sent when the save reached it; sent {} in all: {}",
+            o["done_at_save"]
+                .as_u64()
+                .map_or("none".into(), |d| d.to_string()),
+            n(o, "events"),
+            sent.len(),
+            sent.join(", ")
+        );
+    }
     let cmd = s.get("commander").map(|c| &c["extra"]);
     let saved = cmd.and_then(|c| c["federation_saved"].as_bool());
     let restored = cmd.and_then(|c| c["federation_restored"].as_bool());
