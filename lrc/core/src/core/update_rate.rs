@@ -358,6 +358,10 @@ impl FederationCore {
     pub fn handle_timeout(&mut self, now: u64) {
         self.now = self.now.max(now);
         if self.phase.connection_lost().is_some() {
+            // Nothing goes out or in any more; dropping what was held also ends the deadlines
+            // (a deadline left due would have the shell call again at once, for ever).
+            self.rates.send.retain(|_| false);
+            self.rates.receive.retain(|_| false);
             return;
         }
         let now = self.now;
@@ -1025,6 +1029,29 @@ mod tests {
             .expect("unsubscribe");
         assert!(f.core.locals[&s].decl.rates.is_empty());
         assert!(!f.core.rates_in_use());
+    }
+
+    #[test]
+    fn a_lost_connection_ends_the_deadlines() {
+        let mut f = Fed::new();
+        let s = f.join("s");
+        let (track, seq) = (f.track, f.sequence);
+        f.core
+            .subscribe_object_class_attributes_with_rate(s, track, &[seq], true, Some("TenHz"))
+            .expect("subscribe");
+        let (p, o) = publisher(&mut f);
+        for at in [1_000_000u64, 1_010_000] {
+            f.core.set_clock(at);
+            f.core
+                .update_attribute_values(p, o, vec![(seq, vec![0; 8])], Vec::new(), None)
+                .expect("update");
+        }
+        assert!(f.core.poll_timeout().is_some());
+        f.core.phase = crate::core::membership::Phase::Evicted {
+            reason: "test".into(),
+        };
+        f.core.handle_timeout(2_000_000);
+        assert_eq!(f.core.poll_timeout(), None);
     }
 
     #[test]
