@@ -921,6 +921,21 @@ mod tests {
     }
 
     #[test]
+    fn subscription_declarations_round_trip() {
+        for interval_us in [None, Some(100_000)] {
+            let m = DataMsg::Declare {
+                federate: FederateHandle(3),
+                decl: Declaration::Subscription {
+                    class: ObjectClassHandle(7),
+                    attrs: vec![AttributeHandle(1), AttributeHandle(2)],
+                    interval_us,
+                },
+            };
+            assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
+        }
+    }
+
+    #[test]
     fn round_trip_and_rejects_garbage() {
         let m = DataMsg::Delete {
             object: ObjectInstanceHandle(5),
