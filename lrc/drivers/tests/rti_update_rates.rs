@@ -139,6 +139,10 @@ fn check_ten_hertz(name: &str, got: &[(u64, u64)]) {
     // not the first one after each interval opened.
     let gaps: Vec<u64> = got.windows(2).map(|w| w[1].1 - w[0].1).collect();
     let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
+    eprintln!(
+        "{name}: values {mean:.2} updates apart on average, the last {}",
+        got[got.len() - 1].1
+    );
     assert!(
         (5.0..=7.5).contains(&mean),
         "{name}: {mean} values apart: {gaps:?}"
