@@ -339,11 +339,11 @@ RTIambassadorImplementation::subscribeObjectClassAttributes (
    ObjectClassHandle theClass, AttributeHandleSet const & attributeList, bool active,
    std::wstring const & updateRateDesignator)
 {
-   // Update rates are not implemented: a designator is accepted and has no effect (README).
-   (void)updateRateDesignator;
+   // An empty designator subscribes with no rate (the C++ API's default argument).
    Numbers a(attributeList);
-   call(hlm_subscribe_object_class_attributes, _rti, number(theClass), a.handles(),
-        int32_t(active));
+   Utf8 rate(updateRateDesignator);
+   call(hlm_subscribe_object_class_attributes_with_rate, _rti, number(theClass), a.handles(),
+        int32_t(active), rate.str());
 }
 
 void
@@ -907,15 +907,21 @@ RTIambassadorImplementation::getAttributeName (ObjectClassHandle whichClass,
 }
 
 double
-RTIambassadorImplementation::getUpdateRateValue (std::wstring const &)
+RTIambassadorImplementation::getUpdateRateValue (std::wstring const & updateRateDesignator)
 {
-   notImplemented(L"getUpdateRateValue");
+   double v = 0.0;
+   call(hlm_get_update_rate_value, _rti, Utf8(updateRateDesignator).str(), &v);
+   return v;
 }
 
 double
-RTIambassadorImplementation::getUpdateRateValueForAttribute (ObjectInstanceHandle, AttributeHandle)
+RTIambassadorImplementation::getUpdateRateValueForAttribute (ObjectInstanceHandle theObject,
+                                                             AttributeHandle theAttribute)
 {
-   notImplemented(L"getUpdateRateValueForAttribute");
+   double v = 0.0;
+   call(hlm_get_update_rate_value_for_attribute, _rti, object(theObject), number(theAttribute),
+        &v);
+   return v;
 }
 
 InteractionClassHandle

@@ -108,6 +108,8 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
         "ok NameNotFound",
         "ok not implemented createRegion",
         "ok ObjectClassNotPublished",
+        "ok InvalidUpdateRateDesignator",
+        "ok getUpdateRateValueForAttribute",
         "command ack",
         "ok CallNotAllowedFromWithinCallback",
         "ok CallNotAllowedFromWithinCallback connect",
@@ -123,6 +125,7 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
     }
     for expected in [
         "ok reportFederationExecutions",
+        "ok getUpdateRateValue",
         "discover class=HLAobjectRoot.Vehicle",
         "reflect ok bytes=300",
         "ok CallNotAllowedFromWithinCallback",

@@ -1073,6 +1073,32 @@ impl RtiAmbassador {
         })
     }
 
+    /// 5.6 with an update rate designator: `rate` names one of the FDD's `updateRates`
+    /// (`InvalidUpdateRateDesignator` otherwise), and the federate receives each subscribed
+    /// attribute of each instance no faster than that rate, the latest value whenever an
+    /// interval opens (updates sent in receive order; see [`crate::core::update_rate`]).
+    ///
+    /// ```no_run
+    /// # fn f(rti: &hlamesh_lrc::ambassador::RtiAmbassador) -> hlamesh_lrc::error::RtiResult<()> {
+    /// let class = rti.get_object_class_handle("Vehicle")?;
+    /// let position = rti.get_attribute_handle(class, "Position")?;
+    /// rti.subscribe_object_class_attributes_with_rate(class, &[position], true, "TenHz")?;
+    /// assert_eq!(rti.get_update_rate_value("TenHz")?, 10.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn subscribe_object_class_attributes_with_rate(
+        &self,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+        active: bool,
+        rate: &str,
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            c.subscribe_object_class_attributes_with_rate(h, class, attrs, active, Some(rate))
+        })
+    }
+
     /// 5.7 (whole class).
     pub fn unsubscribe_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
@@ -1502,6 +1528,24 @@ impl RtiAmbassador {
             .attribute_name(class, a)
             .map(str::to_string)
             .map_err(|e| lookup(e, "attribute"))
+    }
+
+    /// 10.13: the rate in Hz of update rate designator `name` (`InvalidUpdateRateDesignator`
+    /// for a name the FDD's `updateRates` do not have).
+    pub fn get_update_rate_value(&self, name: &str) -> RtiResult<f64> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| c.get_update_rate_value(name))
+    }
+
+    /// 10.14: the rate in Hz at which this federate subscribed attribute `a` of the class it
+    /// knows `o` as; 0 when it subscribed the attribute with no rate or does not subscribe it.
+    pub fn get_update_rate_value_for_attribute(
+        &self,
+        o: ObjectInstanceHandle,
+        a: AttributeHandle,
+    ) -> RtiResult<f64> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.get_update_rate_value_for_attribute(h, o, a))
     }
 
     /// 10.15.

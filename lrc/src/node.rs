@@ -14,7 +14,7 @@
 // The LRC's maps are keyed by handles, tags and federation names that an authenticated
 // federation chose, so a fast non-DoS-resistant hash is the right trade on the per-message path.
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -83,6 +83,14 @@ struct Shared {
     /// Metrics are on (a `/metrics` address was configured): see [`crate::metrics`].
     metrics_on: bool,
     collector: OnceLock<hlamesh_transport::metrics::CollectorGuard>,
+    /// Wakes the pump before the end of its wait: a core's deadline came sooner (see
+    /// [`note_deadline`]).
+    wake: (
+        crossbeam_channel::Sender<()>,
+        crossbeam_channel::Receiver<()>,
+    ),
+    /// Until when the pump waits (µs since `epoch`), written under the state lock.
+    pump_until: AtomicU64,
 }
 
 /// The Local RTI Component of this process. Cheap to clone; all clones share one transport.
@@ -169,6 +177,8 @@ impl Lrc {
             cv: Condvar::new(),
             metrics_on,
             collector: OnceLock::new(),
+            wake: crossbeam_channel::bounded(1),
+            pump_until: AtomicU64::new(u64::MAX),
         });
         if metrics_on {
             let _ = shared.collector.set(ops_plane::register_collector(&shared));
@@ -262,6 +272,7 @@ impl Lrc {
             return (Err(e), None);
         };
         fed.io.metrics.call_begin();
+        fed.core.set_clock(now_us(&self.shared));
         let r = f(&mut fed.core);
         fed.io.metrics.call_end(&fed.core);
         // The data messages an update or interaction queued go out with the federation at
@@ -270,12 +281,14 @@ impl Lrc {
             send_data(&self.shared, fed, federation, d);
         }
         let full = (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
+        let deadline = fed.core.poll_timeout();
         if fed.core.actions_idle() {
             // All `run_actions` would do with nothing queued.
             fed.io.metrics.actions_done();
         } else {
             run_actions(&self.shared, &mut st, federation);
         }
+        note_deadline(&self.shared, deadline);
         (r, full)
     }
 
@@ -955,6 +968,19 @@ fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
     if st.host.contains(federation) {
         st.host.handle(now, federation, ev);
         run_actions(shared, st, federation);
+        note_deadline(
+            shared,
+            st.host.get(federation).and_then(|f| f.core.poll_timeout()),
+        );
+    }
+}
+
+/// Wakes the pump when a core's next deadline (`deadline`, µs) comes before the end of the
+/// pump's wait. Called under the state lock, as the pump writes `pump_until`.
+fn note_deadline(shared: &Shared, deadline: Option<u64>) {
+    if deadline.is_some_and(|d| d < shared.pump_until.load(Ordering::SeqCst)) {
+        // Full: a wake is pending already.
+        let _ = shared.wake.0.try_send(());
     }
 }
 
@@ -1082,12 +1108,19 @@ fn pump(weak: std::sync::Weak<Shared>) {
     // A clone of the event channel: the wait below must not hold the LRC alive, or the last
     // user's drop would leave the transport's shutdown (and its goodbyes) to this thread, which
     // a process exit kills first.
-    let events = match weak.upgrade() {
-        Some(s) => s.transport.events().clone(),
+    let (events, wake) = match weak.upgrade() {
+        Some(s) => (s.transport.events().clone(), s.wake.1.clone()),
         None => return,
     };
+    let mut wait = TICK;
     loop {
-        let ev = events.recv_timeout(TICK);
+        // Until the next event, the next tick or the cores' next deadline (update rates), or a
+        // wake-up when a core's deadline came sooner (`note_deadline`).
+        let ev = crossbeam_channel::select! {
+            recv(events) -> ev => ev.map_err(|_| crossbeam_channel::RecvTimeoutError::Disconnected),
+            recv(wake) -> _ => Err(crossbeam_channel::RecvTimeoutError::Timeout),
+            default(wait) => Err(crossbeam_channel::RecvTimeoutError::Timeout),
+        };
         let Some(shared) = weak.upgrade() else { return };
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         match ev {
@@ -1138,5 +1171,20 @@ fn pump(weak: std::sync::Weak<Shared>) {
                 run_actions(&shared, &mut st, &n);
             }
         }
+        // The cores' deadlines due (held values of update rates, `core::update_rate`).
+        let now = now_us(&shared);
+        for n in st.host.handle_timeouts(now) {
+            run_actions(&shared, &mut st, &n);
+        }
+        let tick_left = TICK.saturating_sub(last_tick.elapsed());
+        let now = now_us(&shared);
+        wait = match st.host.poll_timeout() {
+            Some(d) => tick_left.min(Duration::from_micros(d.saturating_sub(now))),
+            None => tick_left,
+        };
+        shared.pump_until.store(
+            now.saturating_add(wait.as_micros() as u64),
+            Ordering::SeqCst,
+        );
     }
 }

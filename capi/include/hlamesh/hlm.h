@@ -298,6 +298,7 @@ int32_t hlm_unpublish_object_class_attributes (hlm_rti *rti, uint32_t object_cla
 int32_t hlm_publish_interaction_class (hlm_rti *rti, uint32_t interaction_class, hlm_text *message);
 int32_t hlm_unpublish_interaction_class (hlm_rti *rti, uint32_t interaction_class, hlm_text *message);
 int32_t hlm_subscribe_object_class_attributes (hlm_rti *rti, uint32_t object_class, hlm_handles attributes, int32_t active, hlm_text *message);
+int32_t hlm_subscribe_object_class_attributes_with_rate (hlm_rti *rti, uint32_t object_class, hlm_handles attributes, int32_t active, hlm_str rate, hlm_text *message);
 int32_t hlm_unsubscribe_object_class (hlm_rti *rti, uint32_t object_class, hlm_text *message);
 int32_t hlm_unsubscribe_object_class_attributes (hlm_rti *rti, uint32_t object_class, hlm_handles attributes, hlm_text *message);
 int32_t hlm_subscribe_interaction_class (hlm_rti *rti, uint32_t interaction_class, int32_t active, hlm_text *message);
@@ -367,6 +368,8 @@ int32_t hlm_get_object_instance_handle (hlm_rti *rti, hlm_str name, uint64_t *ou
 int32_t hlm_get_object_instance_name (hlm_rti *rti, uint64_t object, hlm_text *out, hlm_text *message);
 int32_t hlm_get_attribute_handle (hlm_rti *rti, uint32_t object_class, hlm_str name, uint32_t *out, hlm_text *message);
 int32_t hlm_get_attribute_name (hlm_rti *rti, uint32_t object_class, uint32_t attribute, hlm_text *out, hlm_text *message);
+int32_t hlm_get_update_rate_value (hlm_rti *rti, hlm_str name, double *out, hlm_text *message);
+int32_t hlm_get_update_rate_value_for_attribute (hlm_rti *rti, uint64_t object, uint32_t attribute, double *out, hlm_text *message);
 int32_t hlm_get_interaction_class_handle (hlm_rti *rti, hlm_str name, uint32_t *out, hlm_text *message);
 int32_t hlm_get_interaction_class_name (hlm_rti *rti, uint32_t interaction_class, hlm_text *out, hlm_text *message);
 int32_t hlm_get_parameter_handle (hlm_rti *rti, uint32_t interaction_class, hlm_str name, uint32_t *out, hlm_text *message);

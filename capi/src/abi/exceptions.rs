@@ -206,6 +206,7 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::TimeRegulationIsNotEnabled(m) => ("TimeRegulationIsNotEnabled", m),
         RtiError::TimeConstrainedIsNotEnabled(m) => ("TimeConstrainedIsNotEnabled", m),
         RtiError::LogicalTimeAlreadyPassed(m) => ("LogicalTimeAlreadyPassed", m),
+        RtiError::InvalidUpdateRateDesignator(m) => ("InvalidUpdateRateDesignator", m),
         RtiError::InvalidLookahead(m) => ("InvalidLookahead", m),
         RtiError::InvalidLogicalTime(m) => ("InvalidLogicalTime", m),
         RtiError::AsynchronousDeliveryAlreadyEnabled(m) => {

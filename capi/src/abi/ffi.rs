@@ -373,6 +373,9 @@ impl ToC for u64 {
 impl ToC for i32 {
     const C: &'static str = "int32_t";
 }
+impl ToC for f64 {
+    const C: &'static str = "double";
+}
 impl ToC for HlmTime {
     const C: &'static str = "hlm_time";
 }

@@ -543,6 +543,13 @@ services! {
         r.read()?.subscribe_object_class_attributes(oc(object_class), &attrs(attributes), active != 0)
     }
     /// 5.7.
+    /// 5.6 with an update rate designator (empty: none, as the C++ API's default).
+    fn hlm_subscribe_object_class_attributes_with_rate(r, object_class: u32, attributes: HlmHandles, active: i32, rate: HlmStr) {
+        match s(rate) {
+            rate if rate.is_empty() => r.read()?.subscribe_object_class_attributes(oc(object_class), &attrs(attributes), active != 0),
+            rate => r.read()?.subscribe_object_class_attributes_with_rate(oc(object_class), &attrs(attributes), active != 0, &rate),
+        }
+    }
     fn hlm_unsubscribe_object_class(r, object_class: u32) {
         r.read()?.unsubscribe_object_class(oc(object_class))
     }
@@ -766,6 +773,14 @@ services! {
     /// 10.12.
     fn hlm_get_attribute_name(r, object_class: u32, attribute: u32) -> HlmText {
         r.read()?.get_attribute_name(oc(object_class), AttributeHandle(attribute)).map(|n| HlmText::new(&n))
+    }
+    /// 10.13.
+    fn hlm_get_update_rate_value(r, name: HlmStr) -> f64 {
+        r.read()?.get_update_rate_value(&s(name))
+    }
+    /// 10.14.
+    fn hlm_get_update_rate_value_for_attribute(r, object: u64, attribute: u32) -> f64 {
+        r.read()?.get_update_rate_value_for_attribute(obj(object), AttributeHandle(attribute))
     }
     /// 10.15.
     fn hlm_get_interaction_class_handle(r, name: HlmStr) -> u32 {

@@ -727,6 +727,22 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       rti.subscribeInteractionClass(h.command);
       ObjectInstanceHandle car = rti.registerObjectInstance(h.car);
       say("registered name=" + narrow(rti.getObjectInstanceName(car)));
+      // Update rates: an unknown designator throws; an attribute this federate does not
+      // subscribe has the rate 0.
+      try
+      {
+         AttributeHandleSet speed;
+         speed.insert(h.speed);
+         rti.subscribeObjectClassAttributes(h.vehicle, speed, true, L"NoSuchRate");
+         fail("subscribe with an unknown update rate did not throw");
+      }
+      catch (InvalidUpdateRateDesignator const &)
+      {
+         say("ok InvalidUpdateRateDesignator");
+      }
+      if (rti.getUpdateRateValueForAttribute(car, h.position) != 0.0)
+         fail("getUpdateRateValueForAttribute of an unsubscribed attribute");
+      say("ok getUpdateRateValueForAttribute");
       // Update until the subscriber acknowledges a reflection (from inside its callback).
       AttributeHandleValueMap values;
       values[h.position] = data(position());
@@ -797,7 +813,11 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       say("ok reportFederationExecutions");
       AttributeHandleSet attrs;
       attrs.insert(h.position);
-      rti.subscribeObjectClassAttributes(h.vehicle, attrs);
+      // At a rate the publisher's updates (every 50 ms) never reach: every one arrives.
+      rti.subscribeObjectClassAttributes(h.vehicle, attrs, true, L"Fast");
+      if (rti.getUpdateRateValue(L"Fast") != 1000.0)
+         fail("getUpdateRateValue of Fast");
+      say("ok getUpdateRateValue");
       rti.subscribeInteractionClass(h.command);
       rti.publishInteractionClass(h.command);
       say("ready");

@@ -114,6 +114,8 @@ pub enum RtiError {
     TimeConstrainedIsNotEnabled(String),
     #[error("LogicalTimeAlreadyPassed: {0}")]
     LogicalTimeAlreadyPassed(String),
+    #[error("InvalidUpdateRateDesignator: {0}")]
+    InvalidUpdateRateDesignator(String),
     #[error("InvalidLookahead: {0}")]
     InvalidLookahead(String),
     #[error("InvalidLogicalTime: {0}")]

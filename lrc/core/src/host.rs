@@ -313,6 +313,29 @@ impl<F, R: Clone> Host<F, R> {
         }
     }
 
+    /// When the next deadline of any federation's core falls due (µs; update rates' held
+    /// values, see [`crate::core::update_rate`]): the shell calls [`Host::handle_timeouts`]
+    /// then.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.feds
+            .values()
+            .filter_map(|f| f.core.poll_timeout())
+            .min()
+    }
+
+    /// Runs the deadlines due at `now` (µs) and returns the federations that ran some; poll
+    /// each after.
+    pub fn handle_timeouts(&mut self, now: u64) -> Vec<String> {
+        let mut ran = Vec::new();
+        for (name, f) in self.feds.iter_mut() {
+            if f.core.poll_timeout().is_some_and(|d| d <= now) {
+                f.core.handle_timeout(now);
+                ran.push(name.clone());
+            }
+        }
+        ran
+    }
+
     /// The periodic work of federation `name` at `now` (µs): a joiner learns the LRCs that
     /// announce the federation (`announcers`); a view member that `reachable` has said no to for
     /// [`UNREACHABLE_US`] is reported gone; then the core's own tick. Poll after.

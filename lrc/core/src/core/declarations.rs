@@ -4,6 +4,9 @@
 //! these sets decide what a local federate discovers, reflects and receives. Promotion: an
 //! instance of class C is known to a federate as the nearest class on C's superclass chain it
 //! subscribes to, and reflects only the attributes of that subscription; interactions likewise.
+//!
+//! A subscription may carry an update rate designator (5.6): its rate applies to every
+//! attribute of the subscription and is replicated with it (see [`super::update_rate`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,6 +33,8 @@ pub struct Declarations {
     pub subscribed_objects: BTreeMap<ObjectClassHandle, ObjectSubscription>,
     /// Subscribed interaction classes (value: active).
     pub subscribed_interactions: BTreeMap<InteractionClassHandle, bool>,
+    /// The update rate of each class subscribed with one (see [`super::update_rate`]).
+    pub rates: BTreeMap<ObjectClassHandle, SubscribedRate>,
 }
 
 impl Declarations {
@@ -83,14 +88,26 @@ impl Declarations {
     }
 }
 
-/// The active subscriptions other federates declared, as far as this LRC knows
-/// (for relevance advisories).
+/// The subscriptions federates declared (this LRC's own too: declarations are applied from the
+/// data stream at every LRC), as far as this LRC knows: the active ones for relevance
+/// advisories, all of them with their rates for the sender's update-rate reduction.
 #[derive(Debug, Clone, Default)]
 pub struct RemoteInterest {
     /// Actively subscribed attributes per class.
     pub objects: BTreeMap<ObjectClassHandle, BTreeSet<AttributeHandle>>,
     /// Actively subscribed interaction classes.
     pub interactions: BTreeSet<InteractionClassHandle>,
+    /// Every subscription per class, active or passive, with its rate.
+    pub subscriptions: BTreeMap<ObjectClassHandle, RemoteSubscription>,
+}
+
+/// A federate's subscription to a class as other LRCs know it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteSubscription {
+    /// Subscribed attributes.
+    pub attrs: BTreeSet<AttributeHandle>,
+    /// Shortest interval between deliveries it asked for, microseconds (`None`: every update).
+    pub interval_us: Option<u64>,
 }
 
 /// Whether `class` is `ancestor` or one of its subclasses.
@@ -121,6 +138,7 @@ pub fn interaction_class_is_a(
     false
 }
 
+use super::update_rate::{SubscribedRate, needs_subscription_declaration};
 use super::wire::{DataMsg, Declaration};
 use super::{Action, FederationCore};
 use crate::error::RtiError;
@@ -248,11 +266,39 @@ impl FederationCore {
         attrs: &[AttributeHandle],
         active: bool,
     ) -> Result<(), RtiError> {
+        self.subscribe_object_class_attributes_with_rate(f, class, attrs, active, None)
+    }
+
+    /// 5.6 with an update rate designator (`rate`, a name of the FDD's `updateRates`;
+    /// `InvalidUpdateRateDesignator` for another): the federate receives each attribute of the
+    /// subscription no faster than that rate (see [`super::update_rate`]). The rate replaces any
+    /// earlier one for the class, as the set does; `None` subscribes with no rate.
+    pub fn subscribe_object_class_attributes_with_rate(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        attrs: &[AttributeHandle],
+        active: bool,
+        rate: Option<&str>,
+    ) -> Result<(), RtiError> {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "subscribeObjectClassAttributes")?;
         self.check_class_attrs(class, attrs)?;
+        let rate = match rate {
+            Some(name) => self.subscribed_rate(name)?,
+            None => None,
+        };
+        let interval_us = rate.as_ref().map(|r| r.interval_us);
         let set: BTreeSet<AttributeHandle> = attrs.iter().copied().collect();
         let lf = self.local_mut(f)?;
+        match rate {
+            Some(r) if !set.is_empty() => {
+                lf.decl.rates.insert(class, r);
+            }
+            _ => {
+                lf.decl.rates.remove(&class);
+            }
+        }
         if set.is_empty() {
             lf.decl.subscribed_objects.remove(&class);
         } else {
@@ -264,12 +310,19 @@ impl FederationCore {
                 },
             );
         }
-        let wire: Vec<AttributeHandle> = if active {
-            set.into_iter().collect()
-        } else {
-            Vec::new()
-        };
+        let all: Vec<AttributeHandle> = set.into_iter().collect();
+        let wire = if active { all.clone() } else { Vec::new() };
         self.declare(f, Declaration::SubscribeObject(class, wire));
+        if needs_subscription_declaration(active, interval_us) && !all.is_empty() {
+            self.declare(
+                f,
+                Declaration::Subscription {
+                    class,
+                    attrs: all,
+                    interval_us,
+                },
+            );
+        }
         let objs: Vec<_> = self.objects.keys().copied().collect();
         for o in objs {
             self.discover_for(f, o);
@@ -294,6 +347,7 @@ impl FederationCore {
         match attrs {
             None => {
                 lf.decl.subscribed_objects.remove(&class);
+                lf.decl.rates.remove(&class);
             }
             Some(a) => {
                 if let Some(s) = lf.decl.subscribed_objects.get_mut(&class) {
@@ -304,14 +358,27 @@ impl FederationCore {
                     remaining = s.attrs.iter().copied().collect();
                     if s.attrs.is_empty() {
                         lf.decl.subscribed_objects.remove(&class);
+                        lf.decl.rates.remove(&class);
                     }
                 }
             }
         }
+        let interval_us = lf.decl.rates.get(&class).map(|r| r.interval_us);
+        let all = remaining.clone();
         if !active {
             remaining.clear();
         }
         self.declare(f, Declaration::SubscribeObject(class, remaining));
+        if needs_subscription_declaration(active, interval_us) && !all.is_empty() {
+            self.declare(
+                f,
+                Declaration::Subscription {
+                    class,
+                    attrs: all,
+                    interval_us,
+                },
+            );
+        }
         Ok(())
     }
 

@@ -14,7 +14,8 @@
 //! [`ownership`] (instance attribute ownership and its transfers),
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
 //! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
-//! [`wire`] (messages).
+//! [`update_rate`] (update rate designators: the reductions at sender and receiver and their
+//! deadlines), [`wire`] (messages).
 
 pub mod advisory;
 pub mod coordinator;
@@ -32,6 +33,7 @@ pub mod state_transfer;
 pub mod stream_numbering;
 pub mod sync_point;
 pub mod time;
+pub mod update_rate;
 pub mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -537,6 +539,8 @@ pub struct FederationCore {
     pub(crate) actions: VecDeque<Action>,
     /// Time messages received from other LRCs (see [`Self::time_messages_received`]).
     pub(crate) time_messages_in: u64,
+    /// The update-rate reductions and the values they hold (see [`update_rate`]).
+    pub(crate) rates: update_rate::UpdateRates,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -595,6 +599,7 @@ impl FederationCore {
             ownership: Default::default(),
             actions: VecDeque::new(),
             time_messages_in: 0,
+            rates: Default::default(),
         }
     }
 
@@ -743,6 +748,12 @@ impl FederationCore {
     fn before_poll(&mut self) {
         self.abort_save_deferred();
         self.capture_at_cut();
+    }
+
+    /// Moves the core's clock to `now` (µs, never back) before an API call: the update-rate
+    /// reductions time updates by it (see [`update_rate`]).
+    pub fn set_clock(&mut self, now: u64) {
+        self.now = self.now.max(now);
     }
 
     /// Feeds one event.

@@ -87,7 +87,11 @@ fn transportation(reliable: bool) -> TransportationTypeHandle {
 
 /// What a receiver is told about a reflected update or received interaction (as it arrives:
 /// receive order; a time manager that delivers it in time-stamp order says so itself).
-fn received(producer: FederateHandle, time: &Option<Timestamp>, reliable: bool) -> ReceiveInfo {
+pub(crate) fn received(
+    producer: FederateHandle,
+    time: &Option<Timestamp>,
+    reliable: bool,
+) -> ReceiveInfo {
     ReceiveInfo {
         producer,
         sent_order: if time.is_some() {
@@ -309,6 +313,8 @@ impl FederationCore {
         }
         let mut left = groups.iter().filter(|g| !g.is_empty()).count();
         let (mut tag, mut time) = (tag, time);
+        // Update rates (see `super::update_rate`): only when some subscription has one.
+        let rates = self.rates_in_use();
         for ((kind, vals), versions) in groups.into_iter().enumerate().zip(versions) {
             if vals.is_empty() {
                 continue;
@@ -321,7 +327,24 @@ impl FederationCore {
                 (tag.clone(), time.clone())
             };
             let tso = kind == RELIABLE_TS && ts_tso;
-            self.send_update(kind != BEST_EFFORT, tso, f, object, vals, t, tm, versions);
+            let reliable = kind != BEST_EFFORT;
+            let (vals, versions) = if rates && !tso {
+                let n = vals.len();
+                let vals = self.thin_send(&fdd, class, f, object, vals, &t, &tm, reliable);
+                if vals.is_empty() {
+                    continue;
+                }
+                let versions = match self.objects.get(&object) {
+                    Some(i) if vals.len() < n && !versions.is_empty() => {
+                        vals.iter().map(|(a, _)| i.version(*a)).collect()
+                    }
+                    _ => versions,
+                };
+                (vals, versions)
+            } else {
+                (vals, versions)
+            };
+            self.send_update(reliable, tso, f, object, vals, t, tm, versions);
         }
         self.pump_time();
         Ok(())
@@ -329,7 +352,7 @@ impl FederationCore {
 
     /// Sends one update message (and tells `producer`'s time manager of a reliable one).
     #[allow(clippy::too_many_arguments)]
-    fn send_update(
+    pub(crate) fn send_update(
         &mut self,
         reliable: bool,
         tso: bool,
@@ -1076,12 +1099,12 @@ impl FederationCore {
             }
             if let Some((g, gk)) = found.replace((f, k)) {
                 let copy = self.subscribed_values(g, gk, values.iter().cloned());
-                self.reflect_one(g, update, copy, tag.clone(), served);
+                self.reflect_one(g, gk, update, copy, tag.clone(), served);
             }
         }
         if let Some((g, gk)) = found {
             let vals = self.subscribed_values(g, gk, values);
-            self.reflect_one(g, update, vals, tag, served);
+            self.reflect_one(g, gk, update, vals, tag, served);
         }
     }
 
@@ -1100,15 +1123,30 @@ impl FederationCore {
             .collect()
     }
 
-    /// Queues one federate's reflection, through its time manager unless `held`.
+    /// Queues one federate's reflection (`known`: the class it knows the instance as), through
+    /// its time manager unless `held`. A receive-order update goes through the federate's
+    /// update rate first, which may hold some or all of its values (see
+    /// [`super::update_rate`]); the manager then counts the message as not for this federate.
     fn reflect_one(
         &mut self,
         f: FederateHandle,
+        known: ObjectClassHandle,
         update: &Reflected,
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: Vec<u8>,
         served: &mut Vec<FederateHandle>,
     ) {
+        let values = if update.reliable && update.tso {
+            values
+        } else {
+            let (o, p) = (update.object, update.producer);
+            let (time, reliable) = (&update.time, update.reliable);
+            let v = self.thin_reflection(f, known, o, p, values, &tag, time, reliable);
+            if v.is_empty() {
+                return;
+            }
+            v
+        };
         let info = received(update.producer, &update.time, update.reliable);
         let cb = Callback::ReflectAttributeValues {
             object: update.object,

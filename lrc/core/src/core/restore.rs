@@ -1109,6 +1109,7 @@ impl FederationCore {
                 .filter(|(_, active)| **active)
                 .map(|(c, _)| Declaration::SubscribeInteraction(*c, true)),
         );
+        decls.extend(super::update_rate::subscription_declarations(lf));
         decls.push(Declaration::AutomaticResign(lf.auto_resign));
         for decl in decls {
             self.send_data(true, DataMsg::Declare { federate: f, decl });

@@ -22,7 +22,7 @@
 
 use crate::handles::FederateHandle;
 
-use super::declarations::RemoteInterest;
+use super::declarations::{RemoteInterest, RemoteSubscription};
 use super::objects::Instance;
 use super::wire::{ControlMsg, DataMsg, Declaration, InstanceState};
 use super::{FederationCore, Node};
@@ -226,6 +226,9 @@ impl FederationCore {
                     ));
                 }
             }
+            for d in super::update_rate::subscription_declarations(lf) {
+                declarations.push((*h, d));
+            }
             declarations.push((*h, Declaration::AutomaticResign(lf.auto_resign)));
             for (ic, active) in &lf.decl.subscribed_interactions {
                 if *active {
@@ -424,10 +427,21 @@ impl FederationCore {
         let ri: &mut RemoteInterest = self.interest.entry(f).or_default();
         match d {
             Declaration::SubscribeObject(c, attrs) => {
+                // Also the whole subscription, active with no rate, unless a
+                // `Subscription` that follows says otherwise (see `super::update_rate`).
                 if attrs.is_empty() {
                     ri.objects.remove(&c);
+                    ri.subscriptions.remove(&c);
                 } else {
-                    ri.objects.insert(c, attrs.into_iter().collect());
+                    let set: std::collections::BTreeSet<_> = attrs.into_iter().collect();
+                    ri.subscriptions.insert(
+                        c,
+                        RemoteSubscription {
+                            attrs: set.clone(),
+                            interval_us: None,
+                        },
+                    );
+                    ri.objects.insert(c, set);
                 }
             }
             Declaration::SubscribeInteraction(ic, on) => {
@@ -439,6 +453,19 @@ impl FederationCore {
             }
             Declaration::AutomaticResign(a) => {
                 self.auto_resign.insert(f, a);
+            }
+            Declaration::Subscription {
+                class,
+                attrs,
+                interval_us,
+            } => {
+                if attrs.is_empty() {
+                    ri.subscriptions.remove(&class);
+                } else {
+                    let attrs = attrs.into_iter().collect();
+                    ri.subscriptions
+                        .insert(class, RemoteSubscription { attrs, interval_us });
+                }
             }
         }
     }

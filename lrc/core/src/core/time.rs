@@ -369,6 +369,26 @@ impl FederationCore {
         tm.on_data(member(producer), Seq(seq), incoming);
     }
 
+    /// Delivers a receive-order callback for `f` that the LRC held (an update rate's released
+    /// value, see `super::update_rate`): through `f`'s time manager as a local receive-order
+    /// message when it has one and knows `producer` (so a constrained federate gets it only
+    /// while advancing, behind what the manager holds), at once otherwise. Pump after.
+    pub(crate) fn time_deliver_late(
+        &mut self,
+        f: FederateHandle,
+        producer: FederateHandle,
+        cb: Callback,
+    ) {
+        if producer != f
+            && self.time_knows(producer)
+            && let Some(tm) = self.time.managers.get_mut(&f)
+        {
+            tm.on_local_ro(member(producer), cb);
+            return;
+        }
+        self.callback(f, cb);
+    }
+
     /// Reports a reliable data message of `producer` to every local manager not in `served`.
     pub(crate) fn time_other(
         &mut self,

@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 9;
+pub const WIRE_VERSION: u8 = 10;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -86,6 +86,18 @@ pub enum Declaration {
     SubscribeInteraction(InteractionClassHandle, bool),
     /// The federate's automatic resign action (applied by every LRC if it is lost).
     AutomaticResign(ResignAction),
+    /// The whole subscription set for a class, active and passive (empty = unsubscribed), with
+    /// the shortest interval between deliveries the federate asked for (`None`: every update).
+    /// The sender's LRC thins an attribute only when every subscriber of it asked for a rate
+    /// (see `super::update_rate`).
+    Subscription {
+        /// Class.
+        class: ObjectClassHandle,
+        /// Subscribed attributes.
+        attrs: Vec<AttributeHandle>,
+        /// Interval of the rate, microseconds.
+        interval_us: Option<u64>,
+    },
 }
 
 /// One message on the federation's data stream.
@@ -905,6 +917,21 @@ mod tests {
                 assert_eq!(m.encode(), want, "{m:?}");
                 assert_eq!(DataMsg::decode(&m.encode()).ok(), Some(m));
             }
+        }
+    }
+
+    #[test]
+    fn subscription_declarations_round_trip() {
+        for interval_us in [None, Some(100_000)] {
+            let m = DataMsg::Declare {
+                federate: FederateHandle(3),
+                decl: Declaration::Subscription {
+                    class: ObjectClassHandle(7),
+                    attrs: vec![AttributeHandle(1), AttributeHandle(2)],
+                    interval_us,
+                },
+            };
+            assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         }
     }
 

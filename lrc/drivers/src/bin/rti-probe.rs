@@ -44,6 +44,9 @@ struct Args {
     /// CLASS:ATTR,ATTR to subscribe.
     #[arg(long)]
     subscribe: Option<String>,
+    /// Subscribe (--subscribe) with this update rate designator of the FDD.
+    #[arg(long)]
+    subscribe_rate: Option<String>,
     #[arg(long)]
     publish_interaction: Option<String>,
     #[arg(long)]
@@ -56,6 +59,10 @@ struct Args {
     interactions: u32,
     #[arg(long, default_value_t = 10)]
     interval_ms: u64,
+    /// Pace the updates at this rate (update n at n / rate seconds after the first) instead of
+    /// sleeping --interval-ms after each.
+    #[arg(long)]
+    update_hz: Option<f64>,
     /// Delete the objects after the updates.
     #[arg(long)]
     delete: bool,
@@ -367,7 +374,14 @@ fn run() -> Result<(), RtiError> {
             n.insert(key(h), name.clone());
         }
         drop(n);
-        rti.subscribe_object_class_attributes(ch, &hs, true)?;
+        match &a.subscribe_rate {
+            Some(rate) => {
+                rti.subscribe_object_class_attributes_with_rate(ch, &hs, true, rate)?;
+                let hz = rti.get_update_rate_value(rate)?;
+                out(serde_json::json!({"event":"rate","designator":rate,"hz":hz}));
+            }
+            None => rti.subscribe_object_class_attributes(ch, &hs, true)?,
+        }
     }
     let mut pub_ic = None;
     if let Some(ic) = &a.publish_interaction {
@@ -473,17 +487,27 @@ fn run() -> Result<(), RtiError> {
     }
     let fdd = rti.fdd_of_federation()?;
     let mut n = 0u64;
+    let paced_from = Instant::now();
     while n < u64::from(a.updates) || a.forever {
         n += 1;
         for o in &objs {
             let vals = pub_attrs.iter().map(|h| (*h, value(n))).collect();
             rti.update_attribute_values(*o, vals, b"")?;
         }
-        if a.interval_ms > 0 {
-            std::thread::sleep(Duration::from_millis(a.interval_ms));
+        match a.update_hz.filter(|hz| *hz > 0.0) {
+            Some(hz) => {
+                let next = paced_from + Duration::from_secs_f64(n as f64 / hz);
+                std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            }
+            None if a.interval_ms > 0 => {
+                std::thread::sleep(Duration::from_millis(a.interval_ms));
+            }
+            None => {}
         }
     }
-    out(serde_json::json!({"event":"updated","count":n}));
+    out(
+        serde_json::json!({"event":"updated","count":n,"datagrams_sent":lrc_stats.datagrams_sent()}),
+    );
     if let Some(ic) = pub_ic {
         let params: Vec<(ParameterHandle, Vec<u8>)> = fdd
             .available_parameters(ic)
