@@ -23,9 +23,16 @@ pub fn lib_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The shared library as cargo built it.
+/// The shared library as cargo built it for this test run: `deps/librti1516e.so`. Cargo
+/// copies it up to the profile directory only for `cargo build`; under `cargo test` the copy
+/// there is whatever the last build left (a stale library after a change elsewhere).
 pub fn library() -> PathBuf {
-    lib_dir().join("librti1516e.so")
+    let fresh = lib_dir().join("deps").join("librti1516e.so");
+    if fresh.exists() {
+        fresh
+    } else {
+        lib_dir().join("librti1516e.so")
+    }
 }
 
 /// A directory holding `librti1516e.so.1` (the SONAME federates load), linked to the library.
@@ -68,7 +75,7 @@ pub fn build_cpp(source: &Path, name: &str, extra: &[&str]) -> PathBuf {
         .arg(root.join("capi/include"))
         .args(extra)
         .arg("-L")
-        .arg(lib_dir())
+        .arg(library().parent().expect("library directory"))
         .arg("-lrti1516e")
         .status()
         .expect("a C++ compiler ($CXX or c++)");
