@@ -21,12 +21,18 @@
 //! are `InvalidMessageRetractionHandle`. The instance survived its retracted delete: `S`'s
 //! update at 25 reaches `C` at its grant to 30, and a delete at 35 that `S` keeps removes it
 //! at `C`'s grant to 40. Every wait is for an event, bounded by the shell's timeout.
+//!
+//! `a_handle_from_before_a_restore_is_void_after_it`: `retract` is refused during a save
+//! (`SaveInProgress`); after a restore, handles issued before it are
+//! `InvalidMessageRetractionHandle` (the messages they named belong to the abandoned run), and
+//! new sends get new handles that work.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, cmd, next_event, shell, until};
+use common::shell::{Shell, cmd, next_event, shell, shell_env, until};
+use common::temp_dir::TempDir;
 
 fn ok(p: &mut Shell, line: &str) {
     let l = cmd(p, line);
@@ -182,4 +188,68 @@ fn retraction_before_and_after_delivery_across_processes() {
     assert_eq!(l["received"], "TimeStamp");
     let e = failed(&mut s, &format!("retract {d35}"));
     assert!(e.starts_with("MessageCanNoLongerBeRetracted"), "{e}");
+}
+
+#[test]
+fn a_handle_from_before_a_restore_is_void_after_it() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let fed = format!("retractr{}", std::process::id());
+    let dirs: Vec<TempDir> = (0..2)
+        .map(|i| TempDir::new(&format!("retractr{i}")))
+        .collect();
+    let (mut s, _) = shell_env(
+        &lab,
+        1,
+        &ports,
+        &fed,
+        "S",
+        &[("HLAMESH_SAVE_DIR", dirs[0].path())],
+    );
+    let (mut u, _) = shell_env(
+        &lab,
+        2,
+        &ports,
+        &fed,
+        "U",
+        &[("HLAMESH_SAVE_DIR", dirs[1].path())],
+    );
+    ok(&mut s, "publish-interaction CustomerTransactions");
+    ok(&mut u, "subscribe-interaction CustomerTransactions");
+    ok(&mut s, "regulate 1");
+    until(&mut s, "regulating", "0");
+    let before = sent(&mut s, "send-at CustomerTransactions 10 before");
+    assert_eq!(next_event(&mut u, "interaction")["retraction"], before);
+
+    ok(&mut s, "save r1");
+    for p in [&mut s, &mut u] {
+        until(p, "initiate_save", "r1");
+    }
+    let e = failed(&mut s, &format!("retract {before}"));
+    assert!(e.starts_with("SaveInProgress"), "{e}");
+    for p in [&mut s, &mut u] {
+        ok(p, "save-begun");
+        ok(p, "save-complete");
+    }
+    for p in [&mut s, &mut u] {
+        next_event(p, "saved");
+    }
+
+    ok(&mut u, "restore r1");
+    next_event(&mut u, "restore_request_ok");
+    for p in [&mut s, &mut u] {
+        next_event(p, "initiate_restore");
+        ok(p, "restore-complete");
+    }
+    for p in [&mut s, &mut u] {
+        next_event(p, "restored");
+    }
+    let e = failed(&mut s, &format!("retract {before}"));
+    assert!(e.starts_with("InvalidMessageRetractionHandle"), "{e}");
+    let after = sent(&mut s, "send-at CustomerTransactions 10 after");
+    assert_ne!(after, before, "never the same handle again");
+    assert_eq!(next_event(&mut u, "interaction")["retraction"], after);
+    ok(&mut s, &format!("retract {after}"));
+    assert_eq!(next_event(&mut u, "request_retraction")["handle"], after);
 }

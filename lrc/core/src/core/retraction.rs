@@ -348,3 +348,42 @@ impl FederationCore {
         self.advise_instance(d.object);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restore_epoch_forgets_everything_but_the_serials() {
+        let mut r = Retractions::default();
+        let first = r.at_epoch(0).next_serial();
+        r.open.entry(FederateHandle(1)).or_default().insert(
+            first,
+            Sent {
+                seq: Some(7),
+                time: Time::integer(5),
+                delete: false,
+            },
+        );
+        r.delivered
+            .entry(FederateHandle(2))
+            .or_default()
+            .push_back(MessageRetractionHandle::new(FederateHandle(1), first));
+        // Same epoch: kept.
+        assert_eq!(r.at_epoch(0).open.len(), 1);
+        // After a restore: gone, and the next handle is not the old one again.
+        let r = r.at_epoch(1);
+        assert!(r.open.is_empty() && r.delivered.is_empty() && r.removed.is_empty());
+        assert_ne!(r.next_serial(), first);
+    }
+
+    #[test]
+    fn serials_skip_zero_when_they_wrap() {
+        let mut r = Retractions {
+            last_serial: u32::MAX - 1,
+            ..Default::default()
+        };
+        assert_eq!(r.next_serial(), u32::MAX);
+        assert_eq!(r.next_serial(), 1);
+    }
+}
