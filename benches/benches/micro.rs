@@ -28,6 +28,7 @@ fn update(payload: usize, time: bool) -> DataMsg {
         time: time.then(|| HLAfloat64Time::new(12.5).expect("time").encode().to_vec()),
         tso: time,
         versions: vec![0],
+        retraction: time.then_some(1),
     }
 }
 

@@ -7,8 +7,10 @@
 // Overloads: the standard's optional arguments are delivered as its defaults say — discover
 // without the producing federate (the convey-producing-federate switch is off), turnUpdatesOn
 // without an update rate; reflect, receive and remove with a time when the message had one,
-// and with a (invalid: retraction is not implemented) retraction handle when it is delivered
-// in time-stamp order.
+// and with the sender's retraction handle when it was sent in time-stamp order (also when it
+// is delivered in receive order, to a federate that is not constrained: requestRetraction
+// names that handle) or delivered in time-stamp order (the invalid handle if the RTI knows
+// none: a message restored from a save).
 
 #include "rti_ambassador.h"
 #include "convert.h"
@@ -150,10 +152,11 @@ deliver (FederateAmbassador & f, hlm_event const & e)
          return f.reflectAttributeValues(objectOf(e), values, t, order(e.sent_order),
                                          transportation(e.transportation), info);
       std::unique_ptr<LogicalTime> time = makeTime(e.time);
-      if (e.received_order == 2)
+      if (e.retraction != 0 || e.received_order == 2)
          return f.reflectAttributeValues(objectOf(e), values, t, order(e.sent_order),
                                          transportation(e.transportation), *time,
-                                         order(e.received_order), MessageRetractionHandle(),
+                                         order(e.received_order),
+                                         MessageRetractionHandleFriend::fromValue(e.retraction),
                                          info);
       return f.reflectAttributeValues(objectOf(e), values, t, order(e.sent_order),
                                       transportation(e.transportation), *time,
@@ -169,10 +172,11 @@ deliver (FederateAmbassador & f, hlm_event const & e)
          return f.receiveInteraction(c, values, t, order(e.sent_order),
                                      transportation(e.transportation), info);
       std::unique_ptr<LogicalTime> time = makeTime(e.time);
-      if (e.received_order == 2)
+      if (e.retraction != 0 || e.received_order == 2)
          return f.receiveInteraction(c, values, t, order(e.sent_order),
                                      transportation(e.transportation), *time,
-                                     order(e.received_order), MessageRetractionHandle(), info);
+                                     order(e.received_order),
+                                     MessageRetractionHandleFriend::fromValue(e.retraction), info);
       return f.receiveInteraction(c, values, t, order(e.sent_order),
                                   transportation(e.transportation), *time,
                                   order(e.received_order), info);
@@ -186,9 +190,10 @@ deliver (FederateAmbassador & f, hlm_event const & e)
       if (e.time.kind == HLM_TIME_NONE)
          return f.removeObjectInstance(objectOf(e), t, order(e.sent_order), info);
       std::unique_ptr<LogicalTime> time = makeTime(e.time);
-      if (e.received_order == 2)
+      if (e.retraction != 0 || e.received_order == 2)
          return f.removeObjectInstance(objectOf(e), t, order(e.sent_order), *time,
-                                       order(e.received_order), MessageRetractionHandle(), info);
+                                       order(e.received_order),
+                                     MessageRetractionHandleFriend::fromValue(e.retraction), info);
       return f.removeObjectInstance(objectOf(e), t, order(e.sent_order), *time,
                                     order(e.received_order), info);
    }
@@ -257,6 +262,8 @@ deliver (FederateAmbassador & f, hlm_event const & e)
       return f.federationRestored();
    case HLM_EV_FEDERATION_NOT_RESTORED:
       return f.federationNotRestored(static_cast<RestoreFailureReason>(e.reason));
+   case HLM_EV_REQUEST_RETRACTION:
+      return f.requestRetraction(MessageRetractionHandleFriend::fromValue(e.retraction));
    case HLM_EV_FEDERATION_RESTORE_STATUS_RESPONSE:
    {
       FederateRestoreStatusVector v;

@@ -431,7 +431,7 @@ RTIambassadorImplementation::updateAttributeValues (ObjectInstanceHandle theObje
         bytes(theUserSuppliedTag));
 }
 
-// Retraction is not implemented: timestamped services return the invalid retraction handle.
+// The timestamped services return the handle retract (8.21) takes.
 MessageRetractionHandle
 RTIambassadorImplementation::updateAttributeValues (ObjectInstanceHandle theObject,
                                                     AttributeHandleValueMap const & theAttributeValues,
@@ -439,9 +439,10 @@ RTIambassadorImplementation::updateAttributeValues (ObjectInstanceHandle theObje
                                                     LogicalTime const & theTime)
 {
    Values v(theAttributeValues);
+   uint64_t h = 0;
    call(hlm_update_attribute_values_with_time, _rti, object(theObject), v.values(),
-        bytes(theUserSuppliedTag), timeOf(theTime));
-   return MessageRetractionHandle();
+        bytes(theUserSuppliedTag), timeOf(theTime), &h);
+   return MessageRetractionHandleFriend::fromValue(h);
 }
 
 void
@@ -461,9 +462,10 @@ RTIambassadorImplementation::sendInteraction (InteractionClassHandle theInteract
                                               LogicalTime const & theTime)
 {
    Values v(theParameterValues);
+   uint64_t h = 0;
    call(hlm_send_interaction_with_time, _rti, number(theInteraction), v.values(),
-        bytes(theUserSuppliedTag), timeOf(theTime));
-   return MessageRetractionHandle();
+        bytes(theUserSuppliedTag), timeOf(theTime), &h);
+   return MessageRetractionHandleFriend::fromValue(h);
 }
 
 void
@@ -478,9 +480,10 @@ RTIambassadorImplementation::deleteObjectInstance (ObjectInstanceHandle theObjec
                                                    VariableLengthData const & theUserSuppliedTag,
                                                    LogicalTime const & theTime)
 {
+   uint64_t h = 0;
    call(hlm_delete_object_instance_with_time, _rti, object(theObject), bytes(theUserSuppliedTag),
-        timeOf(theTime));
-   return MessageRetractionHandle();
+        timeOf(theTime), &h);
+   return MessageRetractionHandleFriend::fromValue(h);
 }
 
 void
@@ -691,9 +694,9 @@ RTIambassadorImplementation::queryLookahead (LogicalTimeInterval & interval)
 }
 
 void
-RTIambassadorImplementation::retract (MessageRetractionHandle)
+RTIambassadorImplementation::retract (MessageRetractionHandle theHandle)
 {
-   notImplemented(L"retract");
+   call(hlm_retract, _rti, MessageRetractionHandleFriend::value(theHandle));
 }
 
 void

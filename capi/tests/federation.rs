@@ -21,7 +21,9 @@
 //!   (or the subscriber advancing by NER, granted at each message's time),
 //!   time-stamped updates delivered in time-stamp order before the grant of their time, with
 //!   exact grants; the next request made from inside `timeAdvanceGrant` (immediate model);
-//!   `InTimeAdvancingState` for a second request.
+//!   `InTimeAdvancingState` for a second request; a timestamped update well ahead retracted
+//!   at once never reflected, a second `retract` of its handle `InvalidMessageRetractionHandle`,
+//!   and `MessageCanNoLongerBeRetracted` for an update whose time the publisher reached.
 //! * a synchronization point registered, announced (with its tag), achieved from inside the
 //!   announcement and synchronized; an intrusive ownership acquisition the owner answers from
 //!   inside `requestAttributeOwnershipRelease`, the new owner's update reflected at the old
@@ -176,6 +178,16 @@ fn time_lockstep(role: &str, sub_model: &str, time: &str) {
     let s = tsub.until("disconnected", T);
     assert!(p.iter().any(|l| l == "ok InTimeAdvancingState"), "{p:?}");
     assert!(p.iter().any(|l| l == "granted 11"), "{p:?}");
+    // Retraction from C++: a handle that works once, then is invalid; too late after the grant
+    // (the retracted update is not among the subscriber's ten reflections).
+    assert!(
+        p.iter().any(|l| l == "ok InvalidMessageRetractionHandle"),
+        "{p:?}"
+    );
+    assert!(
+        p.iter().any(|l| l == "ok MessageCanNoLongerBeRetracted"),
+        "{p:?}"
+    );
     // Every grant was exact (checked in the federate: TAR grants t+1, NER grants the time of
     // the next message) and the ten time-stamped updates were all reflected in time-stamp
     // order before their grants; lookahead and GALT queries answered.

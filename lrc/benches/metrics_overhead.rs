@@ -167,6 +167,7 @@ fn recording_alone(c: &mut Criterion) {
         tag: vec![],
         time: None,
         tso: false,
+        retraction: None,
     }
     .encode();
     let cb = Callback::ReceiveInteraction {
@@ -179,6 +180,7 @@ fn recording_alone(c: &mut Criterion) {
             received_order: OrderType::Receive,
             transportation: TransportationTypeHandle(1),
             time: None,
+            retraction: None,
         },
     };
     let mut g = c.benchmark_group("metrics_record_send_and_receive");

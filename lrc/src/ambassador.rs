@@ -30,8 +30,8 @@ use crate::core::{Callback, FederationCore, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
 use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use crate::node::{Delivery, Lrc};
 pub use hlamesh_timesync::TimeKind;
@@ -130,9 +130,12 @@ pub trait FederateAmbassador: Send {
     ) {
     }
     /// 6.15 for a delete sent with a logical time: the time (encoded in the federation's time
-    /// implementation, like `ReceiveInfo::time`), the order it was sent in and the order it is
+    /// implementation, like `ReceiveInfo::time`), the order it was sent in, the order it is
     /// delivered in (time-stamp order when this federate is constrained and the deleting
-    /// federate regulating). By default calls [`FederateAmbassador::remove_object_instance`].
+    /// federate regulating) and, for a delete sent in time-stamp order, the deleting federate's
+    /// retraction handle (which a later [`FederateAmbassador::request_retraction`] names). By
+    /// default calls [`FederateAmbassador::remove_object_instance`].
+    #[allow(clippy::too_many_arguments)]
     fn remove_object_instance_with_time(
         &mut self,
         object: ObjectInstanceHandle,
@@ -141,10 +144,15 @@ pub trait FederateAmbassador: Send {
         time: &[u8],
         sent_order: OrderType,
         received_order: OrderType,
+        retraction: Option<MessageRetractionHandle>,
     ) {
-        let _ = (time, sent_order, received_order);
+        let _ = (time, sent_order, received_order, retraction);
         self.remove_object_instance(object, tag, producer);
     }
+    /// 6.23: the sender retracted a message this federate already received (its
+    /// `ReceiveInfo::retraction`, or the handle of a timed removal): undo what it did, if the
+    /// federate can. A retracted message that was still queued is never delivered instead.
+    fn request_retraction(&mut self, handle: MessageRetractionHandle) {}
     /// 6.20.
     fn provide_attribute_value_update(
         &mut self,
@@ -277,6 +285,12 @@ thread_local! {
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
 
+/// The retraction handle a timestamped service returns (the core issues one for every send
+/// with a time).
+fn issued(handle: Option<MessageRetractionHandle>) -> RtiResult<MessageRetractionHandle> {
+    handle.ok_or_else(|| RtiError::RtiInternalError("no retraction handle issued".into()))
+}
+
 /// Hands one delivery to the federate ambassador (locked by the caller).
 /// Restores the calling thread's "inside a callback" mark, also when the callback unwinds.
 struct InCallback(bool);
@@ -318,6 +332,7 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
                 time,
                 sent_order,
                 received_order,
+                retraction,
             } => match time {
                 Some(t) => a.remove_object_instance_with_time(
                     object,
@@ -326,6 +341,7 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
                     &t,
                     sent_order,
                     received_order,
+                    retraction,
                 ),
                 None => a.remove_object_instance(object, &tag, producer),
             },
@@ -426,6 +442,7 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
             Callback::AttributeIsNotOwned { object, attr } => {
                 a.attribute_is_not_owned(object, attr)
             }
+            Callback::RequestRetraction(h) => a.request_retraction(h),
         },
     }
 }
@@ -1195,6 +1212,7 @@ impl RtiAmbassador {
         // The core refuses it during a save or restore (SaveInProgress / RestoreInProgress).
         lrc.with_core_paced(fed, |c| {
             c.update_attribute_values(h, object, values, tag.to_vec(), None)
+                .map(drop)
         })
     }
 
@@ -1208,18 +1226,21 @@ impl RtiAmbassador {
     /// time message anyway, and every receiver handles one datagram a step instead of two
     /// (lockstep with one update a step: 35–45 % more grants/s at 4 and 8 LRCs, see
     /// `benches/README.md`). A receiver that is not constrained gets it that much later.
+    ///
+    /// Returns the update's retraction handle for [`RtiAmbassador::retract`].
     pub fn update_attribute_values_with_time(
         &self,
         object: ObjectInstanceHandle,
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: &[u8],
         time: Time,
-    ) -> RtiResult<()> {
+    ) -> RtiResult<MessageRetractionHandle> {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
+                .and_then(issued)
         })
     }
 
@@ -1234,23 +1255,25 @@ impl RtiAmbassador {
         lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.send_interaction(h, ic, params, tag.to_vec(), None)
+                .map(drop)
         })
     }
 
     /// 6.12 with a logical time (ordered like
-    /// [`RtiAmbassador::update_attribute_values_with_time`]).
+    /// [`RtiAmbassador::update_attribute_values_with_time`]); returns its retraction handle.
     pub fn send_interaction_with_time(
         &self,
         ic: InteractionClassHandle,
         params: Vec<(ParameterHandle, Vec<u8>)>,
         tag: &[u8],
         time: Time,
-    ) -> RtiResult<()> {
+    ) -> RtiResult<MessageRetractionHandle> {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core_paced(fed, |c| {
             // Under the same lock as the update: the hot path takes it once.
             c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
+                .and_then(issued)
         })
     }
 
@@ -1263,23 +1286,26 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), None)
+                .map(drop)
         })
     }
 
     /// 6.14 with a logical time: time-stamp order when this federate is regulating
     /// (`InvalidLogicalTime` below its send bound, as for a timed update), receive order
     /// otherwise. Constrained receivers get `remove_object_instance_with_time` at the grant
-    /// that covers `time`, after the timestamp-ordered updates before it.
+    /// that covers `time`, after the timestamp-ordered updates before it. Returns the delete's
+    /// retraction handle: retracted, the instance stays (see [`RtiAmbassador::retract`]).
     pub fn delete_object_instance_with_time(
         &self,
         object: ObjectInstanceHandle,
         tag: &[u8],
         time: Time,
-    ) -> RtiResult<()> {
+    ) -> RtiResult<MessageRetractionHandle> {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core(fed, |c| {
             c.delete_object_instance(h, object, tag.to_vec(), Some(time))
+                .and_then(issued)
         })
     }
 
@@ -1755,6 +1781,23 @@ impl RtiAmbassador {
     /// 8.15.
     pub fn disable_asynchronous_delivery(&self) -> RtiResult<()> {
         self.time_service(|t| t.disable_asynchronous_delivery())
+    }
+
+    /// 8.21: retracts a message this federate sent with a logical time, named by the handle
+    /// the sending service returned. Receivers that still hold it never get it; those that
+    /// received it get [`FederateAmbassador::request_retraction`]; a retracted timed delete
+    /// leaves the instance. `InvalidMessageRetractionHandle` for a handle this federate was not
+    /// given (or one retracted already, or from before a restore); `MessageCanNoLongerBeRetracted`
+    /// for a message sent in receive order or whose time is not greater than this federate's
+    /// logical time. The semantics in full: `hlamesh_core::core::retraction`.
+    pub fn retract(&self, handle: MessageRetractionHandle) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            // The manager learns whether a grant waits undelivered first: the logical time
+            // the message's time is compared with is the one the federate sees.
+            self.federate_time_service(c, h, None, |_| Ok(()))?;
+            c.retract(h, handle)
+        })
     }
 
     /// 8.16: `None` when no other federate regulates.

@@ -731,6 +731,7 @@ mod tests {
                 received_order: order,
                 transportation: TransportationTypeHandle(1),
                 time: None,
+                retraction: None,
             },
         }
     }

@@ -128,6 +128,7 @@ impl FederateAmbassador for Rec {
         time: &[u8],
         sent: OrderType,
         received: OrderType,
+        _retraction: Option<hlamesh_lrc::handles::MessageRetractionHandle>,
     ) {
         self.push(Ev::Remove {
             object,

@@ -62,8 +62,8 @@
 //!    even if T was reached by a strict grant.
 //!
 //! Retraction: [`TimeManager::retract`] removes a still-queued TSO message by its sender's
-//! stream number; the LRC side (`retract`, `requestRetraction`, retraction handles, FQR
-//! deliveries carrying them) is not implemented.
+//! stream number; the LRC decides the rest (retraction handles, `retract`'s checks,
+//! `requestRetraction` for a message already delivered: `hlamesh_core::core::retraction`).
 //!
 //! Advance requests never raise `InvalidLogicalTime` (every value of the two time types is a
 //! valid request). The departed-regulator requirements are not garbage-collected:

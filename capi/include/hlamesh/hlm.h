@@ -191,9 +191,9 @@ enum hlm_event_kind
    HLM_EV_MULTIPLE_NAME_RESERVATION_SUCCEEDED, /* texts */
    HLM_EV_MULTIPLE_NAME_RESERVATION_FAILED,  /* texts */
    HLM_EV_DISCOVER_OBJECT_INSTANCE,          /* object, class_handle, text, federate */
-   HLM_EV_REFLECT_ATTRIBUTE_VALUES,          /* object, values, tag, federate, orders, transportation, time */
-   HLM_EV_RECEIVE_INTERACTION,               /* class_handle, values, tag, federate, orders, transportation, time */
-   HLM_EV_REMOVE_OBJECT_INSTANCE,            /* object, tag, federate (has_federate), orders, time */
+   HLM_EV_REFLECT_ATTRIBUTE_VALUES,          /* object, values, tag, federate, orders, transportation, time, retraction */
+   HLM_EV_RECEIVE_INTERACTION,               /* class_handle, values, tag, federate, orders, transportation, time, retraction */
+   HLM_EV_REMOVE_OBJECT_INSTANCE,            /* object, tag, federate (has_federate), orders, time, retraction */
    HLM_EV_PROVIDE_ATTRIBUTE_VALUE_UPDATE,    /* object, handles, tag */
    HLM_EV_REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION, /* object, handles, tag */
    HLM_EV_REQUEST_DIVESTITURE_CONFIRMATION,  /* object, handles */
@@ -221,7 +221,8 @@ enum hlm_event_kind
    HLM_EV_INITIATE_FEDERATE_RESTORE,         /* text (label), text2 (name), federate */
    HLM_EV_FEDERATION_RESTORED,
    HLM_EV_FEDERATION_NOT_RESTORED,           /* reason, text2 (detail) */
-   HLM_EV_FEDERATION_RESTORE_STATUS_RESPONSE /* handles (pre), handles2 (post), statuses */
+   HLM_EV_FEDERATION_RESTORE_STATUS_RESPONSE, /* handles (pre), handles2 (post), statuses */
+   HLM_EV_REQUEST_RETRACTION                 /* retraction */
 };
 
 typedef struct
@@ -246,6 +247,8 @@ typedef struct
    int32_t sent_order;           /* 1 RECEIVE, 2 TIMESTAMP */
    int32_t received_order;
    uint32_t transportation;      /* 1 RELIABLE, 2 BEST_EFFORT */
+   uint64_t retraction;          /* the sender's MessageRetractionHandle of a message it sent
+                                  * in time-stamp order; 0: none */
 } hlm_event;
 
 /* Delivers one event to the federate.  Everything the event points to lives for the call only.
@@ -312,11 +315,12 @@ int32_t hlm_release_multiple_object_instance_name (hlm_rti *rti, hlm_strs names,
 int32_t hlm_register_object_instance (hlm_rti *rti, uint32_t object_class, uint64_t *out, hlm_text *message);
 int32_t hlm_register_object_instance_with_name (hlm_rti *rti, uint32_t object_class, hlm_str name, uint64_t *out, hlm_text *message);
 int32_t hlm_update_attribute_values (hlm_rti *rti, uint64_t object, hlm_values values, hlm_bytes tag, hlm_text *message);
-int32_t hlm_update_attribute_values_with_time (hlm_rti *rti, uint64_t object, hlm_values values, hlm_bytes tag, hlm_time time, hlm_text *message);
+/* The timestamped services write the MessageRetractionHandle (never 0) to out. */
+int32_t hlm_update_attribute_values_with_time (hlm_rti *rti, uint64_t object, hlm_values values, hlm_bytes tag, hlm_time time, uint64_t *out, hlm_text *message);
 int32_t hlm_send_interaction (hlm_rti *rti, uint32_t interaction_class, hlm_values parameters, hlm_bytes tag, hlm_text *message);
-int32_t hlm_send_interaction_with_time (hlm_rti *rti, uint32_t interaction_class, hlm_values parameters, hlm_bytes tag, hlm_time time, hlm_text *message);
+int32_t hlm_send_interaction_with_time (hlm_rti *rti, uint32_t interaction_class, hlm_values parameters, hlm_bytes tag, hlm_time time, uint64_t *out, hlm_text *message);
 int32_t hlm_delete_object_instance (hlm_rti *rti, uint64_t object, hlm_bytes tag, hlm_text *message);
-int32_t hlm_delete_object_instance_with_time (hlm_rti *rti, uint64_t object, hlm_bytes tag, hlm_time time, hlm_text *message);
+int32_t hlm_delete_object_instance_with_time (hlm_rti *rti, uint64_t object, hlm_bytes tag, hlm_time time, uint64_t *out, hlm_text *message);
 int32_t hlm_local_delete_object_instance (hlm_rti *rti, uint64_t object, hlm_text *message);
 int32_t hlm_request_attribute_value_update (hlm_rti *rti, uint64_t object, hlm_handles attributes, hlm_bytes tag, hlm_text *message);
 int32_t hlm_request_class_attribute_value_update (hlm_rti *rti, uint32_t object_class, hlm_handles attributes, hlm_bytes tag, hlm_text *message);
@@ -346,6 +350,7 @@ int32_t hlm_next_message_request (hlm_rti *rti, hlm_time time, hlm_text *message
 int32_t hlm_next_message_request_available (hlm_rti *rti, hlm_time time, hlm_text *message);
 int32_t hlm_flush_queue_request (hlm_rti *rti, hlm_time time, hlm_text *message);
 int32_t hlm_enable_asynchronous_delivery (hlm_rti *rti, hlm_text *message);
+int32_t hlm_retract (hlm_rti *rti, uint64_t handle, hlm_text *message);
 int32_t hlm_disable_asynchronous_delivery (hlm_rti *rti, hlm_text *message);
 int32_t hlm_query_galt (hlm_rti *rti, hlm_time *out, hlm_text *message);
 int32_t hlm_query_logical_time (hlm_rti *rti, hlm_time *out, hlm_text *message);

@@ -19,8 +19,8 @@ use hlamesh_lrc::ambassador::{
 use hlamesh_lrc::core::ReceiveInfo;
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 
 use crate::abi::ffi::{HlmStr, HlmTime, HlmValue};
@@ -81,6 +81,8 @@ pub struct HlmEvent {
     pub received_order: i32,
     /// 1 RELIABLE, 2 BEST_EFFORT.
     pub transportation: u32,
+    /// The sender's message retraction handle (a message sent in time-stamp order; 0: none).
+    pub retraction: u64,
 }
 
 impl Default for HlmEvent {
@@ -112,6 +114,7 @@ impl Default for HlmEvent {
             sent_order: 1,
             received_order: 1,
             transportation: 1,
+            retraction: 0,
         }
     }
 }
@@ -173,6 +176,7 @@ pub mod kind {
     pub const FEDERATION_RESTORED: i32 = 44;
     pub const FEDERATION_NOT_RESTORED: i32 = 45;
     pub const FEDERATION_RESTORE_STATUS_RESPONSE: i32 = 46;
+    pub const REQUEST_RETRACTION: i32 = 47;
 }
 
 thread_local! {
@@ -390,6 +394,7 @@ impl CAmbassador {
             sent_order: order(info.sent_order),
             received_order: order(info.received_order),
             transportation: info.transportation.0,
+            retraction: info.retraction.map_or(0, |h| h.0),
             time: match &info.time {
                 Some(t) => HlmTime::decode(self.time_kind(), t),
                 None => HlmTime::NONE,
@@ -546,6 +551,7 @@ impl FederateAmbassador for CAmbassador {
         time: &[u8],
         sent_order: OrderType,
         received_order: OrderType,
+        retraction: Option<MessageRetractionHandle>,
     ) {
         self.send(&HlmEvent {
             kind: kind::REMOVE_OBJECT_INSTANCE,
@@ -557,6 +563,14 @@ impl FederateAmbassador for CAmbassador {
             time: HlmTime::decode(self.time_kind(), time),
             sent_order: order(sent_order),
             received_order: order(received_order),
+            retraction: retraction.map_or(0, |h| h.0),
+            ..Default::default()
+        });
+    }
+    fn request_retraction(&mut self, handle: MessageRetractionHandle) {
+        self.send(&HlmEvent {
+            kind: kind::REQUEST_RETRACTION,
+            retraction: handle.0,
             ..Default::default()
         });
     }

@@ -247,6 +247,8 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
             ("InteractionRelevanceAdvisorySwitchIsOff", m)
         }
         RtiError::RtiInternalError(m) => ("RTIinternalError", m),
+        RtiError::InvalidMessageRetractionHandle(m) => ("InvalidMessageRetractionHandle", m),
+        RtiError::MessageCanNoLongerBeRetracted(m) => ("MessageCanNoLongerBeRetracted", m),
     }
 }
 

@@ -18,8 +18,8 @@ use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::{RtiError, RtiResult};
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_lrc::node::Lrc;
 
@@ -596,25 +596,25 @@ services! {
     fn hlm_update_attribute_values(r, object: u64, values: HlmValues, tag: HlmBytes) {
         r.read()?.update_attribute_values(obj(object), attr_values(values), &tag)
     }
-    /// 6.10 with a time.
-    fn hlm_update_attribute_values_with_time(r, object: u64, values: HlmValues, tag: HlmBytes, time: HlmTime) {
-        r.read()?.update_attribute_values_with_time(obj(object), attr_values(values), &tag, time.time()?)
+    /// 6.10 with a time; `out` is the message retraction handle.
+    fn hlm_update_attribute_values_with_time(r, object: u64, values: HlmValues, tag: HlmBytes, time: HlmTime) -> u64 {
+        r.read()?.update_attribute_values_with_time(obj(object), attr_values(values), &tag, time.time()?).map(|h| h.0)
     }
     /// 6.12.
     fn hlm_send_interaction(r, interaction_class: u32, parameters: HlmValues, tag: HlmBytes) {
         r.read()?.send_interaction(ic(interaction_class), param_values(parameters), &tag)
     }
-    /// 6.12 with a time.
-    fn hlm_send_interaction_with_time(r, interaction_class: u32, parameters: HlmValues, tag: HlmBytes, time: HlmTime) {
-        r.read()?.send_interaction_with_time(ic(interaction_class), param_values(parameters), &tag, time.time()?)
+    /// 6.12 with a time; `out` is the message retraction handle.
+    fn hlm_send_interaction_with_time(r, interaction_class: u32, parameters: HlmValues, tag: HlmBytes, time: HlmTime) -> u64 {
+        r.read()?.send_interaction_with_time(ic(interaction_class), param_values(parameters), &tag, time.time()?).map(|h| h.0)
     }
     /// 6.14.
     fn hlm_delete_object_instance(r, object: u64, tag: HlmBytes) {
         r.read()?.delete_object_instance(obj(object), &tag)
     }
-    /// 6.14 with a time.
-    fn hlm_delete_object_instance_with_time(r, object: u64, tag: HlmBytes, time: HlmTime) {
-        r.read()?.delete_object_instance_with_time(obj(object), &tag, time.time()?)
+    /// 6.14 with a time; `out` is the message retraction handle.
+    fn hlm_delete_object_instance_with_time(r, object: u64, tag: HlmBytes, time: HlmTime) -> u64 {
+        r.read()?.delete_object_instance_with_time(obj(object), &tag, time.time()?).map(|h| h.0)
     }
     /// 6.16.
     fn hlm_local_delete_object_instance(r, object: u64) {
@@ -706,6 +706,10 @@ services! {
     }
     /// 8.12.
     fn hlm_flush_queue_request(r, time: HlmTime) { r.read()?.flush_queue_request(time.time()?) }
+    /// 8.21.
+    fn hlm_retract(r, handle: u64) {
+        r.read()?.retract(MessageRetractionHandle(handle))
+    }
     /// 8.14.
     fn hlm_enable_asynchronous_delivery(r) { r.read()?.enable_asynchronous_delivery() }
     /// 8.15.

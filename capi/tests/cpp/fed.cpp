@@ -1027,12 +1027,47 @@ timed (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstring
       for (int64_t i = 0; i < steps; ++i)
       {
          int64_t t = f.granted;
+         if (i == 0)
+         {
+            // Retraction (8.21): an update well ahead, retracted at once, never reaches the
+            // constrained subscriber (which counts exactly `steps` reflections).
+            AttributeHandleValueMap r;
+            r[h.speed] = data(text("retracted"));
+            MessageRetractionHandle mh = rti.updateAttributeValues(o, r, data(text("s")),
+                                                                   *at(t + 5));
+            if (!mh.isValid())
+               fail("timestamped update returned the invalid retraction handle");
+            rti.retract(mh);
+            try
+            {
+               rti.retract(mh);
+               fail("second retract did not throw");
+            }
+            catch (InvalidMessageRetractionHandle const &)
+            {
+               say("ok InvalidMessageRetractionHandle");
+            }
+         }
          AttributeHandleValueMap v;
          v[h.speed] = data(text("speed-" + std::to_string(t + 1)));
-         rti.updateAttributeValues(o, v, data(text("s")), *at(t + 1));
+         MessageRetractionHandle sent = rti.updateAttributeValues(o, v, data(text("s")),
+                                                                  *at(t + 1));
          before = f.grants;
          rti.timeAdvanceRequest(*at(t + 1));
          f.await([&] { return f.grants > before; }, "grant");
+         if (i == 0)
+         {
+            // Its time is no longer ahead of this federate's.
+            try
+            {
+               rti.retract(sent);
+               fail("retract after the grant did not throw");
+            }
+            catch (MessageCanNoLongerBeRetracted const &)
+            {
+               say("ok MessageCanNoLongerBeRetracted");
+            }
+         }
          say("step " + std::to_string(i + 1));
       }
       say("granted " + std::to_string(f.granted));

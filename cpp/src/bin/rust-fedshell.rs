@@ -340,7 +340,8 @@ impl Shell {
                 match rest {
                     [t] => self
                         .rti
-                        .update_attribute_values_with_time(o, v, b"rust", time(t)?)?,
+                        .update_attribute_values_with_time(o, v, b"rust", time(t)?)
+                        .map(drop)?,
                     _ => self.rti.update_attribute_values(o, v, b"rust")?,
                 }
             }
@@ -355,7 +356,8 @@ impl Shell {
                 match rest {
                     [t] => self
                         .rti
-                        .send_interaction_with_time(c, v, b"rust", time(t)?)?,
+                        .send_interaction_with_time(c, v, b"rust", time(t)?)
+                        .map(drop)?,
                     _ => self.rti.send_interaction(c, v, b"rust")?,
                 }
             }

@@ -18,8 +18,8 @@ use hlamesh_lrc::core::wire::{
 use hlamesh_lrc::encoding::dynamic::{self, Value};
 use hlamesh_lrc::fom::{Fdd, FomModule, STANDARD_MIM_XML};
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_timesync::{TimeKind, TimeMessage};
 use hlamesh_transport::beacon_auth::BeaconAuth;
@@ -371,6 +371,7 @@ fn lrc_wire(out: &mut Out) {
                 time: Some(1.5f64.to_be_bytes().to_vec()),
                 tso: true,
                 versions: vec![0, 2],
+                retraction: Some(3),
             },
         ),
         (
@@ -382,6 +383,7 @@ fn lrc_wire(out: &mut Out) {
                 tag: Vec::new(),
                 time: None,
                 tso: false,
+                retraction: None,
             },
         ),
         (
@@ -392,6 +394,14 @@ fn lrc_wire(out: &mut Out) {
                 tag: Vec::new(),
                 time: None,
                 tso: false,
+                retraction: None,
+            },
+        ),
+        (
+            "retract",
+            DataMsg::Retract {
+                handle: MessageRetractionHandle::new(fed, 3),
+                seq: 12,
             },
         ),
         (

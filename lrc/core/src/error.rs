@@ -160,6 +160,13 @@ pub enum RtiError {
     InteractionRelevanceAdvisorySwitchIsOff(String),
     #[error("RTIinternalError: {0}")]
     RtiInternalError(String),
+    /// 8.21: the handle names no message this federate sent (or one already retracted).
+    #[error("InvalidMessageRetractionHandle: {0}")]
+    InvalidMessageRetractionHandle(String),
+    /// 8.21: the message was sent in receive order, or its time is no longer ahead of the
+    /// sender's logical time.
+    #[error("MessageCanNoLongerBeRetracted: {0}")]
+    MessageCanNoLongerBeRetracted(String),
 }
 
 impl RtiError {

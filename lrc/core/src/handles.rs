@@ -153,6 +153,58 @@ impl fmt::Display for ObjectInstanceHandle {
     }
 }
 
+/// A message retraction handle (8.21), returned by the timestamped update, interaction and
+/// delete services: the sending federate's handle in the high 32 bits and that federate's
+/// serial number of timestamped sends (1, 2, …) in the low 32 bits, so the sender's LRC issues
+/// it with no round trip and it is unique in the federation execution (federate handles are
+/// never reused). Encoded as 8 big-endian bytes, like [`ObjectInstanceHandle`]. Receivers get
+/// it with every message that was sent in time-stamp order (`ReceiveInfo::retraction`) and in
+/// `request_retraction` (see `core::retraction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MessageRetractionHandle(pub u64);
+
+impl MessageRetractionHandle {
+    /// Length of the byte encoding.
+    pub const ENCODED_LEN: usize = 8;
+
+    /// The handle of `federate`'s `serial`-th timestamped send.
+    pub fn new(federate: FederateHandle, serial: u32) -> Self {
+        Self((u64::from(federate.0) << 32) | u64::from(serial))
+    }
+
+    /// The federate that sent the message.
+    pub fn federate(self) -> FederateHandle {
+        FederateHandle((self.0 >> 32) as u32)
+    }
+
+    /// The sender's serial number of the message.
+    pub fn serial(self) -> u32 {
+        (self.0 & 0xffff_ffff) as u32
+    }
+
+    /// The federation-wide byte encoding (8 bytes, big-endian).
+    pub fn encode(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// Decodes bytes produced by [`Self::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<Self, HandleDecodeError> {
+        let arr: [u8; 8] = bytes
+            .try_into()
+            .map_err(|_| HandleDecodeError::WrongLength(bytes.len()))?;
+        match u64::from_be_bytes(arr) {
+            0 => Err(HandleDecodeError::Zero),
+            v => Ok(Self(v)),
+        }
+    }
+}
+
+impl fmt::Display for MessageRetractionHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.federate(), self.serial())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +214,14 @@ mod tests {
         let h = AttributeHandle(0x0102_0304);
         assert_eq!(h.encode(), [1, 2, 3, 4]);
         assert_eq!(AttributeHandle::decode(&h.encode()), Ok(h));
+        let r = MessageRetractionHandle::new(FederateHandle(3), 7);
+        assert_eq!(r.encode(), [0, 0, 0, 3, 0, 0, 0, 7]);
+        assert_eq!((r.federate(), r.serial()), (FederateHandle(3), 7));
+        assert_eq!(MessageRetractionHandle::decode(&r.encode()), Ok(r));
+        assert_eq!(
+            MessageRetractionHandle::decode(&[0; 8]),
+            Err(HandleDecodeError::Zero)
+        );
     }
 
     #[test]

@@ -1584,7 +1584,7 @@ impl Sim {
             .core_mut()
             .update_attribute_values(h, o, vals, b"u".to_vec(), None);
         match r {
-            Ok(()) => {}
+            Ok(_) => {}
             // Refused while saving or restoring: the value was not sent.
             Err(e) if busy(&e) => {
                 if let Some(n) = self.feds.get_mut(&h).and_then(|m| m.owned.get_mut(&o)) {
@@ -1692,7 +1692,7 @@ impl Sim {
                             .core_mut()
                             .delete_object_instance(h, o, vec![], None);
                         match r {
-                            Ok(()) => {
+                            Ok(_) => {
                                 if let Some(n) = self.feds.get_mut(&h).unwrap().owned.remove(&o) {
                                     self.final_values.insert(o, (n, node));
                                 }
@@ -1726,7 +1726,7 @@ impl Sim {
                         None
                     };
                     core.send_interaction(h, stop, params, vec![], time)
-                        .or_else(|e| if busy(&e) { Ok(()) } else { Err(e) })
+                        .or_else(|e| if busy(&e) { Ok(None) } else { Err(e) })
                         .unwrap();
                     self.drain(node);
                 }

@@ -383,7 +383,8 @@ impl Ctx<'_> {
         let r = match at {
             Some(t) => self
                 .rti
-                .send_interaction_with_time(class, params.clone(), tag, t),
+                .send_interaction_with_time(class, params.clone(), tag, t)
+                .map(drop),
             None => self.rti.send_interaction(class, params.clone(), tag),
         };
         match r {
@@ -1267,7 +1268,7 @@ impl<S: Simulation> Engine<S> {
                 }
                 Deferred::Interaction(c, p, tag, at) => {
                     match at {
-                        Some(t) => rti.send_interaction_with_time(c, p, &tag, t),
+                        Some(t) => rti.send_interaction_with_time(c, p, &tag, t).map(drop),
                         None => rti.send_interaction(c, p, &tag),
                     }
                     .map_err(rti_err("send interaction"))?;

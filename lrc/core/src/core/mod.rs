@@ -15,7 +15,7 @@
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
 //! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
 //! [`update_rate`] (update rate designators: the reductions at sender and receiver and their
-//! deadlines), [`wire`] (messages).
+//! deadlines), [`retraction`] (8.21 retract and 6.23 requestRetraction), [`wire`] (messages).
 
 pub mod advisory;
 pub mod coordinator;
@@ -28,6 +28,7 @@ pub mod order_type;
 pub mod ownership;
 pub mod resignation;
 pub mod restore;
+pub mod retraction;
 pub mod save;
 pub mod state_transfer;
 pub mod stream_numbering;
@@ -42,8 +43,8 @@ use std::sync::Arc;
 use crate::error::RtiError;
 use crate::fom::{Fdd, FomModule, OrderType};
 use crate::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
 };
 
 use declarations::{Declarations, RemoteInterest};
@@ -118,6 +119,9 @@ pub struct ReceiveInfo {
     pub transportation: TransportationTypeHandle,
     /// Logical time, if the message was timestamped (encoded; interpreted by time management).
     pub time: Option<Timestamp>,
+    /// The sender's retraction handle, when it sent the message in time-stamp order: a later
+    /// `request_retraction` names it (see [`retraction`]).
+    pub retraction: Option<MessageRetractionHandle>,
 }
 
 /// A callback for one local federate (the `FederateAmbassador` services). Serializable: queued
@@ -152,6 +156,9 @@ pub enum Callback {
         /// (time-stamp order for a timed delete from a regulating federate to a constrained one).
         sent_order: OrderType,
         received_order: OrderType,
+        /// The deleting federate's retraction handle, when it sent the delete in time-stamp
+        /// order.
+        retraction: Option<MessageRetractionHandle>,
     },
     ProvideAttributeValueUpdate {
         object: ObjectInstanceHandle,
@@ -286,6 +293,9 @@ pub enum Callback {
         object: ObjectInstanceHandle,
         attr: AttributeHandle,
     },
+    /// 6.23: the sender retracted this message after it was delivered here (see
+    /// [`retraction`]).
+    RequestRetraction(MessageRetractionHandle),
 }
 
 impl Callback {
@@ -300,6 +310,7 @@ impl Callback {
                 | Callback::ProvideAttributeValueUpdate { .. }
                 | Callback::AttributesInScope { .. }
                 | Callback::AttributesOutOfScope { .. }
+                | Callback::RequestRetraction(_)
         )
     }
 
@@ -528,6 +539,9 @@ pub struct FederationCore {
     /// `apply_data`), kept to spare an allocation per message.
     pub(crate) served: Vec<FederateHandle>,
     pub(crate) time: time::TimeState,
+    /// Retraction handles issued, deliveries and timed deletes that can still be retracted
+    /// (see [`retraction`]).
+    pub(crate) retraction: retraction::Retractions,
     pub(crate) sync: sync_point::SyncPoints,
     /// The save in progress and this LRC's bookkeeping around it (see [`save`]).
     pub(crate) save: save::SaveState,
@@ -593,6 +607,7 @@ impl FederationCore {
             numbering: stream_numbering::StreamNumbering::default(),
             served: Vec::new(),
             time: time::TimeState::default(),
+            retraction: Default::default(),
             sync: Default::default(),
             save: Default::default(),
             restore: Default::default(),
@@ -825,6 +840,9 @@ impl FederationCore {
     }
 
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
+        if callback.is_data() {
+            self.note_delivered(federate, &callback);
+        }
         // A federate saving its own state gets no new data until the save ends: what arrives
         // meanwhile is part of the saved state (undelivered) and is delivered afterwards. Time
         // callbacks too (an advance asked for before the save may be granted during it): a

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::error::RtiError;
 use crate::fom::{OrderType, PRIVILEGE_TO_DELETE};
 use crate::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle, TransportationTypeHandle,
 };
 
 use super::wire::{DataMsg, Request, ResignAction, Timestamp};
@@ -46,6 +46,8 @@ struct Reflected {
     tso: bool,
     seq: u64,
     held: bool,
+    /// The sender's retraction handle (time-stamp-order updates).
+    retraction: Option<MessageRetractionHandle>,
 }
 
 impl Instance {
@@ -91,6 +93,7 @@ pub(crate) fn received(
     producer: FederateHandle,
     time: &Option<Timestamp>,
     reliable: bool,
+    retraction: Option<MessageRetractionHandle>,
 ) -> ReceiveInfo {
     ReceiveInfo {
         producer,
@@ -102,6 +105,7 @@ pub(crate) fn received(
         received_order: OrderType::Receive,
         transportation: transportation(reliable),
         time: time.clone(),
+        retraction,
     }
 }
 
@@ -244,7 +248,7 @@ impl FederationCore {
         values: Vec<(AttributeHandle, Vec<u8>)>,
         tag: Vec<u8>,
         time: Option<Timestamp>,
-    ) -> Result<(), RtiError> {
+    ) -> Result<Option<MessageRetractionHandle>, RtiError> {
         self.refuse_during_save_or_restore(f, "updateAttributeValues")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
@@ -312,6 +316,10 @@ impl FederationCore {
             self.time_send_order(f, &time, OrderType::Receive)?;
         }
         let mut left = groups.iter().filter(|g| !g.is_empty()).count();
+        // One handle for the call; the time-stamp-order message (if any) carries it.
+        let stamp = self.decode_time(&time);
+        let handle = stamp.map(|_| self.issue_retraction_handle(f));
+        let mut tso_seq = None;
         let (mut tag, mut time) = (tag, time);
         // Update rates (see `super::update_rate`): only when some subscription has one.
         let rates = self.rates_in_use();
@@ -344,13 +352,21 @@ impl FederationCore {
             } else {
                 (vals, versions)
             };
-            self.send_update(reliable, tso, f, object, vals, t, tm, versions);
+            let retraction = handle.filter(|_| tso);
+            let seq = self.send_update(reliable, tso, f, object, vals, t, tm, versions, retraction);
+            if tso {
+                tso_seq = Some(seq);
+            }
+        }
+        if let Some(h) = handle {
+            self.note_retractable(h, tso_seq, stamp, false);
         }
         self.pump_time();
-        Ok(())
+        Ok(handle)
     }
 
-    /// Sends one update message (and tells `producer`'s time manager of a reliable one).
+    /// Sends one update message (and tells `producer`'s time manager of a reliable one);
+    /// returns its stream number.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_update(
         &mut self,
@@ -362,7 +378,8 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
         versions: Vec<u32>,
-    ) {
+        retraction: Option<MessageRetractionHandle>,
+    ) -> u64 {
         let seq = self.send_data(
             reliable,
             DataMsg::Update {
@@ -373,11 +390,13 @@ impl FederationCore {
                 time,
                 tso,
                 versions,
+                retraction: retraction.map(MessageRetractionHandle::serial),
             },
         );
         if reliable {
             self.time_data_sent(producer, seq, tso);
         }
+        seq
     }
 
     /// 6.12: sends an interaction of a published class.
@@ -388,7 +407,7 @@ impl FederationCore {
         params: Vec<(ParameterHandle, Vec<u8>)>,
         tag: Vec<u8>,
         time: Option<Timestamp>,
-    ) -> Result<(), RtiError> {
+    ) -> Result<Option<MessageRetractionHandle>, RtiError> {
         self.refuse_during_save_or_restore(f, "sendInteraction")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
@@ -415,6 +434,8 @@ impl FederationCore {
             .unwrap_or(ic.order);
         let preferred = if reliable { chosen } else { OrderType::Receive };
         let tso = self.time_send_order(f, &time, preferred)?;
+        let stamp = self.decode_time(&time);
+        let handle = stamp.map(|_| self.issue_retraction_handle(f));
         let seq = self.send_data(
             reliable,
             DataMsg::Interaction {
@@ -424,13 +445,17 @@ impl FederationCore {
                 tag,
                 time,
                 tso,
+                retraction: handle.filter(|_| tso).map(MessageRetractionHandle::serial),
             },
         );
         if reliable {
             self.time_data_sent(f, seq, tso);
         }
+        if let Some(h) = handle {
+            self.note_retractable(h, tso.then_some(seq), stamp, false);
+        }
         self.pump_time();
-        Ok(())
+        Ok(handle)
     }
 
     /// 6.14: deletes an instance (needs the delete privilege).
@@ -440,7 +465,7 @@ impl FederationCore {
         object: ObjectInstanceHandle,
         tag: Vec<u8>,
         time: Option<Timestamp>,
-    ) -> Result<(), RtiError> {
+    ) -> Result<Option<MessageRetractionHandle>, RtiError> {
         self.refuse_during_save_or_restore(f, "deleteObjectInstance")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
@@ -464,6 +489,8 @@ impl FederationCore {
             .and_then(|p| fdd.attribute(inst.class, p).ok())
             .map_or(OrderType::TimeStamp, |a| a.order);
         let tso = self.time_send_order(f, &time, preferred)?;
+        let stamp = self.decode_time(&time);
+        let handle = stamp.map(|_| self.issue_retraction_handle(f));
         let seq = self.send_data(
             true,
             DataMsg::Delete {
@@ -472,11 +499,15 @@ impl FederationCore {
                 tag,
                 time,
                 tso,
+                retraction: handle.filter(|_| tso).map(MessageRetractionHandle::serial),
             },
         );
         self.time_data_sent(f, seq, tso);
+        if let Some(h) = handle {
+            self.note_retractable(h, tso.then_some(seq), stamp, true);
+        }
         self.pump_time();
-        Ok(())
+        Ok(handle)
     }
 
     /// 6.16: the federate forgets the instance (it may be rediscovered on the next update).
@@ -644,13 +675,16 @@ impl FederationCore {
         producer: Option<FederateHandle>,
         time: Option<Timestamp>,
     ) {
-        self.remove_instance_ordered(o, tag, producer, time, None, &mut Vec::new());
+        self.remove_instance_ordered(o, tag, producer, time, None, None, &mut Vec::new());
     }
 
     /// Removes an instance; `tso_seq` is `Some(seq)` for a delete sent in time-stamp order as
     /// reliable message `seq`: the removal then reaches each local federate with a time manager
     /// through it (at the grant that covers its time when constrained), and the federate keeps
     /// knowing the instance until then. Federates it went through are added to `served`.
+    /// `retraction` is the deleting federate's serial of a time-stamp-order delete: what it
+    /// removes is kept so that a retraction can put it back (see [`super::retraction`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn remove_instance_ordered(
         &mut self,
         o: ObjectInstanceHandle,
@@ -658,11 +692,24 @@ impl FederationCore {
         producer: Option<FederateHandle>,
         time: Option<Timestamp>,
         tso_seq: Option<u64>,
+        retraction: Option<u32>,
         served: &mut Vec<FederateHandle>,
     ) {
-        if self.objects.remove(&o).is_none() {
+        let Some(instance) = self.objects.remove(&o) else {
             return;
-        }
+        };
+        let handle = match (tso_seq, producer, retraction) {
+            (Some(_), Some(p), Some(serial)) => {
+                let knew = self
+                    .locals
+                    .iter()
+                    .filter_map(|(f, lf)| lf.known.get(&o).map(|k| (*f, *k)))
+                    .collect();
+                self.note_removed(p, serial, o, instance, knew);
+                Some(MessageRetractionHandle::new(p, serial))
+            }
+            _ => None,
+        };
         self.advise_instance(o);
         let t = self.decode_time(&time);
         self.forget_ownership_of(o);
@@ -691,6 +738,7 @@ impl FederationCore {
                 time: time.clone(),
                 sent_order,
                 received_order: OrderType::Receive,
+                retraction: handle,
             };
             match (tso_seq, producer, t) {
                 (Some(seq), Some(p), Some(t)) if self.time.managers.contains_key(&f) => {
@@ -794,6 +842,7 @@ impl FederationCore {
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
+            DataMsg::Retract { handle, .. } => Some(handle.federate()),
             DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) | DataMsg::Time { .. } => None,
         };
         // A federate's own update or interaction applied here while it is this LRC's only
@@ -870,6 +919,7 @@ impl FederationCore {
                 time,
                 tso,
                 versions,
+                retraction,
             } => {
                 // Behind an update of the same stream that is held, it waits too (order).
                 let verdict = self.ownership.judge(
@@ -894,6 +944,7 @@ impl FederationCore {
                                 time,
                                 tso,
                                 versions,
+                                retraction,
                             },
                         );
                         return;
@@ -903,7 +954,12 @@ impl FederationCore {
                         return;
                     }
                 }
-                self.reflect_update(object, producer, values, tag, time, tso, seq, served, false);
+                let retraction = retraction
+                    .filter(|_| tso)
+                    .map(|s| MessageRetractionHandle::new(producer, s));
+                self.reflect_update(
+                    object, producer, values, tag, time, tso, retraction, seq, served, false,
+                );
             }
             DataMsg::Interaction {
                 class,
@@ -912,11 +968,15 @@ impl FederationCore {
                 tag,
                 time,
                 tso,
+                retraction,
             } => {
                 let Ok(ic) = fdd.interaction_class(class) else {
                     return;
                 };
                 let reliable = ic.transportation.0 != 2;
+                let retraction = retraction
+                    .filter(|_| tso && reliable)
+                    .map(|s| MessageRetractionHandle::new(producer, s));
                 // The producer's own interaction, with no other local federate: nobody to give
                 // it to (and no list of them to build).
                 let fs: Vec<FederateHandle> = if self.locals.keys().any(|f| *f != producer) {
@@ -940,7 +1000,7 @@ impl FederationCore {
                         .filter(|(p, _)| allowed.contains(p))
                         .cloned()
                         .collect();
-                    let info = received(producer, &time, reliable);
+                    let info = received(producer, &time, reliable, retraction);
                     let cb = Callback::ReceiveInteraction {
                         class: k,
                         params: ps,
@@ -962,10 +1022,20 @@ impl FederationCore {
                 tag,
                 time,
                 tso,
+                retraction,
             } => {
                 let tso_seq = (tso && time.is_some()).then_some(seq);
-                self.remove_instance_ordered(object, tag, Some(producer), time, tso_seq, served)
+                self.remove_instance_ordered(
+                    object,
+                    tag,
+                    Some(producer),
+                    time,
+                    tso_seq,
+                    retraction,
+                    served,
+                )
             }
+            DataMsg::Retract { handle, seq } => self.apply_retract(handle, seq),
             DataMsg::RequestUpdate {
                 object,
                 class,
@@ -1026,6 +1096,7 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
         tso: bool,
+        retraction: Option<MessageRetractionHandle>,
         seq: u64,
         served: &mut Vec<FederateHandle>,
         held: bool,
@@ -1063,6 +1134,7 @@ impl FederationCore {
                 tso,
                 seq,
                 held,
+                retraction,
             };
             self.reflect_to_locals(&update, values, tag, served);
         }
@@ -1147,7 +1219,10 @@ impl FederationCore {
             }
             v
         };
-        let info = received(update.producer, &update.time, update.reliable);
+        let retraction = update
+            .retraction
+            .filter(|_| update.reliable && !update.held);
+        let info = received(update.producer, &update.time, update.reliable, retraction);
         let cb = Callback::ReflectAttributeValues {
             object: update.object,
             values,

@@ -45,8 +45,11 @@
 //! so the services refused while advancing raise `InTimeAdvancingState` and
 //! `queryLogicalTime` answers the time before the grant until then.
 //!
+//! Retraction (8.21, 6.23) is in [`super::retraction`]: a retracted message still queued in a
+//! manager is removed there (`TimeManager::retract`, by its sender's stream number).
+//!
 //! Not yet: best-effort data is never TSO (it is delivered receive order with its time);
-//! retraction and the MOM time reports do not exist.
+//! the MOM time reports do not exist.
 
 use std::collections::VecDeque;
 
@@ -546,6 +549,7 @@ impl FederationCore {
         let view = ViewNumber(self.view.last());
         self.time.managers.remove(&h);
         self.time.forget_numbers(h);
+        self.retraction_on_left(h);
         if !lost && node != self.me {
             self.time.departed_on.insert(h, node);
         }

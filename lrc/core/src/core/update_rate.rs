@@ -509,8 +509,9 @@ impl FederationCore {
             }
             _ => Vec::new(),
         };
+        // Receive order only: nothing here can be retracted.
         self.send_update(
-            v.reliable, false, p, object, values, v.tag, v.time, versions,
+            v.reliable, false, p, object, values, v.tag, v.time, versions, None,
         );
     }
 
@@ -592,7 +593,7 @@ impl FederationCore {
             object,
             values,
             tag: v.tag,
-            info: super::objects::received(v.producer, &v.time, v.reliable),
+            info: super::objects::received(v.producer, &v.time, v.reliable, None),
         };
         self.time_deliver_late(f, v.producer, cb);
     }

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RtiError;
 use crate::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
-    ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 10;
+pub const WIRE_VERSION: u8 = 11;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,6 +136,9 @@ pub enum DataMsg {
         /// receivers accept it only from the owner of that version, see `super::ownership`).
         /// Shorter than `values` (empty, usually) where the rest are version 0.
         versions: Vec<u32>,
+        /// The producer's retraction serial (see [`MessageRetractionHandle`]) when `tso`: the
+        /// receivers hand the handle to the federate with the reflection.
+        retraction: Option<u32>,
     },
     /// An interaction.
     Interaction {
@@ -154,6 +157,8 @@ pub enum DataMsg {
         time: Option<Timestamp>,
         /// Sent in time-stamp order.
         tso: bool,
+        /// The producer's retraction serial when `tso` (as for `Update`).
+        retraction: Option<u32>,
     },
     /// Instance deleted.
     Delete {
@@ -170,6 +175,17 @@ pub enum DataMsg {
         /// Sent in time-stamp order (a regulating sender with a time): the receivers' time
         /// managers order it like a timed update.
         tso: bool,
+        /// The producer's retraction serial when `tso` (as for `Update`).
+        retraction: Option<u32>,
+    },
+    /// 8.21: the federate of `handle` retracts its time-stamp-order message sent as reliable
+    /// message `seq` of this LRC's stream (so it follows that message in every receiver's
+    /// stream). See `super::retraction`.
+    Retract {
+        /// The message's retraction handle (its sender is `handle.federate()`).
+        handle: MessageRetractionHandle,
+        /// The message's number in the sending LRC's reliable stream.
+        seq: u64,
     },
     /// Request for current values, of one instance or of every instance of a class.
     RequestUpdate {
@@ -900,6 +916,7 @@ mod tests {
                     tag: tag.clone(),
                     time: time.clone(),
                     tso: time.is_some(),
+                    retraction: time.is_some().then_some(300),
                 },
                 DataMsg::Interaction {
                     class: InteractionClassHandle(12),
@@ -908,6 +925,11 @@ mod tests {
                     tag,
                     time,
                     tso: false,
+                    retraction: None,
+                },
+                DataMsg::Retract {
+                    handle: MessageRetractionHandle::new(FederateHandle(2), 9),
+                    seq: 1 << 40,
                 },
                 DataMsg::Epoch(3),
             ];
@@ -943,6 +965,7 @@ mod tests {
             tag: b"t".to_vec(),
             time: None,
             tso: false,
+            retraction: None,
         };
         assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
         assert_eq!(DataMsg::decode(&[]), Err(WireError::Empty));
@@ -971,6 +994,7 @@ mod tests {
                 time: Some(vec![0x40, 0x29, 0, 0, 0, 0, 0, 0]),
                 tso: true,
                 versions: vec![0, 1, 2],
+                retraction: Some(5),
             },
             DataMsg::Interaction {
                 class: InteractionClassHandle(4),
@@ -979,6 +1003,7 @@ mod tests {
                 tag: Vec::new(),
                 time: None,
                 tso: false,
+                retraction: None,
             },
         ]
     }
@@ -994,10 +1019,10 @@ mod tests {
         update.extend_from_slice(&[9, 0]);
         update.extend_from_slice(&[3, b't', b'a', b'g']);
         update.extend_from_slice(&[1, 8, 0x40, 0x29, 0, 0, 0, 0, 0, 0]);
-        update.extend_from_slice(&[1, 3, 0, 1, 2]);
+        update.extend_from_slice(&[1, 3, 0, 1, 2, 1, 5]);
         let mut interaction = vec![WIRE_VERSION, 2, 4, 1, 1, 5, 0x82, 0x01];
         interaction.extend_from_slice(&[0xff; 130]);
-        interaction.extend_from_slice(&[0, 0, 0]);
+        interaction.extend_from_slice(&[0, 0, 0, 0]);
         for (m, expected) in byte_fields().into_iter().zip([update, interaction]) {
             assert_eq!(m.encode(), expected, "{m:?}");
             assert_eq!(DataMsg::decode(&expected), Ok(m));

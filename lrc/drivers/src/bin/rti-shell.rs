@@ -26,6 +26,15 @@
 //!   `owned`), `auto-resign ACTION`. Callbacks print `discover`, `reflect` (value as text,
 //!   producer), `assume`, `confirm_request`, `acquired`, `unavailable`, `release_request`,
 //!   `cancelled`, `owner` (owner 0: not owned), with `object` and `attrs` as numbers.
+//! - Time management and retraction (TIME and LOOKAHEAD are `HLAfloat64Time` values, ICLASS an
+//!   interaction class name, HANDLE a retraction handle as printed): `regulate LOOKAHEAD`
+//!   (prints `regulating`), `constrain` (prints `constrained`), `tar TIME` (the grant prints
+//!   `grant` with the time as label), `publish-interaction ICLASS`,
+//!   `subscribe-interaction ICLASS`, `send-at ICLASS TIME TAG`, `update-at OBJ ATTR VALUE TIME`,
+//!   `delete-at OBJ TIME` (each prints `sent` with the retraction `handle`, labelled with TAG,
+//!   VALUE or `delete`), `retract HANDLE`. Callbacks print `interaction` (TAG as label, `time`,
+//!   `retraction`: the handle or 0), `reflect` (with `time` and `retraction` too), `remove`
+//!   (`object`, `retraction`) and `request_retraction` (`handle`).
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
@@ -47,13 +56,15 @@ use clap::Parser;
 use hlamesh_drivers::lab_net::LabNetArgs;
 use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
-    CallbackModel, FederateAmbassador, RestoreFailureReason, RestoreStatus, RtiAmbassador,
-    SaveFailureReason, SaveStatus, SynchronizationPointFailureReason,
+    CallbackModel, FederateAmbassador, LogicalTimeInterval, RestoreFailureReason, RestoreStatus,
+    RtiAmbassador, SaveFailureReason, SaveStatus, SynchronizationPointFailureReason, Time,
 };
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
+use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, ObjectClassHandle, ObjectInstanceHandle,
+    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
+    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_lrc::node::Lrc;
 use serde_json::json;
@@ -83,6 +94,25 @@ fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
     attrs.iter().map(|a| a.0).collect()
 }
 
+/// A retraction handle as printed (0: none).
+fn retraction(h: Option<MessageRetractionHandle>) -> u64 {
+    h.map_or(0, |h| h.0)
+}
+
+/// An encoded `HLAfloat64Time` as printed (`null` if absent or not one).
+fn time_of(bytes: Option<&[u8]>) -> serde_json::Value {
+    bytes
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map_or(serde_json::Value::Null, |b| json!(f64::from_be_bytes(b)))
+}
+
+fn float_time(s: &str) -> Result<Time, RtiError> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(Time::new)
+        .ok_or_else(|| RtiError::InvalidLogicalTime(format!("bad time {s:?}")))
+}
+
 impl FederateAmbassador for Amb {
     fn report_federation_executions(&mut self, executions: &[(String, String)]) {
         out(json!({"event":"executions","list":executions}));
@@ -108,8 +138,57 @@ impl FederateAmbassador for Amb {
     ) {
         for (a, v) in values {
             out(json!({"event":"reflect","object":object.0,"attr":a.0,
-                "value":String::from_utf8_lossy(v),"producer":info.producer.0}));
+                "value":String::from_utf8_lossy(v),"producer":info.producer.0,
+                "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction)}));
         }
+    }
+    fn receive_interaction(
+        &mut self,
+        _class: InteractionClassHandle,
+        _params: &[(ParameterHandle, Vec<u8>)],
+        tag: &[u8],
+        info: &hlamesh_lrc::core::ReceiveInfo,
+    ) {
+        out(
+            json!({"event":"interaction","label":String::from_utf8_lossy(tag),
+            "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction),
+            "received":format!("{:?}", info.received_order)}),
+        );
+    }
+    fn remove_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+    ) {
+        out(json!({"event":"remove","object":object.0,"retraction":0}));
+    }
+    fn remove_object_instance_with_time(
+        &mut self,
+        object: ObjectInstanceHandle,
+        _tag: &[u8],
+        _producer: Option<FederateHandle>,
+        time: &[u8],
+        _sent_order: OrderType,
+        received_order: OrderType,
+        handle: Option<MessageRetractionHandle>,
+    ) {
+        out(
+            json!({"event":"remove","object":object.0,"time":time_of(Some(time)),
+            "retraction":retraction(handle),"received":format!("{received_order:?}")}),
+        );
+    }
+    fn request_retraction(&mut self, handle: MessageRetractionHandle) {
+        out(json!({"event":"request_retraction","handle":handle.0}));
+    }
+    fn time_regulation_enabled(&mut self, time: Time) {
+        out(json!({"event":"regulating","label":time.value().to_string()}));
+    }
+    fn time_constrained_enabled(&mut self, time: Time) {
+        out(json!({"event":"constrained","label":time.value().to_string()}));
+    }
+    fn time_advance_grant(&mut self, time: Time) {
+        out(json!({"event":"grant","label":time.value().to_string()}));
     }
     fn request_attribute_ownership_assumption(
         &mut self,
@@ -394,6 +473,43 @@ fn run() -> Result<(), RtiError> {
                 out(json!({"event":"owned","object":o.0,"owned":owned}));
                 Ok(())
             }),
+            ["regulate", lookahead] => lookahead
+                .parse::<f64>()
+                .ok()
+                .and_then(LogicalTimeInterval::new)
+                .ok_or_else(|| RtiError::InvalidLookahead(format!("bad lookahead {lookahead:?}")))
+                .and_then(|l| rti.enable_time_regulation(l)),
+            ["constrain"] => rti.enable_time_constrained(),
+            ["tar", t] => float_time(t).and_then(|t| rti.time_advance_request(t)),
+            ["publish-interaction", class] => rti
+                .get_interaction_class_handle(class)
+                .and_then(|c| rti.publish_interaction_class(c)),
+            ["subscribe-interaction", class] => rti
+                .get_interaction_class_handle(class)
+                .and_then(|c| rti.subscribe_interaction_class(c, true)),
+            ["send-at", class, t, tag] => rti.get_interaction_class_handle(class).and_then(|c| {
+                let h =
+                    rti.send_interaction_with_time(c, Vec::new(), tag.as_bytes(), float_time(t)?)?;
+                out(json!({"event":"sent","label":tag,"handle":h.0}));
+                Ok(())
+            }),
+            ["update-at", o, attr, value, t] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                let v = vec![(a[0], value.as_bytes().to_vec())];
+                let h = rti.update_attribute_values_with_time(o, v, b"", float_time(t)?)?;
+                out(json!({"event":"sent","label":value,"handle":h.0}));
+                Ok(())
+            }),
+            ["delete-at", o, t] => obj(o).and_then(|o| {
+                let h = rti.delete_object_instance_with_time(o, b"", float_time(t)?)?;
+                out(json!({"event":"sent","label":"delete","handle":h.0}));
+                Ok(())
+            }),
+            ["retract", h] => h
+                .parse()
+                .map(MessageRetractionHandle)
+                .map_err(|_| RtiError::InvalidMessageRetractionHandle(format!("bad handle {h:?}")))
+                .and_then(|h| rti.retract(h)),
             ["auto-resign", action] => ResignAction::from_switch(action)
                 .ok_or_else(|| RtiError::RtiInternalError(format!("bad action {action:?}")))
                 .and_then(|a| rti.set_automatic_resign_directive(a)),

@@ -426,6 +426,7 @@ impl FederationCore {
                     time,
                     tso: _,
                     versions,
+                    retraction: _,
                 } => {
                     let key = (from, producer, object);
                     let verdict = if blocked.contains(&key) {
@@ -443,6 +444,7 @@ impl FederationCore {
                                 tag,
                                 time,
                                 false,
+                                None,
                                 seq,
                                 &mut served,
                                 true,
@@ -462,6 +464,7 @@ impl FederationCore {
                                     time,
                                     tso: false,
                                     versions,
+                                    retraction: None,
                                 },
                             ));
                         }
@@ -531,6 +534,7 @@ mod tests {
             time: None,
             tso: false,
             versions: vec![v],
+            retraction: None,
         }
     }
 
