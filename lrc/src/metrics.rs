@@ -311,7 +311,7 @@ pub struct FedMetrics {
     advancing_since: HashMap<FederateHandle, Instant>,
     call_start: Option<Instant>,
     wait: Option<Histogram>,
-    log_seen: usize,
+    log_seen: u64,
     coordinator: Option<u64>,
     now: Scalars,
     exported: Scalars,
@@ -592,15 +592,20 @@ impl FedMetrics {
         if !self.on {
             return;
         }
-        let log = &core.view().log;
-        for d in log.iter().skip(self.log_seen) {
+        // By decision number: the log's tail is what was not folded yet (decisions folded
+        // before this saw them are not counted; a fold keeps hundreds behind).
+        let view = core.view();
+        for (n, d) in view.numbered().skip(view.folded.len()) {
+            if n <= self.log_seen {
+                continue;
+            }
             match d {
                 crate::core::wire::Decision::FederateJoined { .. } => self.now.joined += 1,
                 crate::core::wire::Decision::FederateResigned { .. } => self.now.resigned += 1,
                 _ => {}
             }
         }
-        self.log_seen = self.log_seen.max(log.len());
+        self.log_seen = self.log_seen.max(view.last());
         let c = core.coordinator();
         if c != self.coordinator {
             if self.coordinator.is_some() && c.is_some() {

@@ -338,6 +338,28 @@ impl Lrc {
         .unwrap_or(0)
     }
 
+    /// How this LRC holds the federation's decision log: (last decision, folded up to, decisions
+    /// kept, and the Welcome that admitted it, if one did) — see `hlamesh_core::core::compaction`.
+    pub fn decision_log(
+        &self,
+        federation: &str,
+    ) -> RtiResult<(
+        u64,
+        u64,
+        usize,
+        Option<crate::core::compaction::WelcomeSize>,
+    )> {
+        self.with_core(federation, |c| {
+            let v = c.view();
+            Ok((
+                v.last(),
+                v.base,
+                v.folded.len() + v.log.len(),
+                c.welcome_size(),
+            ))
+        })
+    }
+
     /// The LRCs that are members of `federation` as this LRC's view has them, in join order
     /// (the first coordinates); `FederateNotExecutionMember` if it is not open here.
     pub fn member_lrcs(&self, federation: &str) -> RtiResult<Vec<NodeId>> {

@@ -19,8 +19,9 @@ use crate::core::save::SavedFederateState;
 /// Leading bytes of every save file.
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version (5: queued callbacks carry their retraction handle, and
-/// `request_retraction` may be among them).
-pub const FORMAT_VERSION: u16 = 5;
+/// `request_retraction` may be among them; 6: the decision log is kept compacted, each
+/// decision with its number).
+pub const FORMAT_VERSION: u16 = 6;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]

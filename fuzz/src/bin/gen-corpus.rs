@@ -300,7 +300,11 @@ fn control_frames(out: &mut Out, datagrams: &[Vec<u8>]) {
                 hw: 99,
                 payload: Envelope {
                     federation: "MovingObject".into(),
-                    msg: ControlMsg::Report { last: 4, to: 1 },
+                    msg: ControlMsg::Report {
+                        last: 4,
+                        to: 1,
+                        settled: 2,
+                    },
                 }
                 .encode(),
             },
@@ -494,6 +498,17 @@ fn lrc_wire(out: &mut Out) {
         (
             "welcome",
             ControlMsg::Welcome {
+                base: 2,
+                folded: vec![
+                    (1, Decision::NodeAdded(10)),
+                    (
+                        2,
+                        Decision::Retired {
+                            node: 10,
+                            handles: vec![(1, 2)],
+                        },
+                    ),
+                ],
                 log: vec![
                     Decision::NodeAdded(11),
                     Decision::FederateJoined {
@@ -519,7 +534,14 @@ fn lrc_wire(out: &mut Out) {
                 ],
             },
         ),
-        ("report", ControlMsg::Report { last: 9, to: 11 }),
+        (
+            "report",
+            ControlMsg::Report {
+                last: 9,
+                to: 11,
+                settled: 3,
+            },
+        ),
         ("fetch", ControlMsg::Fetch { after: 2 }),
         (
             "time",
@@ -580,14 +602,17 @@ fn saved_state() -> SavedFederateState {
         federate_name: "car-1".into(),
         federate_type: "Car".into(),
         log: vec![
-            Decision::NodeAdded(11),
-            Decision::FederateJoined {
-                handle: fed,
-                name: "car-1".into(),
-                federate_type: "Car".into(),
-                node: 11,
-                req: (11, 1),
-            },
+            (1, Decision::NodeAdded(11)),
+            (
+                2,
+                Decision::FederateJoined {
+                    handle: fed,
+                    name: "car-1".into(),
+                    federate_type: "Car".into(),
+                    node: 11,
+                    req: (11, 1),
+                },
+            ),
         ],
         modules: vec![(
             "MovingObject.xml".into(),

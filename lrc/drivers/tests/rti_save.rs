@@ -83,7 +83,7 @@ fn save_completes_and_writes_every_federates_state() {
         let joined = rti
             .log
             .iter()
-            .filter(|d| matches!(d, hlamesh_lrc::core::wire::Decision::FederateJoined { .. }))
+            .filter(|(_, d)| matches!(d, hlamesh_lrc::core::wire::Decision::FederateJoined { .. }))
             .count();
         assert_eq!(joined, 3, "{n}");
         assert!(!rti.modules.is_empty());

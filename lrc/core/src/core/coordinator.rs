@@ -126,7 +126,15 @@ impl FederationCore {
         }
         self.last_progress_report = self.now;
         let last = self.view.last();
-        self.send_control(c, false, ControlMsg::Report { last, to: c });
+        self.send_control(
+            c,
+            false,
+            ControlMsg::Report {
+                last,
+                to: c,
+                settled: self.settled_mark(),
+            },
+        );
     }
 
     fn catch_up_laggards(&mut self) {
@@ -173,6 +181,7 @@ impl FederationCore {
 
     pub(crate) fn retry_requests(&mut self) {
         self.catch_up_laggards();
+        self.maybe_fold();
         self.request_snapshots();
         self.report_progress();
         let due: Vec<(u64, Request)> = self
@@ -546,6 +555,8 @@ impl FederationCore {
         // welcomed with less that then outlives this coordinator and every member holding them
         // would hand out their handles again (rti_sim, swarm seed 3478, late links). Carried in
         // the welcome itself, they reach the newcomer with its admission or not at all.
+        // Compacted (see `super::compaction`): the folded stand-in for decisions every member
+        // applied, then the rest verbatim.
         let log: Vec<Decision> = self.view.log.clone();
         let modules = self.modules.clone();
         let time_kind = self.time_kind();
@@ -553,6 +564,8 @@ impl FederationCore {
             to,
             false,
             ControlMsg::Welcome {
+                base: self.view.base,
+                folded: self.view.folded.clone(),
                 log,
                 modules,
                 time_kind,
@@ -762,11 +775,16 @@ impl FederationCore {
             ControlMsg::Request { id, body, epoch } => self.on_request(from, id, body, epoch),
             ControlMsg::Reply { id, reply } => self.on_reply(id, reply),
             ControlMsg::Welcome {
+                base,
+                folded,
                 log,
                 modules,
                 time_kind,
             } => {
-                if self.phase.superseded(from, &log) {
+                if self
+                    .phase
+                    .superseded(from, folded.iter().map(|(_, d)| d).chain(&log))
+                {
                     tracing::debug!(
                         federation = %self.name,
                         "welcome from {from:x} is stale: its successor fetched this joiner"
@@ -776,10 +794,10 @@ impl FederationCore {
                 if !self.phase.is_admitted() {
                     self.set_time_kind(time_kind);
                 }
-                self.on_welcome(from, log, modules)
+                self.on_welcome(from, base, folded, log, modules)
             }
             ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
-            ControlMsg::Report { last, to } => self.on_report(from, last, to),
+            ControlMsg::Report { last, to, settled } => self.on_report(from, last, to, settled),
             ControlMsg::Fetch { after } => {
                 // Answer only once everything the old coordinator sent us has arrived, i.e. once
                 // we too see `from` as coordinator; our own Report follows then.
@@ -792,7 +810,15 @@ impl FederationCore {
                     self.phase.fetched_by(from);
                     0
                 };
-                self.send_control(from, false, ControlMsg::Report { last, to: from });
+                self.send_control(
+                    from,
+                    false,
+                    ControlMsg::Report {
+                        last,
+                        to: from,
+                        settled: self.settled_mark(),
+                    },
+                );
                 let tail = self.log_after(after);
                 if !tail.is_empty() {
                     self.send_control(
@@ -838,13 +864,62 @@ impl FederationCore {
         }
     }
 
+    /// Decisions after `after`, for a member that has only those. Empty (and logged) when some
+    /// are folded: a fold waits for every member to pass it, so none should ask.
     fn log_after(&self, after: u64) -> Vec<super::wire::Decision> {
-        self.view
-            .log
+        self.view.log_after(after).unwrap_or_else(|| {
+            tracing::warn!(
+                federation = %self.name,
+                "decisions after {after} asked for, but the log is folded up to {}",
+                self.view.base
+            );
+            Vec::new()
+        })
+    }
+
+    /// The lowest request id this LRC still has pending (its next id if none): it sends no
+    /// request below it any more (see `super::compaction`).
+    pub(crate) fn settled_mark(&self) -> u64 {
+        self.pending.keys().next().copied().unwrap_or(self.next_req)
+    }
+
+    /// The coordinator folds its log once the tail is long and every member has gone far
+    /// enough past the last fold (see `super::compaction`). Called after reports and on ticks.
+    pub(crate) fn maybe_fold(&mut self) {
+        let (every, keep) = self.fold_thresholds;
+        if !self.is_active_coordinator()
+            || self.view.destroyed
+            || (self.view.log.len() as u64) < every
+        {
+            return;
+        }
+        let mut stable = self.view.last();
+        for m in &self.view.nodes {
+            if *m == self.me || self.suspected.contains(m) {
+                continue;
+            }
+            if self.unadmitted.contains(m) {
+                return;
+            }
+            match self.reports.get(m) {
+                Some(l) => stable = stable.min(*l),
+                None => return,
+            }
+        }
+        let upto = stable.saturating_sub(keep);
+        if upto <= self.view.base + every / 2 {
+            return;
+        }
+        let mut settled: Vec<(u64, u64)> = self
+            .view
+            .nodes
             .iter()
-            .skip(usize::try_from(after).unwrap_or(usize::MAX))
-            .cloned()
-            .collect()
+            .filter_map(|m| self.settled_marks.get(m).map(|s| (*m, *s)))
+            .filter(|(m, _)| *m != self.me)
+            .collect();
+        settled.push((self.me, self.settled_mark()));
+        settled.sort_unstable();
+        self.decide(Decision::Fold { upto, settled });
     }
 
     /// Merges modules a joiner brought (the coordinator checked they merge).
@@ -863,10 +938,24 @@ impl FederationCore {
         }
     }
 
-    fn on_welcome(&mut self, from: Node, log: Vec<Decision>, modules: Vec<(String, String)>) {
+    fn on_welcome(
+        &mut self,
+        from: Node,
+        base: u64,
+        folded: Vec<(u64, Decision)>,
+        log: Vec<Decision>,
+        modules: Vec<(String, String)>,
+    ) {
         if self.phase.is_admitted() {
-            // Already a member: treat as a log repair.
-            self.on_decisions(from, 1, log);
+            // Already a member: treat as a log repair (a member is always past any fold).
+            self.on_decisions(from, base + 1, log);
+            return;
+        }
+        // Numbers as the log has them: increasing, and the folded part up to `base`.
+        if folded.windows(2).any(|w| w[0].0 >= w[1].0)
+            || folded.last().is_some_and(|(n, _)| *n > base)
+        {
+            tracing::warn!(federation = %self.name, "welcome from {from:x} with a malformed log");
             return;
         }
         let fdd = match super::parse_modules(&modules) {
@@ -886,8 +975,9 @@ impl FederationCore {
         self.fdd = Some(std::sync::Arc::new(fdd));
         self.modules = modules;
         self.phase.admit();
+        self.welcome_size = Some(super::compaction::WelcomeSize::of(base, &folded, &log));
         // Everyone already in the log joined before this LRC: their streams need a snapshot.
-        for d in &log {
+        for d in folded.iter().map(|(_, d)| d).chain(&log) {
             if let Decision::NodeAdded(n) = d
                 && *n != self.me
             {
@@ -896,6 +986,13 @@ impl FederationCore {
                 }
             }
         }
+        // The folded part with its own numbers (what reads the position while applying, such
+        // as a save's id, sees the number the decision had), then the rest.
+        for (n, d) in &folded {
+            self.view.seek(*n);
+            self.apply_decision(d.clone());
+        }
+        self.view.set_folded(base, folded);
         for d in log {
             self.apply_decision(d);
         }
@@ -926,7 +1023,15 @@ impl FederationCore {
             && c != self.me
         {
             let last = self.view.last();
-            self.send_control(c, false, ControlMsg::Report { last, to: c });
+            self.send_control(
+                c,
+                false,
+                ControlMsg::Report {
+                    last,
+                    to: c,
+                    settled: self.settled_mark(),
+                },
+            );
         }
         // Requests sent to all candidates now go to the coordinator only.
         let ids: Vec<(u64, Request)> = self
@@ -947,7 +1052,15 @@ impl FederationCore {
         }
         let last = self.view.last();
         if first > last + 1 {
-            self.send_control(from, false, ControlMsg::Report { last, to: from });
+            self.send_control(
+                from,
+                false,
+                ControlMsg::Report {
+                    last,
+                    to: from,
+                    settled: self.settled_mark(),
+                },
+            );
             return;
         }
         for (i, d) in list.into_iter().enumerate() {
@@ -960,14 +1073,25 @@ impl FederationCore {
             && c != self.me
         {
             let last = self.view.last();
-            self.send_control(c, false, ControlMsg::Report { last, to: c });
+            self.send_control(
+                c,
+                false,
+                ControlMsg::Report {
+                    last,
+                    to: c,
+                    settled: self.settled_mark(),
+                },
+            );
         }
         self.progress_recovery();
     }
 
-    fn on_report(&mut self, from: Node, last: u64, to: Node) {
+    fn on_report(&mut self, from: Node, last: u64, to: Node, settled: u64) {
         if to != self.me {
             return;
+        }
+        if self.view.nodes.contains(&from) {
+            self.settled_marks.insert(from, settled);
         }
         if last == 0 {
             // A probe answered before our welcome reached it says nothing new.
@@ -994,6 +1118,7 @@ impl FederationCore {
         self.progress_recovery();
         self.check_held_replies();
         self.check_departure();
+        self.maybe_fold();
     }
 
     /// Called after any change of view or suspicion: notices a new coordinator.
@@ -1036,7 +1161,15 @@ impl FederationCore {
             self.start_recovery();
         } else {
             let last = self.view.last();
-            self.send_control(c, false, ControlMsg::Report { last, to: c });
+            self.send_control(
+                c,
+                false,
+                ControlMsg::Report {
+                    last,
+                    to: c,
+                    settled: self.settled_mark(),
+                },
+            );
             let ids: Vec<(u64, Request)> = self
                 .pending
                 .iter()
@@ -1121,7 +1254,15 @@ impl FederationCore {
         if !self.phase.is_replaying() {
             // Its departure acknowledged to it: a coordinator that leaves waits for this.
             let last = self.view.last();
-            self.send_control(n, false, ControlMsg::Report { last, to: n });
+            self.send_control(
+                n,
+                false,
+                ControlMsg::Report {
+                    last,
+                    to: n,
+                    settled: self.settled_mark(),
+                },
+            );
         }
         self.left.insert(n);
         self.suspected.remove(&n);
@@ -1130,6 +1271,7 @@ impl FederationCore {
         self.welcomed.remove(&n);
         self.probed.remove(&n);
         self.reports.remove(&n);
+        self.settled_marks.remove(&n);
         self.evicted_told.remove(&n);
         self.refused_joins.retain(|(from, _), _| *from != n);
         self.held.retain(|h| h.to != n);
@@ -1426,6 +1568,8 @@ mod tests {
             Event::Control {
                 from: 1,
                 msg: ControlMsg::Welcome {
+                    base: 0,
+                    folded: Vec::new(),
                     log: history(),
                     modules: Vec::new(),
                     time_kind: Default::default(),

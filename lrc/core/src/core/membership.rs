@@ -24,10 +24,18 @@ pub struct FederateRecord {
 }
 
 /// The replicated state: the decision log and what it implies.
+///
+/// The log is kept compacted (see [`super::compaction`]): decisions `1..=base` only as their
+/// folded stand-in `folded`, the rest verbatim in `log`. Decision numbers are those of the
+/// whole log: [`View::last`] counts both parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct View {
-    /// Decisions 1..=n (index 0 is decision 1).
+    /// Decisions `base + 1 ..= last()` (index 0 is decision `base + 1`).
     pub log: Vec<Decision>,
+    /// The last folded decision (0: nothing folded).
+    pub base: u64,
+    /// The folded stand-in for decisions `1..=base`, each with its number, in order.
+    pub folded: Vec<(u64, Decision)>,
     /// Member LRCs in join order; the first one not suspected is the coordinator.
     pub nodes: Vec<u64>,
     /// Joined federates.
@@ -71,7 +79,54 @@ fn apply_to_nodes(nodes: &mut Vec<u64>, d: &Decision) {
 impl View {
     /// Number of the last decision applied.
     pub fn last(&self) -> u64 {
-        self.log.len() as u64
+        self.base + self.log.len() as u64
+    }
+
+    /// Decisions `after + 1 ..= last()`, or `None` when some of them are folded (no member
+    /// needs those: a fold waits for every member to pass it).
+    pub fn log_after(&self, after: u64) -> Option<Vec<Decision>> {
+        let skip = usize::try_from(after.checked_sub(self.base)?).unwrap_or(usize::MAX);
+        Some(self.log.iter().skip(skip).cloned().collect())
+    }
+
+    /// The whole log as a joiner or a save file takes it: the folded part, then the tail, each
+    /// decision with its number.
+    pub fn numbered(&self) -> impl Iterator<Item = (u64, &Decision)> {
+        self.folded.iter().map(|(n, d)| (*n, d)).chain(
+            self.log
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (self.base + i as u64 + 1, d)),
+        )
+    }
+
+    /// Replaying a Welcome: the next decision applied is number `n` (the folded part skips
+    /// numbers). Only before [`View::set_folded`].
+    pub(crate) fn seek(&mut self, n: u64) {
+        self.log.clear();
+        self.base = n.saturating_sub(1);
+    }
+
+    /// Replaying a Welcome: its folded part is applied; the log goes on after `base`.
+    pub(crate) fn set_folded(&mut self, base: u64, folded: Vec<(u64, Decision)>) {
+        self.log.clear();
+        self.base = base;
+        self.folded = folded;
+    }
+
+    /// Applies [`Decision::Fold`]: decisions up to `upto` join the folded part.
+    fn fold(&mut self, upto: u64, settled: &[(u64, u64)]) {
+        if upto <= self.base || upto >= self.last() {
+            return;
+        }
+        let k = usize::try_from(upto - self.base).unwrap_or(usize::MAX);
+        let mut input = std::mem::take(&mut self.folded);
+        for (i, d) in self.log.drain(..k).enumerate() {
+            input.push((self.base + i as u64 + 1, d));
+        }
+        let settled: super::compaction::Settled = settled.iter().copied().collect();
+        self.folded = super::compaction::compact(&input, &settled);
+        self.base = upto;
     }
 
     /// Applies the next decision. `auto` gives each federate's automatic resign action for
@@ -163,6 +218,16 @@ impl View {
             | Decision::RestoreAborted { .. } => Applied::Nothing,
             // Ownership transfers are applied by `super::ownership`.
             Decision::Transfer { .. } => Applied::Nothing,
+            Decision::Fold { .. } => Applied::Nothing,
+            Decision::Retired { node, handles } => {
+                for (a, b) in handles {
+                    for h in *a..=*b {
+                        self.ran_on.insert(FederateHandle(h), *node);
+                    }
+                    self.next_handle = self.next_handle.max(b.saturating_add(1));
+                }
+                Applied::Nothing
+            }
             // The instances are the core's: see `super::left_behind`.
             Decision::LeftBehind { node, .. } => {
                 self.left_behind_due.remove(node);
@@ -170,7 +235,14 @@ impl View {
             }
         };
         self.next_handle = self.next_handle.max(1);
+        let fold = match &d {
+            Decision::Fold { upto, settled } => Some((*upto, settled.clone())),
+            _ => None,
+        };
         self.log.push(d);
+        if let Some((upto, settled)) = fold {
+            self.fold(upto, &settled);
+        }
         out
     }
 
@@ -186,26 +258,15 @@ impl View {
     /// decisions since the requester last left ([`Decision::NodeLeft`]) count: an LRC that
     /// joins again numbers its requests afresh.
     pub fn answered(&self, req: (u64, u64)) -> Option<&Decision> {
-        let since = self
-            .log
-            .iter()
-            .rposition(|d| *d == Decision::NodeLeft(req.0))
-            .map_or(0, |i| i + 1);
-        self.log[since..].iter().rev().find(|d| match d {
-            Decision::FederateJoined { req: r, .. }
-            | Decision::NamesReserved { req: r, .. }
-            | Decision::SyncRegistered { req: r, .. }
-            | Decision::SyncAchieved { req: r, .. }
-            | Decision::SaveInitiated { req: r, .. }
-            | Decision::SaveReported { req: r, .. }
-            | Decision::SaveAborted { req: r, .. }
-            | Decision::RestoreDenied { req: r, .. }
-            | Decision::RestoreInitiated { req: r, .. }
-            | Decision::RestoreReported { req: r, .. }
-            | Decision::RestoreAborted { req: r, .. }
-            | Decision::Transfer { req: r, .. } => *r == req,
-            _ => false,
-        })
+        let mut found = None;
+        for (_, d) in self.numbered() {
+            if *d == Decision::NodeLeft(req.0) {
+                found = None;
+            } else if super::compaction::req_of(d) == Some(req) {
+                found = Some(d);
+            }
+        }
+        found
     }
 }
 
@@ -342,7 +403,11 @@ impl Phase {
     /// management: the old coordinator's last two joins reached only the joiner, whose report
     /// to the successor said it had nothing yet, and the logs diverged). The successor's own
     /// Welcome admits it instead (its join is retried to every candidate).
-    pub(crate) fn superseded(&self, from: u64, log: &[Decision]) -> bool {
+    pub(crate) fn superseded<'a>(
+        &self,
+        from: u64,
+        log: impl IntoIterator<Item = &'a Decision>,
+    ) -> bool {
         let Phase::Joining { fetchers, .. } = self else {
             return false;
         };

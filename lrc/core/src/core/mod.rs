@@ -18,6 +18,7 @@
 //! deadlines), [`retraction`] (8.21 retract and 6.23 requestRetraction), [`wire`] (messages).
 
 pub mod advisory;
+pub mod compaction;
 pub mod coordinator;
 pub mod declarations;
 pub mod eviction;
@@ -508,6 +509,12 @@ pub struct FederationCore {
     pub(crate) current_coordinator: Option<Node>,
     pub(crate) recovery: Option<coordinator::Recovery>,
     pub(crate) reports: BTreeMap<Node, u64>,
+    /// The Welcome that admitted this LRC, measured (`None`: it created the federation).
+    pub(crate) welcome_size: Option<compaction::WelcomeSize>,
+    /// When the coordinator folds: (tail length, decisions kept behind the fold point).
+    pub(crate) fold_thresholds: (u64, u64),
+    /// Each member's settled request mark from its last report (see `compaction`).
+    pub(crate) settled_marks: BTreeMap<Node, u64>,
     pub(crate) queued: Vec<(Node, u64, Request, u32)>,
     /// Joins this coordinator refused, by request (see `coordinator`).
     pub(crate) refused_joins: BTreeMap<(Node, u64), RtiError>,
@@ -584,6 +591,9 @@ impl FederationCore {
             current_coordinator: None,
             recovery: None,
             reports: BTreeMap::new(),
+            settled_marks: BTreeMap::new(),
+            welcome_size: None,
+            fold_thresholds: (compaction::FOLD_EVERY, compaction::KEEP),
             queued: Vec::new(),
             refused_joins: BTreeMap::new(),
             held: Vec::new(),
@@ -668,6 +678,19 @@ impl FederationCore {
     /// The replicated view.
     pub fn view(&self) -> &View {
         &self.view
+    }
+
+    /// When this LRC, as coordinator, folds the log: once `every` decisions are unfolded,
+    /// keeping `keep` acknowledged ones verbatim (defaults [`compaction::FOLD_EVERY`] and
+    /// [`compaction::KEEP`]; simulators fold often to exercise it).
+    pub fn set_fold_thresholds(&mut self, every: u64, keep: u64) {
+        self.fold_thresholds = (every.max(2), keep);
+    }
+
+    /// The size of the Welcome that admitted this LRC (`None` if it created the federation):
+    /// bounded by the live state, not by the federation's history (see [`compaction`]).
+    pub fn welcome_size(&self) -> Option<compaction::WelcomeSize> {
+        self.welcome_size
     }
 
     /// Whether this LRC was admitted: a member, or (briefly, until the shell drops the core) one

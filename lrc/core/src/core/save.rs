@@ -404,8 +404,9 @@ pub struct SavedFederateState {
     pub federate_name: String,
     /// Federate type.
     pub federate_type: String,
-    /// The replicated decision log up to the save.
-    pub log: Vec<Decision>,
+    /// The replicated decision log up to the save, compacted as members keep it (see
+    /// `super::compaction`): each decision with its number.
+    pub log: Vec<(u64, Decision)>,
     /// FOM modules (designator, XML).
     pub modules: Vec<(String, String)>,
     /// Every instance this LRC knew.
@@ -781,7 +782,7 @@ impl FederationCore {
             federate: f,
             federate_name: lf.name.clone(),
             federate_type: rec.map(|r| r.federate_type.clone()).unwrap_or_default(),
-            log: self.view.log.clone(),
+            log: self.view.numbered().map(|(n, d)| (n, d.clone())).collect(),
             modules: self.modules.clone(),
             instances,
             published_objects: lf

@@ -430,6 +430,24 @@ pub enum Decision {
     /// it made before this decision are not answered by decisions after it, see
     /// `super::membership::View::answered`).
     NodeLeft(u64),
+    /// Every member applied decisions up to `upto`: each folds its log up to there into the
+    /// compact stand-in of `super::compaction` (decided by the coordinator, so every member
+    /// folds at the same position).
+    Fold {
+        /// Last decision folded.
+        upto: u64,
+        /// (LRC, request id): that LRC's requests below the id can no longer be retried.
+        settled: Vec<(u64, u64)>,
+    },
+    /// Federates that joined on `node` and resigned, folded out of the log: what a replay
+    /// still needs of them (the LRC they ran on, the handle allocator). Only compaction
+    /// writes it (see `super::compaction`).
+    Retired {
+        /// Their LRC.
+        node: u64,
+        /// Their handles, as inclusive ranges.
+        handles: Vec<(u32, u32)>,
+    },
 }
 
 /// Why a synchronization point registration failed (4.12).
@@ -693,9 +711,14 @@ pub enum ControlMsg {
         /// Answer.
         reply: Reply,
     },
-    /// To a newly added member: the decision log so far and the federation's FOM modules.
+    /// To a newly added member: the decision log so far, compacted (see
+    /// `super::compaction`), and the federation's FOM modules.
     Welcome {
-        /// Decisions 1..=n.
+        /// Decisions `1..=base` are folded into `folded`.
+        base: u64,
+        /// The folded stand-in for decisions `1..=base`, each with its number.
+        folded: Vec<(u64, Decision)>,
+        /// Decisions `base + 1 ..= n`, verbatim.
         log: Vec<Decision>,
         /// FOM modules (designator, XML text) in merge order.
         modules: Vec<(String, String)>,
@@ -716,6 +739,9 @@ pub enum ControlMsg {
         last: u64,
         /// The coordinator addressed.
         to: u64,
+        /// The lowest request id the sender still has pending (its next id if none): it
+        /// retries no request below it, so decisions answering those may be folded.
+        settled: u64,
     },
     /// The new coordinator asks for decisions after `after`.
     Fetch {

@@ -405,6 +405,18 @@ fn run() -> Result<(), RtiError> {
                 .join_federation_execution(Some(&a.name), "shell", &a.federation)
                 .map(|h| out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}))),
             ["list"] => rti.list_federation_executions(),
+            ["decision-log"] => lrc
+                .decision_log(&a.federation)
+                .map(|(last, base, kept, w)| {
+                    out(json!({
+                        "event": "decision_log",
+                        "last": last,
+                        "base": base,
+                        "kept": kept,
+                        "welcome_decisions": w.map(|w| w.decisions),
+                        "welcome_bytes": w.map(|w| w.bytes),
+                    }));
+                }),
             ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
                 let nodes: Vec<u64> = v.iter().map(|n| n.0).collect();
                 out(json!({"event":"lrcs","nodes":nodes}));
