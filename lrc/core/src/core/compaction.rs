@@ -550,7 +550,7 @@ mod tests {
                     self.reqs.remove(&n);
                     Decision::NodeLeft(n)
                 }
-                2 | 3 | 4 => {
+                2..=4 => {
                     let Some(node) = Self::pick(&self.nodes, r) else {
                         return;
                     };
@@ -659,7 +659,7 @@ mod tests {
                     let (o, a) = (u64::from(r % 3), (r / 3) % 3);
                     let e = self.versions.entry((o, a)).or_insert((0, None));
                     let from = e.1;
-                    let to = Self::pick(&feds, r / 9).filter(|_| r % 7 != 0);
+                    let to = Self::pick(&feds, r / 9).filter(|_| !r.is_multiple_of(7));
                     if from.is_none() && to.is_none() {
                         return;
                     }
