@@ -489,10 +489,9 @@ impl FederationCore {
                 self.name
             )));
         }
-        if let Some(a) = attrs
-            .iter()
-            .find(|a| self.objects.get(&o).and_then(|i| i.owner_of(**a)) == Some(f))
-        {
+        // As `is_attribute_owned_by_federate` answers: an attribute this federate is giving up
+        // (its transfer not yet decided) is no longer its own, and it may ask for it again.
+        if let Some(a) = attrs.iter().find(|a| self.owns_now(f, o, **a)) {
             return Err(RtiError::FederateOwnsAttributes(format!(
                 "federation {}: federate {f} already owns attribute {a} of {o}",
                 self.name
@@ -672,8 +671,11 @@ impl FederationCore {
         );
         if !divests {
             let fdd = self.fdd.clone();
-            let owns = self.objects.iter().any(|(_, i)| {
-                if !i.owned_by_any(f) {
+            // What it owns now: attributes it is giving up (transfer not yet decided) are not
+            // its own any more, as `is_attribute_owned_by_federate` answers; their transfer is
+            // decided before this resignation (one link to the coordinator, in order).
+            let owns = self.objects.iter().any(|(o, i)| {
+                if !i.owned_by(f).into_iter().any(|a| self.owns_now(f, *o, a)) {
                     return false;
                 }
                 if !action.deletes_objects() {
@@ -683,7 +685,7 @@ impl FederationCore {
                 let privilege = fdd
                     .as_ref()
                     .and_then(|d| d.attribute_handle(i.class, PRIVILEGE_TO_DELETE).ok());
-                privilege.is_none_or(|p| i.owner_of(p) != Some(f))
+                privilege.is_none_or(|p| !self.owns_now(f, *o, p))
             });
             if owns {
                 return Err(RtiError::FederateOwnsAttributes(format!(
