@@ -696,3 +696,50 @@ fn late_joiner_learns_per_attribute_owners() {
     // run in three under load the update never arrives; not yet diagnosed whether ownership's
     // receive check or the late joiner's stream start drops it), so it is not asserted here.
 }
+
+/// Right after a federate gives an attribute up, before the coordinator's transfer decision is
+/// back at its LRC, what it may do follows what `is_attribute_owned_by_federate` says (it no
+/// longer owns it): it may ask for the attribute again, and it may resign with DeleteObjects.
+/// Both used to be refused with FederateOwnsAttributes until the decision arrived (found by
+/// `rti_compaction_multiprocess`, whose hand-overs go back and forth as fast as they complete).
+#[test]
+fn a_federate_that_just_gave_an_attribute_up_may_acquire_it_again_and_resign() {
+    let mut s = setup("own-given-up");
+    let (o, pos) = (s.o, s.pos);
+    s.q.amb
+        .attribute_ownership_acquisition(o, &[pos], b"mine")
+        .unwrap();
+    s.p.until("the release request", |x| {
+        x.iter().any(|e| matches!(e, Ev::Release(..)))
+    });
+    assert_eq!(
+        s.p.amb
+            .attribute_ownership_divestiture_if_wanted(o, &[pos])
+            .unwrap(),
+        vec![pos]
+    );
+    s.q.until("the acquisition", |x| {
+        x.iter()
+            .any(|e| matches!(e, Ev::Acquired(x, a, _) if *x == o && *a == vec![pos]))
+    });
+    // q's LRC is not the coordinator's: the divestiture's decision takes a round trip.
+    s.q.amb
+        .unconditional_attribute_ownership_divestiture(o, &[pos])
+        .unwrap();
+    assert!(!s.q.amb.is_attribute_owned_by_federate(o, pos).unwrap());
+    s.q.amb
+        .attribute_ownership_acquisition(o, &[pos], b"again")
+        .unwrap();
+    s.q.until("the second acquisition", |x| {
+        x.iter()
+            .filter(|e| matches!(e, Ev::Acquired(x, a, _) if *x == o && *a == vec![pos]))
+            .count()
+            == 2
+    });
+    s.q.amb
+        .unconditional_attribute_ownership_divestiture(o, &[pos])
+        .unwrap();
+    s.q.amb
+        .resign_federation_execution(ResignAction::DeleteObjects)
+        .unwrap();
+}
