@@ -105,6 +105,18 @@ handle_type!(
     FederateHandle
 );
 
+/// The 8 big-endian bytes of a handle made of a federate handle and that federate's counter
+/// ([`ObjectInstanceHandle`], [`MessageRetractionHandle`]); zero is no handle.
+fn decode_federate_scoped(bytes: &[u8]) -> Result<u64, HandleDecodeError> {
+    let arr: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| HandleDecodeError::WrongLength(bytes.len()))?;
+    match u64::from_be_bytes(arr) {
+        0 => Err(HandleDecodeError::Zero),
+        v => Ok(v),
+    }
+}
+
 /// An object instance: the registering federate's handle in the high 32 bits and that
 /// federate's local counter in the low 32 bits, so every LRC can allocate handles with no
 /// round trip (`docs/DESIGN.md`, "Identities and agreement"). Encoded as 8 big-endian bytes.
@@ -137,13 +149,7 @@ impl ObjectInstanceHandle {
 
     /// Decodes bytes produced by [`Self::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self, HandleDecodeError> {
-        let arr: [u8; 8] = bytes
-            .try_into()
-            .map_err(|_| HandleDecodeError::WrongLength(bytes.len()))?;
-        match u64::from_be_bytes(arr) {
-            0 => Err(HandleDecodeError::Zero),
-            v => Ok(Self(v)),
-        }
+        decode_federate_scoped(bytes).map(Self)
     }
 }
 
@@ -189,13 +195,7 @@ impl MessageRetractionHandle {
 
     /// Decodes bytes produced by [`Self::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self, HandleDecodeError> {
-        let arr: [u8; 8] = bytes
-            .try_into()
-            .map_err(|_| HandleDecodeError::WrongLength(bytes.len()))?;
-        match u64::from_be_bytes(arr) {
-            0 => Err(HandleDecodeError::Zero),
-            v => Ok(Self(v)),
-        }
+        decode_federate_scoped(bytes).map(Self)
     }
 }
 

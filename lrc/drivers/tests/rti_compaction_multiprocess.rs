@@ -9,7 +9,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, cmd, next_event, shell};
+use common::shell::{Shell, next_event, ok, shell};
 use hlamesh_lrc::core::compaction::{FOLD_EVERY, KEEP, WelcomeSize};
 use hlamesh_lrc::core::wire::Decision;
 use hlamesh_lrc::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
@@ -21,11 +21,6 @@ const WELCOME_BOUND: usize = 16 * 1024;
 
 /// Hand-overs at most before the test gives up waiting for the third fold.
 const MAX_HANDOVERS: usize = 4_000;
-
-fn ok(p: &mut Shell, line: &str) {
-    let l = cmd(p, line);
-    assert_eq!(l["event"], "ok", "[{}] {line}: {l}", p.name);
-}
 
 /// `p`'s `decision-log` event: (last, base, kept, welcome bytes).
 fn decision_log(p: &mut Shell) -> (u64, u64, u64, Option<u64>) {

@@ -9,18 +9,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, cmd, next_event, shell};
-
-fn ok(p: &mut Shell, line: &str) {
-    let l = cmd(p, line);
-    assert_eq!(l["event"], "ok", "[{}] {line}: {l}", p.name);
-}
-
-fn failed(p: &mut Shell, line: &str) -> String {
-    let l = cmd(p, line);
-    assert_eq!(l["event"], "failed", "[{}] {line}: {l}", p.name);
-    l["error"].as_str().unwrap().to_string()
-}
+use common::shell::{Shell, failed, next_event, ok, shell};
 
 /// Queries until `p`'s LRC names `owner` (its view follows the coordinator's decisions, which
 /// reach LRCs at different moments); at most 100 queries.

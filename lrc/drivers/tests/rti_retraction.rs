@@ -31,19 +31,8 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, cmd, next_event, shell, shell_env, until};
+use common::shell::{Shell, failed, next_event, ok, shell, shell_env, until};
 use common::temp_dir::TempDir;
-
-fn ok(p: &mut Shell, line: &str) {
-    let l = cmd(p, line);
-    assert_eq!(l["event"], "ok", "[{}] {line}: {l}", p.name);
-}
-
-fn failed(p: &mut Shell, line: &str) -> String {
-    let l = cmd(p, line);
-    assert_eq!(l["event"], "failed", "[{}] {line}: {l}", p.name);
-    l["error"].as_str().unwrap().to_string()
-}
 
 /// Sends with `line` and returns the retraction handle it printed.
 fn sent(p: &mut Shell, line: &str) -> u64 {

@@ -125,13 +125,19 @@ impl FederationCore {
             return;
         }
         self.last_progress_report = self.now;
+        self.report_to(c);
+    }
+
+    /// Tells `to` (the coordinator, or a node acknowledged) how far this LRC applied the log,
+    /// with its settled request mark (what a fold may drop, see `super::compaction`).
+    fn report_to(&mut self, to: Node) {
         let last = self.view.last();
         self.send_control(
-            c,
+            to,
             false,
             ControlMsg::Report {
                 last,
-                to: c,
+                to,
                 settled: self.settled_mark(),
             },
         );
@@ -1022,16 +1028,7 @@ impl FederationCore {
         if let Some(c) = self.coordinator()
             && c != self.me
         {
-            let last = self.view.last();
-            self.send_control(
-                c,
-                false,
-                ControlMsg::Report {
-                    last,
-                    to: c,
-                    settled: self.settled_mark(),
-                },
-            );
+            self.report_to(c);
         }
         // Requests sent to all candidates now go to the coordinator only.
         let ids: Vec<(u64, Request)> = self
@@ -1052,15 +1049,7 @@ impl FederationCore {
         }
         let last = self.view.last();
         if first > last + 1 {
-            self.send_control(
-                from,
-                false,
-                ControlMsg::Report {
-                    last,
-                    to: from,
-                    settled: self.settled_mark(),
-                },
-            );
+            self.report_to(from);
             return;
         }
         for (i, d) in list.into_iter().enumerate() {
@@ -1072,16 +1061,7 @@ impl FederationCore {
         if let Some(c) = self.coordinator()
             && c != self.me
         {
-            let last = self.view.last();
-            self.send_control(
-                c,
-                false,
-                ControlMsg::Report {
-                    last,
-                    to: c,
-                    settled: self.settled_mark(),
-                },
-            );
+            self.report_to(c);
         }
         self.progress_recovery();
     }
@@ -1160,16 +1140,7 @@ impl FederationCore {
         if c == self.me {
             self.start_recovery();
         } else {
-            let last = self.view.last();
-            self.send_control(
-                c,
-                false,
-                ControlMsg::Report {
-                    last,
-                    to: c,
-                    settled: self.settled_mark(),
-                },
-            );
+            self.report_to(c);
             let ids: Vec<(u64, Request)> = self
                 .pending
                 .iter()
@@ -1253,16 +1224,7 @@ impl FederationCore {
         }
         if !self.phase.is_replaying() {
             // Its departure acknowledged to it: a coordinator that leaves waits for this.
-            let last = self.view.last();
-            self.send_control(
-                n,
-                false,
-                ControlMsg::Report {
-                    last,
-                    to: n,
-                    settled: self.settled_mark(),
-                },
-            );
+            self.report_to(n);
         }
         self.left.insert(n);
         self.suspected.remove(&n);

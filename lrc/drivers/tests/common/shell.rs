@@ -112,6 +112,19 @@ pub fn cmd(p: &mut Shell, line: &str) -> serde_json::Value {
     }
 }
 
+/// Runs `line` and asserts it succeeded.
+pub fn ok(p: &mut Shell, line: &str) {
+    let l = cmd(p, line);
+    assert_eq!(l["event"], "ok", "[{}] {line}: {l}", p.name);
+}
+
+/// Runs `line`, asserts it failed, and returns the error.
+pub fn failed(p: &mut Shell, line: &str) -> String {
+    let l = cmd(p, line);
+    assert_eq!(l["event"], "failed", "[{}] {line}: {l}", p.name);
+    l["error"].as_str().unwrap_or_default().to_string()
+}
+
 /// The next line with `event` (whatever its label), looking at lines set aside by [`cmd`] and
 /// [`shell`] first: a callback can be printed before the answer to the command that caused it.
 pub fn next_event(p: &mut Shell, event: &str) -> serde_json::Value {
