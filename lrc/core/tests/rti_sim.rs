@@ -323,6 +323,9 @@ struct Modes {
     /// stamped at the earliest time they may use while regulating, so constrained federates
     /// must get them in time-stamp order and never in their past (see `Sim::check_tso`).
     tso: bool,
+    /// `HLAMESH_SIM_FOLD=n`: the coordinator folds the decision log every `n` decisions
+    /// (0: every 32).
+    fold_every: u64,
 }
 
 impl Modes {
@@ -338,6 +341,10 @@ impl Modes {
             partitions: on("HLAMESH_SIM_PARTITIONS"),
             time: on("HLAMESH_SIM_TIME"),
             tso: on("HLAMESH_SIM_TSO"),
+            fold_every: std::env::var("HLAMESH_SIM_FOLD")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
         }
     }
 
@@ -356,6 +363,7 @@ impl Modes {
             partitions: coin(),
             time: coin(),
             tso: coin(),
+            fold_every: 0,
         }
     }
 }
@@ -546,11 +554,11 @@ impl Sim {
         core.set_stream_numbering(self.numbering);
         // Fold the decision log often, so that joiners, takeovers and saves meet compacted
         // logs (`hlamesh_core::core::compaction`).
-        // `HLAMESH_SIM_FOLD=n` folds every n decisions instead.
-        let every = std::env::var("HLAMESH_SIM_FOLD")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(32);
+        // `HLAMESH_SIM_FOLD=n` (`Modes::fold_every`) folds every n decisions instead.
+        let every = match self.modes.fold_every {
+            0 => 32,
+            n => n,
+        };
         core.set_fold_thresholds(every, 2);
         let mut host = Host::new();
         host.open(FED, core, ());
@@ -2755,6 +2763,21 @@ fn regression_swarm_161_regulation_enabled_beyond_every_request() {
 /// Swarm seed 3478 (late links): decisions answered while a joiner was still unadmitted were
 /// missing from its welcome (it carried only the acknowledged prefix); the joiner outlived the
 /// coordinator and every member that held them, and handed out a federate handle twice.
+/// Orphans seed 645, 600 steps, folding every 3 decisions: a synchronization point
+/// registration refused as not unique (the label was taken), whose retry reached the
+/// coordinator after the point had synchronized, was then decided as registered, and the
+/// federate got both outcomes. The coordinator now remembers its refusals for the copies of a
+/// request still in flight.
+#[test]
+fn regression_orphans_645_a_refused_registration_stays_refused() {
+    let modes = Modes {
+        orphans: true,
+        fold_every: 3,
+        ..Modes::default()
+    };
+    run_with(645, 600, modes);
+}
+
 #[test]
 fn regression_swarm_3478_welcome_carries_every_decision() {
     // As the seed ran when it failed (before the swarm drew time-stamp order).

@@ -38,16 +38,27 @@
 //!   meanwhile; what stays of it (the LRC it ran on, which a later `LeftBehind` of that LRC
 //!   settles, and the handle allocator) is one [`Decision::Retired`] per LRC, a list of handle
 //!   ranges — 10,000 join/resign cycles of one LRC leave one range.
+//!   Federates lost with their LRC (its `NodeRemoved` or `NodeLeft`) fold the same way: their
+//!   join goes into the `Retired` of that LRC, the removal stays.
 //! - Names reserved and later released (or released by their holder's resignation).
 //! - A synchronization point that synchronized: its registration and achievements.
 //! - `SyncAchieved` of no pending point, `RestoreDenied` (a callback only, to its requester).
+//! - An LRC's `NodeAdded` once its membership ended and every federate that joined on it
+//!   meanwhile folded (not when it had left once before: its admission marks it as back). Its
+//!   `NodeRemoved` or `NodeLeft` stays: it bars a removed LRC, marks one that left, and makes
+//!   its `LeftBehind` due.
+//! - What a `LeftBehind` lists (federates and instances with their values, often the largest
+//!   decisions of a long run with crashes): every member applied it, and a joiner's replay
+//!   takes instances from the members' snapshots, so it stays as `LeftBehind { node }` alone.
+//! - Requests of a removed LRC count as settled: a member refuses whatever it sends.
 //!
-//! **What stays**: membership of LRCs (`NodeAdded`, `NodeRemoved`, `NodeLeft`, `LeftBehind`),
-//! which decides the join order, who is barred, and how requests of an LRC that left are read;
-//! joined federates; pending names and points; saves and restores; `Destroyed`. So the folded
-//! list is bounded by the live state plus the number of LRC membership changes, saves and
-//! restores, not by the number of transfers, reservations, sync points or federate join/resign
-//! cycles (`tests::a_welcome_stays_bounded`, `docs/ARCHITECTURE.md`).
+//! **What stays**: the removal or departure of each LRC and its emptied `LeftBehind` (about 20
+//! bytes, with its `Retired`, per LRC ever lost), the membership of live LRCs; joined
+//! federates; pending names and points; saves and restores; `Destroyed`. So the folded list is
+//! bounded by the live state plus a few bytes per LRC that ever left and the saves and
+//! restores, not by the number of transfers, reservations, sync points, federate join/resign
+//! cycles or what lost LRCs left behind (`tests::a_welcome_stays_bounded`,
+//! `docs/ARCHITECTURE.md`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -141,10 +152,11 @@ struct Point {
 /// other requests are kept as they are.
 pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     let n = log.len();
-    // Decisions of an LRC before its last `NodeLeft` here are never looked up again.
+    // Decisions of an LRC before its last `NodeLeft` here are never looked up again, nor any
+    // of one removed (it is barred: a member refuses what it sends, so it retries nothing).
     let mut left_at: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, (_, d)) in log.iter().enumerate() {
-        if let Decision::NodeLeft(x) = d {
+        if let Decision::NodeLeft(x) | Decision::NodeRemoved(x) = d {
             left_at.insert(*x, i);
         }
     }
@@ -202,8 +214,13 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     let mut holder: BTreeMap<String, (FederateHandle, usize)> = BTreeMap::new();
     // Releases: index → reservations whose names it released.
     let mut releases: Vec<(usize, BTreeSet<usize>)> = Vec::new();
-    // Resigned federates: (handle, node, join index, resign index).
-    let mut resigned: Vec<(FederateHandle, u64, usize, usize)> = Vec::new();
+    // Federates that left: (handle, node, join index, index of their resignation or of their
+    // LRC's removal, whether it was the removal).
+    let mut resigned: Vec<(FederateHandle, u64, usize, usize, bool)> = Vec::new();
+    // Each LRC's current membership: where it was added, and where its federates joined.
+    let mut member_since: BTreeMap<u64, (usize, Vec<usize>)> = BTreeMap::new();
+    // Ended memberships: (node, where it was added, where its federates joined, where it ended).
+    let mut memberships: Vec<(u64, usize, Vec<usize>, usize)> = Vec::new();
     // Decisions naming each federate (reservations, releases), for folding them with it.
     let mut names_of: BTreeMap<FederateHandle, Vec<usize>> = BTreeMap::new();
     // Where each point was pending: intervals [at, end] (end: n when still pending).
@@ -265,15 +282,21 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             last_save_or_restore.push(i);
         }
         match d {
+            Decision::NodeAdded(x) => {
+                member_since.entry(*x).or_insert((i, Vec::new()));
+            }
             Decision::FederateJoined { handle, node, .. } => {
                 federates.insert(*handle, (*node, i));
+                if let Some((_, joins)) = member_since.get_mut(node) {
+                    joins.push(i);
+                }
                 for p in points.values_mut().filter(|p| p.wide) {
                     p.waiting.insert(*handle);
                 }
             }
             Decision::FederateResigned { handle, .. } => {
                 if let Some((node, j)) = federates.remove(handle) {
-                    resigned.push((*handle, node, j, i));
+                    resigned.push((*handle, node, j, i, false));
                     release_of(&mut holder, &mut live_names, *handle);
                     leave_points(&mut points, &mut finished, &mut pending_spans, *handle, i);
                 }
@@ -285,9 +308,14 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                     .map(|(h, _)| *h)
                     .collect();
                 for h in gone {
-                    federates.remove(&h);
+                    if let Some((node, j)) = federates.remove(&h) {
+                        resigned.push((h, node, j, i, true));
+                    }
                     release_of(&mut holder, &mut live_names, h);
                     leave_points(&mut points, &mut finished, &mut pending_spans, h, i);
+                }
+                if let Some((a, joins)) = member_since.remove(x) {
+                    memberships.push((*x, a, joins, i));
                 }
             }
             Decision::NamesReserved {
@@ -390,7 +418,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     let segment = |i: usize| restores.iter().copied().find(|x| *x > i).unwrap_or(n);
     // (segment, node) → (handles, position).
     let mut retired: BTreeMap<(usize, u64), (BTreeSet<u32>, usize)> = BTreeMap::new();
-    for (h, node, j, r) in &resigned {
+    for (h, node, j, r, by_removal) in &resigned {
         let (j, r) = (*j, *r);
         let quiet = !last_save_or_restore.iter().any(|k| *k > j && *k < r)
             && !kept_spans.iter().any(|(a, b)| *a <= r && *b >= j);
@@ -400,13 +428,15 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             continue;
         }
         drop[j] = true;
-        drop[r] = true;
+        // The removal of its LRC stays (below); a resignation is this federate's alone.
+        let at = if *by_removal { j } else { r };
+        drop[at] = true;
         for k in mine {
             drop[*k] = true;
         }
         let e = retired.entry((segment(r), *node)).or_default();
         e.0.insert(h.0);
-        e.1 = e.1.max(r);
+        e.1 = e.1.max(at);
     }
     // `Retired` lists already in the input merge into their segment's.
     for (i, (_, d)) in log.iter().enumerate() {
@@ -428,6 +458,22 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                 handles: ranges(&handles),
             },
         );
+    }
+
+    // An LRC's admission goes with its membership once that ended and every federate that
+    // joined on it meanwhile folded: its removal (or departure) stays, which bars it (or marks
+    // it as having left) and settles what it left behind. Not when it had left once before:
+    // its admission is what marks it as back.
+    let mut first_left: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, (_, d)) in log.iter().enumerate() {
+        if let Decision::NodeLeft(x) = d {
+            first_left.entry(*x).or_insert(i);
+        }
+    }
+    for (x, a, joins, _end) in &memberships {
+        if first_left.get(x).is_none_or(|l| *l >= *a) && joins.iter().all(|j| drop[*j]) {
+            drop[*a] = true;
+        }
     }
 
     // Reservations whose names all died, and releases of only such reservations.
@@ -471,6 +517,13 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                 tag: tag.clone(),
                 req: *req,
             },
+            // What it left behind was for the members of its day, which all applied it; a
+            // joiner's replay takes instances from the members' snapshots instead.
+            (_, Decision::LeftBehind { node, .. }) => Decision::LeftBehind {
+                node: *node,
+                federates: Vec::new(),
+                instances: Vec::new(),
+            },
             _ => d.clone(),
         };
         out.push((*num, d));
@@ -509,6 +562,7 @@ mod tests {
         points: BTreeMap<String, BTreeSet<FederateHandle>>,
         versions: BTreeMap<(u64, u32), (u32, Option<FederateHandle>)>,
         reqs: BTreeMap<u64, u64>,
+        barred: BTreeSet<u64>,
         out: Vec<Decision>,
     }
 
@@ -530,10 +584,10 @@ mod tests {
         /// One step: `op` chooses what, `r` with what.
         fn step(&mut self, op: u8, r: u32) {
             let feds: Vec<FederateHandle> = self.federates.keys().copied().collect();
-            let d = match op % 13 {
+            let d = match op % 14 {
                 0 => {
-                    let n = 2 + u64::from(r % 4);
-                    if self.nodes.contains(&n) {
+                    let n = 2 + u64::from(r % 6);
+                    if self.nodes.contains(&n) || self.barred.contains(&n) {
                         return;
                     }
                     self.nodes.push(n);
@@ -548,7 +602,40 @@ mod tests {
                     }
                     self.nodes.retain(|x| *x != n);
                     self.reqs.remove(&n);
-                    Decision::NodeLeft(n)
+                    self.out.push(Decision::NodeLeft(n));
+                    Decision::LeftBehind {
+                        node: n,
+                        federates: Vec::new(),
+                        instances: Vec::new(),
+                    }
+                }
+                13 => {
+                    // An LRC lost with its federates, and what it left behind settled.
+                    let Some(n) = Self::pick(&self.nodes[1..], r) else {
+                        return;
+                    };
+                    let lost: Vec<FederateHandle> = self
+                        .federates
+                        .iter()
+                        .filter(|(_, x)| **x == n)
+                        .map(|(h, _)| *h)
+                        .collect();
+                    for h in &lost {
+                        self.federates.remove(h);
+                        self.reserved.retain(|_, f| f != h);
+                        for w in self.points.values_mut() {
+                            w.remove(h);
+                        }
+                    }
+                    self.points.retain(|_, w| !w.is_empty());
+                    self.nodes.retain(|x| *x != n);
+                    self.barred.insert(n);
+                    self.out.push(Decision::NodeRemoved(n));
+                    Decision::LeftBehind {
+                        node: n,
+                        federates: lost,
+                        instances: Vec::new(),
+                    }
                 }
                 2..=4 => {
                     let Some(node) = Self::pick(&self.nodes, r) else {
@@ -911,6 +998,67 @@ mod tests {
         assert!(size.bytes < 16 * 1024, "{size:?}");
         assert_eq!(v.next_handle, 10_001);
         assert_eq!(v.ran_on.len(), 10_000);
+
+        // 1,000 LRCs that each joined with a federate, registered 5 instances of 100-byte
+        // values and were lost (a kill -9 soak's churn): what stays of each is its removal,
+        // an empty `LeftBehind` and its federate's handle in a `Retired`.
+        let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        let mut unfolded = 0usize;
+        for k in 1..=1_000u32 {
+            let node = 100 + u64::from(k);
+            let h = FederateHandle(k);
+            let instances = (0..5u64)
+                .map(|i| super::super::wire::InstanceState {
+                    object: ObjectInstanceHandle((u64::from(k) << 32) | i),
+                    class: crate::handles::ObjectClassHandle(4),
+                    name: format!("HLAobject{k}_{i}"),
+                    owners: vec![(AttributeHandle(3), Some(h), 1)],
+                    values: vec![(AttributeHandle(3), vec![7; 100])],
+                })
+                .collect();
+            let cycle = [
+                Decision::NodeAdded(node),
+                Decision::FederateJoined {
+                    handle: h,
+                    name: format!("car{k}"),
+                    federate_type: "car".into(),
+                    node,
+                    req: (node, 1),
+                },
+                Decision::NodeRemoved(node),
+                Decision::LeftBehind {
+                    node,
+                    federates: vec![h],
+                    instances,
+                },
+            ];
+            for d in cycle {
+                unfolded += postcard::to_allocvec(&d).map_or(0, |b| b.len());
+                m.apply_decision(d);
+            }
+            fold_like_a_coordinator(&mut m, 1);
+        }
+        let v = m.view();
+        let size = WelcomeSize::of(v.base, &v.folded, &v.log);
+        eprintln!(
+            "1,000 lost LRCs: log {unfolded} B unfolded, welcome {size:?}, folded {} B",
+            WelcomeSize::of(v.base, &v.folded, &[]).bytes
+        );
+        // At most about 20 bytes of each lost LRC stay, beside up to FOLD_EVERY verbatim
+        // decisions of the tail (about 180 cycles of 700 B).
+        let tail: usize = v
+            .log
+            .iter()
+            .map(|d| postcard::to_allocvec(d).map_or(0, |b| b.len()))
+            .sum();
+        assert!(size.bytes - tail < 1_000 * 24, "{size:?}, tail {tail} B");
+        assert!(m.removed.len() == 1_000 && v.left_behind_due.is_empty());
+        assert_eq!(v.ran_on.len(), 1_000);
+        assert!(
+            v.folded
+                .iter()
+                .all(|(_, d)| !matches!(d, Decision::NodeAdded(n) if *n > 100))
+        );
     }
 
     /// What [`FederationCore::maybe_fold`] decides, for a member alone.

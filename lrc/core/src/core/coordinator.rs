@@ -41,7 +41,7 @@ pub struct Recovery {
 }
 
 /// Refused joins remembered by the coordinator (oldest forgotten first).
-const MAX_REFUSED_JOINS: usize = 4096;
+const MAX_REFUSED: usize = 4096;
 
 impl FederationCore {
     /// Sends a request to the coordinator (or handles it here if this LRC coordinates).
@@ -211,21 +211,33 @@ impl FederationCore {
     }
 
     fn refuse_join(&mut self, from: Node, id: u64, e: RtiError) {
-        if self.refused_joins.len() >= MAX_REFUSED_JOINS
-            && let Some(k) = self.refused_joins.keys().next().copied()
-        {
-            self.refused_joins.remove(&k);
-        }
-        self.refused_joins.insert((from, id), e.clone());
         self.reply(from, id, Reply::Failed(e));
     }
 
+    /// Sends a reply. A refusal (`Failed`, `SyncFailed`, `NotReserved`) is the whole answer,
+    /// with no decision behind it that `View::answered` would find, so it is remembered for
+    /// the copies of the request still in flight (the requester retries until answered): one
+    /// arriving after the reason went away (a label or name freed meanwhile) must get the same
+    /// answer, not a decision that gives the federate a second, contrary outcome (simulator
+    /// seed 645 of the orphans sweep, folding every 3 decisions: a registration refused as not
+    /// unique, then registered).
     fn reply(&mut self, to: Node, id: u64, reply: Reply) {
         if to == self.me {
             self.on_reply(id, reply);
-        } else {
-            self.send_control(to, false, ControlMsg::Reply { id, reply });
+            return;
         }
+        if matches!(
+            reply,
+            Reply::Failed(_) | Reply::SyncFailed(_) | Reply::NotReserved(_)
+        ) {
+            if self.refused.len() >= MAX_REFUSED
+                && let Some(k) = self.refused.keys().next().copied()
+            {
+                self.refused.remove(&k);
+            }
+            self.refused.insert((to, id), reply.clone());
+        }
+        self.send_control(to, false, ControlMsg::Reply { id, reply });
     }
 
     pub(crate) fn on_request(&mut self, from: Node, id: u64, body: Request, epoch: u32) {
@@ -308,6 +320,11 @@ impl FederationCore {
             }
             return;
         }
+        // A refused request stays refused (see `reply`).
+        if let Some(r) = self.refused.get(&req).cloned() {
+            self.send_control(from, false, ControlMsg::Reply { id, reply: r });
+            return;
+        }
         match body {
             Request::Join {
                 name,
@@ -326,12 +343,6 @@ impl FederationCore {
                     ))),
                     _ => None,
                 };
-                // A refused join stays refused: a copy of it still in flight (the joiner retries
-                // until answered) must not be decided once the reason went away.
-                if let Some(e) = self.refused_joins.get(&req).cloned() {
-                    self.reply(from, id, Reply::Failed(e));
-                    return;
-                }
                 if let Some(e) = busy {
                     self.refuse_join(from, id, e);
                     return;
@@ -1072,6 +1083,9 @@ impl FederationCore {
         }
         if self.view.nodes.contains(&from) {
             self.settled_marks.insert(from, settled);
+            // Requests below the mark are never sent again (see `compaction`).
+            self.refused
+                .retain(|(node, id), _| *node != from || *id >= settled);
         }
         if last == 0 {
             // A probe answered before our welcome reached it says nothing new.
@@ -1235,7 +1249,7 @@ impl FederationCore {
         self.reports.remove(&n);
         self.settled_marks.remove(&n);
         self.evicted_told.remove(&n);
-        self.refused_joins.retain(|(from, _), _| *from != n);
+        self.refused.retain(|(from, _), _| *from != n);
         self.held.retain(|h| h.to != n);
         self.queued.retain(|(from, ..)| *from != n);
     }

@@ -516,8 +516,8 @@ pub struct FederationCore {
     /// Each member's settled request mark from its last report (see `compaction`).
     pub(crate) settled_marks: BTreeMap<Node, u64>,
     pub(crate) queued: Vec<(Node, u64, Request, u32)>,
-    /// Joins this coordinator refused, by request (see `coordinator`).
-    pub(crate) refused_joins: BTreeMap<(Node, u64), RtiError>,
+    /// Requests this coordinator refused, by request, with the refusal (see `coordinator`).
+    pub(crate) refused: BTreeMap<(Node, u64), wire::Reply>,
     pub(crate) held: Vec<coordinator::HeldReply>,
     pub(crate) unadmitted: BTreeSet<Node>,
     pub(crate) gone: BTreeSet<Node>,
@@ -595,7 +595,7 @@ impl FederationCore {
             welcome_size: None,
             fold_thresholds: (compaction::FOLD_EVERY, compaction::KEEP),
             queued: Vec::new(),
-            refused_joins: BTreeMap::new(),
+            refused: BTreeMap::new(),
             held: Vec::new(),
             unadmitted: BTreeSet::new(),
             gone: BTreeSet::new(),

@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 12;
+pub const WIRE_VERSION: u8 = 13;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
