@@ -81,6 +81,12 @@ pub mod names {
     pub const FEDERATES: &str = "hlamesh_federates";
     /// Times the coordinator this LRC believes in changed (label `federation`).
     pub const COORDINATOR_CHANGES: &str = "hlamesh_coordinator_changes_total";
+    /// Attribute values of this LRC's federates' updates that the sender's update-rate
+    /// reduction never sent (a newer value came within the interval; label `federation`).
+    pub const VALUES_THINNED_AT_SENDER: &str = "hlamesh_hla_values_thinned_at_sender_total";
+    /// Reflected attribute values the receiver's update-rate reduction never delivered to a
+    /// local federate that subscribed with a rate (label `federation`).
+    pub const VALUES_THINNED_AT_RECEIVER: &str = "hlamesh_hla_values_thinned_at_receiver_total";
 }
 
 /// Every family this module exports.
@@ -106,6 +112,8 @@ pub const FAMILIES: &[&str] = &[
     names::FEDERATES_LOST,
     names::FEDERATES,
     names::COORDINATOR_CHANGES,
+    names::VALUES_THINNED_AT_SENDER,
+    names::VALUES_THINNED_AT_RECEIVER,
 ];
 
 /// Least time between two latency marks of one federation from one LRC.
@@ -229,6 +237,16 @@ pub fn describe() {
             Unit::Count,
             "Times the coordinator this LRC believes in changed (takeovers).",
         );
+        c(
+            VALUES_THINNED_AT_SENDER,
+            Unit::Count,
+            "Attribute values the sender's update-rate reduction never sent.",
+        );
+        c(
+            VALUES_THINNED_AT_RECEIVER,
+            Unit::Count,
+            "Reflected attribute values the receiver's update-rate reduction never delivered.",
+        );
     }
 }
 
@@ -294,6 +312,8 @@ struct Scalars {
     resigned: u64,
     lost: u64,
     coordinator_changes: u64,
+    thinned_send: u64,
+    thinned_receive: u64,
 }
 
 /// Metrics of one federation on one LRC. Owned by the shell next to the core, mutated under the
@@ -648,6 +668,7 @@ impl FedMetrics {
             }
         }
         self.promises = promises;
+        (self.now.thinned_send, self.now.thinned_receive) = core.values_thinned();
         let (n, e) = (self.now, self.exported);
         for (name, now, before) in [
             (names::TIME_ADVANCE_GRANTS, n.grants, e.grants),
@@ -660,6 +681,16 @@ impl FedMetrics {
                 names::COORDINATOR_CHANGES,
                 n.coordinator_changes,
                 e.coordinator_changes,
+            ),
+            (
+                names::VALUES_THINNED_AT_SENDER,
+                n.thinned_send,
+                e.thinned_send,
+            ),
+            (
+                names::VALUES_THINNED_AT_RECEIVER,
+                n.thinned_receive,
+                e.thinned_receive,
             ),
         ] {
             counter!(name, &one).increment(now.saturating_sub(before));

@@ -535,6 +535,9 @@ pub struct FederationCore {
     pub(crate) locals: BTreeMap<FederateHandle, LocalFederate>,
     pub(crate) objects: BTreeMap<ObjectInstanceHandle, Instance>,
     pub(crate) interest: BTreeMap<FederateHandle, RemoteInterest>,
+    /// Whether any subscription in `interest` carries a rate (see
+    /// `update_rate::FederationCore::rates_in_use`), kept with it.
+    pub(crate) rated_interest: bool,
     pub(crate) streams: BTreeMap<Node, Stream>,
     pub(crate) channel_peers: BTreeSet<Node>,
     /// The last reliable number of this LRC's data stream (the transport's number: see
@@ -611,6 +614,7 @@ impl FederationCore {
             locals: BTreeMap::new(),
             objects: BTreeMap::new(),
             interest: BTreeMap::new(),
+            rated_interest: false,
             streams: BTreeMap::new(),
             channel_peers: BTreeSet::new(),
             data_hw: 0,

@@ -797,6 +797,7 @@ impl FederationCore {
         }
         self.ownership_on_resign(h);
         self.interest.remove(&h);
+        self.interest_changed();
         self.locals.remove(&h);
     }
 

@@ -1000,6 +1000,7 @@ impl FederationCore {
         // Negotiations belonged to the abandoned run; owners come back with the instances.
         self.ownership.reset();
         self.interest.clear();
+        self.interest_changed();
         self.auto_resign.clear();
         self.resigned_with.clear();
         let mut held = BTreeMap::new();

@@ -350,6 +350,7 @@ impl FederationCore {
         for f in theirs {
             self.interest.remove(&f);
         }
+        self.interest_changed();
         for (f, d) in declarations {
             self.apply_declaration(f, d);
         }
@@ -468,5 +469,6 @@ impl FederationCore {
                 }
             }
         }
+        self.interest_changed();
     }
 }

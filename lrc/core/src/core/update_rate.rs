@@ -116,6 +116,8 @@ pub struct Throttle<K: Ord + Copy, V> {
     deadlines: BTreeSet<(u64, K)>,
     /// Slot count after the last prune (slots are pruned when they double).
     pruned_len: usize,
+    /// Held values a newer one replaced or overtook (never handed on).
+    superseded: u64,
 }
 
 impl<K: Ord + Copy, V> Default for Throttle<K, V> {
@@ -124,6 +126,7 @@ impl<K: Ord + Copy, V> Default for Throttle<K, V> {
             slots: BTreeMap::new(),
             deadlines: BTreeSet::new(),
             pruned_len: 0,
+            superseded: 0,
         }
     }
 }
@@ -149,6 +152,7 @@ impl<K: Ord + Copy, V> Throttle<K, V> {
         if now >= due {
             if let Some((deadline, _)) = slot.held.take() {
                 self.deadlines.remove(&(deadline, key));
+                self.superseded += 1;
             }
             slot.last = now;
             slot.interval = interval;
@@ -156,6 +160,7 @@ impl<K: Ord + Copy, V> Throttle<K, V> {
         }
         if let Some((deadline, _)) = slot.held.take() {
             self.deadlines.remove(&(deadline, key));
+            self.superseded += 1;
         }
         slot.interval = interval;
         slot.held = Some((due, value));
@@ -186,6 +191,12 @@ impl<K: Ord + Copy, V> Throttle<K, V> {
         self.slots.retain(|k, _| keep(k));
         self.deadlines.retain(|(_, k)| keep(k));
         self.pruned_len = self.slots.len();
+    }
+
+    /// Held values a newer value of their key replaced or overtook, since the start: values
+    /// this throttle saved sending or delivering.
+    pub fn superseded(&self) -> u64 {
+        self.superseded
     }
 
     /// Values held now.
@@ -419,11 +430,31 @@ impl FederationCore {
     }
 
     /// Whether any federate's subscription known here carries a rate (the sender's reduction
-    /// costs nothing otherwise).
+    /// costs nothing otherwise). Asked on every update, so it reads a flag that every change of
+    /// `interest` refreshes ([`Self::interest_changed`]) instead of walking the subscriptions.
     pub(crate) fn rates_in_use(&self) -> bool {
+        debug_assert_eq!(self.rated_interest, self.rates_in_interest());
+        self.rated_interest
+    }
+
+    fn rates_in_interest(&self) -> bool {
         self.interest
             .values()
             .any(|ri| ri.subscriptions.values().any(|s| s.interval_us.is_some()))
+    }
+
+    /// To be called after every change of `interest`.
+    pub(crate) fn interest_changed(&mut self) {
+        self.rated_interest = self.rates_in_interest();
+    }
+
+    /// Attribute values the reductions dropped because a newer value of the same attribute
+    /// came within the interval (sender, receiver): what a rate saved (`/metrics`).
+    pub fn values_thinned(&self) -> (u64, u64) {
+        (
+            self.rates.send.superseded(),
+            self.rates.receive.superseded(),
+        )
     }
 
     /// Splits the values of a receive-order update `producer` sends for `object` into those
@@ -881,6 +912,10 @@ mod tests {
             f.core.get_update_rate_value_for_attribute(s, o, seq),
             Ok(10.0)
         );
+        // What the sender never sent is counted (`/metrics`); what it sent all arrived.
+        let (at_sender, at_receiver) = f.core.values_thinned();
+        assert_eq!(at_sender, 180 - f.sent.len() as u64);
+        assert_eq!(at_receiver, f.sent.len() as u64 - got.len() as u64);
     }
 
     #[test]
@@ -908,6 +943,11 @@ mod tests {
         assert_eq!(
             f.core.get_update_rate_value_for_attribute(all, o, seq),
             Ok(0.0)
+        );
+        // The slow subscriber's LRC dropped what it did not deliver to it; the sender nothing.
+        assert_eq!(
+            f.core.values_thinned(),
+            (0, 180 - f.got[&slow].len() as u64)
         );
     }
 
