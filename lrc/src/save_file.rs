@@ -20,8 +20,8 @@ use crate::core::save::SavedFederateState;
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version (5: queued callbacks carry their retraction handle, and
 /// `request_retraction` may be among them; 6: the decision log is kept compacted, each
-/// decision with its number).
-pub const FORMAT_VERSION: u16 = 6;
+/// decision with its number; 7: subscriptions keep their update rates).
+pub const FORMAT_VERSION: u16 = 7;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -259,6 +259,7 @@ mod tests {
             published_interactions: Vec::new(),
             subscribed_objects: Vec::new(),
             subscribed_interactions: Vec::new(),
+            subscribed_rates: Vec::new(),
             next_counter: 7,
             auto_resign: ResignAction::DeleteObjects,
             switches: Default::default(),

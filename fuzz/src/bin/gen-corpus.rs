@@ -631,6 +631,7 @@ fn saved_state() -> SavedFederateState {
         published_interactions: vec![InteractionClassHandle(2)],
         subscribed_objects: vec![(ObjectClassHandle(3), vec![AttributeHandle(1)], true)],
         subscribed_interactions: vec![(InteractionClassHandle(2), true)],
+        subscribed_rates: vec![(ObjectClassHandle(3), "TenHz".into(), 100_000)],
         next_counter: 2,
         auto_resign: ResignAction::CancelThenDeleteThenDivest,
         switches: Default::default(),

@@ -473,6 +473,15 @@ fn local_from_saved(st: &SavedFederateState) -> LocalFederate {
         );
     }
     decl.subscribed_interactions = st.subscribed_interactions.iter().copied().collect();
+    for (c, designator, interval_us) in &st.subscribed_rates {
+        decl.rates.insert(
+            *c,
+            super::update_rate::SubscribedRate {
+                designator: designator.clone(),
+                interval_us: *interval_us,
+            },
+        );
+    }
     LocalFederate {
         name: st.federate_name.clone(),
         decl,
@@ -1191,6 +1200,7 @@ mod tests {
             published_interactions: Vec::new(),
             subscribed_objects: Vec::new(),
             subscribed_interactions: Vec::new(),
+            subscribed_rates: Vec::new(),
             next_counter: 1,
             auto_resign: super::super::wire::ResignAction::NoAction,
             switches: Default::default(),

@@ -419,6 +419,9 @@ pub struct SavedFederateState {
     pub subscribed_objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>, bool)>,
     /// Subscribed interaction classes (with the active flag).
     pub subscribed_interactions: Vec<(InteractionClassHandle, bool)>,
+    /// The update rate of each class subscribed with one: (class, the FDD's designator, the
+    /// interval it gave, µs). Restored with the subscriptions (see `super::update_rate`).
+    pub subscribed_rates: Vec<(ObjectClassHandle, String, u64)>,
     /// Next instance counter (handle allocator).
     pub next_counter: u32,
     /// Automatic resign action.
@@ -803,6 +806,12 @@ impl FederationCore {
                 .subscribed_interactions
                 .iter()
                 .map(|(c, a)| (*c, *a))
+                .collect(),
+            subscribed_rates: lf
+                .decl
+                .rates
+                .iter()
+                .map(|(c, r)| (*c, r.designator.clone(), r.interval_us))
                 .collect(),
             next_counter: lf.next_counter,
             auto_resign: lf.auto_resign,

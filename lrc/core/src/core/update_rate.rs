@@ -65,8 +65,9 @@
 //! message ([`hlamesh_timesync::TimeManager::on_local_ro`]), so a constrained federate without
 //! asynchronous delivery still gets it only while advancing.
 //!
-//! Rates are not part of save files: a restored federate's subscriptions have no rate until it
-//! subscribes again.
+//! Rates are saved with the subscriptions (save format 7): a restored federate's subscriptions
+//! have the rates they had at the save, at its own LRC and, through the declarations every
+//! restored LRC sends again, at the senders' reductions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -632,6 +633,7 @@ impl FederationCore {
 
 #[cfg(test)]
 mod tests {
+    use super::super::save::SavedFederateState;
     use super::*;
 
     const MS: u64 = 1_000;
@@ -1128,5 +1130,116 @@ mod tests {
         }
         let values: Vec<u64> = f.got[&s].iter().map(|g| g.1).collect();
         assert_eq!(values, vec![1]);
+    }
+
+    /// Saves the federation of `f` (every federate reports) and returns each federate's
+    /// state, through its encoding as a save file holds it.
+    fn save_all(f: &mut Fed, by: FederateHandle) -> BTreeMap<FederateHandle, SavedFederateState> {
+        f.core.request_federation_save(by, "s", None).expect("save");
+        let mut states = BTreeMap::new();
+        for _ in 0..8 {
+            let mut to_report = Vec::new();
+            while let Some(a) = f.core.poll_action() {
+                match a {
+                    crate::core::Action::Callback {
+                        federate,
+                        callback: Callback::InitiateFederateSave { .. },
+                    } => to_report.push(federate),
+                    crate::core::Action::WriteSave {
+                        federate, state, ..
+                    } => {
+                        let bytes = postcard::to_allocvec(&*state).expect("encodes");
+                        states.insert(federate, postcard::from_bytes(&bytes).expect("decodes"));
+                        f.core.save_written(federate, true);
+                    }
+                    _ => {}
+                }
+            }
+            for h in to_report {
+                f.core
+                    .report_federate_save(h, super::super::save::SaveReport::Begun)
+                    .expect("begun");
+                f.core
+                    .report_federate_save(h, super::super::save::SaveReport::Complete)
+                    .expect("complete");
+            }
+            f.core.handle(0, crate::core::Event::Tick);
+        }
+        states
+    }
+
+    /// Restores `states` (every federate loads its own and reports).
+    fn restore_all(
+        f: &mut Fed,
+        by: FederateHandle,
+        states: &BTreeMap<FederateHandle, SavedFederateState>,
+    ) {
+        let membership = states.values().next().expect("a state").membership.clone();
+        f.core
+            .request_federation_restore(by, "s", Ok(membership))
+            .expect("restore");
+        let mut restored = false;
+        for _ in 0..8 {
+            let mut to_report = Vec::new();
+            while let Some(a) = f.core.poll_action() {
+                match a {
+                    crate::core::Action::LoadRestore { federate, .. } => {
+                        let st = states.get(&federate).cloned().ok_or("no state".to_string());
+                        f.core.restore_loaded(federate, st);
+                    }
+                    crate::core::Action::Callback { federate, callback } => match callback {
+                        Callback::InitiateFederateRestore { .. } => to_report.push(federate),
+                        Callback::FederationRestored => restored = true,
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+            for h in to_report {
+                f.core.report_federate_restore(h, true).expect("restored");
+            }
+            f.core.handle(0, crate::core::Event::Tick);
+        }
+        assert!(restored, "the federation was restored");
+    }
+
+    #[test]
+    fn a_restore_brings_back_the_rates_of_the_save() {
+        let mut f = Fed::new();
+        let s = f.join("slow");
+        let (track, seq) = (f.track, f.sequence);
+        f.core
+            .subscribe_object_class_attributes_with_rate(s, track, &[seq], true, Some("TenHz"))
+            .expect("subscribe");
+        let (p, o) = publisher(&mut f);
+        let states = save_all(&mut f, s);
+        assert_eq!(
+            states[&s].subscribed_rates,
+            vec![(track, "TenHz".to_string(), 100_000)]
+        );
+        // After the save the subscriber drops its rate; the restore brings it back.
+        f.core
+            .subscribe_object_class_attributes(s, track, &[seq], true)
+            .expect("subscribe without a rate");
+        assert_eq!(
+            f.core.get_update_rate_value_for_attribute(s, o, seq),
+            Ok(0.0)
+        );
+        restore_all(&mut f, s, &states);
+        assert_eq!(
+            f.core.get_update_rate_value_for_attribute(s, o, seq),
+            Ok(10.0)
+        );
+        f.got.clear();
+        f.sent.clear();
+        f.run_60hz(p, o, 1_000_000, 3);
+        let times: Vec<u64> = f.got[&s].iter().map(|g| g.0).collect();
+        for n in per_second(&times, 1_000_000, 3) {
+            assert!((9..=11).contains(&n), "{n} a second after the restore");
+        }
+        // And the sender thins again: the restored subscription told it the rate.
+        for n in per_second(&f.sent, 1_000_000, 3) {
+            assert!((9..=11).contains(&n), "{n} update messages a second");
+        }
     }
 }
