@@ -356,3 +356,47 @@ fn a_retracted_update_is_not_reflected_to_a_constrained_federate() {
     fed.advance(20);
     assert!(reflections(&fed.got(c)).is_empty());
 }
+
+/// A flush queue request (8.12) hands C every time-stamp-order message it holds at once: a
+/// retraction before the flush removes one (never delivered), after it C is asked to retract
+/// what the flush delivered; and the flush's grant stays at or below what S's lookahead allows.
+#[test]
+fn a_flush_queue_request_delivers_what_is_not_retracted_and_later_retractions_are_requested() {
+    let mut fed = Fed::new();
+    let (s, c) = (fed.s, fed.c);
+    let kept = fed.interaction(10);
+    let gone = fed.interaction(12);
+    let late = fed.interaction(14);
+    assert!(fed.got(c).is_empty(), "held for C's advance");
+    fed.core.retract(s, gone).unwrap();
+    assert!(
+        fed.got(c).is_empty(),
+        "a retraction of a held message says nothing"
+    );
+
+    fed.core
+        .time_service(c, |m| m.flush_queue_request(DynTime::integer(50)))
+        .unwrap();
+    let got = fed.got(c);
+    assert_eq!(
+        interactions(&got),
+        vec![Some(kept), Some(late)],
+        "the flush delivers every held message but the retracted one, in time-stamp order"
+    );
+    let granted = grants(&got);
+    assert_eq!(granted.len(), 1, "{got:?}");
+    assert!(
+        granted[0] <= DynTime::integer(10),
+        "granted {:?}: at most the least delivered time stamp",
+        granted[0]
+    );
+
+    // Delivered by the flush: now a retraction asks C to retract it.
+    fed.core.retract(s, late).unwrap();
+    assert_eq!(retractions(&fed.got(c)), vec![late]);
+    // And a retraction of the retracted one is refused as the standard says.
+    assert!(matches!(
+        fed.core.retract(s, gone),
+        Err(RtiError::InvalidMessageRetractionHandle(_))
+    ));
+}
