@@ -881,21 +881,36 @@ mod tests {
         (p, o)
     }
 
-    #[test]
-    fn a_ten_hertz_subscriber_of_a_sixty_hertz_publisher_gets_ten_latest_values_a_second() {
-        let mut f = Fed::new();
+    /// A federate subscribed to the track's sequence at ten hertz, then a publisher of one
+    /// track: (subscriber, publisher, instance).
+    fn ten_hertz_subscriber_and_publisher(
+        f: &mut Fed,
+    ) -> (FederateHandle, FederateHandle, ObjectInstanceHandle) {
         let s = f.join("slow");
         let (track, seq) = (f.track, f.sequence);
         f.core
             .subscribe_object_class_attributes_with_rate(s, track, &[seq], true, Some("TenHz"))
             .expect("subscribe");
-        let (p, o) = publisher(&mut f);
+        let (p, o) = publisher(f);
+        (s, p, o)
+    }
+
+    /// 9 to 11 of `times` in each of the 3 seconds from 1 s.
+    fn ten_a_second(times: &[u64], what: &str) {
+        for n in per_second(times, 1_000_000, 3) {
+            assert!((9..=11).contains(&n), "{n} {what} a second");
+        }
+    }
+
+    #[test]
+    fn a_ten_hertz_subscriber_of_a_sixty_hertz_publisher_gets_ten_latest_values_a_second() {
+        let mut f = Fed::new();
+        let (s, p, o) = ten_hertz_subscriber_and_publisher(&mut f);
+        let seq = f.sequence;
         f.run_60hz(p, o, 1_000_000, 3);
         let got = f.got.get(&s).cloned().unwrap_or_default();
         let times: Vec<u64> = got.iter().map(|g| g.0).collect();
-        for n in per_second(&times, 1_000_000, 3) {
-            assert!((9..=11).contains(&n), "{n} a second: {got:?}");
-        }
+        ten_a_second(&times, "reflections");
         for w in got.windows(2) {
             assert!(w[1].0 - w[0].0 >= 100_000, "closer than 100 ms: {w:?}");
             assert!(w[1].1 > w[0].1, "not the latest: {w:?}");
@@ -907,9 +922,7 @@ mod tests {
         }
         assert_eq!(got.last().map(|g| g.1), Some(180), "the last value arrives");
         // The only subscriber has a rate: the sender thinned the multicast to it too.
-        for n in per_second(&f.sent, 1_000_000, 3) {
-            assert!((9..=11).contains(&n), "{n} update messages a second");
-        }
+        ten_a_second(&f.sent, "update messages");
         assert_eq!(
             f.core.get_update_rate_value_for_attribute(s, o, seq),
             Ok(10.0)
@@ -1206,12 +1219,8 @@ mod tests {
     #[test]
     fn a_restore_brings_back_the_rates_of_the_save() {
         let mut f = Fed::new();
-        let s = f.join("slow");
+        let (s, p, o) = ten_hertz_subscriber_and_publisher(&mut f);
         let (track, seq) = (f.track, f.sequence);
-        f.core
-            .subscribe_object_class_attributes_with_rate(s, track, &[seq], true, Some("TenHz"))
-            .expect("subscribe");
-        let (p, o) = publisher(&mut f);
         let states = save_all(&mut f, s);
         assert_eq!(
             states[&s].subscribed_rates,
@@ -1234,12 +1243,8 @@ mod tests {
         f.sent.clear();
         f.run_60hz(p, o, 1_000_000, 3);
         let times: Vec<u64> = f.got[&s].iter().map(|g| g.0).collect();
-        for n in per_second(&times, 1_000_000, 3) {
-            assert!((9..=11).contains(&n), "{n} a second after the restore");
-        }
+        ten_a_second(&times, "reflections after the restore");
         // And the sender thins again: the restored subscription told it the rate.
-        for n in per_second(&f.sent, 1_000_000, 3) {
-            assert!((9..=11).contains(&n), "{n} update messages a second");
-        }
+        ten_a_second(&f.sent, "update messages after the restore");
     }
 }
