@@ -1,0 +1,908 @@
+//! The Management Object Model (IEEE 1516.1-2010 clause 11, the standard MIM's `HLAmanager`
+//! classes): the `HLAfederate` and `HLAfederation` instances, their values, and the MOM
+//! interactions this LRC answers.
+//!
+//! # Who maintains what
+//!
+//! There is no server, so each MOM instance has one LRC that maintains it:
+//!
+//! - **`HLAobjectRoot.HLAmanager.HLAfederate`**: the LRC of the federate it describes. When a
+//!   local federate's join is applied ([`FederationCore::mom_on_joined`]), its LRC registers the
+//!   instance in its own data stream with an ordinary [`DataMsg::Register`], so it travels the
+//!   way every instance does: multicast to the LRCs present, in state transfer (the snapshot of
+//!   the instances registered through an LRC's stream) to late joiners. Its handle is
+//!   `(federate, 0)` ([`federate_instance`]: registration counters start at 1, so counter 0 is
+//!   never a federate's own instance) and its name `HLAfederate.<federate name>` (names that
+//!   begin with `HLA` are the RTI's, so no federate can take it). Updates are ordinary
+//!   [`DataMsg::Update`]s of that LRC's stream, in receive order, with the federate as
+//!   producer. When the federate resigns or is lost, every LRC removes the instance itself
+//!   where it applies the resignation ([`FederationCore::apply_resign`], after the resigner's
+//!   last data): a lost LRC cannot send a delete, and no message is needed.
+//! - **`HLAobjectRoot.HLAmanager.HLAfederation`**: one instance, handle `(0, 0)`
+//!   ([`federation_instance`]; federate handle 0 is never assigned) named `HLAfederation`. Every
+//!   value it carries is replicated state every LRC already holds (the view, the FOM modules,
+//!   the time implementation, saves), so every LRC creates it itself when its first federate
+//!   joins (no registration travels; it is left out of snapshots) and a takeover changes
+//!   nothing about it: same handle, same name. Its updates are sent by the *voice* of the
+//!   federation ([`FederationCore::mom_voice`]): the coordinator, with its lowest local federate
+//!   as producer (a data message needs a federate's stream position for time management), or,
+//!   while the coordinator hosts no federate, the LRC of the lowest federate handle. A new
+//!   coordinator therefore takes the instance over at once. The voice also sends the
+//!   federation-level reports (`HLAreportFederateLost`).
+//!
+//! # Owned by the RTI
+//!
+//! MOM instances have no federate owner ([`Instance::owners`] is empty): updates by a federate
+//! fail with `AttributeNotOwned`, deletes with `DeletePrivilegeNotHeld`, acquisitions with
+//! `AttributeNotPublished` (MOM attributes are the RTI's), `is_attribute_owned_by_federate` is
+//! false, and `query_attribute_ownership` answers `attribute_is_owned_by_rti`. Receivers accept
+//! an update of a MOM instance only from the LRC that maintains it (the instance's origin, or
+//! any voice for the federation instance), with no ownership version.
+//!
+//! # When values are sent
+//!
+//! Nothing is sent for MOM while nobody asks: a registration per join, then updates only
+//! - on `request_attribute_value_update` of a MOM instance or class (the maintainer answers
+//!   with the current values of the requested attributes),
+//! - periodically once `HLAmanager.HLAfederate.HLAadjust.HLAsetTiming` set a report period for a
+//!   federate (seconds; 0 stops): the shell's ticks bring `now` and [`FederationCore::mom_tick`]
+//!   decides which instances are due; the core reads no clock.
+//!
+//! # Interactions answered
+//!
+//! `HLArequestPublications` (→ `HLAreportObjectClassPublication` per class and
+//! `HLAreportInteractionPublication`), `HLArequestSubscriptions` (→
+//! `HLAreportObjectClassSubscription` per class and `HLAreportInteractionSubscription`),
+//! `HLArequestObjectInstancesThatCanBeDeleted`, `HLAsetTiming`, `HLAservice
+//! .HLAresignFederationExecution`; the voice sends `HLAreportFederateLost` when a federate is
+//! lost. Reports are sent by the target federate's LRC with the target as producer (a federate
+//! does not receive the reports about itself). Parameters are encoded with the MIM's datatypes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::encoding::typed::{DataElement, OpaqueData};
+use crate::fom::Fdd;
+use crate::handles::{
+    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, ParameterHandle,
+};
+use hlamesh_timesync::{ConstraintState, LogicalTime, LogicalTimeInterval, RegulationState};
+
+use super::objects::Instance;
+use super::time::Manager;
+use super::wire::{DataMsg, ResignAction};
+use super::{FederationCore, Node};
+
+/// The RTI version reported in `HLARTIversion`.
+pub const RTI_VERSION: &str = concat!("hlamesh ", env!("CARGO_PKG_VERSION"));
+
+/// `HLAMIMdesignator`.
+pub const MIM_DESIGNATOR: &str = "HLAstandardMIM";
+
+/// The handle of federate `f`'s `HLAfederate` instance.
+pub fn federate_instance(f: FederateHandle) -> ObjectInstanceHandle {
+    ObjectInstanceHandle::new(f, 0)
+}
+
+/// The handle of the `HLAfederation` instance.
+pub fn federation_instance() -> ObjectInstanceHandle {
+    ObjectInstanceHandle::new(FederateHandle(0), 0)
+}
+
+/// Whether `o` is a MOM instance (its counter is 0, which no registration uses).
+pub fn is_mom_instance(o: ObjectInstanceHandle) -> bool {
+    o.counter() == 0
+}
+
+/// The name of federate `name`'s `HLAfederate` instance.
+pub fn federate_instance_name(name: &str) -> String {
+    format!("HLAfederate.{name}")
+}
+
+/// The name of the `HLAfederation` instance.
+pub const FEDERATION_INSTANCE_NAME: &str = "HLAfederation";
+
+/// HLAhandle: the handle's encoding as an HLAvariableArray of HLAbyte.
+pub fn handle_value(bytes: &[u8]) -> Vec<u8> {
+    OpaqueData(bytes.to_vec()).encode()
+}
+
+/// HLAhandleList.
+fn handle_list(handles: impl IntoIterator<Item = Vec<u8>>) -> Vec<u8> {
+    handles
+        .into_iter()
+        .map(OpaqueData)
+        .collect::<Vec<_>>()
+        .encode()
+}
+
+/// The MIM's object classes, attributes, interaction classes and parameters by name, resolved
+/// once from the FDD (the MIM comes first in every merge, so its handles never change).
+#[derive(Debug, Clone)]
+pub struct MomHandles {
+    /// `HLAmanager.HLAfederate`.
+    pub federate: ObjectClassHandle,
+    /// `HLAmanager.HLAfederation`.
+    pub federation: ObjectClassHandle,
+    /// `HLAmanager` (object class).
+    pub manager: ObjectClassHandle,
+    /// Attribute handles of `HLAfederate` by name.
+    pub federate_attrs: BTreeMap<String, AttributeHandle>,
+    /// Attribute handles of `HLAfederation` by name.
+    pub federation_attrs: BTreeMap<String, AttributeHandle>,
+    /// Interaction classes below `HLAinteractionRoot.HLAmanager` by their name without that
+    /// prefix (`HLAfederate.HLArequest.HLArequestPublications`).
+    pub interactions: BTreeMap<String, InteractionClassHandle>,
+    /// The same, by handle.
+    pub interaction_names: BTreeMap<InteractionClassHandle, String>,
+}
+
+impl MomHandles {
+    /// Resolves the MIM's names (`None` without the standard MIM).
+    pub fn resolve(fdd: &Fdd) -> Option<Self> {
+        let manager = fdd.object_class_handle("HLAobjectRoot.HLAmanager").ok()?;
+        let federate = fdd
+            .object_class_handle("HLAobjectRoot.HLAmanager.HLAfederate")
+            .ok()?;
+        let federation = fdd
+            .object_class_handle("HLAobjectRoot.HLAmanager.HLAfederation")
+            .ok()?;
+        let attrs = |c: ObjectClassHandle| -> BTreeMap<String, AttributeHandle> {
+            fdd.available_attributes(c)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|a| Some((fdd.attribute_name(c, a).ok()?.to_string(), a)))
+                .collect()
+        };
+        let mut interactions = BTreeMap::new();
+        let mut interaction_names = BTreeMap::new();
+        for ic in fdd.interaction_classes() {
+            if let Some(rest) = ic
+                .qualified_name
+                .strip_prefix("HLAinteractionRoot.HLAmanager.")
+            {
+                interactions.insert(rest.to_string(), ic.handle);
+                interaction_names.insert(ic.handle, rest.to_string());
+            }
+        }
+        Some(MomHandles {
+            federate,
+            federation,
+            manager,
+            federate_attrs: attrs(federate),
+            federation_attrs: attrs(federation),
+            interactions,
+            interaction_names,
+        })
+    }
+
+    /// A parameter of a MOM interaction class by name.
+    fn param(fdd: &Fdd, ic: InteractionClassHandle, name: &str) -> Option<ParameterHandle> {
+        fdd.parameter_handle(ic, name).ok()
+    }
+}
+
+/// What a local federate did, for its `HLAfederate` counters.
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    /// `HLAupdatesSent`.
+    pub updates_sent: u32,
+    /// `HLAreflectionsReceived`.
+    pub reflections_received: u32,
+    /// `HLAinteractionsSent`.
+    pub interactions_sent: u32,
+    /// `HLAinteractionsReceived`.
+    pub interactions_received: u32,
+    /// `HLAobjectInstancesRegistered`.
+    pub registered: u32,
+    /// `HLAobjectInstancesDiscovered`.
+    pub discovered: u32,
+    /// `HLAobjectInstancesDeleted`.
+    pub deleted: u32,
+    /// `HLAobjectInstancesRemoved`.
+    pub removed: u32,
+    /// Instances it updated (`HLAobjectInstancesUpdated` is their number).
+    pub updated: BTreeSet<ObjectInstanceHandle>,
+    /// Instances it had reflected (`HLAobjectInstancesReflected`).
+    pub reflected: BTreeSet<ObjectInstanceHandle>,
+}
+
+/// MOM state of one federation core.
+#[derive(Debug, Default)]
+pub struct MomState {
+    /// The MIM's handles, once the FDD is known.
+    pub(crate) handles: Option<MomHandles>,
+    /// Counters per local federate.
+    pub(crate) counters: BTreeMap<FederateHandle, Counters>,
+    /// Report period (µs) and next due time per local federate (`HLAsetTiming`).
+    pub(crate) timing: BTreeMap<FederateHandle, (u64, u64)>,
+    /// The host name the shell reported (`HLAfederateHost`).
+    pub(crate) host: String,
+    /// Every joined federate's name (the view forgets it when the federate leaves, and
+    /// `HLAreportFederateLost` needs it then).
+    pub(crate) names: BTreeMap<FederateHandle, String>,
+    /// The last federation save that succeeded: label and save time.
+    pub(crate) last_save: Option<(String, Option<super::time::Time>)>,
+}
+
+fn enc<T: DataElement>(v: T) -> Vec<u8> {
+    v.encode()
+}
+
+fn time_value<T: LogicalTime>(t: Option<T>) -> Vec<u8> {
+    OpaqueData(t.map(|t| t.encode().to_vec()).unwrap_or_default()).encode()
+}
+
+impl FederationCore {
+    /// Sets the host name reported as `HLAfederateHost` (the shell knows it; the core does not
+    /// ask the operating system).
+    pub fn set_mom_host(&mut self, host: &str) {
+        self.mom.host = host.to_string();
+    }
+
+    /// The MIM's handles (`None` before the FDD is known or without the standard MIM).
+    pub fn mom_handles(&mut self) -> Option<&MomHandles> {
+        if self.mom.handles.is_none() {
+            let fdd = self.fdd.clone()?;
+            self.mom.handles = MomHandles::resolve(&fdd);
+        }
+        self.mom.handles.as_ref()
+    }
+
+    /// Counters of local federate `f`.
+    pub(crate) fn mom_count(&mut self, f: FederateHandle) -> &mut Counters {
+        self.mom.counters.entry(f).or_default()
+    }
+
+    /// The federate whose stream carries the federation's own MOM messages, and whether it is
+    /// hosted here (see the module docs): the coordinator's lowest local federate, or the lowest
+    /// federate of all while the coordinator hosts none.
+    pub fn mom_voice(&self) -> Option<(FederateHandle, Node)> {
+        let coordinator = self.coordinator();
+        self.view
+            .federates
+            .iter()
+            .find(|(_, r)| Some(r.node) == coordinator)
+            .or_else(|| self.view.federates.iter().next())
+            .map(|(h, r)| (*h, r.node))
+    }
+
+    /// A federate's join was applied (`node` hosts it): its name is remembered, and if it is
+    /// local its `HLAfederate` instance is registered in this LRC's stream (and the
+    /// federation's instance created here if this is the first local federate).
+    pub(crate) fn mom_on_joined(&mut self, h: FederateHandle, node: Node) {
+        if let Some(r) = self.view.federates.get(&h) {
+            self.mom.names.insert(h, r.name.clone());
+        }
+        if node != self.me || !self.locals.contains_key(&h) {
+            return;
+        }
+        let Some((federate_class, federation_class)) =
+            self.mom_handles().map(|m| (m.federate, m.federation))
+        else {
+            return;
+        };
+        if !self.objects.contains_key(&federation_instance()) {
+            self.objects.insert(
+                federation_instance(),
+                Instance {
+                    class: federation_class,
+                    name: FEDERATION_INSTANCE_NAME.to_string(),
+                    owners: BTreeMap::new(),
+                    versions: BTreeMap::new(),
+                    values: BTreeMap::new(),
+                    origin: self.me,
+                },
+            );
+        }
+        let object = federate_instance(h);
+        if self.objects.contains_key(&object) {
+            return;
+        }
+        let name = self
+            .mom
+            .names
+            .get(&h)
+            .cloned()
+            .unwrap_or_else(|| format!("{h}"));
+        self.send_data(
+            true,
+            DataMsg::Register {
+                object,
+                class: federate_class,
+                name: federate_instance_name(&name),
+                owned: Vec::new(),
+            },
+        );
+        // The static attributes go with the registration, so an instance discovered later
+        // already carries its identity.
+        let values = self.mom_federate_values(h, None);
+        self.send_update(
+            true,
+            false,
+            h,
+            object,
+            values,
+            Vec::new(),
+            None,
+            Vec::new(),
+            None,
+        );
+    }
+
+    /// A federate resigned or was lost: its `HLAfederate` instance goes (at every LRC, see the
+    /// module docs).
+    pub(crate) fn mom_on_resigned(&mut self, h: FederateHandle) {
+        self.mom.counters.remove(&h);
+        self.mom.timing.remove(&h);
+        let o = federate_instance(h);
+        if self.objects.contains_key(&o) {
+            self.remove_instance(o, Vec::new(), None, None);
+        }
+    }
+
+    /// Whether an update of MOM instance `object` from `from` comes from its maintainer.
+    pub(crate) fn mom_update_accepted(&self, from: Node, object: ObjectInstanceHandle) -> bool {
+        object == federation_instance()
+            || self.objects.get(&object).is_some_and(|i| i.origin == from)
+    }
+
+    /// The values of local federate `f`'s `HLAfederate` instance (`only`: these attributes).
+    pub fn mom_federate_values(
+        &mut self,
+        f: FederateHandle,
+        only: Option<&[AttributeHandle]>,
+    ) -> Vec<(AttributeHandle, Vec<u8>)> {
+        let Some(m) = self.mom_handles().cloned() else {
+            return Vec::new();
+        };
+        let Some(fdd) = self.fdd.clone() else {
+            return Vec::new();
+        };
+        let record = self.view.federates.get(&f).cloned();
+        let name = record.as_ref().map(|r| r.name.clone()).unwrap_or_default();
+        let federate_type = record
+            .as_ref()
+            .map(|r| r.federate_type.clone())
+            .unwrap_or_default();
+        let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
+        let tm: Option<&Manager> = self.time.managers.get(&f);
+        let regulating = tm.is_some_and(|t| t.regulation() == RegulationState::On);
+        let constrained = tm.is_some_and(|t| t.constraint() == ConstraintState::On);
+        let asynchronous = tm.is_some_and(|t| t.asynchronous_delivery());
+        let advancing = tm.is_some_and(|t| t.in_time_advancing_state());
+        let kind = self.time.kind;
+        let logical = tm.map(|t| kind.convert(t.federate_logical_time()));
+        let lookahead = tm
+            .and_then(|t| t.query_lookahead().ok())
+            .map(|l| kind.convert_interval(l));
+        let galt = tm.and_then(|t| t.galt()).map(|t| kind.convert(t));
+        let lits = tm.and_then(|t| t.lits()).map(|t| kind.convert(t));
+        let tso_len = tm.map_or(0, |t| t.queued_tso());
+        let state = match self.refuse_during_save_or_restore(f, "MOM") {
+            Err(crate::error::RtiError::SaveInProgress(_)) => 3,
+            Err(crate::error::RtiError::RestoreInProgress(_)) => 5,
+            _ => 1,
+        };
+        let switch = |n: &str, default: bool| -> i32 {
+            fdd.switch(n)
+                .map_or(default, |v| v.eq_ignore_ascii_case("Enabled"))
+                .into()
+        };
+        let can_delete = self
+            .objects
+            .values()
+            .filter(|i| self.privilege_holder(i) == Some(f))
+            .count();
+        let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
+        let count = |n: usize| -> Vec<u8> { enc(i32::try_from(n).unwrap_or(i32::MAX)) };
+        let mut out = Vec::new();
+        for (attr, h) in &m.federate_attrs {
+            if only.is_some_and(|o| !o.contains(h)) {
+                continue;
+            }
+            let v = match attr.as_str() {
+                "HLAfederateHandle" => handle_value(&f.encode()),
+                "HLAfederateName" => enc(name.clone()),
+                "HLAfederateType" => enc(federate_type.clone()),
+                "HLAfederateHost" => enc(self.mom.host.clone()),
+                "HLARTIversion" => enc(RTI_VERSION.to_string()),
+                "HLAFOMmoduleDesignatorList" => enc(modules.clone()),
+                "HLAtimeConstrained" => enc(constrained),
+                "HLAtimeRegulating" => enc(regulating),
+                "HLAasynchronousDelivery" => enc(asynchronous),
+                "HLAfederateState" => enc(state),
+                "HLAtimeManagerState" => enc(i32::from(advancing)),
+                "HLAlogicalTime" => time_value(logical),
+                "HLAlookahead" => OpaqueData(
+                    lookahead
+                        .map(|l| LogicalTimeInterval::encode(&l).to_vec())
+                        .unwrap_or_default(),
+                )
+                .encode(),
+                "HLAGALT" => time_value(galt),
+                "HLALITS" => time_value(lits),
+                "HLAROlength" => count(0),
+                "HLATSOlength" => count(tso_len),
+                "HLAreflectionsReceived" => enc(c.reflections_received as i32),
+                "HLAupdatesSent" => enc(c.updates_sent as i32),
+                "HLAinteractionsReceived" => enc(c.interactions_received as i32),
+                "HLAinteractionsSent" => enc(c.interactions_sent as i32),
+                "HLAobjectInstancesThatCanBeDeleted" => count(can_delete),
+                "HLAobjectInstancesUpdated" => count(c.updated.len()),
+                "HLAobjectInstancesReflected" => count(c.reflected.len()),
+                "HLAobjectInstancesDeleted" => enc(c.deleted as i32),
+                "HLAobjectInstancesRemoved" => enc(c.removed as i32),
+                "HLAobjectInstancesRegistered" => enc(c.registered as i32),
+                "HLAobjectInstancesDiscovered" => enc(c.discovered as i32),
+                "HLAtimeGrantedTime" | "HLAtimeAdvancingTime" => enc(0i32),
+                "HLAconveyRegionDesignatorSets" => enc(switch("conveyRegionDesignatorSets", false)),
+                "HLAconveyProducingFederate" => enc(switch("conveyProducingFederate", true)),
+                _ => continue,
+            };
+            out.push((*h, v));
+        }
+        out
+    }
+
+    /// The values of the `HLAfederation` instance (`only`: these attributes).
+    pub fn mom_federation_values(
+        &mut self,
+        only: Option<&[AttributeHandle]>,
+    ) -> Vec<(AttributeHandle, Vec<u8>)> {
+        let Some(m) = self.mom_handles().cloned() else {
+            return Vec::new();
+        };
+        let Some(fdd) = self.fdd.clone() else {
+            return Vec::new();
+        };
+        let federates = handle_list(self.view.federates.keys().map(|h| h.encode().to_vec()));
+        let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
+        let (last_name, last_time) = self
+            .mom
+            .last_save
+            .clone()
+            .map_or((None, None), |(l, t)| (Some(l), t));
+        let (next_name, next_time) = self
+            .save
+            .current()
+            .map_or((None, None), |s| (Some(s.label.clone()), s.time));
+        let kind = self.time.kind;
+        let auto_provide: i32 = fdd
+            .switch("autoProvide")
+            .is_some_and(|v| v.eq_ignore_ascii_case("Enabled"))
+            .into();
+        let mut out = Vec::new();
+        for (attr, h) in &m.federation_attrs {
+            if only.is_some_and(|o| !o.contains(h)) {
+                continue;
+            }
+            let v = match attr.as_str() {
+                "HLAfederationName" => enc(self.name.clone()),
+                "HLAfederatesInFederation" => federates.clone(),
+                "HLARTIversion" => enc(RTI_VERSION.to_string()),
+                "HLAMIMdesignator" => enc(MIM_DESIGNATOR.to_string()),
+                "HLAFOMmoduleDesignatorList" => enc(modules.clone()),
+                "HLAcurrentFDD" => enc(modules.join(",")),
+                "HLAtimeImplementationName" => enc(kind.name().to_string()),
+                "HLAlastSaveName" => enc(last_name.clone().unwrap_or_default()),
+                "HLAlastSaveTime" => time_value(last_time.map(|t| kind.convert(t))),
+                "HLAnextSaveName" => enc(next_name.clone().unwrap_or_default()),
+                "HLAnextSaveTime" => time_value(next_time.map(|t| kind.convert(t))),
+                "HLAautoProvide" => enc(auto_provide),
+                _ => continue,
+            };
+            out.push((*h, v));
+        }
+        out
+    }
+
+    /// A `DataMsg::RequestUpdate` reached this LRC: the MOM instances it maintains among those
+    /// asked for are updated with the requested attributes' current values.
+    pub(crate) fn mom_on_request_update(
+        &mut self,
+        object: Option<ObjectInstanceHandle>,
+        class: Option<ObjectClassHandle>,
+        attrs: &[AttributeHandle],
+        tag: &[u8],
+    ) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let Some(manager) = self.mom_handles().map(|m| m.manager) else {
+            return;
+        };
+        // Only requests about MOM classes or instances concern MOM (the usual request costs
+        // one class test).
+        match (object, class) {
+            (Some(o), _) if !is_mom_instance(o) => return,
+            (None, Some(c))
+                if !super::declarations::object_class_is_a(&fdd, c, manager)
+                    && !super::declarations::object_class_is_a(&fdd, manager, c) =>
+            {
+                return;
+            }
+            (None, None) => return,
+            _ => {}
+        }
+        let targets: Vec<ObjectInstanceHandle> = self
+            .objects
+            .iter()
+            .filter(|(o, i)| {
+                is_mom_instance(**o)
+                    && match (object, class) {
+                        (Some(x), _) => **o == x,
+                        (None, Some(c)) => super::declarations::object_class_is_a(&fdd, i.class, c),
+                        _ => false,
+                    }
+            })
+            .map(|(o, _)| *o)
+            .collect();
+        for o in targets {
+            self.mom_send_instance(o, Some(attrs), tag.to_vec());
+        }
+    }
+
+    /// Sends the current values of MOM instance `o` if this LRC maintains it.
+    fn mom_send_instance(
+        &mut self,
+        o: ObjectInstanceHandle,
+        only: Option<&[AttributeHandle]>,
+        tag: Vec<u8>,
+    ) {
+        let (producer, values) = if o == federation_instance() {
+            match self.mom_voice() {
+                Some((v, node)) if node == self.me => (v, self.mom_federation_values(only)),
+                _ => return,
+            }
+        } else {
+            let f = o.registrant();
+            if !self.locals.contains_key(&f) {
+                return;
+            }
+            (f, self.mom_federate_values(f, only))
+        };
+        if values.is_empty() {
+            return;
+        }
+        self.send_update(
+            true,
+            false,
+            producer,
+            o,
+            values,
+            tag,
+            None,
+            Vec::new(),
+            None,
+        );
+    }
+
+    /// Time passed (the shell's tick): the `HLAfederate` instances whose report period
+    /// (`HLAsetTiming`) ran out are updated with every attribute.
+    pub fn mom_tick(&mut self, now: u64) {
+        if self.mom.timing.is_empty() {
+            return;
+        }
+        let due: Vec<FederateHandle> = self
+            .mom
+            .timing
+            .iter()
+            .filter(|(_, (_, next))| *next <= now)
+            .map(|(f, _)| *f)
+            .collect();
+        for f in due {
+            if let Some((period, next)) = self.mom.timing.get_mut(&f) {
+                *next = now.saturating_add(*period);
+            }
+            self.mom_send_instance(federate_instance(f), None, Vec::new());
+        }
+    }
+
+    /// The report period of local federate `f` (µs; `None`: no periodic updates).
+    pub fn mom_report_period(&self, f: FederateHandle) -> Option<u64> {
+        self.mom.timing.get(&f).map(|(p, _)| *p)
+    }
+
+    /// An interaction of class `class` was applied here: a MOM request, adjustment or service
+    /// about a local federate is answered.
+    pub(crate) fn mom_on_interaction(
+        &mut self,
+        class: InteractionClassHandle,
+        params: &[(ParameterHandle, Vec<u8>)],
+    ) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let Some(name) = self
+            .mom_handles()
+            .and_then(|m| m.interaction_names.get(&class).cloned())
+        else {
+            return;
+        };
+        if !name.starts_with("HLAfederate.") {
+            return;
+        }
+        let param = |n: &str| -> Option<&[u8]> {
+            let p = MomHandles::param(&fdd, class, n)?;
+            params
+                .iter()
+                .find(|(h, _)| *h == p)
+                .map(|(_, v)| v.as_slice())
+        };
+        let Some(target) = param("HLAfederate")
+            .and_then(|v| OpaqueData::decode(v).ok())
+            .and_then(|v| FederateHandle::decode(&v.0).ok())
+        else {
+            return;
+        };
+        if !self.locals.contains_key(&target) {
+            return;
+        }
+        match name.as_str() {
+            "HLAfederate.HLAadjust.HLAsetTiming" => {
+                let Some(secs) = param("HLAreportPeriod").and_then(|v| i32::decode(v).ok()) else {
+                    return;
+                };
+                if secs <= 0 {
+                    self.mom.timing.remove(&target);
+                } else {
+                    let period = u64::try_from(secs).unwrap_or(0).saturating_mul(1_000_000);
+                    self.mom
+                        .timing
+                        .insert(target, (period, self.now.saturating_add(period)));
+                }
+            }
+            "HLAfederate.HLArequest.HLArequestPublications" => self.mom_report_publications(target),
+            "HLAfederate.HLArequest.HLArequestSubscriptions" => {
+                self.mom_report_subscriptions(target)
+            }
+            "HLAfederate.HLArequest.HLArequestObjectInstancesThatCanBeDeleted" => {
+                self.mom_report_can_be_deleted(target)
+            }
+            "HLAfederate.HLAservice.HLAresignFederationExecution" => {
+                let action = param("HLAresignAction")
+                    .and_then(|v| i32::decode(v).ok())
+                    .and_then(resign_action)
+                    .unwrap_or(ResignAction::NoAction);
+                self.mom_resign(target, action);
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends MOM report `name` (below `HLAinteractionRoot.HLAmanager.`) about `target` (its
+    /// `HLAfederate` parameter), with `target` as producer.
+    fn mom_report(
+        &mut self,
+        producer: FederateHandle,
+        target: Option<FederateHandle>,
+        name: &str,
+        params: &[(&str, Vec<u8>)],
+    ) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let Some(class) = self
+            .mom_handles()
+            .and_then(|m| m.interactions.get(name).copied())
+        else {
+            return;
+        };
+        let mut ps = Vec::new();
+        if let Some(t) = target
+            && let Some(p) = MomHandles::param(&fdd, class, "HLAfederate")
+        {
+            ps.push((p, handle_value(&t.encode())));
+        }
+        for (n, v) in params {
+            if let Some(p) = MomHandles::param(&fdd, class, n) {
+                ps.push((p, v.clone()));
+            }
+        }
+        self.send_data(
+            true,
+            DataMsg::Interaction {
+                class,
+                producer,
+                params: ps,
+                tag: Vec::new(),
+                time: None,
+                tso: false,
+                retraction: None,
+            },
+        );
+    }
+
+    fn mom_report_publications(&mut self, f: FederateHandle) {
+        let Some(lf) = self.locals.get(&f) else {
+            return;
+        };
+        let objects: Vec<(ObjectClassHandle, Vec<AttributeHandle>)> = lf
+            .decl
+            .published_objects
+            .iter()
+            .map(|(c, a)| (*c, a.iter().copied().collect()))
+            .collect();
+        let interactions: Vec<Vec<u8>> = lf
+            .decl
+            .published_interactions
+            .iter()
+            .map(|i| i.encode().to_vec())
+            .collect();
+        let n = enc(i32::try_from(objects.len()).unwrap_or(i32::MAX));
+        for (c, attrs) in objects {
+            self.mom_report(
+                f,
+                Some(f),
+                "HLAfederate.HLAreport.HLAreportObjectClassPublication",
+                &[
+                    ("HLAnumberOfClasses", n.clone()),
+                    ("HLAobjectClass", handle_value(&c.encode())),
+                    (
+                        "HLAattributeList",
+                        handle_list(attrs.iter().map(|a| a.encode().to_vec())),
+                    ),
+                ],
+            );
+        }
+        self.mom_report(
+            f,
+            Some(f),
+            "HLAfederate.HLAreport.HLAreportInteractionPublication",
+            &[("HLAinteractionClassList", handle_list(interactions))],
+        );
+    }
+
+    fn mom_report_subscriptions(&mut self, f: FederateHandle) {
+        let Some(lf) = self.locals.get(&f) else {
+            return;
+        };
+        let objects: Vec<(ObjectClassHandle, bool, String, Vec<AttributeHandle>)> = lf
+            .decl
+            .subscribed_objects
+            .iter()
+            .map(|(c, s)| {
+                let rate = lf
+                    .decl
+                    .rates
+                    .get(c)
+                    .map(|r| r.designator.clone())
+                    .unwrap_or_default();
+                (*c, s.active, rate, s.attrs.iter().copied().collect())
+            })
+            .collect();
+        let mut subs = Vec::new();
+        for (ic, active) in &lf.decl.subscribed_interactions {
+            // HLAinteractionSubscription: {HLAhandle, HLAboolean}, each field aligned.
+            let mut e = crate::encoding::Encoder::new();
+            e.put(&OpaqueData(ic.encode().to_vec()));
+            e.put(active);
+            subs.push(e.into_bytes());
+        }
+        let n = enc(i32::try_from(objects.len()).unwrap_or(i32::MAX));
+        for (c, active, rate, attrs) in objects {
+            self.mom_report(
+                f,
+                Some(f),
+                "HLAfederate.HLAreport.HLAreportObjectClassSubscription",
+                &[
+                    ("HLAnumberOfClasses", n.clone()),
+                    ("HLAobjectClass", handle_value(&c.encode())),
+                    ("HLAactive", enc(active)),
+                    ("HLAmaxUpdateRate", enc(rate)),
+                    (
+                        "HLAattributeList",
+                        handle_list(attrs.iter().map(|a| a.encode().to_vec())),
+                    ),
+                ],
+            );
+        }
+        // HLAinteractionSubList: a variable array of those records (boundary 4).
+        let mut e = crate::encoding::Encoder::new();
+        e.write_count(subs.len());
+        for s in subs {
+            e.align(4);
+            e.write_bytes(&s);
+        }
+        self.mom_report(
+            f,
+            Some(f),
+            "HLAfederate.HLAreport.HLAreportInteractionSubscription",
+            &[("HLAinteractionClassList", e.into_bytes())],
+        );
+    }
+
+    fn mom_report_can_be_deleted(&mut self, f: FederateHandle) {
+        let mut per: BTreeMap<ObjectClassHandle, i32> = BTreeMap::new();
+        for i in self.objects.values() {
+            if self.privilege_holder(i) == Some(f) {
+                *per.entry(i.class).or_default() += 1;
+            }
+        }
+        // HLAobjectClassBasedCounts: records {HLAhandle class, HLAcount}.
+        let mut e = crate::encoding::Encoder::new();
+        e.write_count(per.len());
+        for (c, n) in per {
+            e.align(4);
+            e.put(&OpaqueData(c.encode().to_vec()));
+            e.put(&n);
+        }
+        self.mom_report(
+            f,
+            Some(f),
+            "HLAfederate.HLAreport.HLAreportObjectInstancesThatCanBeDeleted",
+            &[("HLAobjectInstanceCounts", e.into_bytes())],
+        );
+    }
+
+    /// `HLAservice.HLAresignFederationExecution`: the target federate resigns with `action`
+    /// (its application is told `connection_lost`-free: its next call fails with
+    /// `FederateNotExecutionMember`).
+    fn mom_resign(&mut self, f: FederateHandle, action: ResignAction) {
+        match self.resign(f, action) {
+            Ok(_) => {}
+            Err(e) => tracing::debug!(federation = %self.name, %f, "MOM resign refused: {e}"),
+        }
+    }
+
+    /// A federate was lost: the voice reports `HLAreportFederateLost`.
+    pub(crate) fn mom_federate_lost(&mut self, h: FederateHandle) {
+        let name = self.mom.names.remove(&h).unwrap_or_default();
+        let Some((voice, node)) = self.mom_voice() else {
+            return;
+        };
+        if node != self.me {
+            return;
+        }
+        self.mom_report(
+            voice,
+            Some(h),
+            "HLAfederate.HLAreport.HLAreportFederateLost",
+            &[
+                ("HLAfederateName", enc(name)),
+                ("HLAtimeStamp", OpaqueData(Vec::new()).encode()),
+                (
+                    "HLAfaultDescription",
+                    enc("its LRC was lost (no heartbeat or connection)".to_string()),
+                ),
+            ],
+        );
+    }
+}
+
+/// HLAresignAction's values (1–6).
+fn resign_action(v: i32) -> Option<ResignAction> {
+    Some(match v {
+        1 => ResignAction::UnconditionallyDivestAttributes,
+        2 => ResignAction::DeleteObjects,
+        3 => ResignAction::CancelPendingOwnershipAcquisitions,
+        4 => ResignAction::DeleteObjectsThenDivest,
+        5 => ResignAction::CancelThenDeleteThenDivest,
+        6 => ResignAction::NoAction,
+        _ => return None,
+    })
+}
+
+impl FederationCore {
+    /// Whether `class` is one of the MOM's `HLAreport` interactions (sent by the RTI).
+    pub(crate) fn mom_is_report(&self, class: InteractionClassHandle) -> bool {
+        self.mom
+            .handles
+            .as_ref()
+            .and_then(|m| m.interaction_names.get(&class))
+            .is_some_and(|n| n.contains(".HLAreport."))
+    }
+
+    /// Counts a data callback for local federate `f`'s `HLAfederate` counters.
+    pub(crate) fn mom_note_delivered(&mut self, f: FederateHandle, cb: &super::Callback) {
+        use super::Callback as C;
+        let c = self.mom.counters.entry(f).or_default();
+        match cb {
+            C::ReflectAttributeValues { object, .. } => {
+                c.reflections_received = c.reflections_received.saturating_add(1);
+                c.reflected.insert(*object);
+            }
+            C::ReceiveInteraction { .. } => {
+                c.interactions_received = c.interactions_received.saturating_add(1);
+            }
+            C::DiscoverObjectInstance { .. } => c.discovered = c.discovered.saturating_add(1),
+            C::RemoveObjectInstance { .. } => c.removed = c.removed.saturating_add(1),
+            _ => {}
+        }
+    }
+}
