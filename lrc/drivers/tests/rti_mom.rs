@@ -364,3 +364,90 @@ fn a_monitor_discovers_every_federate_through_the_mom_and_sees_it_leave() {
         }
     }
 }
+
+/// `hlamesh mom FEDERATION --json`: federates, their time state and publications from the MOM
+/// alone, in a process of its own.
+#[test]
+fn hlamesh_mom_lists_federates_time_state_and_publications() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("momcli{}", std::process::id());
+    let (mut a, ha) = shell(&lab, 1, &ports, &fed, "A");
+    let (mut b, hb) = shell(&lab, 2, &ports, &fed, "B");
+    ok(&mut a, "regulate 1.5");
+    next_event(&mut a, "regulating");
+    ok(&mut b, "publish Employee PayRate");
+    ok(&mut b, "publish-interaction CustomerTransactions");
+    let config = std::env::temp_dir().join(format!("hlamesh-mom-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        format!(
+            "multicast_ttl = {}\n[security]\nmode = \"development\"\n\
+             secret = \"hlamesh-development\"\nallow_non_loopback = {}\n",
+            lab.ttl(),
+            !lab.addr(3).is_loopback()
+        ),
+    )
+    .unwrap();
+    let out = lab
+        .command(3, &common::hlamesh().to_string_lossy())
+        .args([
+            "mom",
+            &fed,
+            "--json",
+            "--wait-ms",
+            "1500",
+            "--name",
+            "monitor",
+        ])
+        .arg("--config")
+        .arg(&config)
+        .args(["--interface", &lab.addr(3).to_string()])
+        .args(["--discovery-port", &ports.discovery.to_string()])
+        .args(["--data-port", &ports.data.to_string()])
+        .args(["--discovery-group", &ports.group.to_string()])
+        .output()
+        .expect("run hlamesh mom");
+    let _ = std::fs::remove_file(&config);
+    assert!(
+        out.status.success(),
+        "hlamesh mom failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let r: serde_json::Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("mom --json is not one JSON object ({e}): {text}"));
+    assert_eq!(r["federation"], fed.as_str());
+    assert_eq!(r["time_implementation"], "HLAfloat64Time");
+    let feds = r["federates"].as_array().unwrap();
+    let by = |n: &str| {
+        feds.iter()
+            .find(|f| f["name"] == n)
+            .unwrap_or_else(|| panic!("{n} listed: {r}"))
+    };
+    let (fa, fb) = (by("A"), by("B"));
+    by("monitor");
+    assert_eq!(feds.len(), 3, "{r}");
+    assert_eq!(fa["handle"], ha);
+    assert_eq!(fa["regulating"], true);
+    assert_eq!(fa["constrained"], false);
+    assert_eq!(fa["lookahead"], "1.5");
+    assert_eq!(fa["time"], "0");
+    assert_eq!(fa["state"], 1);
+    assert_eq!(fb["handle"], hb);
+    assert_eq!(fb["regulating"], false);
+    let pubs = fb["publishes"].as_object().unwrap();
+    let (class, attrs) = pubs
+        .iter()
+        .next()
+        .unwrap_or_else(|| panic!("B publishes: {r}"));
+    assert!(class.ends_with("Employee"), "{class}");
+    assert_eq!(attrs, &serde_json::json!(["PayRate"]));
+    let sends = fb["sends"].as_array().unwrap();
+    assert_eq!(sends.len(), 1, "{r}");
+    assert!(
+        sends[0].as_str().unwrap().ends_with("CustomerTransactions"),
+        "{r}"
+    );
+}

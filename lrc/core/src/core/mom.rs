@@ -1256,4 +1256,139 @@ mod tests {
             Some(vec![0, 0, 0, 0])
         );
     }
+
+    #[test]
+    fn request_subscriptions_and_deletable_counts_are_reported_in_the_mims_records() {
+        let mut one = One::new();
+        let a = one.join("A");
+        let m = one.join("M");
+        let fdd = one.core.fdd_ref().expect("fdd");
+        let track = fdd.object_class_handle("Track").expect("Track");
+        let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+        one.core
+            .subscribe_object_class_attributes(a, track, &[seq], false)
+            .expect("subscribe");
+        one.core
+            .publish_object_class_attributes(a, track, &[seq])
+            .expect("publish");
+        let o1 = one
+            .core
+            .register_object_instance(a, track, None)
+            .expect("register");
+        let _o2 = one
+            .core
+            .register_object_instance(a, track, None)
+            .expect("register");
+        one.drain();
+        let h = one.handles();
+        let subs = h.interactions["HLAfederate.HLAreport.HLAreportObjectClassSubscription"];
+        let isubs = h.interactions["HLAfederate.HLAreport.HLAreportInteractionSubscription"];
+        let counts =
+            h.interactions["HLAfederate.HLAreport.HLAreportObjectInstancesThatCanBeDeleted"];
+        for ic in [subs, isubs, counts] {
+            one.core
+                .subscribe_interaction_class(m, ic, true)
+                .expect("subscribe");
+        }
+        one.got.clear();
+        one.send_mom(m, "HLAfederate.HLArequest.HLArequestSubscriptions", a, &[]);
+        one.send_mom(
+            m,
+            "HLAfederate.HLArequest.HLArequestObjectInstancesThatCanBeDeleted",
+            a,
+            &[],
+        );
+        let got: BTreeMap<InteractionClassHandle, Vec<(ParameterHandle, Vec<u8>)>> = one
+            .got
+            .iter()
+            .filter_map(|(f, cb)| match cb {
+                Callback::ReceiveInteraction { class, params, .. } if *f == m => {
+                    Some((*class, params.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let p = |c: InteractionClassHandle, n: &str| {
+            let ph = fdd.parameter_handle(c, n).expect("parameter");
+            got[&c]
+                .iter()
+                .find(|(x, _)| *x == ph)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(
+            p(subs, "HLAobjectClass"),
+            Some(handle_value(&track.encode()))
+        );
+        assert_eq!(p(subs, "HLAactive"), Some(false.encode()), "passive");
+        assert_eq!(p(subs, "HLAmaxUpdateRate"), Some(String::new().encode()));
+        assert_eq!(p(subs, "HLAnumberOfClasses"), Some(1i32.encode()));
+        assert_eq!(p(isubs, "HLAinteractionClassList"), Some(vec![0, 0, 0, 0]));
+        // HLAobjectClassBasedCounts: one record {HLAhandle Track, HLAcount 2}.
+        let mut want = vec![0, 0, 0, 1];
+        want.extend(handle_value(&track.encode()));
+        want.extend(2i32.to_be_bytes());
+        assert_eq!(p(counts, "HLAobjectInstanceCounts"), Some(want));
+        // The counters agree.
+        let values = one.core.mom_federate_values(a, None);
+        let at = one.attr("HLAobjectInstancesRegistered");
+        assert_eq!(
+            values
+                .iter()
+                .find(|(x, _)| *x == at)
+                .map(|(_, v)| v.clone()),
+            Some(2i32.encode())
+        );
+        let at = one.attr("HLAobjectInstancesThatCanBeDeleted");
+        assert_eq!(
+            values
+                .iter()
+                .find(|(x, _)| *x == at)
+                .map(|(_, v)| v.clone()),
+            Some(2i32.encode())
+        );
+        let _ = o1;
+    }
+
+    #[test]
+    fn the_federation_instance_names_the_federation_its_federates_and_time_implementation() {
+        let mut one = One::new();
+        let a = one.join("A");
+        let m = one.join("M");
+        let h = one.handles();
+        let attrs: Vec<AttributeHandle> = h.federation_attrs.values().copied().collect();
+        assert_eq!(
+            attrs.len(),
+            13,
+            "the MIM's 12 attributes and HLAprivilegeToDeleteObject"
+        );
+        one.core
+            .subscribe_object_class_attributes(m, h.federation, &attrs, true)
+            .expect("subscribe");
+        one.drain();
+        assert!(one.got.iter().any(|(f, cb)| *f == m
+            && matches!(cb, Callback::DiscoverObjectInstance { object, name, .. }
+                if *object == federation_instance() && name == FEDERATION_INSTANCE_NAME)));
+        one.core
+            .request_attribute_value_update(m, Some(federation_instance()), None, attrs, Vec::new())
+            .expect("request");
+        one.drain();
+        let o = federation_instance();
+        let v = |one: &One, n: &str| one.reflected(m, o, h.federation_attrs[n]);
+        assert_eq!(v(&one, "HLAfederationName"), Some(unicode("F")));
+        assert_eq!(
+            v(&one, "HLAfederatesInFederation"),
+            Some(handle_list([a.encode().to_vec(), m.encode().to_vec()]))
+        );
+        assert_eq!(
+            v(&one, "HLAtimeImplementationName"),
+            Some(unicode("HLAfloat64Time"))
+        );
+        assert_eq!(v(&one, "HLAMIMdesignator"), Some(unicode(MIM_DESIGNATOR)));
+        assert_eq!(v(&one, "HLAlastSaveName"), Some(unicode("")));
+        assert_eq!(
+            v(&one, "HLAlastSaveTime"),
+            Some(vec![0, 0, 0, 0]),
+            "no save: empty"
+        );
+    }
 }
