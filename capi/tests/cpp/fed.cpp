@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -219,6 +220,7 @@ public:
    // The MOM: the subscriber's own HLAfederate instance, owned by the RTI.
    bool momDiscovered = false, momOwnedByRti = false;
    ObjectInstanceHandle momObject;
+   std::set<ObjectInstanceHandle> momObjects; // every MOM instance discovered
 
    // Waits (bounded) until `done` holds; evokes callbacks meanwhile in the evoked model.
    void
@@ -291,6 +293,7 @@ public:
       {
          say("discover mom class=" + cls + " name=" + narrow(name));
          std::lock_guard<std::mutex> g(m);
+         momObjects.insert(theObject);
          if (name == L"HLAfederate." + widen(role))
          {
             momDiscovered = true;
@@ -311,10 +314,16 @@ public:
    }
 
    void
-   reflectAttributeValues (ObjectInstanceHandle, AttributeHandleValueMap const & values,
+   reflectAttributeValues (ObjectInstanceHandle theObject, AttributeHandleValueMap const & values,
                            VariableLengthData const & tag, OrderType sent, TransportationType,
                            SupplementalReflectInfo) override
    {
+      {
+         // The MOM's values (its instances are watched for discovery and ownership only).
+         std::lock_guard<std::mutex> g(m);
+         if (momObjects.count(theObject) == 1)
+            return;
+      }
       if (role == "oa")
       {
          if (values.count(h.position) == 1 && bytesOf(values.at(h.position)) == text("mine now"))
@@ -438,6 +447,12 @@ public:
    {
       if (role != "sub")
          return;
+      {
+         // A MOM instance goes when its federate resigns (the publisher's, here).
+         std::lock_guard<std::mutex> g(m);
+         if (momObjects.count(o) == 1)
+            return;
+      }
       if (bytesOf(tag) != text("bye"))
          fail("remove: tag differs");
       if (!(o == seen))
