@@ -220,7 +220,7 @@ fn a_monitor_discovers_every_federate_through_the_mom_and_sees_it_leave() {
         })
     });
     assert_eq!(fv[&of][&fattrs["HLAfederationName"]], unicode(&fed));
-    let mut list = vec![ha, hb, hc];
+    let mut list = [ha, hb, hc];
     list.sort();
     let expect = format!(
         "{:08x}{}",

@@ -7,7 +7,7 @@
 //! There is no server, so each MOM instance has one LRC that maintains it:
 //!
 //! - **`HLAobjectRoot.HLAmanager.HLAfederate`**: the LRC of the federate it describes. When a
-//!   local federate's join is applied ([`FederationCore::mom_on_joined`]), its LRC registers the
+//!   local federate's join is applied (`FederationCore::mom_on_joined`), its LRC registers the
 //!   instance in its own data stream with an ordinary [`DataMsg::Register`], so it travels the
 //!   way every instance does: multicast to the LRCs present, in state transfer (the snapshot of
 //!   the instances registered through an LRC's stream) to late joiners. Its handle is
@@ -16,7 +16,7 @@
 //!   begin with `HLA` are the RTI's, so no federate can take it). Updates are ordinary
 //!   [`DataMsg::Update`]s of that LRC's stream, in receive order, with the federate as
 //!   producer. When the federate resigns or is lost, every LRC removes the instance itself
-//!   where it applies the resignation ([`FederationCore::apply_resign`], after the resigner's
+//!   where it applies the resignation (`FederationCore::apply_resign`, after the resigner's
 //!   last data): a lost LRC cannot send a delete, and no message is needed.
 //! - **`HLAobjectRoot.HLAmanager.HLAfederation`**: one instance, handle `(0, 0)`
 //!   ([`federation_instance`]; federate handle 0 is never assigned) named `HLAfederation`. Every
@@ -55,8 +55,17 @@
 //! `HLAreportObjectClassSubscription` per class and `HLAreportInteractionSubscription`),
 //! `HLArequestObjectInstancesThatCanBeDeleted`, `HLAsetTiming`, `HLAservice
 //! .HLAresignFederationExecution`; the voice sends `HLAreportFederateLost` when a federate is
-//! lost. Reports are sent by the target federate's LRC with the target as producer (a federate
-//! does not receive the reports about itself). Parameters are encoded with the MIM's datatypes.
+//! lost. Reports are sent by the target federate's LRC with the target as producer (the voice
+//! for federation-level ones); being the RTI's, they reach a subscribed producer too. Parameters
+//! are encoded with the MIM's datatypes.
+//!
+//! # Known gaps
+//!
+//! `HLAtimeGrantedTime` and `HLAtimeAdvancingTime` are sent as 0 and `HLAROlength` as 0;
+//! `HLAFOMmoduleDesignatorList` of a federate lists the federation's modules; the counters of
+//! a federate are not saved (a restore starts them again). A federate resigned by
+//! `HLAresignFederationExecution` is not told (its next call fails with
+//! `FederateNotExecutionMember`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -831,7 +840,7 @@ impl FederationCore {
     }
 
     /// `HLAservice.HLAresignFederationExecution`: the target federate resigns with `action`
-    /// (its application is told `connection_lost`-free: its next call fails with
+    /// (its application is not called back: its next call fails with
     /// `FederateNotExecutionMember`).
     fn mom_resign(&mut self, f: FederateHandle, action: ResignAction) {
         match self.resign(f, action) {
@@ -915,6 +924,8 @@ mod tests {
     use hlamesh_timesync::{DynInterval, HLAfloat64Interval};
 
     const FOM: &str = include_str!("../../../../foms/UpdateRates.xml");
+
+    type Params = Vec<(ParameterHandle, Vec<u8>)>;
 
     /// One LRC (the coordinator) and the callbacks its federates got.
     struct One {
@@ -1218,7 +1229,7 @@ mod tests {
             .subscribe_interaction_class(m, interactions, true)
             .expect("subscribe");
         one.send_mom(m, "HLAfederate.HLArequest.HLArequestPublications", a, &[]);
-        let got: Vec<(InteractionClassHandle, Vec<(ParameterHandle, Vec<u8>)>)> = one
+        let got: Vec<(InteractionClassHandle, Params)> = one
             .got
             .iter()
             .filter_map(|(f, cb)| match cb {
@@ -1298,7 +1309,7 @@ mod tests {
             a,
             &[],
         );
-        let got: BTreeMap<InteractionClassHandle, Vec<(ParameterHandle, Vec<u8>)>> = one
+        let got: BTreeMap<InteractionClassHandle, Params> = one
             .got
             .iter()
             .filter_map(|(f, cb)| match cb {

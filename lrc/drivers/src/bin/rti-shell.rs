@@ -103,7 +103,7 @@ fn hex(v: &[u8]) -> String {
 
 fn unhex(s: &str) -> Result<Vec<u8>, RtiError> {
     let bad = || RtiError::RtiInternalError(format!("bad hex {s:?}"));
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(bad());
     }
     (0..s.len())
