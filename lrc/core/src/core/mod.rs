@@ -880,6 +880,8 @@ impl FederationCore {
         if callback.is_data() {
             self.note_delivered(federate, &callback);
             self.mom_note_delivered(federate, &callback);
+        } else if matches!(callback, Callback::TimeAdvanceGrant(_)) {
+            self.mom_time_state(federate, false);
         }
         // A federate saving its own state gets no new data until the save ends: what arrives
         // meanwhile is part of the saved state (undelivered) and is delivered afterwards. Time

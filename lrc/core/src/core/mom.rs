@@ -61,7 +61,7 @@
 //!
 //! # Known gaps
 //!
-//! `HLAtimeGrantedTime` and `HLAtimeAdvancingTime` are sent as 0 and `HLAROlength` as 0;
+//! `HLAROlength` is sent as 0;
 //! `HLAFOMmoduleDesignatorList` of a federate lists the federation's modules; the counters of
 //! a federate are not saved (a restore starts them again). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
@@ -232,6 +232,52 @@ pub struct MomState {
     pub(crate) names: BTreeMap<FederateHandle, String>,
     /// The last federation save that succeeded: label and save time.
     pub(crate) last_save: Option<(String, Option<super::time::Time>)>,
+    /// Wall time each local federate spent granted and advancing (see [`TimeInStates`]).
+    pub(crate) time_in_states: BTreeMap<FederateHandle, TimeInStates>,
+}
+
+/// How long a local federate has been in the Time Granted and Time Advancing states (µs of
+/// the shell's clock; `HLAtimeGrantedTime` / `HLAtimeAdvancingTime` in ms). A federate is
+/// granted from its join until its first advance request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeInStates {
+    /// In the Time Advancing state now.
+    pub advancing: bool,
+    /// Since when (µs).
+    pub since: u64,
+    /// Granted time accumulated before `since` (µs).
+    pub granted_us: u64,
+    /// Advancing time accumulated before `since` (µs).
+    pub advancing_us: u64,
+}
+
+impl TimeInStates {
+    /// Records a change to `advancing` at `now` (no change: nothing).
+    pub fn enter(&mut self, advancing: bool, now: u64) {
+        if advancing == self.advancing {
+            return;
+        }
+        let spent = now.saturating_sub(self.since);
+        if self.advancing {
+            self.advancing_us = self.advancing_us.saturating_add(spent);
+        } else {
+            self.granted_us = self.granted_us.saturating_add(spent);
+        }
+        self.advancing = advancing;
+        self.since = now;
+    }
+
+    /// (granted, advancing) up to `now`, milliseconds (HLAmsec saturates at `i32::MAX`).
+    pub fn millis(&self, now: u64) -> (i32, i32) {
+        let spent = now.saturating_sub(self.since);
+        let (g, a) = if self.advancing {
+            (self.granted_us, self.advancing_us.saturating_add(spent))
+        } else {
+            (self.granted_us.saturating_add(spent), self.advancing_us)
+        };
+        let ms = |us: u64| i32::try_from(us / 1000).unwrap_or(i32::MAX);
+        (ms(g), ms(a))
+    }
 }
 
 fn enc<T: DataElement>(v: T) -> Vec<u8> {
@@ -304,6 +350,13 @@ impl FederationCore {
                 },
             );
         }
+        self.mom.time_in_states.insert(
+            h,
+            TimeInStates {
+                since: self.now,
+                ..TimeInStates::default()
+            },
+        );
         let object = federate_instance(h);
         if self.objects.contains_key(&object) {
             return;
@@ -344,6 +397,7 @@ impl FederationCore {
     pub(crate) fn mom_on_resigned(&mut self, h: FederateHandle) {
         self.mom.counters.remove(&h);
         self.mom.timing.remove(&h);
+        self.mom.time_in_states.remove(&h);
         let o = federate_instance(h);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
@@ -404,6 +458,11 @@ impl FederationCore {
             .filter(|i| self.privilege_holder(i) == Some(f))
             .count();
         let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
+        let (granted_ms, advancing_ms) = self
+            .mom
+            .time_in_states
+            .get(&f)
+            .map_or((0, 0), |t| t.millis(self.now));
         let count = |n: usize| -> Vec<u8> { enc(i32::try_from(n).unwrap_or(i32::MAX)) };
         let mut out = Vec::new();
         for (attr, h) in &m.federate_attrs {
@@ -444,7 +503,8 @@ impl FederationCore {
                 "HLAobjectInstancesRemoved" => enc(c.removed as i32),
                 "HLAobjectInstancesRegistered" => enc(c.registered as i32),
                 "HLAobjectInstancesDiscovered" => enc(c.discovered as i32),
-                "HLAtimeGrantedTime" | "HLAtimeAdvancingTime" => enc(0i32),
+                "HLAtimeGrantedTime" => enc(granted_ms),
+                "HLAtimeAdvancingTime" => enc(advancing_ms),
                 "HLAconveyRegionDesignatorSets" => enc(switch("conveyRegionDesignatorSets", false)),
                 "HLAconveyProducingFederate" => enc(switch("conveyProducingFederate", true)),
                 _ => continue,
@@ -895,6 +955,14 @@ impl FederationCore {
             .as_ref()
             .and_then(|m| m.interaction_names.get(&class))
             .is_some_and(|n| n.contains(".HLAreport."))
+    }
+
+    /// Local federate `f`'s time state is (now) advancing or granted.
+    pub(crate) fn mom_time_state(&mut self, f: FederateHandle, advancing: bool) {
+        let now = self.now;
+        if let Some(t) = self.mom.time_in_states.get_mut(&f) {
+            t.enter(advancing, now);
+        }
     }
 
     /// Counts a data callback for local federate `f`'s `HLAfederate` counters.
@@ -1401,5 +1469,43 @@ mod tests {
             Some(vec![0, 0, 0, 0]),
             "no save: empty"
         );
+    }
+
+    #[test]
+    fn time_in_the_granted_and_advancing_states_adds_up() {
+        let mut t = TimeInStates {
+            since: 1_000_000,
+            ..TimeInStates::default()
+        };
+        assert_eq!(t.millis(3_500_000), (2_500, 0), "granted since the join");
+        t.enter(true, 4_000_000);
+        t.enter(true, 4_500_000); // no change
+        assert_eq!(t.millis(4_750_000), (3_000, 750));
+        t.enter(false, 5_000_000);
+        assert_eq!(t.millis(6_000_000), (4_000, 1_000));
+    }
+
+    #[test]
+    fn an_advance_request_and_its_grant_move_the_federates_time_between_the_states() {
+        let mut one = One::new();
+        let a = one.join("A");
+        one.core.set_clock(2_000_000);
+        let t = hlamesh_timesync::DynTime::Float(
+            hlamesh_timesync::HLAfloat64Time::new(5.0).expect("time"),
+        );
+        one.core
+            .time_change(a, "timeAdvanceRequest", |m| m.time_advance_request(t))
+            .expect("TAR");
+        one.drain();
+        assert!(
+            one.got
+                .iter()
+                .any(|(f, cb)| *f == a && matches!(cb, Callback::TimeAdvanceGrant(_))),
+            "granted at once (not regulated by anyone)"
+        );
+        one.core.set_clock(3_000_000);
+        let granted = one.attr("HLAtimeGrantedTime");
+        let values = one.core.mom_federate_values(a, Some(&[granted]));
+        assert_eq!(values, vec![(granted, 3_000i32.encode())]);
     }
 }
