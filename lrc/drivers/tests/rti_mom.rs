@@ -343,8 +343,24 @@ fn a_monitor_discovers_every_federate_through_the_mom_and_sees_it_leave() {
             break;
         }
     }
-    let l = cmd(&mut d, "publish Employee PayRate");
+    // D's LRC applies the resignation when the coordinator's decision reaches it, which may be
+    // after C's did: D gets no callback, so its calls are polled (at most 100, 20 ms apart).
+    let mut l = serde_json::Value::Null;
+    for _ in 0..100 {
+        l = cmd(&mut d, "publish Employee PayRate");
+        if l["event"] == "failed" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(l["event"], "failed", "D was resigned: {l}");
+    assert!(
+        l["error"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("FederateNotExecutionMember"),
+        "{l}"
+    );
 
     // B is killed: the federation's voice reports it lost.
     let (lost, lost_params) = handles(&mut c, &format!("param-handles {FEDERATE_LOST}"), "params");
@@ -450,4 +466,64 @@ fn hlamesh_mom_lists_federates_time_state_and_publications() {
         sends[0].as_str().unwrap().ends_with("CustomerTransactions"),
         "{r}"
     );
+}
+
+/// The values follow what the federates did: counts after N updates and a registration, the
+/// logical time after a grant, the federation's last save name after a save.
+#[test]
+fn mom_values_follow_updates_grants_and_saves() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let fed = format!("momvals{}", std::process::id());
+    let dir = common::temp_dir::TempDir::new("momsave");
+    let env = [("HLAMESH_SAVE_DIR", dir.0.to_str().unwrap())];
+    let (mut a, _) = common::shell::shell_env(&lab, 1, &ports, &fed, "A", &env);
+    let (mut c, _) = common::shell::shell_env(&lab, 2, &ports, &fed, "C", &env);
+    ok(&mut a, "publish Employee PayRate");
+    ok(&mut a, "register-object Employee");
+    let o = next_event(&mut a, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    for n in 1..=5 {
+        ok(&mut a, &format!("update {o} PayRate {n}"));
+    }
+    ok(&mut a, "tar 3");
+    common::shell::until(&mut a, "grant", "3");
+    ok(&mut c, "save mom-save");
+    for s in [&mut a, &mut c] {
+        common::shell::until(s, "initiate_save", "mom-save");
+        ok(s, "save-begun");
+        ok(s, "save-complete");
+    }
+    for s in [&mut a, &mut c] {
+        next_event(s, "saved");
+    }
+
+    let (_, attrs) = handles(&mut c, &format!("attr-handles {FEDERATE}"), "attrs");
+    let watched = "HLAfederateName,HLAupdatesSent,HLAobjectInstancesRegistered,\
+                   HLAobjectInstancesUpdated,HLAlogicalTime,HLAtimeManagerState";
+    ok(&mut c, &format!("subscribe {FEDERATE} {watched}"));
+    let oa = discover_all(&mut c, &["HLAfederate.A"])["HLAfederate.A"];
+    ok(&mut c, &format!("request-class {FEDERATE} {watched}"));
+    let seen = reflect_until(&mut c, |s| {
+        s.get(&oa)
+            .is_some_and(|v| watched.split(',').all(|n| v.contains_key(&attrs[n])))
+    });
+    let v = &seen[&oa];
+    assert_eq!(v[&attrs["HLAupdatesSent"]], "00000005", "five updates");
+    assert_eq!(v[&attrs["HLAobjectInstancesRegistered"]], "00000001");
+    assert_eq!(v[&attrs["HLAobjectInstancesUpdated"]], "00000001");
+    assert_eq!(v[&attrs["HLAlogicalTime"]], float_time(3.0), "granted 3");
+    assert_eq!(v[&attrs["HLAtimeManagerState"]], "00000000", "TimeGranted");
+
+    let (_, fattrs) = handles(&mut c, &format!("attr-handles {FEDERATION}"), "attrs");
+    ok(&mut c, &format!("subscribe {FEDERATION} HLAlastSaveName"));
+    let of = discover_all(&mut c, &["HLAfederation"])["HLAfederation"];
+    ok(
+        &mut c,
+        &format!("request-class {FEDERATION} HLAlastSaveName"),
+    );
+    let fv = reflect_until(&mut c, |s| s.get(&of).is_some());
+    assert_eq!(fv[&of][&fattrs["HLAlastSaveName"]], unicode("mom-save"));
 }

@@ -911,7 +911,18 @@ impl FederationCore {
 
     /// A federate was lost: the voice reports `HLAreportFederateLost`.
     pub(crate) fn mom_federate_lost(&mut self, h: FederateHandle) {
-        let name = self.mom.names.remove(&h).unwrap_or_default();
+        // Its name from its join, else (a log folded before this LRC came) from its instance,
+        // which goes only when the loss is applied after its last data.
+        let name = self
+            .mom
+            .names
+            .remove(&h)
+            .or_else(|| {
+                self.objects
+                    .get(&federate_instance(h))
+                    .and_then(|i| i.name.strip_prefix("HLAfederate.").map(str::to_string))
+            })
+            .unwrap_or_default();
         let Some((voice, node)) = self.mom_voice() else {
             return;
         };
