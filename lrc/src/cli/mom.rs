@@ -521,3 +521,70 @@ impl MomReport {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_each_federates_time_state_and_publications() {
+        let r = MomReport {
+            federation: "Demo".into(),
+            time_implementation: "HLAfloat64Time".into(),
+            last_save: "t50".into(),
+            federates: vec![FederateView {
+                handle: Some(2),
+                name: "car-1".into(),
+                federate_type: "car".into(),
+                host: "lab-1".into(),
+                state: Some(1),
+                regulating: Some(true),
+                constrained: Some(false),
+                advancing: Some(true),
+                time: Some("4.5".into()),
+                lookahead: Some("0.5".into()),
+                galt: None,
+                updates_sent: Some(7),
+                reflections_received: Some(0),
+                publishes: [(
+                    "HLAobjectRoot.Car".to_string(),
+                    vec!["Position".to_string()],
+                )]
+                .into_iter()
+                .collect(),
+                sends: vec!["HLAinteractionRoot.Refuel".into()],
+            }],
+        };
+        let t = r.to_text();
+        assert!(
+            t.starts_with(
+                "federation Demo (HLAfloat64Time), 1 federate(s) (from the MOM), last save t50\n"
+            ),
+            "{t}"
+        );
+        let row = t.lines().nth(2).unwrap_or_default();
+        for cell in [
+            "2",
+            "car-1",
+            "car",
+            "active",
+            "yes",
+            "no",
+            "advancing",
+            "4.5",
+            "0.5",
+            "-",
+        ] {
+            assert!(
+                row.split_whitespace().any(|w| w == cell),
+                "{cell} in {row:?}"
+            );
+        }
+        assert!(
+            t.contains("host lab-1, updates sent 7, reflections received 0"),
+            "{t}"
+        );
+        assert!(t.contains("publishes HLAobjectRoot.Car (Position)"), "{t}");
+        assert!(t.contains("sends HLAinteractionRoot.Refuel"), "{t}");
+    }
+}

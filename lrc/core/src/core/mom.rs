@@ -41,7 +41,8 @@
 //!
 //! # When values are sent
 //!
-//! Nothing is sent for MOM while nobody asks: a registration per join, then updates only
+//! Nothing is sent for MOM while nobody asks: a registration and one update with the identity
+//! and initial state per join (two reliable messages of the joiner's LRC), then updates only
 //! - on `request_attribute_value_update` of a MOM instance or class (the maintainer answers
 //!   with the current values of the requested attributes),
 //! - periodically once `HLAmanager.HLAfederate.HLAadjust.HLAsetTiming` set a report period for a
