@@ -327,6 +327,33 @@ fn a_monitor_discovers_every_federate_through_the_mom_and_sees_it_leave() {
         }
     }
 
+    // A's LRC coordinated and left with it: the next coordinator's voice answers for the
+    // federation's instance, under the same handle, without A. (The voice may apply A's
+    // resignation after C did: asked again until it has, at most 50 times.)
+    let mut rest = [hb, hc, hd];
+    rest.sort();
+    let expect = format!(
+        "{:08x}{}",
+        rest.len(),
+        rest.iter().map(|h| handle(*h)).collect::<String>()
+    );
+    let members = fattrs["HLAfederatesInFederation"];
+    let mut got = String::new();
+    for _ in 0..50 {
+        ok(
+            &mut c,
+            &format!("request-class {FEDERATION} HLAfederatesInFederation"),
+        );
+        got = reflect_until(&mut c, |s| {
+            s.get(&of).is_some_and(|v| v.contains_key(&members))
+        })[&of][&members]
+            .clone();
+        if got == expect {
+            break;
+        }
+    }
+    assert_eq!(got, expect, "the federation's instance after the takeover");
+
     // HLAservice resign: D is resigned by C's request.
     ok(&mut c, &format!("publish-interaction {RESIGN}"));
     ok(
