@@ -128,6 +128,9 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
     for expected in [
         "ok reportFederationExecutions",
         "ok getUpdateRateValue",
+        // The MOM through the C++ API (`hlamesh_core::core::mom`).
+        "discover mom class=HLAobjectRoot.HLAmanager.HLAfederate name=HLAfederate.sub",
+        "ok attributeIsOwnedByRTI",
         "discover class=HLAobjectRoot.Vehicle",
         "reflect ok bytes=300",
         "ok CallNotAllowedFromWithinCallback",

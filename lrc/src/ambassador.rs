@@ -443,6 +443,9 @@ pub(crate) fn dispatch_to(a: &mut dyn FederateAmbassador, d: Delivery) {
                 a.attribute_is_not_owned(object, attr)
             }
             Callback::RequestRetraction(h) => a.request_retraction(h),
+            Callback::AttributeIsOwnedByRti { object, attr } => {
+                a.attribute_is_owned_by_rti(object, attr)
+            }
         },
     }
 }

@@ -502,6 +502,7 @@ impl Lrc {
         }
         let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
         core.set_time_kind(time_kind);
+        core.set_mom_host(&host_name());
         // The channel opens under the LRC's lock: from the moment it opens, this node's beacons
         // announce the federation and its transport hands out the key, so a joiner's request
         // can arrive at once — and a control message for a federation with no core here is
@@ -597,6 +598,7 @@ impl Lrc {
             })?;
         let mut core = FederationCore::joining(name, self.node_id().0, self.now(), members);
         core.set_stream_numbering(numbering(&channel));
+        core.set_mom_host(&host_name());
         let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
         let ch_members = channel.members();
@@ -1209,4 +1211,15 @@ fn pump(weak: std::sync::Weak<Shared>) {
             Ordering::SeqCst,
         );
     }
+}
+
+/// This machine's host name, for the MOM's `HLAfederateHost` (the kernel's, else `$HOSTNAME`,
+/// else `localhost`).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string())
 }

@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -216,6 +217,10 @@ public:
    std::vector<std::pair<std::wstring, std::wstring>> executions;
    // Save and restore (roles sa, sb).
    bool saved = false, restored = false, restoreRequested = false;
+   // The MOM: the subscriber's own HLAfederate instance, owned by the RTI.
+   bool momDiscovered = false, momOwnedByRti = false;
+   ObjectInstanceHandle momObject;
+   std::set<ObjectInstanceHandle> momObjects; // every MOM instance discovered
 
    // Waits (bounded) until `done` holds; evokes callbacks meanwhile in the evoked model.
    void
@@ -236,6 +241,18 @@ public:
          if (Clock::now() > end)
             fail(std::string("timed out waiting for ") + what);
       }
+   }
+
+   void
+   attributeIsOwnedByRTI (ObjectInstanceHandle theObject, AttributeHandle) override
+   {
+      std::lock_guard<std::mutex> g(m);
+      if (theObject == momObject)
+      {
+         say("ok attributeIsOwnedByRTI");
+         momOwnedByRti = true;
+      }
+      notify();
    }
 
    void
@@ -271,8 +288,21 @@ public:
    discoverObjectInstance (ObjectInstanceHandle theObject, ObjectClassHandle theObjectClass,
                            std::wstring const & name) override
    {
-      say("discover class=" + narrow(rti->getObjectClassName(theObjectClass)) +
-          " name=" + narrow(name));
+      std::string const cls = narrow(rti->getObjectClassName(theObjectClass));
+      if (cls.rfind("HLAobjectRoot.HLAmanager.", 0) == 0)
+      {
+         say("discover mom class=" + cls + " name=" + narrow(name));
+         std::lock_guard<std::mutex> g(m);
+         momObjects.insert(theObject);
+         if (name == L"HLAfederate." + widen(role))
+         {
+            momDiscovered = true;
+            momObject = theObject;
+         }
+         notify();
+         return;
+      }
+      say("discover class=" + cls + " name=" + narrow(name));
       {
          std::lock_guard<std::mutex> g(m);
          discovered = true;
@@ -284,10 +314,16 @@ public:
    }
 
    void
-   reflectAttributeValues (ObjectInstanceHandle, AttributeHandleValueMap const & values,
+   reflectAttributeValues (ObjectInstanceHandle theObject, AttributeHandleValueMap const & values,
                            VariableLengthData const & tag, OrderType sent, TransportationType,
                            SupplementalReflectInfo) override
    {
+      {
+         // The MOM's values (its instances are watched for discovery and ownership only).
+         std::lock_guard<std::mutex> g(m);
+         if (momObjects.count(theObject) == 1)
+            return;
+      }
       if (role == "oa")
       {
          if (values.count(h.position) == 1 && bytesOf(values.at(h.position)) == text("mine now"))
@@ -411,6 +447,12 @@ public:
    {
       if (role != "sub")
          return;
+      {
+         // A MOM instance goes when its federate resigns (the publisher's, here).
+         std::lock_guard<std::mutex> g(m);
+         if (momObjects.count(o) == 1)
+            return;
+      }
       if (bytesOf(tag) != text("bye"))
          fail("remove: tag differs");
       if (!(o == seen))
@@ -820,6 +862,18 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       say("ok getUpdateRateValue");
       rti.subscribeInteractionClass(h.command);
       rti.publishInteractionClass(h.command);
+      // The MOM through the C++ API: this federate's own HLAfederate instance is discovered
+      // and owned by the RTI.
+      {
+         ObjectClassHandle const mom = rti.getObjectClassHandle(L"HLAobjectRoot.HLAmanager.HLAfederate");
+         AttributeHandleSet momAttrs;
+         AttributeHandle const momName = rti.getAttributeHandle(mom, L"HLAfederateName");
+         momAttrs.insert(momName);
+         rti.subscribeObjectClassAttributes(mom, momAttrs, true);
+         f.await([&] { return f.momDiscovered; }, "the MOM instance");
+         rti.queryAttributeOwnership(f.momObject, momName);
+         f.await([&] { return f.momOwnedByRti; }, "attributeIsOwnedByRTI");
+      }
       say("ready");
       f.await([&] { return f.removed; }, "remove");
       if (!f.discovered || !f.reflected || !f.stopped)

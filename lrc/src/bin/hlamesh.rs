@@ -3,7 +3,9 @@
 //! class with everything it inherits. `hlamesh certs init` / `hlamesh certs issue NAME` manage a
 //! lab CA for the certificate security mode (see `hlamesh_lrc::cli::certs`). `hlamesh status
 //! [--json] [--watch]` lists the federations on the network, their members and time state, and
-//! the nodes' peer RTTs (see `hlamesh_lrc::cli::status`).
+//! the nodes' peer RTTs (see `hlamesh_lrc::cli::status`). `hlamesh mom FEDERATION [--json]
+//! [--watch]` joins the federation and lists its federates, their time state and publications
+//! from the Management Object Model alone (see `hlamesh_lrc::cli::mom`).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -30,6 +32,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use hlamesh_lrc::cli::certs::{self, CertsError, NodeName};
+use hlamesh_lrc::cli::mom;
 use hlamesh_lrc::cli::status::{self, StatusError};
 use hlamesh_lrc::fom::{Fdd, FomError, FomModule, OrderType, ResolvedKind};
 use hlamesh_lrc::handles::ObjectClassHandle;
@@ -55,6 +58,86 @@ enum Command {
     },
     /// List the federations on the network: members, logical time, GALT, flags, peer RTTs.
     Status(StatusArgs),
+    /// Join a federation and show its federates, time state and publications from the MOM.
+    Mom(MomArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct MomArgs {
+    /// The federation execution to watch.
+    federation: String,
+    /// Print JSON (one object per report) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Refresh every --interval seconds until interrupted.
+    #[arg(long)]
+    watch: bool,
+    /// Seconds between reports with --watch.
+    #[arg(long, default_value_t = 2.0)]
+    interval: f64,
+    /// How long to wait for the MOM's answers to each report's requests, milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    wait_ms: u64,
+    /// The monitor's federate name (unique in the federation).
+    #[arg(long)]
+    name: Option<String>,
+    /// Node configuration file (TOML, as the federates use; `HLAMESH_*` variables apply after it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Interface address (overrides the configuration).
+    #[arg(long)]
+    interface: Option<std::net::Ipv4Addr>,
+    /// Discovery port (overrides the configuration).
+    #[arg(long)]
+    discovery_port: Option<u16>,
+    /// Data port (overrides the configuration).
+    #[arg(long)]
+    data_port: Option<u16>,
+    /// Discovery multicast group (overrides the configuration).
+    #[arg(long)]
+    discovery_group: Option<std::net::Ipv4Addr>,
+}
+
+/// Runs the MOM monitor (one report, or one every --interval with --watch).
+fn mom_main(a: MomArgs) -> Result<(), String> {
+    let mut cfg = status::load_config(a.config.as_deref()).map_err(|e| e.to_string())?;
+    if let Some(i) = a.interface {
+        cfg.interface = i;
+    }
+    if let Some(p) = a.discovery_port {
+        cfg.discovery_port = p;
+    }
+    if let Some(p) = a.data_port {
+        cfg.data_port = p;
+    }
+    if let Some(g) = a.discovery_group {
+        cfg.discovery_group = g;
+    }
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("hlamesh-mom-{}", std::process::id()));
+    let mut monitor =
+        mom::MomMonitor::start(cfg, &a.federation, &name).map_err(|e| e.to_string())?;
+    let wait = std::time::Duration::from_millis(a.wait_ms);
+    loop {
+        let report = monitor.report(wait).map_err(|e| e.to_string())?;
+        let text = if a.json {
+            serde_json::to_string(&report).unwrap_or_default()
+        } else {
+            report.to_text()
+        };
+        let mut o = std::io::stdout().lock();
+        if a.watch && !a.json && std::io::IsTerminal::is_terminal(&o) {
+            let _ = write!(o, "\x1b[2J\x1b[H");
+        }
+        if writeln!(o, "{text}").and_then(|()| o.flush()).is_err() || !a.watch {
+            break;
+        }
+        drop(o);
+        std::thread::sleep(std::time::Duration::from_secs_f64(a.interval.max(0.1)));
+    }
+    monitor.stop().map_err(|e| e.to_string())
 }
 
 #[derive(Debug, clap::Args)]
@@ -356,6 +439,13 @@ fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Mom(a) => match mom_main(a) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Status(a) => match status_main(a) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(3),

@@ -3,6 +3,9 @@
 //!
 //! - [`certs`]: a lab certificate authority on disk (`hlamesh certs init` / `hlamesh certs issue`).
 //! - [`status`]: the federation monitor (`hlamesh status [--json] [--watch]`).
+//! - [`mom`]: the MOM monitor (`hlamesh mom FEDERATION [--json] [--watch]`), a federate that
+//!   watches a federation through the Management Object Model.
 
 pub mod certs;
+pub mod mom;
 pub mod status;

@@ -655,6 +655,7 @@ impl FederationCore {
                 }
                 if let Decision::FederateJoined { node, .. } = &d {
                     self.time_on_joined(h, *node);
+                    self.mom_on_joined(h, *node);
                 }
                 self.sync_on_joined(h);
             }
@@ -684,6 +685,7 @@ impl FederationCore {
                         let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
+                        self.mom_federate_lost(h);
                     }
                     if lost {
                         // Its data stream is gone: its versions end without a hand-over.

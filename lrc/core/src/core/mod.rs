@@ -15,7 +15,9 @@
 //! [`state_transfer`] (snapshots for late joiners), [`sync_point`] (synchronization points),
 //! [`save`] (federation save), [`restore`] (federation restore), [`time`] (a time manager per local federate),
 //! [`update_rate`] (update rate designators: the reductions at sender and receiver and their
-//! deadlines), [`retraction`] (8.21 retract and 6.23 requestRetraction), [`wire`] (messages).
+//! deadlines), [`retraction`] (8.21 retract and 6.23 requestRetraction), [`mom`] (the Management
+//! Object Model: who maintains which `HLAmanager` instance, its values, the MOM interactions),
+//! [`wire`] (messages).
 
 pub mod advisory;
 pub mod compaction;
@@ -24,6 +26,7 @@ pub mod declarations;
 pub mod eviction;
 pub mod left_behind;
 pub mod membership;
+pub mod mom;
 pub mod objects;
 pub mod order_type;
 pub mod ownership;
@@ -297,6 +300,13 @@ pub enum Callback {
     /// 6.23: the sender retracted this message after it was delivered here (see
     /// [`retraction`]).
     RequestRetraction(MessageRetractionHandle),
+    /// 7.18: the attribute is owned by the RTI (a MOM instance's, see [`mom`]). Last, so that
+    /// the encoding of every other variant is unchanged; never part of a save (it is neither a
+    /// data nor a time callback, the only ones a save holds or queues).
+    AttributeIsOwnedByRti {
+        object: ObjectInstanceHandle,
+        attr: AttributeHandle,
+    },
 }
 
 impl Callback {
@@ -565,6 +575,8 @@ pub struct FederationCore {
     pub(crate) time_messages_in: u64,
     /// The update-rate reductions and the values they hold (see [`update_rate`]).
     pub(crate) rates: update_rate::UpdateRates,
+    /// The Management Object Model's state: counters, report periods, handles (see [`mom`]).
+    pub(crate) mom: mom::MomState,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -629,6 +641,7 @@ impl FederationCore {
             actions: VecDeque::new(),
             time_messages_in: 0,
             rates: Default::default(),
+            mom: Default::default(),
         }
     }
 
@@ -839,7 +852,8 @@ impl FederationCore {
             Event::FellBehind { from, last } => self.on_fell_behind(from, last),
             Event::Tick => {
                 self.release_resignations(None);
-                self.retry_requests()
+                self.retry_requests();
+                self.mom_tick(now);
             }
         }
         self.pump_ownership();
@@ -869,6 +883,9 @@ impl FederationCore {
     pub(crate) fn callback(&mut self, federate: FederateHandle, callback: Callback) {
         if callback.is_data() {
             self.note_delivered(federate, &callback);
+            self.mom_note_delivered(federate, &callback);
+        } else if matches!(callback, Callback::TimeAdvanceGrant(_)) {
+            self.mom_time_state(federate, false);
         }
         // A federate saving its own state gets no new data until the save ends: what arrives
         // meanwhile is part of the saved state (undelivered) and is delivered afterwards. Time

@@ -236,6 +236,8 @@ impl FederationCore {
                 owned: owned.into_iter().collect(),
             },
         );
+        let c = self.mom_count(f);
+        c.registered = c.registered.saturating_add(1);
         Ok(object)
     }
 
@@ -361,6 +363,9 @@ impl FederationCore {
         if let Some(h) = handle {
             self.note_retractable(h, tso_seq, stamp, false);
         }
+        let c = self.mom_count(f);
+        c.updates_sent = c.updates_sent.saturating_add(1);
+        c.updated.insert(object);
         self.pump_time();
         Ok(handle)
     }
@@ -454,6 +459,8 @@ impl FederationCore {
         if let Some(h) = handle {
             self.note_retractable(h, tso.then_some(seq), stamp, false);
         }
+        let c = self.mom_count(f);
+        c.interactions_sent = c.interactions_sent.saturating_add(1);
         self.pump_time();
         Ok(handle)
     }
@@ -506,6 +513,8 @@ impl FederationCore {
         if let Some(h) = handle {
             self.note_retractable(h, tso.then_some(seq), stamp, true);
         }
+        let c = self.mom_count(f);
+        c.deleted = c.deleted.saturating_add(1);
         self.pump_time();
         Ok(handle)
     }
@@ -639,7 +648,9 @@ impl FederationCore {
         if let Some(k) = lf.known.get(&o) {
             return Some(*k);
         }
-        if o.registrant() == f {
+        // A federate's own instances are known from registration; its own MOM instance is the
+        // RTI's, and it discovers it like any other (see `super::mom`).
+        if o.registrant() == f && !super::mom::is_mom_instance(o) {
             return None;
         }
         let k = lf.decl.promoted_object_class(&fdd, inst.class)?;
@@ -796,6 +807,7 @@ impl FederationCore {
             }
         }
         self.ownership_on_resign(h);
+        self.mom_on_resigned(h);
         self.interest.remove(&h);
         self.interest_changed();
         self.locals.remove(&h);
@@ -923,14 +935,23 @@ impl FederationCore {
                 retraction,
             } => {
                 // Behind an update of the same stream that is held, it waits too (order).
-                let verdict = self.ownership.judge(
-                    from,
-                    self.objects.get(&object),
-                    object,
-                    producer,
-                    &values,
-                    &versions,
-                );
+                // A MOM instance's updates come from the LRC that maintains it (see `mom`).
+                let verdict = if super::mom::is_mom_instance(object) {
+                    if self.mom_update_accepted(from, object) {
+                        super::ownership::Verdict::Accept
+                    } else {
+                        super::ownership::Verdict::Drop
+                    }
+                } else {
+                    self.ownership.judge(
+                        from,
+                        self.objects.get(&object),
+                        object,
+                        producer,
+                        &values,
+                        &versions,
+                    )
+                };
                 match verdict {
                     super::ownership::Verdict::Accept => {}
                     super::ownership::Verdict::Hold => {
@@ -978,15 +999,18 @@ impl FederationCore {
                 let retraction = retraction
                     .filter(|_| tso && reliable)
                     .map(|s| MessageRetractionHandle::new(producer, s));
+                // A MOM report is the RTI's: its producer's federate gets it too (see `mom`).
+                let report = self.mom_is_report(class);
                 // The producer's own interaction, with no other local federate: nobody to give
                 // it to (and no list of them to build).
-                let fs: Vec<FederateHandle> = if self.locals.keys().any(|f| *f != producer) {
-                    self.locals.keys().copied().collect()
-                } else {
-                    Vec::new()
-                };
+                let fs: Vec<FederateHandle> =
+                    if report || self.locals.keys().any(|f| *f != producer) {
+                        self.locals.keys().copied().collect()
+                    } else {
+                        Vec::new()
+                    };
                 for f in fs {
-                    if f == producer {
+                    if f == producer && !report {
                         continue;
                     }
                     let Some(lf) = self.locals.get(&f) else {
@@ -1015,6 +1039,15 @@ impl FederationCore {
                     } else {
                         self.time_deliver(f, producer, seq, t, false, cb);
                     }
+                }
+                // A MOM request, adjustment or service about a local federate (see `mom`).
+                if self
+                    .mom
+                    .handles
+                    .as_ref()
+                    .is_none_or(|m| m.interaction_names.contains_key(&class))
+                {
+                    self.mom_on_interaction(class, &params);
                 }
             }
             DataMsg::Delete {
@@ -1076,6 +1109,7 @@ impl FederationCore {
                         },
                     );
                 }
+                self.mom_on_request_update(object, class, &attrs, &tag);
             }
             DataMsg::Declare { federate, decl } => {
                 self.apply_declaration(federate, decl);
@@ -1126,7 +1160,9 @@ impl FederationCore {
             }
         }
         // With no other local federate (the sender applying its own update) nothing is copied.
-        if self.locals.keys().any(|f| *f != producer) {
+        // A MOM instance's producer reflects it too (the RTI updated it, not the federate).
+        let mom = super::mom::is_mom_instance(object);
+        if mom || self.locals.keys().any(|f| *f != producer) {
             let update = Reflected {
                 object,
                 producer,
@@ -1158,7 +1194,7 @@ impl FederationCore {
         let mut found: Option<(FederateHandle, ObjectClassHandle)> = None;
         while let Some(f) = next {
             next = super::key_after(&self.locals, f);
-            if f == update.producer {
+            if f == update.producer && !super::mom::is_mom_instance(update.object) {
                 continue;
             }
             let Some(k) = self.discover_for(f, update.object) else {

@@ -1026,6 +1026,10 @@ impl FederationCore {
         let Some((s, held)) = self.save.end() else {
             return;
         };
+        if failure.is_none() {
+            // `HLAlastSaveName` / `HLAlastSaveTime` of the MOM's federation instance.
+            self.mom.last_save = Some((s.label.clone(), s.time));
+        }
         let locals: BTreeSet<FederateHandle> = s
             .members
             .keys()

@@ -207,6 +207,8 @@ impl FederationCore {
             // (no attribute owned) whose LRC hosts no federate any more (it may exit, or be gone
             // already): the coordinator hands them on too, so they outlive the process that
             // registered them (a joiner merges copies it gets twice).
+            // The MOM's federation instance is every LRC's own (see `super::mom`).
+            .filter(|(o, _)| **o != super::mom::federation_instance())
             .filter(|(_, i)| {
                 i.origin == self.me
                     || i.owners.values().any(|o| self.locals.contains_key(o))

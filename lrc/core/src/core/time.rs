@@ -266,7 +266,17 @@ impl FederationCore {
         op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
     ) -> Result<R, RtiError> {
         self.refuse_during_save_or_restore(f, service)?;
-        self.time_service(f, op)
+        let r = self.time_service(f, op);
+        // The MOM's HLAtimeGrantedTime / HLAtimeAdvancingTime (see `super::mom`).
+        if let Some(advancing) = self
+            .time
+            .managers
+            .get(&f)
+            .map(|m| m.in_time_advancing_state())
+        {
+            self.mom_time_state(f, advancing);
+        }
+        r
     }
 
     /// Read-only access to a local federate's manager.

@@ -824,10 +824,12 @@ mod tests {
                             self.got.entry(federate).or_default().push((now, n));
                         }
                     }
+                    // Updates of the test's class (the MOM's registrations at join are not
+                    // the publisher's).
                     Action::SendData {
-                        class: Some(super::super::DataClass::Object(_)),
+                        class: Some(super::super::DataClass::Object(c)),
                         ..
-                    } => self.sent.push(now),
+                    } if c == self.track => self.sent.push(now),
                     _ => {}
                 }
             }

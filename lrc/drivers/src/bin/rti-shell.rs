@@ -35,6 +35,13 @@
 //!   VALUE or `delete`), `retract HANDLE`. Callbacks print `interaction` (TAG as label, `time`,
 //!   `retraction`: the handle or 0), `reflect` (with `time` and `retraction` too), `remove`
 //!   (`object`, `retraction`) and `request_retraction` (`handle`).
+//! - MOM (values printed and given as hex): `attr-handles CLASS` prints `{"event":"attrs",
+//!   "class":…,"map":{name: handle}}`, `param-handles ICLASS` likewise (`"event":"params"`),
+//!   `request-class CLASS ATTRS` asks for the values of every instance of a class,
+//!   `send-mom ICLASS FEDERATE [PARAM=HEX …]` sends an interaction whose `HLAfederate`
+//!   parameter is FEDERATE's handle (HLAhandle). `reflect` lines carry the value as `hex`,
+//!   `discover` the `class`, `interaction` the `class` and `params` (handle → hex);
+//!   `attribute_is_owned_by_rti` prints `owner` with `"owner":"rti"`.
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
@@ -90,6 +97,25 @@ struct Args {
 
 struct Amb;
 
+fn hex(v: &[u8]) -> String {
+    v.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Result<Vec<u8>, RtiError> {
+    let bad = || RtiError::RtiInternalError(format!("bad hex {s:?}"));
+    if !s.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
 fn nums(attrs: &[AttributeHandle]) -> Vec<u32> {
     attrs.iter().map(|a| a.0).collect()
 }
@@ -127,7 +153,7 @@ impl FederateAmbassador for Amb {
         name: &str,
         _producer: FederateHandle,
     ) {
-        out(json!({"event":"discover","object":object.0,"label":name}));
+        out(json!({"event":"discover","object":object.0,"label":name,"class":_class.0}));
     }
     fn reflect_attribute_values(
         &mut self,
@@ -138,19 +164,24 @@ impl FederateAmbassador for Amb {
     ) {
         for (a, v) in values {
             out(json!({"event":"reflect","object":object.0,"attr":a.0,
-                "value":String::from_utf8_lossy(v),"producer":info.producer.0,
+                "value":String::from_utf8_lossy(v),"hex":hex(v),"producer":info.producer.0,
                 "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction)}));
         }
     }
     fn receive_interaction(
         &mut self,
-        _class: InteractionClassHandle,
-        _params: &[(ParameterHandle, Vec<u8>)],
+        class: InteractionClassHandle,
+        params: &[(ParameterHandle, Vec<u8>)],
         tag: &[u8],
         info: &hlamesh_lrc::core::ReceiveInfo,
     ) {
+        let ps: serde_json::Map<String, serde_json::Value> = params
+            .iter()
+            .map(|(p, v)| (p.0.to_string(), json!(hex(v))))
+            .collect();
         out(
             json!({"event":"interaction","label":String::from_utf8_lossy(tag),
+            "class":class.0,"params":ps,"producer":info.producer.0,
             "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction),
             "received":format!("{:?}", info.received_order)}),
         );
@@ -254,6 +285,9 @@ impl FederateAmbassador for Amb {
     }
     fn attribute_is_not_owned(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {
         out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":0}));
+    }
+    fn attribute_is_owned_by_rti(&mut self, object: ObjectInstanceHandle, attr: AttributeHandle) {
+        out(json!({"event":"owner","object":object.0,"attr":attr.0,"owner":"rti"}));
     }
     fn synchronization_point_registration_succeeded(&mut self, label: &str) {
         out(json!({"event":"registered","label":label}));
@@ -395,6 +429,48 @@ fn run() -> Result<(), RtiError> {
                 out(json!({"event":"state","text":text}));
                 Ok(())
             }),
+            ["attr-handles", class] => rti.get_object_class_handle(class).and_then(|c| {
+                let fdd = rti.fdd_of_federation()?;
+                let map: serde_json::Map<String, serde_json::Value> = fdd
+                    .available_attributes(c)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|a| Some((fdd.attribute_name(c, a).ok()?.to_string(), json!(a.0))))
+                    .collect();
+                out(json!({"event":"attrs","class":c.0,"map":map}));
+                Ok(())
+            }),
+            ["param-handles", class] => rti.get_interaction_class_handle(class).and_then(|c| {
+                let fdd = rti.fdd_of_federation()?;
+                let map: serde_json::Map<String, serde_json::Value> = fdd
+                    .available_parameters(c)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|p| Some((fdd.parameter_name(c, p).ok()?.to_string(), json!(p.0))))
+                    .collect();
+                out(json!({"event":"params","class":c.0,"map":map}));
+                Ok(())
+            }),
+            ["request-class", class, attrs] => class_attrs(&rti, class, attrs)
+                .and_then(|(c, a)| rti.request_class_attribute_value_update(c, &a, b"mom")),
+            ["send-mom", class, target, params @ ..] => {
+                rti.get_interaction_class_handle(class).and_then(|c| {
+                    let t: u32 = target.parse().map_err(|_| {
+                        RtiError::RtiInternalError(format!("bad handle {target:?}"))
+                    })?;
+                    let mut ps = vec![(
+                        rti.get_parameter_handle(c, "HLAfederate")?,
+                        hlamesh_lrc::core::mom::handle_value(&FederateHandle(t).encode()),
+                    )];
+                    for kv in params {
+                        let (k, v) = kv.split_once('=').ok_or_else(|| {
+                            RtiError::RtiInternalError(format!("bad parameter {kv:?}"))
+                        })?;
+                        ps.push((rti.get_parameter_handle(c, k)?, unhex(v)?));
+                    }
+                    rti.send_interaction(c, ps, b"mom")
+                })
+            }
             ["handle"] => {
                 let h = rti.federate().map_or(0, |(_, h)| h.0);
                 out(json!({"event":"handle","handle":h}));

@@ -50,8 +50,9 @@
 //!
 //! Lost owners. A resigned or lost federate's attributes become unowned (its instances are
 //! deleted first if its resign action deletes objects); a federate still waiting for one of
-//! them re-routes its request to the coordinator, which grants it. MOM instances do not exist
-//! in hlamesh, so `attribute_is_owned_by_rti` is never called.
+//! them re-routes its request to the coordinator, which grants it. MOM instances
+//! (`crate::core::mom`) have no federate owner: the RTI owns them, a query answers
+//! `attribute_is_owned_by_rti`, and acquisitions of them are refused.
 //!
 //! Save/restore: owners and versions are saved with the instances; negotiations in progress are
 //! not (a restore ends them without callbacks, like the run they belonged to).

@@ -144,6 +144,10 @@ impl FederationCore {
                     attr: a,
                     owner,
                 },
+                // MOM instances are the RTI's (see `crate::core::mom`).
+                None if crate::core::mom::is_mom_instance(o) => {
+                    Callback::AttributeIsOwnedByRti { object: o, attr: a }
+                }
                 None => Callback::AttributeIsNotOwned { object: o, attr: a },
             };
             self.callback(f, cb);
@@ -477,6 +481,14 @@ impl FederationCore {
         if !lf.decl.published_objects.contains_key(&k) {
             return Err(RtiError::ObjectClassNotPublished(format!(
                 "federation {}: federate {f} does not publish the class it knows {o} as",
+                self.name
+            )));
+        }
+        // The RTI owns every attribute of a MOM instance and gives none away (see
+        // `crate::core::mom`).
+        if let (true, Some(a)) = (crate::core::mom::is_mom_instance(o), attrs.first()) {
+            return Err(RtiError::AttributeNotPublished(format!(
+                "federation {}: attribute {a} of {o} is owned by the RTI (a MOM instance)",
                 self.name
             )));
         }
