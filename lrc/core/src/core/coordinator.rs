@@ -676,13 +676,17 @@ impl FederationCore {
                     Decision::FederateResigned { hw, .. } => hw,
                     _ => 0,
                 };
-                for (h, node, action) in list {
-                    let name = self.locals.get(&h).map(|l| l.name.clone());
+                for (h, node, action, name) in list {
                     // A newcomer replaying the log learns of losses that happened before it
                     // came: the members reported and acted on them then; reporting them again
                     // here would log (and count) old losses as new.
                     if lost && !self.phase.is_replaying() {
-                        let name = name.clone().unwrap_or_else(|| format!("federate {h}"));
+                        // The name the view had (a remote federate is not in `locals`).
+                        let name = if name.is_empty() {
+                            format!("federate {h}")
+                        } else {
+                            name
+                        };
                         self.actions
                             .push_back(Action::FederateLost { federate: h, name });
                         self.mom_federate_lost(h);
@@ -1535,7 +1539,14 @@ mod tests {
         for d in history().into_iter().skip(1) {
             a.apply_decision(d);
         }
-        assert_eq!(lost_reports(&mut a), 1);
+        // Named as it joined, though it ran on another LRC.
+        let names: Vec<String> = std::iter::from_fn(|| a.poll_action())
+            .filter_map(|x| match x {
+                Action::FederateLost { name, .. } => Some(name),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, vec!["gone".to_string()]);
     }
 
     #[test]

@@ -60,8 +60,8 @@ pub enum Applied {
     Nothing,
     /// A node was added.
     NodeAdded(u64),
-    /// These federates left (handle, their LRC, action to apply to their instances).
-    Resigned(Vec<(FederateHandle, u64, ResignAction)>),
+    /// These federates left (handle, their LRC, action to apply to their instances, name).
+    Resigned(Vec<(FederateHandle, u64, ResignAction, String)>),
     /// A federate joined.
     Joined(FederateHandle),
 }
@@ -148,9 +148,13 @@ impl View {
                     .collect();
                 let mut v = Vec::new();
                 for h in gone {
-                    self.federates.remove(&h);
+                    let name = self
+                        .federates
+                        .remove(&h)
+                        .map(|r| r.name)
+                        .unwrap_or_default();
                     self.reserved.retain(|_, f| *f != h);
-                    v.push((h, *n, auto(h)));
+                    v.push((h, *n, auto(h), name));
                 }
                 Applied::Resigned(v)
             }
@@ -177,7 +181,7 @@ impl View {
                 match self.federates.remove(handle) {
                     Some(r) => {
                         self.reserved.retain(|_, f| f != handle);
-                        Applied::Resigned(vec![(*handle, r.node, *action)])
+                        Applied::Resigned(vec![(*handle, r.node, *action, r.name)])
                     }
                     None => Applied::Nothing,
                 }
