@@ -513,6 +513,24 @@ fn run() -> Result<(), RtiError> {
                 let a = object_attrs(&rti, o, attr)?;
                 rti.update_attribute_values(o, vec![(a[0], value.as_bytes().to_vec())], b"")
             }),
+            // `count` updates (at most 100,000), one every `period_ms`: a steady stream of
+            // traffic for tests that measure what something else adds to it.
+            ["stream", o, attr, count, period_ms] => obj(o).and_then(|o| {
+                let a = object_attrs(&rti, o, attr)?;
+                let bad = |v: &str| RtiError::RtiInternalError(format!("bad number {v:?}"));
+                let count: u32 = count.parse().map_err(|_| bad(count))?;
+                let period: u64 = period_ms.parse().map_err(|_| bad(period_ms))?;
+                let period = std::time::Duration::from_millis(period.min(10_000));
+                let start = std::time::Instant::now();
+                for i in 0..count.min(100_000) {
+                    rti.update_attribute_values(o, vec![(a[0], i.to_string().into_bytes())], b"")?;
+                    // Paced against the start, so a late wake-up does not slow the stream.
+                    let next = start + period * (i + 1);
+                    std::thread::sleep(next.saturating_duration_since(std::time::Instant::now()));
+                }
+                out(json!({"event":"streamed","count":count.min(100_000)}));
+                Ok(())
+            }),
             ["divest", o, attrs] => obj(o).and_then(|o| {
                 let a = object_attrs(&rti, o, attrs)?;
                 rti.unconditional_attribute_ownership_divestiture(o, &a)
