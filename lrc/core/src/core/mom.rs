@@ -212,9 +212,42 @@ pub struct Counters {
     /// `HLAobjectInstancesRemoved`.
     pub removed: u32,
     /// Instances it updated (`HLAobjectInstancesUpdated` is their number).
-    pub updated: BTreeSet<ObjectInstanceHandle>,
+    pub updated: DistinctInstances,
     /// Instances it had reflected (`HLAobjectInstancesReflected`).
-    pub reflected: BTreeSet<ObjectInstanceHandle>,
+    pub reflected: DistinctInstances,
+}
+
+/// A count of distinct instances that remembers only the ones still here: an instance removed
+/// from this LRC leaves its count, not its handle, so memory follows the live instances rather
+/// than every instance a long run ever saw.
+#[derive(Debug, Clone, Default)]
+pub struct DistinctInstances {
+    live: BTreeSet<ObjectInstanceHandle>,
+    gone: usize,
+}
+
+impl DistinctInstances {
+    /// Counts `o` (once).
+    pub fn insert(&mut self, o: ObjectInstanceHandle) {
+        self.live.insert(o);
+    }
+
+    /// `o` was removed here: it stays counted, no longer remembered.
+    pub fn forget(&mut self, o: ObjectInstanceHandle) {
+        if self.live.remove(&o) {
+            self.gone = self.gone.saturating_add(1);
+        }
+    }
+
+    /// Distinct instances counted.
+    pub fn len(&self) -> usize {
+        self.live.len().saturating_add(self.gone)
+    }
+
+    /// Whether none was counted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// MOM state of one federation core.
@@ -977,6 +1010,14 @@ impl FederationCore {
         }
     }
 
+    /// Instance `o` was removed here: the distinct-instance counts keep it as a number only.
+    pub(crate) fn mom_on_instance_removed(&mut self, o: ObjectInstanceHandle) {
+        for c in self.mom.counters.values_mut() {
+            c.updated.forget(o);
+            c.reflected.forget(o);
+        }
+    }
+
     /// Counts a data callback for local federate `f`'s `HLAfederate` counters.
     pub(crate) fn mom_note_delivered(&mut self, f: FederateHandle, cb: &super::Callback) {
         use super::Callback as C;
@@ -1078,6 +1119,19 @@ mod tests {
                 }
                 _ => None,
             })
+        }
+
+        /// The interactions `f` received so far: (class, parameters).
+        fn received(&self, f: FederateHandle) -> Vec<(InteractionClassHandle, Params)> {
+            self.got
+                .iter()
+                .filter_map(|(g, cb)| match cb {
+                    Callback::ReceiveInteraction { class, params, .. } if *g == f => {
+                        Some((*class, params.clone()))
+                    }
+                    _ => None,
+                })
+                .collect()
         }
 
         fn send_mom(
@@ -1309,16 +1363,7 @@ mod tests {
             .subscribe_interaction_class(m, interactions, true)
             .expect("subscribe");
         one.send_mom(m, "HLAfederate.HLArequest.HLArequestPublications", a, &[]);
-        let got: Vec<(InteractionClassHandle, Params)> = one
-            .got
-            .iter()
-            .filter_map(|(f, cb)| match cb {
-                Callback::ReceiveInteraction { class, params, .. } if *f == m => {
-                    Some((*class, params.clone()))
-                }
-                _ => None,
-            })
-            .collect();
+        let got = one.received(m);
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0].0, report);
         let p = |c: InteractionClassHandle, ps: &[(ParameterHandle, Vec<u8>)], n: &str| {
@@ -1389,16 +1434,7 @@ mod tests {
             a,
             &[],
         );
-        let got: BTreeMap<InteractionClassHandle, Params> = one
-            .got
-            .iter()
-            .filter_map(|(f, cb)| match cb {
-                Callback::ReceiveInteraction { class, params, .. } if *f == m => {
-                    Some((*class, params.clone()))
-                }
-                _ => None,
-            })
-            .collect();
+        let got: BTreeMap<InteractionClassHandle, Params> = one.received(m).into_iter().collect();
         let p = |c: InteractionClassHandle, n: &str| {
             let ph = fdd.parameter_handle(c, n).expect("parameter");
             got[&c]
@@ -1519,5 +1555,25 @@ mod tests {
         let granted = one.attr("HLAtimeGrantedTime");
         let values = one.core.mom_federate_values(a, Some(&[granted]));
         assert_eq!(values, vec![(granted, 3_000i32.encode())]);
+    }
+
+    #[test]
+    fn a_removed_instance_stays_counted_but_is_no_longer_remembered() {
+        let mut d = DistinctInstances::default();
+        let (a, b) = (ObjectInstanceHandle(1), ObjectInstanceHandle(2));
+        d.insert(a);
+        d.insert(a);
+        d.insert(b);
+        assert_eq!(d.len(), 2);
+        d.forget(a);
+        d.forget(a);
+        assert_eq!(d.len(), 2, "still counted, once");
+        assert_eq!(d.live.len(), 1, "only b remembered");
+        d.insert(a);
+        assert_eq!(
+            d.len(),
+            3,
+            "a handle seen again after its removal is a new instance"
+        );
     }
 }

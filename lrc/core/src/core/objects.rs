@@ -709,6 +709,7 @@ impl FederationCore {
         let Some(instance) = self.objects.remove(&o) else {
             return;
         };
+        self.mom_on_instance_removed(o);
         let handle = match (tso_seq, producer, retraction) {
             (Some(_), Some(p), Some(serial)) => {
                 let knew = self
