@@ -62,6 +62,47 @@ enum Command {
     Mom(MomArgs),
 }
 
+/// Where the monitors (`status`, `mom`) find the federation: the node configuration and the
+/// flags that override it.
+#[derive(Debug, clap::Args)]
+struct NetArgs {
+    /// Node configuration file (TOML, as the federates use; `HLAMESH_*` variables apply after it).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Interface address (overrides the configuration).
+    #[arg(long)]
+    interface: Option<std::net::Ipv4Addr>,
+    /// Discovery port (overrides the configuration).
+    #[arg(long)]
+    discovery_port: Option<u16>,
+    /// Data port (overrides the configuration).
+    #[arg(long)]
+    data_port: Option<u16>,
+    /// Discovery multicast group (overrides the configuration).
+    #[arg(long)]
+    discovery_group: Option<std::net::Ipv4Addr>,
+}
+
+impl NetArgs {
+    /// The configuration file (or the defaults), then the `HLAMESH_*` variables, then these flags.
+    fn config(&self) -> Result<hlamesh_transport::TransportConfig, StatusError> {
+        let mut cfg = status::load_config(self.config.as_deref())?;
+        if let Some(i) = self.interface {
+            cfg.interface = i;
+        }
+        if let Some(p) = self.discovery_port {
+            cfg.discovery_port = p;
+        }
+        if let Some(p) = self.data_port {
+            cfg.data_port = p;
+        }
+        if let Some(g) = self.discovery_group {
+            cfg.discovery_group = g;
+        }
+        Ok(cfg)
+    }
+}
+
 #[derive(Debug, clap::Args)]
 struct MomArgs {
     /// The federation execution to watch.
@@ -81,38 +122,13 @@ struct MomArgs {
     /// The monitor's federate name (unique in the federation).
     #[arg(long)]
     name: Option<String>,
-    /// Node configuration file (TOML, as the federates use; `HLAMESH_*` variables apply after it).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Interface address (overrides the configuration).
-    #[arg(long)]
-    interface: Option<std::net::Ipv4Addr>,
-    /// Discovery port (overrides the configuration).
-    #[arg(long)]
-    discovery_port: Option<u16>,
-    /// Data port (overrides the configuration).
-    #[arg(long)]
-    data_port: Option<u16>,
-    /// Discovery multicast group (overrides the configuration).
-    #[arg(long)]
-    discovery_group: Option<std::net::Ipv4Addr>,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 /// Runs the MOM monitor (one report, or one every --interval with --watch).
 fn mom_main(a: MomArgs) -> Result<(), String> {
-    let mut cfg = status::load_config(a.config.as_deref()).map_err(|e| e.to_string())?;
-    if let Some(i) = a.interface {
-        cfg.interface = i;
-    }
-    if let Some(p) = a.discovery_port {
-        cfg.discovery_port = p;
-    }
-    if let Some(p) = a.data_port {
-        cfg.data_port = p;
-    }
-    if let Some(g) = a.discovery_group {
-        cfg.discovery_group = g;
-    }
+    let cfg = a.net.config().map_err(|e| e.to_string())?;
     let name = a
         .name
         .clone()
@@ -154,39 +170,14 @@ struct StatusArgs {
     /// How long to listen for nodes, and then for their answers, milliseconds.
     #[arg(long, default_value_t = 2000)]
     listen_ms: u64,
-    /// Node configuration file (TOML, as the federates use; `HLAMESH_*` variables apply after it).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Interface address (overrides the configuration).
-    #[arg(long)]
-    interface: Option<std::net::Ipv4Addr>,
-    /// Discovery port (overrides the configuration).
-    #[arg(long)]
-    discovery_port: Option<u16>,
-    /// Data port (overrides the configuration).
-    #[arg(long)]
-    data_port: Option<u16>,
-    /// Discovery multicast group (overrides the configuration).
-    #[arg(long)]
-    discovery_group: Option<std::net::Ipv4Addr>,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 /// Runs the monitor; `Ok(false)` when the (last) report found nodes whose beacons failed
 /// authentication (wrong secret or certificate), which makes the exit status non-zero.
 fn status_main(a: StatusArgs) -> Result<bool, StatusError> {
-    let mut cfg = status::load_config(a.config.as_deref())?;
-    if let Some(i) = a.interface {
-        cfg.interface = i;
-    }
-    if let Some(p) = a.discovery_port {
-        cfg.discovery_port = p;
-    }
-    if let Some(p) = a.data_port {
-        cfg.data_port = p;
-    }
-    if let Some(g) = a.discovery_group {
-        cfg.discovery_group = g;
-    }
+    let cfg = a.net.config()?;
     let mut monitor = status::Monitor::start(cfg)?;
     let listen = std::time::Duration::from_millis(a.listen_ms);
     loop {
