@@ -2778,6 +2778,22 @@ fn regression_orphans_645_a_refused_registration_stays_refused() {
     run_with(645, 600, modes);
 }
 
+/// Orphans mode folding every 3 decisions, seed 444 (also 796 on an earlier build): a federate
+/// updated an instance, the federation restored a save older than those updates, and an LRC
+/// that had begun listening before the restore joined after it. Replaying the decision log
+/// applied the restore and took every stream to be in the new epoch, so state transfer
+/// reflected the held updates of the abandoned run (values 1, 2, 3) before the new run's 1.
+/// A restore marker among the held data now says that what precedes it is of an earlier epoch.
+#[test]
+fn regression_orphans_444_a_joiner_does_not_reflect_the_abandoned_run() {
+    let modes = Modes {
+        orphans: true,
+        fold_every: 3,
+        ..Modes::default()
+    };
+    run_with(444, 600, modes);
+}
+
 #[test]
 fn regression_swarm_3478_welcome_carries_every_decision() {
     // As the seed ran when it failed (before the swarm drew time-stamp order).

@@ -365,14 +365,28 @@ impl FederationCore {
             .partition(|(seq, _)| seq.is_some_and(|s| s <= high_water));
         // Covered data sent before the sender's restore marker belongs to the abandoned run,
         // like it would have live (see `apply_data`): its updates must not be reflected now.
+        // A restore marker `Epoch(n)` among the held data says that what came before it belongs
+        // to an earlier epoch, whatever this LRC assumed: a joiner that began listening before a
+        // restore and learnt of the restore by replaying the decision log takes every stream to
+        // be in the new epoch, and must still not reflect the abandoned run's values (rti_sim,
+        // orphans mode folding every 3 decisions, seed 444: a late joiner reflected 1, 2, 3 of
+        // the abandoned run, then 1 again). `None`: an epoch before the first marker.
         let mine = self.restore.epoch();
-        let mut epoch = held_epoch.unwrap_or(mine);
+        let first_marker = covered.iter().find_map(|(_, m)| match m {
+            DataMsg::Epoch(n) => Some(*n),
+            _ => None,
+        });
+        let mut epoch = match (held_epoch, first_marker) {
+            (Some(e), Some(n)) if e < n => Some(e),
+            (_, Some(_)) => None,
+            (e, None) => Some(e.unwrap_or(mine)),
+        };
         for (seq, m) in covered {
             if let DataMsg::Epoch(n) = m {
-                epoch = n;
+                epoch = Some(n);
                 continue;
             }
-            if epoch != mine {
+            if epoch != Some(mine) {
                 continue;
             }
             if matches!(
