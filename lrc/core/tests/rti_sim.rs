@@ -264,6 +264,12 @@ struct Sim {
     /// `coordinator_crash_mid_broadcast_recovers_decisions`).
     save_outcomes: BTreeMap<u64, Vec<(FederateHandle, u64, Callback)>>,
     save_outcomes_compared: u64,
+    /// Every `SaveInitiated` an LRC's log held after one of its events, by position (label,
+    /// members), and how far each LRC's log was scanned: folding drops a save that ended, and
+    /// a federate may be told of its save only after that (orphans mode folding every 3
+    /// decisions, seed 183: a member resigned at once and failed the save).
+    saves_seen: BTreeMap<u64, (String, Vec<FederateHandle>)>,
+    saves_scanned: BTreeMap<u64, u64>,
     /// The last position value sent for an instance its owner deleted or resigned with
     /// DeleteObjects, and the owner's LRC: every subscriber that reflected it must have
     /// reflected this value before the removal (unless that LRC crashed or lost data).
@@ -422,6 +428,8 @@ impl Sim {
             restores_denied: 0,
             save_outcomes: BTreeMap::new(),
             save_outcomes_compared: 0,
+            saves_seen: BTreeMap::new(),
+            saves_scanned: BTreeMap::new(),
             final_values: BTreeMap::new(),
             own_run: false,
             own_log: Vec::new(),
@@ -650,6 +658,7 @@ impl Sim {
     /// simulated network, disk and federates in place of the transport, save files and
     /// callback queues.
     fn drain(&mut self, id: u64) {
+        self.note_saves(id);
         loop {
             let Some(node) = self.nodes.get_mut(&id) else {
                 return;
@@ -921,6 +930,25 @@ impl Sim {
         }
     }
 
+    /// Records the `SaveInitiated` decisions LRC `id`'s log gained (see `saves_seen`).
+    fn note_saves(&mut self, id: u64) {
+        let Some(node) = self.nodes.get(&id).filter(|n| n.alive) else {
+            return;
+        };
+        let view = node.core().view();
+        let mark = self.saves_scanned.entry(id).or_insert(0);
+        if view.last() < *mark {
+            // A new federation execution numbers from 1 again.
+            *mark = 0;
+        }
+        for (n, d) in view.numbered().filter(|(n, _)| *n > *mark) {
+            if let Decision::SaveInitiated { label, members, .. } = d {
+                self.saves_seen.insert(n, (label.clone(), members.clone()));
+            }
+        }
+        *mark = view.last();
+    }
+
     /// Which save `f` was just told to begin: the first `SaveInitiated` of that label naming
     /// it after its previous save, in its LRC's log (one decision batch may hold several saves;
     /// untimed saves instruct every member as their decision is applied).
@@ -938,6 +966,14 @@ impl Sim {
                     if l == label && members.contains(&f))
             })
             .map(|(n, _)| n)
+            .or_else(|| {
+                // Folded since: it ended before its member heard of it.
+                self.saves_seen
+                    .range(after + 1..)
+                    .find(|(_, (l, members))| l == label && members.contains(&f))
+                    .map(|(n, _)| *n)
+                    .filter(|_| view.base > after)
+            })
             .unwrap_or_else(|| {
                 panic!("{f}: save {label} initiated without a decision after {after}")
             });
@@ -2792,6 +2828,19 @@ fn regression_orphans_444_a_joiner_does_not_reflect_the_abandoned_run() {
         ..Modes::default()
     };
     run_with(444, 600, modes);
+}
+
+/// Folding every 3 decisions, seed 183: a save failed at once (a member resigned right after
+/// it was initiated) and, once saves that ended fold, its `SaveInitiated` was folded before a
+/// member's LRC delivered `initiate_federate_save`; the checker found no decision for it. It
+/// now also remembers every `SaveInitiated` a log held (`Sim::saves_seen`).
+#[test]
+fn regression_fold_183_a_save_folded_before_its_member_heard_of_it() {
+    let modes = Modes {
+        fold_every: 3,
+        ..Modes::default()
+    };
+    run_with(183, 300, modes);
 }
 
 #[test]

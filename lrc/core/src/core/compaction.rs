@@ -51,19 +51,28 @@
 //!   decisions of a long run with crashes): every member applied it, and a joiner's replay
 //!   takes instances from the members' snapshots, so it stays as `LeftBehind { node }` alone.
 //! - Requests of a removed LRC count as settled: a member refuses whatever it sends.
+//! - A save that ended (all members finished their part, one failed, it was aborted or
+//!   replaced, a member left): its `SaveInitiated`, `SaveReported`s and `SaveAborted` — except
+//!   the last save that succeeded, whose replay sets the MOM's `HLAlastSaveName` /
+//!   `HLAlastSaveTime`. A restore needs nothing of it from the log: the requester reads the
+//!   saved membership from its save file. Reports and aborts that matched no save go too.
+//!   With the save gone, the federates that lived across it can fold as well.
 //!
 //! **What stays**: the removal or departure of each LRC and its emptied `LeftBehind` (about 20
 //! bytes, with its `Retired`, per LRC ever lost), the membership of live LRCs; joined
-//! federates; pending names and points; saves and restores; `Destroyed`. So the folded list is
-//! bounded by the live state plus a few bytes per LRC that ever left and the saves and
-//! restores, not by the number of transfers, reservations, sync points, federate join/resign
-//! cycles or what lost LRCs left behind (`tests::a_welcome_stays_bounded`,
-//! `docs/ARCHITECTURE.md`).
+//! federates; pending names and points; the save in progress and the last that succeeded;
+//! restores and everything after the first one (the model stops there: a restore renames
+//! federates and replaces names and points); `Destroyed`. So before a restore the folded list
+//! is bounded by the live state plus a few bytes per LRC that ever left, not by the number of
+//! transfers, reservations, sync points, saves, federate join/resign cycles or what lost LRCs
+//! left behind (`tests::a_welcome_stays_bounded`: 2,000 periodic saves with a federate
+//! replaced after each fold to about 20 decisions; `docs/ARCHITECTURE.md`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
 
+use super::save::SaveReport;
 use super::wire::Decision;
 
 /// The tail length (decisions after `base`) at which the coordinator folds.
@@ -135,6 +144,14 @@ fn is_restore(d: &Decision) -> bool {
             | Decision::RestoreReported { .. }
             | Decision::RestoreAborted { .. }
     )
+}
+
+/// A save in progress as the fold models it (the core's rule in `super::save`): its decisions
+/// so far, each member with whether it finished its part, whether one reported a failure.
+struct SaveModel {
+    decisions: Vec<usize>,
+    members: BTreeMap<FederateHandle, bool>,
+    failed: bool,
 }
 
 /// A pending synchronization point as the fold models it (the core's rule in
@@ -225,7 +242,9 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     let mut names_of: BTreeMap<FederateHandle, Vec<usize>> = BTreeMap::new();
     // Where each point was pending: intervals [at, end] (end: n when still pending).
     let mut pending_spans: Vec<(usize, usize, usize)> = Vec::new(); // (registration, from, to)
-    let mut last_save_or_restore: Vec<usize> = Vec::new();
+    // Saves, as `super::save` applies them: the one in progress, and those that ended.
+    let mut open_save: Option<SaveModel> = None;
+    let mut ended_saves: Vec<(Vec<usize>, bool)> = Vec::new();
 
     fn leave_points(
         points: &mut BTreeMap<String, Point>,
@@ -243,6 +262,24 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                 spans.push((p.at, p.at, i));
                 finished.push((p.at, p.achieved));
             }
+        }
+    }
+
+    /// Ends the save in progress (if any) with `success`.
+    fn end_save(open: &mut Option<SaveModel>, ended: &mut Vec<(Vec<usize>, bool)>, success: bool) {
+        if let Some(s) = open.take() {
+            ended.push((s.decisions, success && !s.failed));
+        }
+    }
+
+    /// A federate left: a save it was a member of fails.
+    fn save_left(
+        open: &mut Option<SaveModel>,
+        ended: &mut Vec<(Vec<usize>, bool)>,
+        h: FederateHandle,
+    ) {
+        if open.as_ref().is_some_and(|s| s.members.contains_key(&h)) {
+            end_save(open, ended, false);
         }
     }
 
@@ -278,8 +315,52 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     let modelled = (0..n).find(|i| is_restore(&log[*i].1)).unwrap_or(n);
     for i in 0..modelled {
         let d = &log[i].1;
-        if is_save_or_restore(d) {
-            last_save_or_restore.push(i);
+        match d {
+            Decision::SaveInitiated { members, .. } => {
+                let members: BTreeMap<FederateHandle, bool> = members
+                    .iter()
+                    .filter(|h| federates.contains_key(h))
+                    .map(|h| (*h, false))
+                    .collect();
+                if members.is_empty() {
+                    // Begins nothing, and leaves a save in progress as it was.
+                    ended_saves.push((vec![i], false));
+                } else {
+                    // A new save replaces one in progress (a timed save nobody reported on).
+                    end_save(&mut open_save, &mut ended_saves, false);
+                    open_save = Some(SaveModel {
+                        decisions: vec![i],
+                        members,
+                        failed: false,
+                    });
+                }
+            }
+            Decision::SaveReported {
+                federate, report, ..
+            } => match open_save.as_mut() {
+                Some(s) if s.members.contains_key(federate) => {
+                    s.decisions.push(i);
+                    s.members.insert(*federate, *report != SaveReport::Begun);
+                    if matches!(
+                        report,
+                        SaveReport::NotComplete | SaveReport::RtiUnableToSave
+                    ) {
+                        s.failed = true;
+                    }
+                    if s.members.values().all(|done| *done) {
+                        end_save(&mut open_save, &mut ended_saves, true);
+                    }
+                }
+                _ => ended_saves.push((vec![i], false)),
+            },
+            Decision::SaveAborted { .. } => match open_save.as_mut() {
+                Some(s) => {
+                    s.decisions.push(i);
+                    end_save(&mut open_save, &mut ended_saves, false);
+                }
+                None => ended_saves.push((vec![i], false)),
+            },
+            _ => {}
         }
         match d {
             Decision::NodeAdded(x) => {
@@ -295,6 +376,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                 }
             }
             Decision::FederateResigned { handle, .. } => {
+                save_left(&mut open_save, &mut ended_saves, *handle);
                 if let Some((node, j)) = federates.remove(handle) {
                     resigned.push((*handle, node, j, i, false));
                     release_of(&mut holder, &mut live_names, *handle);
@@ -308,6 +390,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                     .map(|(h, _)| *h)
                     .collect();
                 for h in gone {
+                    save_left(&mut open_save, &mut ended_saves, h);
                     if let Some((node, j)) = federates.remove(&h) {
                         resigned.push((h, node, j, i, true));
                     }
@@ -390,6 +473,29 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     for p in points.values() {
         pending_spans.push((p.at, p.at, n));
     }
+
+    // Saves that ended fold, all their decisions settled, except the last that succeeded (it
+    // is `HLAlastSaveName` / `HLAlastSaveTime` of the MOM). What a save leaves behind is in
+    // the save files, not in the log: a restore reads the membership it needs from them. A
+    // save that stays (in progress, the last success, not settled) keeps the federates that
+    // were joined across it from folding (`last_save_or_restore`), so its replay sees the
+    // same members.
+    let mut last_save_or_restore: Vec<usize> = Vec::new();
+    let last_success = ended_saves.iter().rposition(|(_, ok)| *ok);
+    for (k, (decisions, _)) in ended_saves.iter().enumerate() {
+        if Some(k) != last_success && decisions.iter().all(|i| settled_v[*i]) {
+            for i in decisions {
+                drop[*i] = true;
+            }
+        } else {
+            last_save_or_restore.extend(decisions.iter().copied());
+        }
+    }
+    if let Some(s) = &open_save {
+        last_save_or_restore.extend(s.decisions.iter().copied());
+    }
+    // Saves past the first restore are not modelled: they stay.
+    last_save_or_restore.extend((modelled..n).filter(|i| is_save_or_restore(&log[*i].1)));
 
     // Synchronized points whose decisions are all settled fold; the others stay and count as
     // pending for the federates that joined while they were.
@@ -563,6 +669,9 @@ mod tests {
         versions: BTreeMap<(u64, u32), (u32, Option<FederateHandle>)>,
         reqs: BTreeMap<u64, u64>,
         barred: BTreeSet<u64>,
+        /// The save in progress: each member with whether it finished its part.
+        save: Option<BTreeMap<FederateHandle, bool>>,
+        saves: u32,
         out: Vec<Decision>,
     }
 
@@ -577,6 +686,13 @@ mod tests {
             self.reqs.iter().map(|(n, c)| (*n, c + 1)).collect()
         }
 
+        /// A member of the save in progress left: the save fails.
+        fn left_save(&mut self, h: FederateHandle) {
+            if self.save.as_ref().is_some_and(|s| s.contains_key(&h)) {
+                self.save = None;
+            }
+        }
+
         fn pick<T: Clone>(v: &[T], r: u32) -> Option<T> {
             (!v.is_empty()).then(|| v[r as usize % v.len()].clone())
         }
@@ -584,7 +700,7 @@ mod tests {
         /// One step: `op` chooses what, `r` with what.
         fn step(&mut self, op: u8, r: u32) {
             let feds: Vec<FederateHandle> = self.federates.keys().copied().collect();
-            let d = match op % 14 {
+            let d = match op % 17 {
                 0 => {
                     let n = 2 + u64::from(r % 6);
                     if self.nodes.contains(&n) || self.barred.contains(&n) {
@@ -622,6 +738,7 @@ mod tests {
                         .collect();
                     for h in &lost {
                         self.federates.remove(h);
+                        self.left_save(*h);
                         self.reserved.retain(|_, f| f != h);
                         for w in self.points.values_mut() {
                             w.remove(h);
@@ -661,6 +778,7 @@ mod tests {
                         return;
                     };
                     self.federates.remove(&h);
+                    self.left_save(h);
                     self.reserved.retain(|_, f| *f != h);
                     for w in self.points.values_mut() {
                         w.remove(&h);
@@ -742,6 +860,64 @@ mod tests {
                         req,
                     }
                 }
+                14 => {
+                    // A save of every joined federate (the coordinator decides one only when
+                    // none is in progress).
+                    if self.save.is_some() {
+                        return;
+                    }
+                    let node = Self::pick(&self.nodes, r).unwrap_or(1);
+                    let members: Vec<FederateHandle> = feds.clone();
+                    if !members.is_empty() {
+                        self.save = Some(members.iter().map(|h| (*h, false)).collect());
+                    }
+                    self.saves += 1;
+                    let req = self.req(node);
+                    Decision::SaveInitiated {
+                        label: format!("s{}", self.saves % 4),
+                        time: None,
+                        members,
+                        req,
+                    }
+                }
+                15 => {
+                    // A member reports: begun, complete, or (1 in 8) not complete.
+                    let Some(save) = self.save.as_mut() else {
+                        return;
+                    };
+                    let members: Vec<FederateHandle> = save.keys().copied().collect();
+                    let Some(f) = Self::pick(&members, r) else {
+                        return;
+                    };
+                    let report = match (r / 7) % 8 {
+                        0 => SaveReport::NotComplete,
+                        1..=3 => SaveReport::Begun,
+                        _ => SaveReport::Complete,
+                    };
+                    save.insert(f, report != SaveReport::Begun);
+                    if save.values().all(|done| *done) {
+                        self.save = None;
+                    }
+                    let req = self.req(self.federates[&f]);
+                    Decision::SaveReported {
+                        federate: f,
+                        report,
+                        hw: u64::from(r),
+                        req,
+                    }
+                }
+                16 => {
+                    if self.save.take().is_none() {
+                        return;
+                    }
+                    let node = Self::pick(&self.nodes, r).unwrap_or(1);
+                    let req = self.req(node);
+                    Decision::SaveAborted {
+                        reason:
+                            super::super::save::SaveFailureReason::FederateReportedFailureDuringSave,
+                        req,
+                    }
+                }
                 _ => {
                     let (o, a) = (u64::from(r % 3), (r / 3) % 3);
                     let e = self.versions.entry((o, a)).or_insert((0, None));
@@ -774,7 +950,7 @@ mod tests {
         format!(
             "nodes {:?}\nfederates {:?}\nreserved {:?}\nnext {}\nran_on {:?}\ndue {:?}\n\
              destroyed {}\nlast {}\nsync {:?}\nsave {:?}\nrestore {:?} {}\nearly {:?}\n\
-             removed {:?}\nleft {:?}\nlocals {:?}",
+             removed {:?}\nleft {:?}\nlocals {:?}\nlast save {:?}",
             v.nodes,
             v.federates,
             v.reserved,
@@ -791,6 +967,7 @@ mod tests {
             c.removed,
             c.left,
             c.locals.keys().collect::<Vec<_>>(),
+            c.mom.last_save,
         )
     }
 
@@ -1059,6 +1236,89 @@ mod tests {
                 .iter()
                 .all(|(_, d)| !matches!(d, Decision::NodeAdded(n) if *n > 100))
         );
+
+        // 2,000 periodic saves of 4 federates, one of which is replaced after every save (a
+        // federate that lives across saves), every fourth save failing: what stays is the
+        // federates joined now and the last save that succeeded.
+        let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        let mut unfolded = 0usize;
+        let mut id = 0u64;
+        let mut next = 1u32;
+        let mut joined: Vec<u32> = Vec::new();
+        let mut apply = |m: &mut FederationCore, d: Decision, unfolded: &mut usize| {
+            *unfolded += postcard::to_allocvec(&d).map_or(0, |b| b.len());
+            m.apply_decision(d);
+        };
+        for k in 1..=2_000u32 {
+            while joined.len() < 4 {
+                id += 1;
+                apply(&mut m, fed_req(next, id), &mut unfolded);
+                joined.push(next);
+                next += 1;
+            }
+            id += 1;
+            apply(
+                &mut m,
+                Decision::SaveInitiated {
+                    label: format!("every-minute-{k}"),
+                    time: None,
+                    members: joined.iter().map(|h| FederateHandle(*h)).collect(),
+                    req: (1, id),
+                },
+                &mut unfolded,
+            );
+            for (i, h) in joined.clone().into_iter().enumerate() {
+                for report in [SaveReport::Begun, SaveReport::Complete] {
+                    let report = if k % 4 == 0 && i == 0 && report == SaveReport::Complete {
+                        SaveReport::NotComplete
+                    } else {
+                        report
+                    };
+                    id += 1;
+                    apply(
+                        &mut m,
+                        Decision::SaveReported {
+                            federate: FederateHandle(h),
+                            report,
+                            hw: u64::from(k),
+                            req: (1, id),
+                        },
+                        &mut unfolded,
+                    );
+                }
+            }
+            let gone = joined.remove(0);
+            apply(
+                &mut m,
+                Decision::FederateResigned {
+                    handle: FederateHandle(gone),
+                    action: ResignAction::DeleteObjects,
+                    hw: 0,
+                },
+                &mut unfolded,
+            );
+            fold_like_a_coordinator(&mut m, id + 1);
+        }
+        let v = m.view();
+        let size = WelcomeSize::of(v.base, &v.folded, &v.log);
+        let folded = WelcomeSize::of(v.base, &v.folded, &[]);
+        eprintln!("2,000 saves: log {unfolded} B unfolded, welcome {size:?}, folded {folded:?}");
+        assert!(folded.bytes < 2 * 1024, "{folded:?}");
+        assert_eq!(
+            m.mom.last_save,
+            Some(("every-minute-1999".to_string(), None))
+        );
+        assert!(m.save.current().is_none());
+    }
+
+    fn fed_req(h: u32, id: u64) -> Decision {
+        Decision::FederateJoined {
+            handle: FederateHandle(h),
+            name: format!("f{h}"),
+            federate_type: "t".into(),
+            node: 1,
+            req: (1, id),
+        }
     }
 
     /// What [`FederationCore::maybe_fold`] decides, for a member alone.
