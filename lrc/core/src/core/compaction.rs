@@ -1245,7 +1245,7 @@ mod tests {
         let mut id = 0u64;
         let mut next = 1u32;
         let mut joined: Vec<u32> = Vec::new();
-        let mut apply = |m: &mut FederationCore, d: Decision, unfolded: &mut usize| {
+        let apply = |m: &mut FederationCore, d: Decision, unfolded: &mut usize| {
             *unfolded += postcard::to_allocvec(&d).map_or(0, |b| b.len());
             m.apply_decision(d);
         };
