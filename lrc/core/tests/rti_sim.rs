@@ -2843,6 +2843,19 @@ fn regression_fold_183_a_save_folded_before_its_member_heard_of_it() {
     run_with(183, 300, modes);
 }
 
+/// Partitions, seed 1196: the coordinator was cut off during a save; its successor decided a
+/// member's not-complete report before the retry of the same member's begun report, which put
+/// the member back to saving, and the save never ended ("11 still saving"). A finished part
+/// now stays finished.
+#[test]
+fn regression_partitions_1196_a_late_begun_report_does_not_reopen_a_members_save() {
+    let modes = Modes {
+        partitions: true,
+        ..Modes::default()
+    };
+    run_with(1196, 300, modes);
+}
+
 #[test]
 fn regression_swarm_3478_welcome_carries_every_decision() {
     // As the seed ran when it failed (before the swarm drew time-stamp order).

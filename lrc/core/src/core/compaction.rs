@@ -340,7 +340,10 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             } => match open_save.as_mut() {
                 Some(s) if s.members.contains_key(federate) => {
                     s.decisions.push(i);
-                    s.members.insert(*federate, *report != SaveReport::Begun);
+                    if *report != SaveReport::Begun {
+                        // Finished stays finished (`SaveInProgress::record`).
+                        s.members.insert(*federate, true);
+                    }
                     if matches!(
                         report,
                         SaveReport::NotComplete | SaveReport::RtiUnableToSave
@@ -894,7 +897,9 @@ mod tests {
                         1..=3 => SaveReport::Begun,
                         _ => SaveReport::Complete,
                     };
-                    save.insert(f, report != SaveReport::Begun);
+                    if report != SaveReport::Begun {
+                        save.insert(f, true);
+                    }
                     if save.values().all(|done| *done) {
                         self.save = None;
                     }

@@ -134,6 +134,12 @@ impl SaveInProgress {
             *e = (*e).max(hw);
         }
         match report {
+            // A member's part, once finished, stays finished: its `federate_save_begun` can
+            // reach a coordinator after its `federate_save_complete` when a takeover reorders
+            // the retries of its LRC's requests (rti_sim, partitions, seed 1196: the save never
+            // ended). Its own LRC refuses a begun after a finished report, so only reordering
+            // brings one.
+            SaveReport::Begun if *st == SaveStatus::FederateWaitingForFederationToSave => {}
             SaveReport::Begun => *st = SaveStatus::FederateSaving,
             SaveReport::Complete => *st = SaveStatus::FederateWaitingForFederationToSave,
             SaveReport::NotComplete => {
@@ -1142,6 +1148,27 @@ mod tests {
         // A new save forgets the reports made on the one it replaces.
         s.begin(save("b", &[1], None, 2));
         assert_eq!(s.status(f(1)), Some(SaveStatus::FederateInstructedToSave));
+    }
+
+    /// rti_sim, partitions, seed 1196: after a takeover the new coordinator decided a member's
+    /// not-complete report before the retry of its begun report; the begun put the member back
+    /// to saving and the save never ended.
+    #[test]
+    fn a_begun_report_decided_after_the_members_last_one_changes_nothing() {
+        let mut cur = save("a", &[1, 2], None, 1);
+        assert!(cur.record(f(1), SaveReport::NotComplete, Some(10), 4));
+        assert!(cur.record(f(1), SaveReport::Begun, Some(10), 4));
+        assert_eq!(
+            cur.members[&f(1)],
+            SaveStatus::FederateWaitingForFederationToSave
+        );
+        assert!(cur.record(f(2), SaveReport::Begun, Some(11), 4));
+        assert!(cur.record(f(2), SaveReport::Complete, Some(11), 5));
+        assert!(cur.done());
+        assert_eq!(
+            cur.failed,
+            Some(SaveFailureReason::FederateReportedFailureDuringSave)
+        );
     }
 
     #[test]
