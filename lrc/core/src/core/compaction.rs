@@ -57,21 +57,32 @@
 //!   `HLAlastSaveTime`. A restore needs nothing of it from the log: the requester reads the
 //!   saved membership from its save file. Reports and aborts that matched no save go too.
 //!   With the save gone, the federates that lived across it can fold as well.
+//! - A restore that ended without committing (a federate could not load, it was aborted, a
+//!   member left before the commit): it changed nothing, so all its decisions go.
+//!
+//! **Across a restore.** The model runs through restores as the core applies them: at the
+//! commit every member takes its saved handle (on the LRC it runs on), and the reserved names
+//! and pending points are the saved ones — held by the restore itself ([`RESTORED`]), so they
+//! never fold, nor does a federate that lived across the restore (the restore stays between
+//! its join and its resignation). What happens after the commit folds by the same rules as
+//! before it. Retirements are grouped per stretch between committed restores, which move
+//! handles to other LRCs.
 //!
 //! **What stays**: the removal or departure of each LRC and its emptied `LeftBehind` (about 20
 //! bytes, with its `Retired`, per LRC ever lost), the membership of live LRCs; joined
 //! federates; pending names and points; the save in progress and the last that succeeded;
-//! restores and everything after the first one (the model stops there: a restore renames
-//! federates and replaces names and points); `Destroyed`. So before a restore the folded list
-//! is bounded by the live state plus a few bytes per LRC that ever left, not by the number of
-//! transfers, reservations, sync points, saves, federate join/resign cycles or what lost LRCs
-//! left behind (`tests::a_welcome_stays_bounded`: 2,000 periodic saves with a federate
-//! replaced after each fold to about 20 decisions; `docs/ARCHITECTURE.md`).
+//! every restore that committed (with the federates and names that lived across it) and the
+//! one in progress; `Destroyed`. So the folded list is bounded by the live state plus a few
+//! bytes per LRC that ever left and per committed restore, not by the number of transfers,
+//! reservations, sync points, saves, federate join/resign cycles or what lost LRCs left behind
+//! (`tests::a_welcome_stays_bounded`: 2,000 periodic saves with a federate replaced after each
+//! fold to about 20 decisions; `docs/ARCHITECTURE.md`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
 
+use super::restore::RestoreReport;
 use super::save::SaveReport;
 use super::wire::Decision;
 
@@ -125,18 +136,6 @@ pub(crate) fn req_of(d: &Decision) -> Option<(u64, u64)> {
     }
 }
 
-fn is_save_or_restore(d: &Decision) -> bool {
-    matches!(
-        d,
-        Decision::SaveInitiated { .. }
-            | Decision::SaveReported { .. }
-            | Decision::SaveAborted { .. }
-            | Decision::RestoreInitiated { .. }
-            | Decision::RestoreReported { .. }
-            | Decision::RestoreAborted { .. }
-    )
-}
-
 fn is_restore(d: &Decision) -> bool {
     matches!(
         d,
@@ -154,10 +153,39 @@ struct SaveModel {
     failed: bool,
 }
 
+/// The position the fold gives what a restore brought back (reserved names, pending points):
+/// no decision of the log stands for it, so nothing of it is ever dropped.
+const RESTORED: usize = usize::MAX;
+
+/// A restore as the fold models it (the core's rule in `super::restore`): its decisions, each
+/// member as (handle before, handle after), who loaded and who finished, whether it committed.
+struct RestoreModel {
+    decisions: Vec<usize>,
+    members: Vec<(FederateHandle, FederateHandle)>,
+    loaded: BTreeSet<FederateHandle>,
+    done: BTreeSet<FederateHandle>,
+    committed: bool,
+}
+
+impl RestoreModel {
+    fn member(&self, h: FederateHandle) -> bool {
+        self.members.iter().any(|(pre, post)| {
+            if self.committed {
+                *post == h
+            } else {
+                *pre == h
+            }
+        })
+    }
+}
+
 /// A pending synchronization point as the fold models it (the core's rule in
 /// `super::sync_point`): who it still waits for, whether joiners join it.
 struct Point {
+    /// Its registration ([`RESTORED`]: it came back with a restore).
     at: usize,
+    /// Where it began pending here (its registration, or the restore's commit).
+    since: usize,
     wide: bool,
     waiting: BTreeSet<FederateHandle>,
     achieved: Vec<usize>,
@@ -259,7 +287,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             .collect();
         for l in done {
             if let Some(p) = points.remove(&l) {
-                spans.push((p.at, p.at, i));
+                spans.push((p.at, p.since, i));
                 finished.push((p.at, p.achieved));
             }
         }
@@ -309,12 +337,106 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             _ => {}
         }
     }
-    // A restore replaces membership, names and points with the saved ones and renames the
-    // federates: the model stops at the first one, and what follows it stays (see the module
-    // docs).
-    let modelled = (0..n).find(|i| is_restore(&log[*i].1)).unwrap_or(n);
-    for i in 0..modelled {
+    // Restores, as `super::restore` applies them: the one in progress, and those that ended
+    // (decisions, whether they committed).
+    let mut open_restore: Option<RestoreModel> = None;
+    let mut ended_restores: Vec<(Vec<usize>, bool)> = Vec::new();
+    fn end_restore(open: &mut Option<RestoreModel>, ended: &mut Vec<(Vec<usize>, bool)>) {
+        if let Some(r) = open.take() {
+            ended.push((r.decisions, r.committed));
+        }
+    }
+    for i in 0..n {
         let d = &log[i].1;
+        match d {
+            Decision::RestoreInitiated { saved, mapping, .. } => {
+                // The coordinator decides none while another is in progress.
+                end_restore(&mut open_restore, &mut ended_restores);
+                open_restore = Some(RestoreModel {
+                    decisions: vec![i],
+                    members: mapping
+                        .iter()
+                        .filter(|(pre, post)| {
+                            federates.contains_key(pre)
+                                && saved.federates.iter().any(|m| m.handle == *post)
+                        })
+                        .copied()
+                        .collect(),
+                    loaded: BTreeSet::new(),
+                    done: BTreeSet::new(),
+                    committed: false,
+                });
+            }
+            Decision::RestoreReported {
+                federate, report, ..
+            } => {
+                let Some(r) = open_restore.as_mut() else {
+                    ended_restores.push((vec![i], false));
+                    continue;
+                };
+                r.decisions.push(i);
+                if !r.member(*federate) {
+                    continue;
+                }
+                match (report, r.committed) {
+                    (RestoreReport::Loaded, false) => {
+                        r.loaded.insert(*federate);
+                        if r.members.iter().all(|(pre, _)| r.loaded.contains(pre)) {
+                            // The commit: every federate takes its saved handle on the LRC it
+                            // runs on; names and points are the saved ones.
+                            r.committed = true;
+                            let mut renamed = BTreeMap::new();
+                            for (pre, post) in &r.members {
+                                if let Some(x) = federates.get(pre) {
+                                    renamed.insert(*post, *x);
+                                }
+                            }
+                            federates = renamed;
+                            let saved = log[r.decisions[0]].1.clone();
+                            if let Decision::RestoreInitiated { saved, .. } = saved {
+                                holder.clear();
+                                for (name, f) in &saved.reserved {
+                                    holder.insert(name.clone(), (*f, RESTORED));
+                                }
+                                for p in std::mem::take(&mut points).into_values() {
+                                    pending_spans.push((p.at, p.since, i));
+                                }
+                                for (label, sp) in &saved.sync {
+                                    points.insert(
+                                        label.clone(),
+                                        Point {
+                                            at: RESTORED,
+                                            since: i,
+                                            wide: sp.federation_wide,
+                                            waiting: sp.waiting.clone(),
+                                            achieved: Vec::new(),
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    (RestoreReport::Unable(_), false) => {
+                        end_restore(&mut open_restore, &mut ended_restores);
+                    }
+                    (RestoreReport::Complete | RestoreReport::NotComplete, true) => {
+                        r.done.insert(*federate);
+                        if r.members.iter().all(|(_, post)| r.done.contains(post)) {
+                            end_restore(&mut open_restore, &mut ended_restores);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Decision::RestoreAborted { .. } => match open_restore.as_mut() {
+                Some(r) => {
+                    r.decisions.push(i);
+                    end_restore(&mut open_restore, &mut ended_restores);
+                }
+                None => ended_restores.push((vec![i], false)),
+            },
+            _ => {}
+        }
         match d {
             Decision::SaveInitiated { members, .. } => {
                 let members: BTreeMap<FederateHandle, bool> = members
@@ -380,6 +502,9 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
             }
             Decision::FederateResigned { handle, .. } => {
                 save_left(&mut open_save, &mut ended_saves, *handle);
+                if open_restore.as_ref().is_some_and(|r| r.member(*handle)) {
+                    end_restore(&mut open_restore, &mut ended_restores);
+                }
                 if let Some((node, j)) = federates.remove(handle) {
                     resigned.push((*handle, node, j, i, false));
                     release_of(&mut holder, &mut live_names, *handle);
@@ -394,6 +519,9 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                     .collect();
                 for h in gone {
                     save_left(&mut open_save, &mut ended_saves, h);
+                    if open_restore.as_ref().is_some_and(|r| r.member(h)) {
+                        end_restore(&mut open_restore, &mut ended_restores);
+                    }
                     if let Some((node, j)) = federates.remove(&h) {
                         resigned.push((h, node, j, i, true));
                     }
@@ -448,6 +576,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                         label.clone(),
                         Point {
                             at: i,
+                            since: i,
                             wide: set.is_none(),
                             waiting,
                             achieved: Vec::new(),
@@ -464,7 +593,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                         && p.waiting.is_empty()
                         && let Some(p) = points.remove(label)
                     {
-                        pending_spans.push((p.at, p.at, i));
+                        pending_spans.push((p.at, p.since, i));
                         finished.push((p.at, p.achieved));
                     }
                 }
@@ -474,7 +603,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
         }
     }
     for p in points.values() {
-        pending_spans.push((p.at, p.at, n));
+        pending_spans.push((p.at, p.since, n));
     }
 
     // Saves that ended fold, all their decisions settled, except the last that succeeded (it
@@ -497,15 +626,31 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     if let Some(s) = &open_save {
         last_save_or_restore.extend(s.decisions.iter().copied());
     }
-    // Saves past the first restore are not modelled: they stay.
-    last_save_or_restore.extend((modelled..n).filter(|i| is_save_or_restore(&log[*i].1)));
+    // Restores that ended without committing changed nothing and fold, their decisions all
+    // settled; one that committed (it renamed the federates and replaced names and points) or
+    // is in progress stays, and splits the federates' retirements into segments.
+    let mut kept_restores: Vec<usize> = Vec::new();
+    if let Some(r) = &open_restore {
+        kept_restores.extend(r.decisions.iter().copied());
+    }
+    for (decisions, committed) in &ended_restores {
+        if !committed && decisions.iter().all(|i| settled_v[*i]) {
+            for i in decisions {
+                drop[*i] = true;
+            }
+        } else {
+            kept_restores.extend(decisions.iter().copied());
+        }
+    }
+    kept_restores.sort_unstable();
+    last_save_or_restore.extend(kept_restores.iter().copied());
 
     // Synchronized points whose decisions are all settled fold; the others stay and count as
     // pending for the federates that joined while they were.
     let mut kept_spans: Vec<(usize, usize)> = Vec::new();
     let mut folded_points: BTreeSet<usize> = BTreeSet::new();
     for (at, achieved) in &finished {
-        if settled_v[*at] && achieved.iter().all(|j| settled_v[*j]) {
+        if *at != RESTORED && settled_v[*at] && achieved.iter().all(|j| settled_v[*j]) {
             drop[*at] = true;
             for j in achieved {
                 drop[*j] = true;
@@ -522,7 +667,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     // Federates that joined and resigned with nothing in between that remembers them. What
     // stays of them is one `Retired` per LRC and restore segment (a restore moves handles to
     // other LRCs), at the place of the last decision it stands for.
-    let mut restores: Vec<usize> = (0..n).filter(|i| is_restore(&log[*i].1)).collect();
+    let mut restores: Vec<usize> = kept_restores.clone();
     restores.push(n);
     let segment = |i: usize| restores.iter().copied().find(|x| *x > i).unwrap_or(n);
     // (segment, node) → (handles, position).
@@ -592,7 +737,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
         }
     }
     for (i, from) in &releases {
-        if from.iter().all(|r| drop[*r]) {
+        if from.iter().all(|r| drop.get(*r).copied().unwrap_or(false)) {
             drop[*i] = true;
         }
     }
