@@ -1459,6 +1459,83 @@ mod tests {
             Some(("every-minute-1999".to_string(), None))
         );
         assert!(m.save.current().is_none());
+
+        // A restore that committed (federate 1 takes its saved handle 7), one that failed,
+        // then 10,000 join/resign cycles: what follows a restore folds as before it.
+        use super::super::restore::{RestoreReport, SavedMember, SavedMembership};
+        let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        let mut unfolded = 0usize;
+        m.apply_decision(fed_req(1, 1));
+        let restore = |label: &str, pre: u32, req: u64| Decision::RestoreInitiated {
+            label: label.into(),
+            requester: FederateHandle(1),
+            saved: SavedMembership {
+                save_id: 2,
+                federates: vec![SavedMember {
+                    handle: FederateHandle(7),
+                    name: "f1".into(),
+                    federate_type: "t".into(),
+                }],
+                reserved: vec![("kept".into(), FederateHandle(7))],
+                next_handle: 8,
+                sync: Vec::new(),
+            },
+            mapping: vec![(FederateHandle(pre), FederateHandle(7))],
+            req: (1, req),
+        };
+        let report = |f: u32, report: RestoreReport, req: u64| Decision::RestoreReported {
+            federate: FederateHandle(f),
+            report,
+            req: (1, req),
+        };
+        for d in [
+            restore("R", 1, 2),
+            report(1, RestoreReport::Loaded, 3),
+            report(7, RestoreReport::Complete, 4),
+            restore("R", 7, 5),
+            report(7, RestoreReport::Unable("no file".into()), 6),
+        ] {
+            m.apply_decision(d);
+        }
+        assert!(m.view().federates.contains_key(&FederateHandle(7)));
+        for h in 8..10_008u32 {
+            let j = fed_req(h, u64::from(h));
+            let r = Decision::FederateResigned {
+                handle: FederateHandle(h),
+                action: ResignAction::DeleteObjects,
+                hw: 0,
+            };
+            unfolded += postcard::to_allocvec(&j).map_or(0, |b| b.len())
+                + postcard::to_allocvec(&r).map_or(0, |b| b.len());
+            m.apply_decision(j);
+            m.apply_decision(r);
+            fold_like_a_coordinator(&mut m, u64::from(h) + 1);
+        }
+        let v = m.view();
+        let folded = WelcomeSize::of(v.base, &v.folded, &[]);
+        eprintln!(
+            "a restore, then 10,000 join/resign cycles: log {unfolded} B unfolded, folded {folded:?}"
+        );
+        assert!(folded.bytes < 2 * 1024, "{folded:?}");
+        // The committed restore stays, the failed one went.
+        let restores = v
+            .folded
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::RestoreInitiated { .. }))
+            .count();
+        assert_eq!(restores, 1);
+        assert!(v.reserved.contains_key("kept"));
+        assert_eq!(m.restore.epoch(), 1);
+        // A joiner welcomed with the compacted log holds what the member holds.
+        let v = m.view().clone();
+        m.apply_decision(Decision::NodeAdded(99));
+        let joiner = welcome(v.base, v.folded.clone(), {
+            let mut log = v.log.clone();
+            log.push(Decision::NodeAdded(99));
+            log
+        });
+        assert_eq!(member_view(&joiner), member_view(&m));
+        assert_eq!(joiner.restore.epoch(), 1);
     }
 
     fn fed_req(h: u32, id: u64) -> Decision {
