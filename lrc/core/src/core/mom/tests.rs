@@ -1,0 +1,536 @@
+//! Unit tests of the MOM (one LRC, its federates' callbacks).
+
+use super::*;
+use crate::core::wire::ResignAction;
+use crate::core::{Action, Callback, Completion, Event};
+use crate::error::RtiError;
+use hlamesh_timesync::{DynInterval, HLAfloat64Interval};
+
+const FOM: &str = include_str!("../../../../../foms/UpdateRates.xml");
+
+type Params = Vec<(ParameterHandle, Vec<u8>)>;
+
+/// One LRC (the coordinator) and the callbacks its federates got.
+struct One {
+    core: FederationCore,
+    got: Vec<(FederateHandle, Callback)>,
+    updates_sent: usize,
+}
+
+impl One {
+    fn new() -> One {
+        let modules = vec![("UpdateRates.xml".to_string(), FOM.to_string())];
+        let core = FederationCore::create("F", 1, 0, modules).expect("create");
+        One {
+            core,
+            got: Vec::new(),
+            updates_sent: 0,
+        }
+    }
+
+    fn drain(&mut self) -> Option<FederateHandle> {
+        let mut joined = None;
+        while let Some(a) = self.core.poll_action() {
+            match a {
+                Action::Complete {
+                    result: Ok(Completion::Joined(h)),
+                    ..
+                } => joined = Some(h),
+                Action::Callback { federate, callback } => self.got.push((federate, callback)),
+                Action::SendData {
+                    class: Some(crate::core::DataClass::Object(_)),
+                    ..
+                } => self.updates_sent += 1,
+                _ => {}
+            }
+        }
+        joined
+    }
+
+    fn join(&mut self, name: &str) -> FederateHandle {
+        self.core.join(Some(name.into()), "monitor");
+        for _ in 0..10 {
+            if let Some(h) = self.drain() {
+                return h;
+            }
+            self.core.handle(0, Event::Tick);
+        }
+        panic!("{name} never joined");
+    }
+
+    fn handles(&mut self) -> MomHandles {
+        self.core.mom_handles().cloned().expect("the MIM")
+    }
+
+    fn attr(&mut self, n: &str) -> AttributeHandle {
+        self.handles().federate_attrs[n]
+    }
+
+    /// The last value `f` had reflected of attribute `a` of `o`.
+    fn reflected(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        a: AttributeHandle,
+    ) -> Option<Vec<u8>> {
+        self.got.iter().rev().find_map(|(g, cb)| match cb {
+            Callback::ReflectAttributeValues { object, values, .. } if *g == f && *object == o => {
+                values.iter().find(|(x, _)| *x == a).map(|(_, v)| v.clone())
+            }
+            _ => None,
+        })
+    }
+
+    /// The interactions `f` received so far: (class, parameters).
+    fn received(&self, f: FederateHandle) -> Vec<(InteractionClassHandle, Params)> {
+        self.got
+            .iter()
+            .filter_map(|(g, cb)| match cb {
+                Callback::ReceiveInteraction { class, params, .. } if *g == f => {
+                    Some((*class, params.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn send_mom(
+        &mut self,
+        from: FederateHandle,
+        name: &str,
+        target: FederateHandle,
+        params: &[(&str, Vec<u8>)],
+    ) {
+        let fdd = self.core.fdd_ref().expect("fdd");
+        let ic = self.handles().interactions[name];
+        self.core
+            .publish_interaction_class(from, ic)
+            .expect("publish");
+        let mut ps = vec![(
+            fdd.parameter_handle(ic, "HLAfederate")
+                .expect("HLAfederate"),
+            handle_value(&target.encode()),
+        )];
+        for (n, v) in params {
+            ps.push((fdd.parameter_handle(ic, n).expect("parameter"), v.clone()));
+        }
+        self.core
+            .send_interaction(from, ic, ps, Vec::new(), None)
+            .expect("send");
+        self.drain();
+    }
+}
+
+fn unicode(s: &str) -> Vec<u8> {
+    s.to_string().encode()
+}
+
+#[test]
+fn every_federate_is_an_instance_its_subscribers_discover_with_the_mims_encodings() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let class = one.handles().federate;
+    let attrs: Vec<AttributeHandle> = one.handles().federate_attrs.values().copied().collect();
+    // The MIM's 32 and the inherited HLAprivilegeToDeleteObject.
+    assert_eq!(attrs.len(), 33, "every HLAfederate attribute of the MIM");
+    assert_eq!(
+        one.core.mom_federate_values(a, None).len(),
+        32,
+        "a value for each of the MIM's attributes"
+    );
+    one.core
+        .subscribe_object_class_attributes(m, class, &attrs, true)
+        .expect("subscribe");
+    one.drain();
+    let discovered: Vec<(ObjectInstanceHandle, String)> = one
+        .got
+        .iter()
+        .filter_map(|(f, cb)| match cb {
+            Callback::DiscoverObjectInstance { object, name, .. } if *f == m => {
+                Some((*object, name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        discovered,
+        vec![
+            (federate_instance(a), "HLAfederate.A".to_string()),
+            (federate_instance(m), "HLAfederate.M".to_string()),
+        ],
+        "its own instance too"
+    );
+    // A regulates with lookahead 2.5, then M asks for the values.
+    let la = DynInterval::Float(HLAfloat64Interval::new(2.5).expect("interval"));
+    one.core
+        .time_change(a, "enableTimeRegulation", |t| t.enable_time_regulation(la))
+        .expect("regulate");
+    one.drain();
+    one.core
+        .request_attribute_value_update(m, None, Some(class), attrs.clone(), Vec::new())
+        .expect("request");
+    one.drain();
+    let oa = federate_instance(a);
+    let v = |one: &mut One, n: &str| {
+        let at = one.attr(n);
+        one.reflected(m, oa, at)
+            .unwrap_or_else(|| panic!("{n} reflected"))
+    };
+    assert_eq!(
+        v(&mut one, "HLAfederateHandle"),
+        vec![0, 0, 0, 4, 0, 0, 0, a.0 as u8]
+    );
+    assert_eq!(v(&mut one, "HLAfederateName"), unicode("A"));
+    assert_eq!(v(&mut one, "HLAfederateType"), unicode("monitor"));
+    assert_eq!(v(&mut one, "HLAtimeRegulating"), vec![0, 0, 0, 1]);
+    assert_eq!(v(&mut one, "HLAtimeConstrained"), vec![0, 0, 0, 0]);
+    let mut lookahead = vec![0, 0, 0, 8];
+    lookahead.extend_from_slice(&2.5f64.to_be_bytes());
+    assert_eq!(v(&mut one, "HLAlookahead"), lookahead);
+    let mut zero = vec![0, 0, 0, 8];
+    zero.extend_from_slice(&0.0f64.to_be_bytes());
+    assert_eq!(v(&mut one, "HLAlogicalTime"), zero);
+    assert_eq!(v(&mut one, "HLAfederateState"), vec![0, 0, 0, 1]);
+    assert_eq!(v(&mut one, "HLAtimeManagerState"), vec![0, 0, 0, 0]);
+    let mut modules = vec![0, 0, 0, 1];
+    modules.extend(unicode("UpdateRates.xml"));
+    assert_eq!(v(&mut one, "HLAFOMmoduleDesignatorList"), modules);
+    assert_eq!(v(&mut one, "HLAupdatesSent"), vec![0, 0, 0, 0]);
+    assert_eq!(v(&mut one, "HLAconveyProducingFederate"), vec![0, 0, 0, 1]);
+    // A resigns: M's view of it goes.
+    one.core.resign(a, ResignAction::NoAction).expect("resign");
+    one.drain();
+    assert!(
+        one.got.iter().any(|(f, cb)| *f == m
+            && matches!(cb, Callback::RemoveObjectInstance { object, .. } if *object == oa)),
+        "A's instance removed"
+    );
+}
+
+#[test]
+fn mom_instances_are_owned_by_the_rti() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let class = one.handles().federate;
+    let name = one.attr("HLAfederateName");
+    one.core
+        .publish_object_class_attributes(m, class, &[name])
+        .expect("publish");
+    one.core
+        .subscribe_object_class_attributes(m, class, &[name], true)
+        .expect("subscribe");
+    one.drain();
+    let oa = federate_instance(a);
+    assert_eq!(
+        one.core.is_attribute_owned_by_federate(m, oa, name),
+        Ok(false)
+    );
+    assert!(matches!(
+        one.core
+            .update_attribute_values(m, oa, vec![(name, unicode("X"))], Vec::new(), None),
+        Err(RtiError::AttributeNotOwned(_))
+    ));
+    assert!(matches!(
+        one.core.delete_object_instance(m, oa, Vec::new(), None),
+        Err(RtiError::DeletePrivilegeNotHeld(_))
+    ));
+    assert!(matches!(
+        one.core
+            .attribute_ownership_acquisition_if_available(m, oa, &[name]),
+        Err(RtiError::AttributeNotPublished(_))
+    ));
+    one.core
+        .query_attribute_ownership(m, oa, name)
+        .expect("query");
+    one.drain();
+    assert!(one.got.iter().any(|(f, cb)| *f == m
+        && *cb
+            == Callback::AttributeIsOwnedByRti {
+                object: oa,
+                attr: name
+            }));
+}
+
+#[test]
+fn periodic_updates_follow_set_timing_and_nothing_is_sent_without_it() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let class = one.handles().federate;
+    let name = one.attr("HLAfederateName");
+    one.core
+        .subscribe_object_class_attributes(m, class, &[name], true)
+        .expect("subscribe");
+    one.drain();
+    one.updates_sent = 0;
+    for t in 1..=50 {
+        one.core.handle(t * 100_000, Event::Tick);
+        one.drain();
+    }
+    assert_eq!(
+        one.updates_sent, 0,
+        "no MOM update while nobody set a timing"
+    );
+    // Report period 2 s from t = 5 s: due at 7, 9, 11 s.
+    one.core.set_clock(5_000_000);
+    one.send_mom(
+        a.max(m),
+        "HLAfederate.HLAadjust.HLAsetTiming",
+        a,
+        &[("HLAreportPeriod", 2i32.encode())],
+    );
+    assert_eq!(one.core.mom_report_period(a), Some(2_000_000));
+    let mut at = Vec::new();
+    for t in 51..=115 {
+        let before = one.updates_sent;
+        one.core.handle(t * 100_000, Event::Tick);
+        one.drain();
+        if one.updates_sent > before {
+            at.push(t * 100_000);
+        }
+    }
+    assert_eq!(at, vec![7_000_000, 9_000_000, 11_000_000]);
+    // Period 0 stops them.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetTiming",
+        a,
+        &[("HLAreportPeriod", 0i32.encode())],
+    );
+    assert_eq!(one.core.mom_report_period(a), None);
+}
+
+#[test]
+fn request_publications_is_answered_with_one_report_per_class() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let track = fdd.object_class_handle("Track").expect("Track");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    one.core
+        .publish_object_class_attributes(a, track, &[seq])
+        .expect("publish");
+    let h = one.handles();
+    let report = h.interactions["HLAfederate.HLAreport.HLAreportObjectClassPublication"];
+    let interactions = h.interactions["HLAfederate.HLAreport.HLAreportInteractionPublication"];
+    one.core
+        .subscribe_interaction_class(m, report, true)
+        .expect("subscribe");
+    one.core
+        .subscribe_interaction_class(m, interactions, true)
+        .expect("subscribe");
+    one.send_mom(m, "HLAfederate.HLArequest.HLArequestPublications", a, &[]);
+    let got = one.received(m);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].0, report);
+    let p = |c: InteractionClassHandle, ps: &[(ParameterHandle, Vec<u8>)], n: &str| {
+        let h = fdd.parameter_handle(c, n).expect("parameter");
+        ps.iter().find(|(x, _)| *x == h).map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        p(report, &got[0].1, "HLAnumberOfClasses"),
+        Some(1i32.encode())
+    );
+    assert_eq!(
+        p(report, &got[0].1, "HLAobjectClass"),
+        Some(handle_value(&track.encode()))
+    );
+    assert_eq!(
+        p(report, &got[0].1, "HLAattributeList"),
+        Some(handle_list([seq.encode().to_vec()]))
+    );
+    assert_eq!(
+        p(report, &got[0].1, "HLAfederate"),
+        Some(handle_value(&a.encode()))
+    );
+    assert_eq!(got[1].0, interactions);
+    assert_eq!(
+        p(interactions, &got[1].1, "HLAinteractionClassList"),
+        Some(vec![0, 0, 0, 0])
+    );
+}
+
+#[test]
+fn request_subscriptions_and_deletable_counts_are_reported_in_the_mims_records() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let track = fdd.object_class_handle("Track").expect("Track");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    one.core
+        .subscribe_object_class_attributes(a, track, &[seq], false)
+        .expect("subscribe");
+    one.core
+        .publish_object_class_attributes(a, track, &[seq])
+        .expect("publish");
+    let o1 = one
+        .core
+        .register_object_instance(a, track, None)
+        .expect("register");
+    let _o2 = one
+        .core
+        .register_object_instance(a, track, None)
+        .expect("register");
+    one.drain();
+    let h = one.handles();
+    let subs = h.interactions["HLAfederate.HLAreport.HLAreportObjectClassSubscription"];
+    let isubs = h.interactions["HLAfederate.HLAreport.HLAreportInteractionSubscription"];
+    let counts = h.interactions["HLAfederate.HLAreport.HLAreportObjectInstancesThatCanBeDeleted"];
+    for ic in [subs, isubs, counts] {
+        one.core
+            .subscribe_interaction_class(m, ic, true)
+            .expect("subscribe");
+    }
+    one.got.clear();
+    one.send_mom(m, "HLAfederate.HLArequest.HLArequestSubscriptions", a, &[]);
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestObjectInstancesThatCanBeDeleted",
+        a,
+        &[],
+    );
+    let got: BTreeMap<InteractionClassHandle, Params> = one.received(m).into_iter().collect();
+    let p = |c: InteractionClassHandle, n: &str| {
+        let ph = fdd.parameter_handle(c, n).expect("parameter");
+        got[&c]
+            .iter()
+            .find(|(x, _)| *x == ph)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        p(subs, "HLAobjectClass"),
+        Some(handle_value(&track.encode()))
+    );
+    assert_eq!(p(subs, "HLAactive"), Some(false.encode()), "passive");
+    assert_eq!(p(subs, "HLAmaxUpdateRate"), Some(String::new().encode()));
+    assert_eq!(p(subs, "HLAnumberOfClasses"), Some(1i32.encode()));
+    assert_eq!(p(isubs, "HLAinteractionClassList"), Some(vec![0, 0, 0, 0]));
+    // HLAobjectClassBasedCounts: one record {HLAhandle Track, HLAcount 2}.
+    let mut want = vec![0, 0, 0, 1];
+    want.extend(handle_value(&track.encode()));
+    want.extend(2i32.to_be_bytes());
+    assert_eq!(p(counts, "HLAobjectInstanceCounts"), Some(want));
+    // The counters agree.
+    let values = one.core.mom_federate_values(a, None);
+    let at = one.attr("HLAobjectInstancesRegistered");
+    assert_eq!(
+        values
+            .iter()
+            .find(|(x, _)| *x == at)
+            .map(|(_, v)| v.clone()),
+        Some(2i32.encode())
+    );
+    let at = one.attr("HLAobjectInstancesThatCanBeDeleted");
+    assert_eq!(
+        values
+            .iter()
+            .find(|(x, _)| *x == at)
+            .map(|(_, v)| v.clone()),
+        Some(2i32.encode())
+    );
+    let _ = o1;
+}
+
+#[test]
+fn the_federation_instance_names_the_federation_its_federates_and_time_implementation() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let h = one.handles();
+    let attrs: Vec<AttributeHandle> = h.federation_attrs.values().copied().collect();
+    assert_eq!(
+        attrs.len(),
+        13,
+        "the MIM's 12 attributes and HLAprivilegeToDeleteObject"
+    );
+    one.core
+        .subscribe_object_class_attributes(m, h.federation, &attrs, true)
+        .expect("subscribe");
+    one.drain();
+    assert!(one.got.iter().any(|(f, cb)| *f == m
+        && matches!(cb, Callback::DiscoverObjectInstance { object, name, .. }
+            if *object == federation_instance() && name == FEDERATION_INSTANCE_NAME)));
+    one.core
+        .request_attribute_value_update(m, Some(federation_instance()), None, attrs, Vec::new())
+        .expect("request");
+    one.drain();
+    let o = federation_instance();
+    let v = |one: &One, n: &str| one.reflected(m, o, h.federation_attrs[n]);
+    assert_eq!(v(&one, "HLAfederationName"), Some(unicode("F")));
+    assert_eq!(
+        v(&one, "HLAfederatesInFederation"),
+        Some(handle_list([a.encode().to_vec(), m.encode().to_vec()]))
+    );
+    assert_eq!(
+        v(&one, "HLAtimeImplementationName"),
+        Some(unicode("HLAfloat64Time"))
+    );
+    assert_eq!(v(&one, "HLAMIMdesignator"), Some(unicode(MIM_DESIGNATOR)));
+    assert_eq!(v(&one, "HLAlastSaveName"), Some(unicode("")));
+    assert_eq!(
+        v(&one, "HLAlastSaveTime"),
+        Some(vec![0, 0, 0, 0]),
+        "no save: empty"
+    );
+}
+
+#[test]
+fn time_in_the_granted_and_advancing_states_adds_up() {
+    let mut t = TimeInStates {
+        since: 1_000_000,
+        ..TimeInStates::default()
+    };
+    assert_eq!(t.millis(3_500_000), (2_500, 0), "granted since the join");
+    t.enter(true, 4_000_000);
+    t.enter(true, 4_500_000); // no change
+    assert_eq!(t.millis(4_750_000), (3_000, 750));
+    t.enter(false, 5_000_000);
+    assert_eq!(t.millis(6_000_000), (4_000, 1_000));
+}
+
+#[test]
+fn an_advance_request_and_its_grant_move_the_federates_time_between_the_states() {
+    let mut one = One::new();
+    let a = one.join("A");
+    one.core.set_clock(2_000_000);
+    let t =
+        hlamesh_timesync::DynTime::Float(hlamesh_timesync::HLAfloat64Time::new(5.0).expect("time"));
+    one.core
+        .time_change(a, "timeAdvanceRequest", |m| m.time_advance_request(t))
+        .expect("TAR");
+    one.drain();
+    assert!(
+        one.got
+            .iter()
+            .any(|(f, cb)| *f == a && matches!(cb, Callback::TimeAdvanceGrant(_))),
+        "granted at once (not regulated by anyone)"
+    );
+    one.core.set_clock(3_000_000);
+    let granted = one.attr("HLAtimeGrantedTime");
+    let values = one.core.mom_federate_values(a, Some(&[granted]));
+    assert_eq!(values, vec![(granted, 3_000i32.encode())]);
+}
+
+#[test]
+fn a_removed_instance_stays_counted_but_is_no_longer_remembered() {
+    let mut d = DistinctInstances::default();
+    let (a, b) = (ObjectInstanceHandle(1), ObjectInstanceHandle(2));
+    d.insert(a);
+    d.insert(a);
+    d.insert(b);
+    assert_eq!(d.len(), 2);
+    d.forget(a);
+    d.forget(a);
+    assert_eq!(d.len(), 2, "still counted, once");
+    assert_eq!(d.live.len(), 1, "only b remembered");
+    d.insert(a);
+    assert_eq!(
+        d.len(),
+        3,
+        "a handle seen again after its removal is a new instance"
+    );
+}
