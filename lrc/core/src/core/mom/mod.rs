@@ -68,7 +68,7 @@
 //! `HLAresignFederationExecution` is not told (its next call fails with
 //! `FederateNotExecutionMember`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::encoding::typed::{DataElement, OpaqueData};
 use crate::fom::Fdd;
@@ -80,9 +80,8 @@ use hlamesh_timesync::{ConstraintState, LogicalTime, LogicalTimeInterval, Regula
 
 use super::objects::Instance;
 use super::time::Manager;
-use super::wire::{DataMsg, ResignAction};
+use super::wire::DataMsg;
 use super::{FederationCore, Node};
-use service::resign_action;
 
 /// The RTI version reported in `HLARTIversion`.
 pub const RTI_VERSION: &str = concat!("hlamesh ", env!("CARGO_PKG_VERSION"));
@@ -212,10 +211,25 @@ pub struct Counters {
     pub deleted: u32,
     /// `HLAobjectInstancesRemoved`.
     pub removed: u32,
-    /// Instances it updated (`HLAobjectInstancesUpdated` is their number).
+    /// Instances it updated (`HLAobjectInstancesUpdated` is their number), by registered class.
     pub updated: DistinctInstances,
-    /// Instances it had reflected (`HLAobjectInstancesReflected`).
+    /// Instances it had reflected (`HLAobjectInstancesReflected`), by known class.
     pub reflected: DistinctInstances,
+    /// Update messages sent, by (transportation, registered class) (`HLAreportUpdatesSent`).
+    pub updates_by: BTreeMap<(u32, ObjectClassHandle), u32>,
+    /// Reflections received, by (transportation, known class) (`HLAreportReflectionsReceived`).
+    pub reflections_by: BTreeMap<(u32, ObjectClassHandle), u32>,
+    /// Interactions sent, by (transportation, class) (`HLAreportInteractionsSent`).
+    pub interactions_sent_by: BTreeMap<(u32, InteractionClassHandle), u32>,
+    /// Interactions received, by (transportation, received class)
+    /// (`HLAreportInteractionsReceived`).
+    pub interactions_received_by: BTreeMap<(u32, InteractionClassHandle), u32>,
+}
+
+/// Adds one to a per-key count.
+pub(crate) fn bump<K: Ord>(m: &mut BTreeMap<K, u32>, k: K) {
+    let n = m.entry(k).or_default();
+    *n = n.saturating_add(1);
 }
 
 /// A count of distinct instances that remembers only the ones still here: an instance removed
@@ -223,26 +237,40 @@ pub struct Counters {
 /// than every instance a long run ever saw.
 #[derive(Debug, Clone, Default)]
 pub struct DistinctInstances {
-    live: BTreeSet<ObjectInstanceHandle>,
-    gone: usize,
+    live: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
+    gone: BTreeMap<ObjectClassHandle, usize>,
 }
 
 impl DistinctInstances {
-    /// Counts `o` (once).
-    pub fn insert(&mut self, o: ObjectInstanceHandle) {
-        self.live.insert(o);
+    /// Counts `o`, of class `class` (once).
+    pub fn insert(&mut self, o: ObjectInstanceHandle, class: ObjectClassHandle) {
+        self.live.entry(o).or_insert(class);
     }
 
     /// `o` was removed here: it stays counted, no longer remembered.
     pub fn forget(&mut self, o: ObjectInstanceHandle) {
-        if self.live.remove(&o) {
-            self.gone = self.gone.saturating_add(1);
+        if let Some(c) = self.live.remove(&o) {
+            let n = self.gone.entry(c).or_default();
+            *n = n.saturating_add(1);
         }
     }
 
     /// Distinct instances counted.
     pub fn len(&self) -> usize {
-        self.live.len().saturating_add(self.gone)
+        self.gone
+            .values()
+            .fold(self.live.len(), |a, n| a.saturating_add(*n))
+    }
+
+    /// Distinct instances counted, by class (classes with none left out).
+    pub fn by_class(&self) -> BTreeMap<ObjectClassHandle, usize> {
+        let mut out = self.gone.clone();
+        for c in self.live.values() {
+            let n = out.entry(*c).or_default();
+            *n = n.saturating_add(1);
+        }
+        out.retain(|_, n| *n > 0);
+        out
     }
 
     /// Whether none was counted.
@@ -269,6 +297,11 @@ pub struct MomState {
     pub(crate) last_save: Option<(String, Option<super::time::Time>)>,
     /// Wall time each local federate spent granted and advancing (see [`TimeInStates`]).
     pub(crate) time_in_states: BTreeMap<FederateHandle, TimeInStates>,
+    /// MOM interactions this LRC answered with `HLAreportMOMexception` because of a missing or
+    /// undecodable parameter or an unknown federate.
+    pub(crate) malformed: u64,
+    /// `HLAreportMOMexception`s this LRC sent (malformed interactions and failed services).
+    pub(crate) exceptions_sent: u64,
 }
 
 /// How long a local federate has been in the Time Granted and Time Advancing states (µs of
@@ -705,71 +738,6 @@ impl FederationCore {
     pub fn mom_report_period(&self, f: FederateHandle) -> Option<u64> {
         self.mom.timing.get(&f).map(|(p, _)| *p)
     }
-
-    /// An interaction of class `class` was applied here: a MOM request, adjustment or service
-    /// about a local federate is answered.
-    pub(crate) fn mom_on_interaction(
-        &mut self,
-        class: InteractionClassHandle,
-        params: &[(ParameterHandle, Vec<u8>)],
-    ) {
-        let Some(fdd) = self.fdd.clone() else { return };
-        let Some(name) = self
-            .mom_handles()
-            .and_then(|m| m.interaction_names.get(&class).cloned())
-        else {
-            return;
-        };
-        if !name.starts_with("HLAfederate.") {
-            return;
-        }
-        let param = |n: &str| -> Option<&[u8]> {
-            let p = MomHandles::param(&fdd, class, n)?;
-            params
-                .iter()
-                .find(|(h, _)| *h == p)
-                .map(|(_, v)| v.as_slice())
-        };
-        let Some(target) = param("HLAfederate")
-            .and_then(|v| OpaqueData::decode(v).ok())
-            .and_then(|v| FederateHandle::decode(&v.0).ok())
-        else {
-            return;
-        };
-        if !self.locals.contains_key(&target) {
-            return;
-        }
-        match name.as_str() {
-            "HLAfederate.HLAadjust.HLAsetTiming" => {
-                let Some(secs) = param("HLAreportPeriod").and_then(|v| i32::decode(v).ok()) else {
-                    return;
-                };
-                if secs <= 0 {
-                    self.mom.timing.remove(&target);
-                } else {
-                    let period = u64::try_from(secs).unwrap_or(0).saturating_mul(1_000_000);
-                    self.mom
-                        .timing
-                        .insert(target, (period, self.now.saturating_add(period)));
-                }
-            }
-            "HLAfederate.HLArequest.HLArequestPublications" => self.mom_report_publications(target),
-            "HLAfederate.HLArequest.HLArequestSubscriptions" => {
-                self.mom_report_subscriptions(target)
-            }
-            "HLAfederate.HLArequest.HLArequestObjectInstancesThatCanBeDeleted" => {
-                self.mom_report_can_be_deleted(target)
-            }
-            "HLAfederate.HLAservice.HLAresignFederationExecution" => {
-                let action = param("HLAresignAction")
-                    .and_then(|v| i32::decode(v).ok())
-                    .and_then(resign_action)
-                    .unwrap_or(ResignAction::NoAction);
-                self.mom_resign(target, action);
-            }
-            _ => {}
-        }
-    }
 }
 
 impl FederationCore {
@@ -801,14 +769,29 @@ impl FederationCore {
     /// Counts a data callback for local federate `f`'s `HLAfederate` counters.
     pub(crate) fn mom_note_delivered(&mut self, f: FederateHandle, cb: &super::Callback) {
         use super::Callback as C;
+        let known = match cb {
+            C::ReflectAttributeValues { object, .. } => self
+                .locals
+                .get(&f)
+                .and_then(|l| l.known.get(object).copied())
+                .or_else(|| self.objects.get(object).map(|i| i.class)),
+            _ => None,
+        };
         let c = self.mom.counters.entry(f).or_default();
         match cb {
-            C::ReflectAttributeValues { object, .. } => {
+            C::ReflectAttributeValues { object, info, .. } => {
                 c.reflections_received = c.reflections_received.saturating_add(1);
-                c.reflected.insert(*object);
+                if let Some(k) = known {
+                    c.reflected.insert(*object, k);
+                    bump(&mut c.reflections_by, (info.transportation.0, k));
+                }
             }
-            C::ReceiveInteraction { .. } => {
+            C::ReceiveInteraction { class, info, .. } => {
                 c.interactions_received = c.interactions_received.saturating_add(1);
+                bump(
+                    &mut c.interactions_received_by,
+                    (info.transportation.0, *class),
+                );
             }
             C::DiscoverObjectInstance { .. } => c.discovered = c.discovered.saturating_add(1),
             C::RemoveObjectInstance { .. } => c.removed = c.removed.saturating_add(1),
@@ -817,8 +800,11 @@ impl FederationCore {
     }
 }
 
+mod dispatch;
 mod requests;
 mod service;
+
+pub use dispatch::MomFailure;
 
 #[cfg(test)]
 mod tests;

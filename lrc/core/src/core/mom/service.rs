@@ -1,20 +1,40 @@
-//! MOM services (`HLAmanager.HLAfederate.HLAservice`): actions performed on behalf of a
-//! federate.
+//! MOM services (`HLAmanager.HLAfederate.HLAservice`): actions performed on behalf of a local
+//! federate. A refusal is sent back as `HLAreportMOMexception`.
 
+use crate::error::RtiError;
 use crate::handles::FederateHandle;
 
 use super::super::FederationCore;
 use super::super::wire::ResignAction;
+use super::dispatch::{MomArgs, MomFailure};
 
 impl FederationCore {
-    /// `HLAservice.HLAresignFederationExecution`: the target federate resigns with `action`
-    /// (its application is not called back: its next call fails with
-    /// `FederateNotExecutionMember`).
-    pub(super) fn mom_resign(&mut self, f: FederateHandle, action: ResignAction) {
-        match self.resign(f, action) {
-            Ok(_) => {}
-            Err(e) => tracing::debug!(federation = %self.name, %f, "MOM resign refused: {e}"),
+    /// `HLAmanager.HLAfederate.HLAservice.<name>` on behalf of local federate `f`.
+    pub(super) fn mom_service(
+        &mut self,
+        f: FederateHandle,
+        name: &str,
+        args: &MomArgs,
+    ) -> Result<(), MomFailure> {
+        match name {
+            // Its application is not called back: its next call fails with
+            // `FederateNotExecutionMember`.
+            "HLAresignFederationExecution" => {
+                let v: i32 = args.get("HLAresignAction")?;
+                let action = resign_action(v).ok_or_else(|| {
+                    MomFailure::Parameter(format!(
+                        "parameter HLAresignAction: {v} is not an HLAresignAction (1-6)"
+                    ))
+                })?;
+                self.resign(f, action)?;
+            }
+            _ => {
+                return Err(MomFailure::Service(RtiError::RtiInternalError(format!(
+                    "HLAmanager.HLAfederate.HLAservice.{name} is not implemented by hlamesh"
+                ))));
+            }
         }
+        Ok(())
     }
 }
 

@@ -119,6 +119,65 @@ impl One {
             .expect("send");
         self.drain();
     }
+
+    /// Sends MOM interaction `name` with exactly these parameters (none added).
+    fn send_raw(&mut self, from: FederateHandle, name: &str, params: &[(&str, Vec<u8>)]) {
+        let fdd = self.core.fdd_ref().expect("fdd");
+        let ic = self.handles().interactions[name];
+        self.core
+            .publish_interaction_class(from, ic)
+            .expect("publish");
+        let ps = params
+            .iter()
+            .map(|(n, v)| (fdd.parameter_handle(ic, n).expect("parameter"), v.clone()))
+            .collect();
+        self.core
+            .send_interaction(from, ic, ps, Vec::new(), None)
+            .expect("send");
+        self.drain();
+    }
+
+    /// `f` subscribes to MOM report `name`; returns its class.
+    fn subscribe(&mut self, f: FederateHandle, name: &str) -> InteractionClassHandle {
+        let ic = self.handles().interactions[name];
+        self.core
+            .subscribe_interaction_class(f, ic, true)
+            .expect("subscribe");
+        ic
+    }
+
+    /// The reports of class `ic` that `f` received, each as its parameters by name.
+    fn reports(
+        &self,
+        f: FederateHandle,
+        ic: InteractionClassHandle,
+    ) -> Vec<BTreeMap<String, Vec<u8>>> {
+        let fdd = self.core.fdd_ref().expect("fdd");
+        self.received(f)
+            .into_iter()
+            .filter(|(c, _)| *c == ic)
+            .map(|(_, ps)| {
+                ps.into_iter()
+                    .map(|(p, v)| {
+                        let n = fdd.parameter_name(ic, p).expect("name").to_string();
+                        (n, v)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// HLAobjectClassBasedCounts / HLAinteractionCounts as the MIM encodes them.
+fn counts(records: &[(Vec<u8>, i32)]) -> Vec<u8> {
+    let mut e = crate::encoding::Encoder::new();
+    e.write_count(records.len());
+    for (h, n) in records {
+        e.align(4);
+        e.put(&OpaqueData(h.clone()));
+        e.put(n);
+    }
+    e.into_bytes()
 }
 
 fn unicode(s: &str) -> Vec<u8> {
@@ -519,18 +578,316 @@ fn an_advance_request_and_its_grant_move_the_federates_time_between_the_states()
 fn a_removed_instance_stays_counted_but_is_no_longer_remembered() {
     let mut d = DistinctInstances::default();
     let (a, b) = (ObjectInstanceHandle(1), ObjectInstanceHandle(2));
-    d.insert(a);
-    d.insert(a);
-    d.insert(b);
+    d.insert(a, ObjectClassHandle(1));
+    d.insert(a, ObjectClassHandle(1));
+    d.insert(b, ObjectClassHandle(2));
     assert_eq!(d.len(), 2);
     d.forget(a);
     d.forget(a);
     assert_eq!(d.len(), 2, "still counted, once");
     assert_eq!(d.live.len(), 1, "only b remembered");
-    d.insert(a);
+    d.insert(a, ObjectClassHandle(1));
     assert_eq!(
         d.len(),
         3,
         "a handle seen again after its removal is a new instance"
     );
+}
+
+/// A federation of A (publishes Track, registers one instance, updates it reliably twice and
+/// best-effort once) and M (subscribes Track).
+fn tracks() -> (
+    One,
+    FederateHandle,
+    FederateHandle,
+    ObjectClassHandle,
+    ObjectInstanceHandle,
+) {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let track = fdd.object_class_handle("Track").expect("Track");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let pos = fdd.attribute_handle(track, "Position").expect("Position");
+    one.core
+        .publish_object_class_attributes(a, track, &[seq, pos])
+        .expect("publish");
+    one.core
+        .subscribe_object_class_attributes(m, track, &[seq, pos], true)
+        .expect("subscribe");
+    let o = one
+        .core
+        .register_object_instance(a, track, None)
+        .expect("register");
+    for v in [
+        vec![(seq, 1i32.encode())],
+        vec![(seq, 2i32.encode())],
+        vec![(pos, 3i32.encode())],
+    ] {
+        one.core
+            .update_attribute_values(a, o, v, Vec::new(), None)
+            .expect("update");
+    }
+    one.drain();
+    (one, a, m, track, o)
+}
+
+#[test]
+fn counts_by_class_and_transportation_are_reported_one_report_per_transportation() {
+    let (mut one, a, m, track, _) = tracks();
+    let sent = one.subscribe(m, "HLAfederate.HLAreport.HLAreportUpdatesSent");
+    let reflected = one.subscribe(m, "HLAfederate.HLAreport.HLAreportReflectionsReceived");
+    let updated = one.subscribe(m, "HLAfederate.HLAreport.HLAreportObjectInstancesUpdated");
+    let isent = one.subscribe(m, "HLAfederate.HLAreport.HLAreportInteractionsSent");
+    one.send_mom(m, "HLAfederate.HLArequest.HLArequestUpdatesSent", a, &[]);
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestReflectionsReceived",
+        m,
+        &[],
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestObjectInstancesUpdated",
+        a,
+        &[],
+    );
+    let t = handle_value(&track.encode())[4..].to_vec();
+    let r = one.reports(m, sent);
+    assert_eq!(r.len(), 2, "one per transportation: {r:?}");
+    assert_eq!(r[0]["HLAtransportation"], unicode("HLAreliable"));
+    assert_eq!(r[0]["HLAupdateCounts"], counts(&[(t.clone(), 2)]));
+    assert_eq!(r[1]["HLAtransportation"], unicode("HLAbestEffort"));
+    assert_eq!(r[1]["HLAupdateCounts"], counts(&[(t.clone(), 1)]));
+    assert_eq!(r[0]["HLAfederate"], handle_value(&a.encode()));
+    let r = one.reports(m, reflected);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0]["HLAreflectCounts"], counts(&[(t.clone(), 2)]));
+    assert_eq!(r[1]["HLAreflectCounts"], counts(&[(t.clone(), 1)]));
+    let r = one.reports(m, updated);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAobjectInstanceCounts"], counts(&[(t, 1)]));
+    // M sent three requests (reliable MOM interactions) before asking about its own.
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestInteractionsSent",
+        m,
+        &[],
+    );
+    let r = one.reports(m, isent);
+    assert_eq!(r.len(), 2);
+    // Counted once sent: the request being answered is not in its own report yet.
+    let h = one.handles();
+    let want: BTreeMap<InteractionClassHandle, i32> = [
+        "HLAfederate.HLArequest.HLArequestUpdatesSent",
+        "HLAfederate.HLArequest.HLArequestObjectInstancesUpdated",
+        "HLAfederate.HLArequest.HLArequestReflectionsReceived",
+    ]
+    .iter()
+    .map(|n| (h.interactions[*n], 1))
+    .collect();
+    let want: Vec<(Vec<u8>, i32)> = want
+        .into_iter()
+        .map(|(c, n)| (c.encode().to_vec(), n))
+        .collect();
+    assert_eq!(r[0]["HLAinteractionCounts"], counts(&want));
+    assert_eq!(
+        r[1]["HLAinteractionCounts"],
+        vec![0, 0, 0, 0],
+        "none best-effort"
+    );
+}
+
+#[test]
+fn object_instance_information_names_owned_attributes_and_both_classes() {
+    let (mut one, a, m, track, o) = tracks();
+    let info = one.subscribe(
+        m,
+        "HLAfederate.HLAreport.HLAreportObjectInstanceInformation",
+    );
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    let ov = handle_value(&o.encode());
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestObjectInstanceInformation",
+        a,
+        &[("HLAobjectInstance", ov.clone())],
+    );
+    let r = one.reports(m, info);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAobjectInstance"], ov);
+    assert_eq!(r[0]["HLAregisteredClass"], handle_value(&track.encode()));
+    assert_eq!(r[0]["HLAknownClass"], handle_value(&track.encode()));
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let mut owned: Vec<AttributeHandle> = ["HLAprivilegeToDeleteObject", "Sequence", "Position"]
+        .iter()
+        .map(|n| fdd.attribute_handle(track, n).expect("attribute"))
+        .collect();
+    owned.sort();
+    assert_eq!(
+        r[0]["HLAownedInstanceAttributeList"],
+        handle_list(owned.iter().map(|a| a.encode().to_vec()))
+    );
+    // M knows it but owns nothing of it.
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestObjectInstanceInformation",
+        m,
+        &[("HLAobjectInstance", ov)],
+    );
+    assert_eq!(
+        one.reports(m, info)[1]["HLAownedInstanceAttributeList"],
+        vec![0, 0, 0, 0]
+    );
+    // An instance nobody registered: HLAreportMOMexception with HLAparameterError.
+    let nothing = handle_value(&ObjectInstanceHandle::new(a, 99).encode());
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestObjectInstanceInformation",
+        a,
+        &[("HLAobjectInstance", nothing)],
+    );
+    let r = one.reports(m, exc);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        r[0]["HLAservice"],
+        unicode(
+            "HLAinteractionRoot.HLAmanager.HLAfederate.HLArequest.HLArequestObjectInstanceInformation"
+        )
+    );
+    assert_eq!(r[0]["HLAparameterError"], true.encode());
+    assert_eq!(r[0]["HLAfederate"], handle_value(&a.encode()));
+}
+
+#[test]
+fn fom_module_and_mim_data_and_synchronization_points_are_answered_by_the_voice() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let fed_module = one.subscribe(m, "HLAfederation.HLAreport.HLAreportFOMmoduleData");
+    let own_module = one.subscribe(m, "HLAfederate.HLAreport.HLAreportFOMmoduleData");
+    let mim = one.subscribe(m, "HLAfederation.HLAreport.HLAreportMIMdata");
+    let points = one.subscribe(m, "HLAfederation.HLAreport.HLAreportSynchronizationPoints");
+    let status = one.subscribe(
+        m,
+        "HLAfederation.HLAreport.HLAreportSynchronizationPointStatus",
+    );
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    one.send_raw(
+        m,
+        "HLAfederation.HLArequest.HLArequestFOMmoduleData",
+        &[("HLAFOMmoduleIndicator", 0i32.encode())],
+    );
+    let r = one.reports(m, fed_module);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAFOMmoduleIndicator"], 0i32.encode());
+    assert_eq!(r[0]["HLAFOMmoduleData"], unicode(FOM));
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestFOMmoduleData",
+        a,
+        &[("HLAFOMmoduleIndicator", 0i32.encode())],
+    );
+    assert_eq!(
+        one.reports(m, own_module)[0]["HLAFOMmoduleData"],
+        unicode(FOM)
+    );
+    one.send_raw(
+        m,
+        "HLAfederation.HLArequest.HLArequestFOMmoduleData",
+        &[("HLAFOMmoduleIndicator", 1i32.encode())],
+    );
+    assert_eq!(one.reports(m, exc).len(), 1, "no module 1: an exception");
+    assert_eq!(one.reports(m, fed_module).len(), 1);
+    one.send_raw(m, "HLAfederation.HLArequest.HLArequestMIMdata", &[]);
+    assert_eq!(
+        one.reports(m, mim)[0]["HLAMIMdata"],
+        unicode(crate::fom::STANDARD_MIM_XML)
+    );
+    // A point for A and M; A achieves it.
+    one.core
+        .register_federation_synchronization_point(a, "ready", b"", None)
+        .expect("register");
+    one.drain();
+    one.core
+        .synchronization_point_achieved(a, "ready", true)
+        .expect("achieve");
+    one.drain();
+    one.send_raw(
+        m,
+        "HLAfederation.HLArequest.HLArequestSynchronizationPoints",
+        &[],
+    );
+    assert_eq!(
+        one.reports(m, points)[0]["HLAsyncPoints"],
+        vec!["ready".to_string()].encode()
+    );
+    one.send_raw(
+        m,
+        "HLAfederation.HLArequest.HLArequestSynchronizationPointStatus",
+        &[],
+    );
+    let r = one.reports(m, status);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAsyncPointName"], unicode("ready"));
+    let mut want = vec![0, 0, 0, 2];
+    want.extend(handle_value(&a.encode()));
+    want.extend(3i32.to_be_bytes()); // WaitingForRestOfFederation
+    want.extend(handle_value(&m.encode()));
+    want.extend(2i32.to_be_bytes()); // MovingToSynchPoint
+    assert_eq!(r[0]["HLAsyncPointFederates"], want);
+}
+
+#[test]
+fn malformed_mom_interactions_are_answered_with_exceptions_and_counted() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    assert_eq!(one.core.mom_exception_counters(), (0, 0));
+    // No HLAfederate at all: the voice answers, without one.
+    one.send_raw(m, "HLAfederate.HLArequest.HLArequestPublications", &[]);
+    // An undecodable handle.
+    one.send_raw(
+        m,
+        "HLAfederate.HLArequest.HLArequestPublications",
+        &[("HLAfederate", vec![0, 0, 0, 9, 1])],
+    );
+    // A federate that is not joined.
+    one.send_mom(
+        m,
+        "HLAfederate.HLArequest.HLArequestPublications",
+        FederateHandle(77),
+        &[],
+    );
+    // A missing, then an undecodable, then an out-of-range parameter.
+    one.send_mom(m, "HLAfederate.HLAadjust.HLAsetTiming", a, &[]);
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetTiming",
+        a,
+        &[("HLAreportPeriod", vec![1])],
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAresignFederationExecution",
+        a,
+        &[("HLAresignAction", 9i32.encode())],
+    );
+    let r = one.reports(m, exc);
+    assert_eq!(r.len(), 6, "{r:?}");
+    assert!(!r[0].contains_key("HLAfederate"));
+    assert!(!r[1].contains_key("HLAfederate"));
+    assert_eq!(
+        r[2]["HLAfederate"],
+        handle_value(&FederateHandle(77).encode())
+    );
+    assert!(r.iter().all(|x| x["HLAparameterError"] == true.encode()));
+    assert_eq!(one.core.mom_exception_counters(), (6, 6));
+    assert!(
+        one.core.is_local(a),
+        "A was not resigned by an invalid action"
+    );
+    assert_eq!(one.core.mom_report_period(a), None);
 }

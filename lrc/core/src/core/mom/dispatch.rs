@@ -1,0 +1,197 @@
+//! Which LRC answers a MOM interaction, the decoding of its parameters, the adjustments
+//! (`HLAadjust`), and `HLAreportMOMexception` for what cannot be answered.
+
+use crate::encoding::typed::{DataElement, OpaqueData};
+use crate::error::RtiError;
+use crate::fom::Fdd;
+use crate::handles::{FederateHandle, InteractionClassHandle, ParameterHandle};
+
+use super::super::FederationCore;
+use super::{MomHandles, enc};
+
+/// Why a MOM interaction was not answered or its service not performed: sent back as
+/// `HLAreportMOMexception`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MomFailure {
+    /// A parameter is missing or cannot be decoded (`HLAparameterError` true).
+    #[error("{0}")]
+    Parameter(String),
+    /// The service's preconditions are not met (`HLAparameterError` false).
+    #[error("{0}")]
+    Service(#[from] RtiError),
+}
+
+/// The parameters of one MOM interaction, decoded on demand.
+pub(crate) struct MomArgs<'a> {
+    pub(crate) fdd: &'a Fdd,
+    pub(crate) class: InteractionClassHandle,
+    pub(crate) params: &'a [(ParameterHandle, Vec<u8>)],
+}
+
+impl MomArgs<'_> {
+    /// The raw value of parameter `n`, if sent.
+    pub(crate) fn raw(&self, n: &str) -> Option<&[u8]> {
+        let p = MomHandles::param(self.fdd, self.class, n)?;
+        self.params
+            .iter()
+            .find(|(h, _)| *h == p)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// Parameter `n` decoded as `T` (missing or undecodable: a parameter error).
+    pub(crate) fn get<T: DataElement>(&self, n: &str) -> Result<T, MomFailure> {
+        let v = self
+            .raw(n)
+            .ok_or_else(|| MomFailure::Parameter(format!("parameter {n} is missing")))?;
+        T::decode(v).map_err(|e| MomFailure::Parameter(format!("parameter {n}: {e}")))
+    }
+
+    /// An HLAhandle parameter, decoded by `decode`.
+    pub(crate) fn handle<H, E: std::fmt::Display>(
+        &self,
+        n: &str,
+        decode: impl Fn(&[u8]) -> Result<H, E>,
+    ) -> Result<H, MomFailure> {
+        let v: OpaqueData = self.get(n)?;
+        decode(&v.0).map_err(|e| MomFailure::Parameter(format!("parameter {n}: {e}")))
+    }
+}
+
+impl FederationCore {
+    /// An interaction of class `class` was applied here: a MOM request, adjustment or service
+    /// about a local federate (or, at the voice, about the federation) is answered; what
+    /// cannot be is answered with `HLAreportMOMexception`.
+    pub(crate) fn mom_on_interaction(
+        &mut self,
+        class: InteractionClassHandle,
+        params: &[(ParameterHandle, Vec<u8>)],
+    ) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let Some(name) = self
+            .mom_handles()
+            .and_then(|m| m.interaction_names.get(&class).cloned())
+        else {
+            return;
+        };
+        // Reports are the RTI's answers; the abstract classes (`HLAfederate.HLArequest`, …)
+        // ask for nothing.
+        if name.contains(".HLAreport") || name.matches('.').count() < 2 {
+            return;
+        }
+        let args = MomArgs {
+            fdd: &fdd,
+            class,
+            params,
+        };
+        let voice = self
+            .mom_voice()
+            .filter(|(_, n)| *n == self.me)
+            .map(|(v, _)| v);
+        if name.starts_with("HLAfederation.") {
+            let Some(voice) = voice else { return };
+            if let Err(e) = self.mom_federation_request(voice, &name, &args) {
+                self.mom_exception(voice, None, &name, &e);
+            }
+            return;
+        }
+        // A federate-level interaction: its target's LRC answers; the voice answers one whose
+        // target cannot be read or is not in the federation (no other LRC would).
+        let target = args.handle("HLAfederate", FederateHandle::decode);
+        let target = match target {
+            Ok(t) if self.locals.contains_key(&t) => t,
+            Ok(t) if self.view.federates.contains_key(&t) => return,
+            Ok(t) => {
+                if let Some(voice) = voice {
+                    let e = MomFailure::Parameter(format!(
+                        "federate {t} is not joined to federation {}",
+                        self.name
+                    ));
+                    self.mom_exception(voice, Some(t), &name, &e);
+                }
+                return;
+            }
+            Err(e) => {
+                if let Some(voice) = voice {
+                    self.mom_exception(voice, None, &name, &e);
+                }
+                return;
+            }
+        };
+        let r = if let Some(action) = name.strip_prefix("HLAfederate.HLAservice.") {
+            self.mom_service(target, action, &args)
+        } else if let Some(adjust) = name.strip_prefix("HLAfederate.HLAadjust.") {
+            self.mom_adjust(target, adjust, &args)
+        } else if let Some(request) = name.strip_prefix("HLAfederate.HLArequest.") {
+            self.mom_federate_request(target, request, &args)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = r {
+            self.mom_exception(target, Some(target), &name, &e);
+        }
+    }
+
+    /// Sends `HLAreportMOMexception` about `target` (its `HLAfederate` parameter, left out when
+    /// unknown) for interaction `name` (below `HLAinteractionRoot.HLAmanager.`); counts it.
+    pub(crate) fn mom_exception(
+        &mut self,
+        producer: FederateHandle,
+        target: Option<FederateHandle>,
+        name: &str,
+        e: &MomFailure,
+    ) {
+        let parameter = matches!(e, MomFailure::Parameter(_));
+        if parameter {
+            self.mom.malformed = self.mom.malformed.saturating_add(1);
+        }
+        self.mom.exceptions_sent = self.mom.exceptions_sent.saturating_add(1);
+        tracing::debug!(federation = %self.name, "MOM {name}: {e}");
+        self.mom_report(
+            producer,
+            target,
+            "HLAfederate.HLAreport.HLAreportMOMexception",
+            &[
+                (
+                    "HLAservice",
+                    enc(format!("HLAinteractionRoot.HLAmanager.{name}")),
+                ),
+                ("HLAexception", enc(e.to_string())),
+                ("HLAparameterError", enc(parameter)),
+            ],
+        );
+    }
+
+    /// (malformed MOM interactions answered with `HLAreportMOMexception` here, every
+    /// `HLAreportMOMexception` sent here) — for the metrics.
+    pub fn mom_exception_counters(&self) -> (u64, u64) {
+        (self.mom.malformed, self.mom.exceptions_sent)
+    }
+
+    /// `HLAmanager.HLAfederate.HLAadjust.*` for local federate `f`.
+    fn mom_adjust(
+        &mut self,
+        f: FederateHandle,
+        name: &str,
+        args: &MomArgs,
+    ) -> Result<(), MomFailure> {
+        match name {
+            "HLAsetTiming" => {
+                let secs: i32 = args.get("HLAreportPeriod")?;
+                if secs <= 0 {
+                    self.mom.timing.remove(&f);
+                } else {
+                    let period = u64::try_from(secs).unwrap_or(0).saturating_mul(1_000_000);
+                    self.mom
+                        .timing
+                        .insert(f, (period, self.now.saturating_add(period)));
+                }
+            }
+            _ => {
+                return Err(MomFailure::Service(RtiError::RtiInternalError(format!(
+                    "HLAmanager.HLAfederate.HLAadjust.{name} is not implemented by hlamesh"
+                ))));
+            }
+        }
+        Ok(())
+    }
+}
