@@ -46,6 +46,14 @@ impl MomArgs<'_> {
         T::decode(v).map_err(|e| MomFailure::Parameter(format!("parameter {n}: {e}")))
     }
 
+    /// Parameter `n` decoded as `T`, or `None` if it was not sent.
+    pub(crate) fn opt<T: DataElement>(&self, n: &str) -> Result<Option<T>, MomFailure> {
+        match self.raw(n) {
+            None => Ok(None),
+            Some(_) => self.get(n).map(Some),
+        }
+    }
+
     /// An HLAhandle parameter, decoded by `decode`.
     pub(crate) fn handle<H, E: std::fmt::Display>(
         &self,
@@ -54,6 +62,23 @@ impl MomArgs<'_> {
     ) -> Result<H, MomFailure> {
         let v: OpaqueData = self.get(n)?;
         decode(&v.0).map_err(|e| MomFailure::Parameter(format!("parameter {n}: {e}")))
+    }
+
+    /// An HLAhandleList parameter, each handle decoded by `decode`.
+    pub(crate) fn handles<H, E: std::fmt::Display>(
+        &self,
+        n: &str,
+        decode: impl Fn(&[u8]) -> Result<H, E>,
+    ) -> Result<Vec<H>, MomFailure> {
+        let v: Vec<OpaqueData> = self.get(n)?;
+        v.iter()
+            .map(|h| decode(&h.0).map_err(|e| MomFailure::Parameter(format!("parameter {n}: {e}"))))
+            .collect()
+    }
+
+    /// An HLAboolean parameter (any nonzero value is true, as the encoding helpers read it).
+    pub(crate) fn flag(&self, n: &str) -> Result<bool, MomFailure> {
+        self.get(n)
     }
 }
 

@@ -840,6 +840,113 @@ fn fom_module_and_mim_data_and_synchronization_points_are_answered_by_the_voice(
 }
 
 #[test]
+fn service_actions_take_the_federates_own_paths_and_failures_are_mom_exceptions() {
+    let (mut one, a, m, track, o) = tracks();
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let b = one.join("B");
+    one.drain();
+    // B subscribes to Track through the MOM: it discovers A's instance, as if it had called.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAsubscribeObjectClassAttributes",
+        b,
+        &[
+            ("HLAobjectClass", handle_value(&track.encode())),
+            ("HLAattributeList", handle_list([seq.encode().to_vec()])),
+            ("HLAactive", true.encode()),
+        ],
+    );
+    assert!(
+        one.got.iter().any(|(f, cb)| *f == b
+            && matches!(cb, Callback::DiscoverObjectInstance { object, .. } if *object == o)),
+        "B discovered the instance"
+    );
+    // B publishes Track through the MOM and may register an instance itself.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLApublishObjectClassAttributes",
+        b,
+        &[
+            ("HLAobjectClass", handle_value(&track.encode())),
+            ("HLAattributeList", handle_list([seq.encode().to_vec()])),
+        ],
+    );
+    assert!(one.core.register_object_instance(b, track, None).is_ok());
+    // Time: B becomes regulating (its callback comes) and advances.
+    let mut la = vec![0, 0, 0, 8];
+    la.extend(1.0f64.to_be_bytes());
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAenableTimeRegulation",
+        b,
+        &[("HLAlookahead", la)],
+    );
+    assert!(
+        one.got
+            .iter()
+            .any(|(f, cb)| *f == b && matches!(cb, Callback::TimeRegulationEnabled(_)))
+    );
+    let mut t = vec![0, 0, 0, 8];
+    t.extend(4.0f64.to_be_bytes());
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAtimeAdvanceRequest",
+        b,
+        &[("HLAtimeStamp", t.clone())],
+    );
+    assert!(one.got.iter().any(|(f, cb)| *f == b
+        && matches!(cb, Callback::TimeAdvanceGrant(x) if format!("{x:?}").contains('4'))));
+    assert!(one.reports(m, exc).is_empty(), "{:?}", one.reports(m, exc));
+    // A precondition fails: A deletes an instance it does not know.
+    let mine = one
+        .core
+        .register_object_instance(b, track, None)
+        .expect("register");
+    one.drain();
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAdeleteObjectInstance",
+        a,
+        &[("HLAobjectInstance", handle_value(&mine.encode()))],
+    );
+    let r = one.reports(m, exc);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAparameterError"], false.encode());
+    let text = String::decode(&r[0]["HLAexception"]).expect("text");
+    assert!(text.starts_with("ObjectInstanceNotKnown"), "{text}");
+    // A deletes its own instance through the MOM: M gets the removal.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAdeleteObjectInstance",
+        a,
+        &[("HLAobjectInstance", handle_value(&o.encode()))],
+    );
+    assert!(one.got.iter().any(|(f, cb)| *f == m
+        && matches!(cb, Callback::RemoveObjectInstance { object, .. } if *object == o)));
+    // Synchronization point achieved on B's behalf.
+    one.core
+        .register_federation_synchronization_point(a, "go", b"", None)
+        .expect("register");
+    one.drain();
+    for f in [a, m] {
+        one.core
+            .synchronization_point_achieved(f, "go", true)
+            .expect("achieve");
+    }
+    one.drain();
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAsynchronizationPointAchieved",
+        b,
+        &[("HLAlabel", unicode("go"))],
+    );
+    assert!(one.got.iter().any(|(f, cb)| *f == a
+        && matches!(cb, Callback::FederationSynchronized { label, .. } if label == "go")));
+}
+
+#[test]
 fn malformed_mom_interactions_are_answered_with_exceptions_and_counted() {
     let mut one = One::new();
     let a = one.join("A");
@@ -875,8 +982,14 @@ fn malformed_mom_interactions_are_answered_with_exceptions_and_counted() {
         a,
         &[("HLAresignAction", 9i32.encode())],
     );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAtimeAdvanceRequest",
+        a,
+        &[("HLAtimeStamp", vec![0, 0, 0, 3, 1, 2, 3])],
+    );
     let r = one.reports(m, exc);
-    assert_eq!(r.len(), 6, "{r:?}");
+    assert_eq!(r.len(), 7, "{r:?}");
     assert!(!r[0].contains_key("HLAfederate"));
     assert!(!r[1].contains_key("HLAfederate"));
     assert_eq!(
@@ -884,7 +997,7 @@ fn malformed_mom_interactions_are_answered_with_exceptions_and_counted() {
         handle_value(&FederateHandle(77).encode())
     );
     assert!(r.iter().all(|x| x["HLAparameterError"] == true.encode()));
-    assert_eq!(one.core.mom_exception_counters(), (6, 6));
+    assert_eq!(one.core.mom_exception_counters(), (7, 7));
     assert!(
         one.core.is_local(a),
         "A was not resigned by an invalid action"
