@@ -76,6 +76,21 @@ impl MomArgs<'_> {
             .collect()
     }
 
+    /// Every parameter sent, as `name=hex` text (`HLAsuppliedArguments` of a reported service).
+    pub(crate) fn described(&self) -> Vec<String> {
+        self.params
+            .iter()
+            .map(|(p, v)| {
+                let n = self
+                    .fdd
+                    .parameter_name(self.class, *p)
+                    .map_or_else(|_| format!("{p}"), str::to_string);
+                let hex: String = v.iter().map(|b| format!("{b:02x}")).collect();
+                format!("{n}={hex}")
+            })
+            .collect()
+    }
+
     /// An HLAboolean parameter (any nonzero value is true, as the encoding helpers read it).
     pub(crate) fn flag(&self, n: &str) -> Result<bool, MomFailure> {
         self.get(n)
@@ -209,6 +224,20 @@ impl FederationCore {
                     self.mom
                         .timing
                         .insert(f, (period, self.now.saturating_add(period)));
+                }
+            }
+            "HLAsetServiceReporting" => {
+                if args.flag("HLAreportingState")? {
+                    self.mom_enable_service_reporting(f)?;
+                } else {
+                    self.mom.service_reporting.remove(&f);
+                }
+            }
+            "HLAsetExceptionReporting" => {
+                if args.flag("HLAreportingState")? {
+                    self.mom.exception_reporting.insert(f);
+                } else {
+                    self.mom.exception_reporting.remove(&f);
                 }
             }
             _ => {

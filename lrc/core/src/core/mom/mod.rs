@@ -68,7 +68,7 @@
 //! `HLAresignFederationExecution` is not told (its next call fails with
 //! `FederateNotExecutionMember`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::encoding::typed::{DataElement, OpaqueData};
 use crate::fom::Fdd;
@@ -297,11 +297,30 @@ pub struct MomState {
     pub(crate) last_save: Option<(String, Option<super::time::Time>)>,
     /// Wall time each local federate spent granted and advancing (see [`TimeInStates`]).
     pub(crate) time_in_states: BTreeMap<FederateHandle, TimeInStates>,
+    /// Local federates whose service invocations are reported (`HLAsetServiceReporting`), with
+    /// the serial number of their next `HLAreportServiceInvocation`.
+    pub(crate) service_reporting: BTreeMap<FederateHandle, i32>,
+    /// Local federates whose exceptions are reported (`HLAsetExceptionReporting`).
+    pub(crate) exception_reporting: BTreeSet<FederateHandle>,
+    /// Reports about invocations waiting to be sent (see [`FederationCore::mom_flush`]).
+    pub(crate) invocations: Vec<Invocation>,
     /// MOM interactions this LRC answered with `HLAreportMOMexception` because of a missing or
     /// undecodable parameter or an unknown federate.
     pub(crate) malformed: u64,
     /// `HLAreportMOMexception`s this LRC sent (malformed interactions and failed services).
     pub(crate) exceptions_sent: u64,
+}
+
+/// A service invocation (or exception) to report about a local federate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    pub(crate) federate: FederateHandle,
+    /// The service's name (`updateAttributeValues`, a callback's `reflectAttributeValues`).
+    pub(crate) service: String,
+    /// The supplied arguments, when service reporting is on.
+    pub(crate) supplied: Option<Vec<String>>,
+    /// The returned value (success) or the exception.
+    pub(crate) outcome: Result<Vec<String>, String>,
 }
 
 /// How long a local federate has been in the Time Granted and Time Advancing states (µs of
@@ -466,6 +485,8 @@ impl FederationCore {
         self.mom.counters.remove(&h);
         self.mom.timing.remove(&h);
         self.mom.time_in_states.remove(&h);
+        self.mom.service_reporting.remove(&h);
+        self.mom.exception_reporting.remove(&h);
         let o = federate_instance(h);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
@@ -801,6 +822,7 @@ impl FederationCore {
 }
 
 mod dispatch;
+mod reporting;
 mod requests;
 mod service;
 

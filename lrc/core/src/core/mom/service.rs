@@ -38,6 +38,7 @@ impl FederationCore {
         let object =
             |args: &MomArgs| args.handle("HLAobjectInstance", ObjectInstanceHandle::decode);
         let service = hla_service_name(name);
+        let supplied = self.mom_supplied(f, || args.described());
         let r: Result<(), MomFailure> = (|| {
             match name {
                 "HLAresignFederationExecution" => {
@@ -188,6 +189,12 @@ impl FederationCore {
             }
             Ok(())
         })();
+        // Service reporting: the MOM invoked the service at the federate.
+        let outcome = match &r {
+            Ok(()) => Ok(Vec::new()),
+            Err(e) => Err(e.to_string()),
+        };
+        self.mom_invoked(f, &service, supplied, outcome);
         r
     }
 

@@ -1004,3 +1004,98 @@ fn malformed_mom_interactions_are_answered_with_exceptions_and_counted() {
     );
     assert_eq!(one.core.mom_report_period(a), None);
 }
+
+#[test]
+fn service_reporting_reports_each_invocation_and_never_a_subscriber_of_the_reports() {
+    let (mut one, a, m, track, o) = tracks();
+    let inv = one.subscribe(m, "HLAfederate.HLAreport.HLAreportServiceInvocation");
+    let exc_report = one.subscribe(m, "HLAfederate.HLAreport.HLAreportException");
+    let mom_exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetServiceReporting",
+        a,
+        &[("HLAreportingState", true.encode())],
+    );
+    assert!(one.core.mom_service_reporting(a));
+    // A calls a service as the ambassador does.
+    let values = vec![(seq, 5i32.encode())];
+    let args = one
+        .core
+        .mom_supplied(a, || vec![format!("{o:?}"), format!("{values:?}")]);
+    one.core
+        .mom_reported(a, "updateAttributeValues", args, |c| {
+            c.update_attribute_values(a, o, values, Vec::new(), None)
+        })
+        .expect("update");
+    one.drain();
+    let r = one.reports(m, inv);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["HLAservice"], unicode("updateAttributeValues"));
+    assert_eq!(r[0]["HLAsuccessIndicator"], true.encode());
+    assert_eq!(r[0]["HLAserialNumber"], 0i32.encode());
+    assert_eq!(r[0]["HLAfederate"], handle_value(&a.encode()));
+    let supplied: Vec<String> = Vec::decode(&r[0]["HLAsuppliedArguments"]).expect("args");
+    assert_eq!(supplied.len(), 2);
+    // A failing call: reported with its exception; exception reporting adds HLAreportException.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetExceptionReporting",
+        a,
+        &[("HLAreportingState", true.encode())],
+    );
+    let r = one
+        .core
+        .mom_reported(a, "deleteObjectInstance", Some(Vec::new()), |c| {
+            c.delete_object_instance(a, ObjectInstanceHandle::new(a, 50), Vec::new(), None)
+        });
+    assert!(r.is_err());
+    one.drain();
+    let r = one.reports(m, inv);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[1]["HLAsuccessIndicator"], false.encode());
+    assert_eq!(r[1]["HLAserialNumber"], 1i32.encode());
+    let e = one.reports(m, exc_report);
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0]["HLAservice"], unicode("deleteObjectInstance"));
+    // The RTI's callbacks at A are reported too: A is given a provide request.
+    one.core
+        .request_attribute_value_update(m, Some(o), None, vec![seq], Vec::new())
+        .expect("request");
+    one.drain();
+    let r = one.reports(m, inv);
+    assert!(
+        r.iter()
+            .any(|x| x["HLAservice"] == unicode("provideAttributeValueUpdate")),
+        "{:?}",
+        r.iter()
+            .map(|x| String::decode(&x["HLAservice"]))
+            .collect::<Vec<_>>()
+    );
+    // Off: nothing more.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetServiceReporting",
+        a,
+        &[("HLAreportingState", false.encode())],
+    );
+    let n = one.reports(m, inv).len();
+    one.core
+        .request_attribute_value_update(m, Some(o), None, vec![seq], Vec::new())
+        .expect("request");
+    one.drain();
+    assert_eq!(one.reports(m, inv).len(), n);
+    // M subscribes to the reports: its own reporting cannot be enabled.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetServiceReporting",
+        m,
+        &[("HLAreportingState", true.encode())],
+    );
+    assert!(!one.core.mom_service_reporting(m));
+    let r = one.reports(m, mom_exc);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAparameterError"], false.encode());
+}
