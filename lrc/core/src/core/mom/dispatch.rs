@@ -95,6 +95,18 @@ impl MomArgs<'_> {
     pub(crate) fn flag(&self, n: &str) -> Result<bool, MomFailure> {
         self.get(n)
     }
+
+    /// An HLAswitch parameter (`Enabled` 1, `Disabled` 0), `None` if not sent.
+    pub(crate) fn switch(&self, n: &str) -> Result<Option<bool>, MomFailure> {
+        match self.opt::<i32>(n)? {
+            None => Ok(None),
+            Some(0) => Ok(Some(false)),
+            Some(1) => Ok(Some(true)),
+            Some(v) => Err(MomFailure::Parameter(format!(
+                "parameter {n}: {v} is not an HLAswitch (0 or 1)"
+            ))),
+        }
+    }
 }
 
 impl FederationCore {
@@ -127,6 +139,19 @@ impl FederationCore {
             .mom_voice()
             .filter(|(_, n)| *n == self.me)
             .map(|(v, _)| v);
+        if name == "HLAfederation.HLAadjust.HLAsetSwitches" {
+            // Federation-wide state: every LRC applies it (in the sender's stream order); the
+            // voice alone answers a bad value.
+            match args.switch("HLAautoProvide") {
+                Ok(v) => self.mom.auto_provide = v.or(self.mom.auto_provide),
+                Err(e) => {
+                    if let Some(voice) = voice {
+                        self.mom_exception(voice, None, &name, &e);
+                    }
+                }
+            }
+            return;
+        }
         if name.starts_with("HLAfederation.") {
             let Some(voice) = voice else { return };
             if let Err(e) = self.mom_federation_request(voice, &name, &args) {
@@ -240,6 +265,18 @@ impl FederationCore {
                     self.mom.exception_reporting.remove(&f);
                 }
             }
+            "HLAsetSwitches" => {
+                let regions = args.switch("HLAconveyRegionDesignatorSets")?;
+                let producer = args.switch("HLAconveyProducingFederate")?;
+                let s = self.mom.switches.entry(f).or_default();
+                if regions.is_some() {
+                    s.convey_region_designator_sets = regions;
+                }
+                if producer.is_some() {
+                    s.convey_producing_federate = producer;
+                }
+            }
+            "HLAmodifyAttributeState" => self.mom_modify_attribute_state(f, args)?,
             _ => {
                 return Err(MomFailure::Service(RtiError::RtiInternalError(format!(
                     "HLAmanager.HLAfederate.HLAadjust.{name} is not implemented by hlamesh"

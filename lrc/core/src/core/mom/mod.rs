@@ -304,11 +304,24 @@ pub struct MomState {
     pub(crate) exception_reporting: BTreeSet<FederateHandle>,
     /// Reports about invocations waiting to be sent (see [`FederationCore::mom_flush`]).
     pub(crate) invocations: Vec<Invocation>,
+    /// Switches of local federates set by `HLAmanager.HLAfederate.HLAadjust.HLAsetSwitches`.
+    pub(crate) switches: BTreeMap<FederateHandle, FederateSwitches>,
+    /// The federation's Auto-Provide switch once `HLAfederation.HLAadjust.HLAsetSwitches` set it.
+    pub(crate) auto_provide: Option<bool>,
     /// MOM interactions this LRC answered with `HLAreportMOMexception` because of a missing or
     /// undecodable parameter or an unknown federate.
     pub(crate) malformed: u64,
     /// `HLAreportMOMexception`s this LRC sent (malformed interactions and failed services).
     pub(crate) exceptions_sent: u64,
+}
+
+/// A federate's switches (`HLAsetSwitches`); `None`: the FDD's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FederateSwitches {
+    /// Convey Region Designator Sets.
+    pub convey_region_designator_sets: Option<bool>,
+    /// Convey Producing Federate.
+    pub convey_producing_federate: Option<bool>,
 }
 
 /// A service invocation (or exception) to report about a local federate.
@@ -487,6 +500,7 @@ impl FederationCore {
         self.mom.time_in_states.remove(&h);
         self.mom.service_reporting.remove(&h);
         self.mom.exception_reporting.remove(&h);
+        self.mom.switches.remove(&h);
         let o = federate_instance(h);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
@@ -547,6 +561,7 @@ impl FederationCore {
             .filter(|i| self.privilege_holder(i) == Some(f))
             .count();
         let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
+        let sw = self.mom.switches.get(&f).copied().unwrap_or_default();
         let (granted_ms, advancing_ms) = self
             .mom
             .time_in_states
@@ -594,8 +609,12 @@ impl FederationCore {
                 "HLAobjectInstancesDiscovered" => enc(c.discovered as i32),
                 "HLAtimeGrantedTime" => enc(granted_ms),
                 "HLAtimeAdvancingTime" => enc(advancing_ms),
-                "HLAconveyRegionDesignatorSets" => enc(switch("conveyRegionDesignatorSets", false)),
-                "HLAconveyProducingFederate" => enc(switch("conveyProducingFederate", true)),
+                "HLAconveyRegionDesignatorSets" => enc(sw
+                    .convey_region_designator_sets
+                    .map_or_else(|| switch("conveyRegionDesignatorSets", false), i32::from)),
+                "HLAconveyProducingFederate" => enc(sw
+                    .convey_producing_federate
+                    .map_or_else(|| switch("conveyProducingFederate", true), i32::from)),
                 _ => continue,
             };
             out.push((*h, v));
@@ -626,9 +645,13 @@ impl FederationCore {
             .current()
             .map_or((None, None), |s| (Some(s.label.clone()), s.time));
         let kind = self.time.kind;
-        let auto_provide: i32 = fdd
-            .switch("autoProvide")
-            .is_some_and(|v| v.eq_ignore_ascii_case("Enabled"))
+        let auto_provide: i32 = self
+            .mom
+            .auto_provide
+            .unwrap_or_else(|| {
+                fdd.switch("autoProvide")
+                    .is_some_and(|v| v.eq_ignore_ascii_case("Enabled"))
+            })
             .into();
         let mut out = Vec::new();
         for (attr, h) in &m.federation_attrs {

@@ -1099,3 +1099,76 @@ fn service_reporting_reports_each_invocation_and_never_a_subscriber_of_the_repor
     assert_eq!(r.len(), 1);
     assert_eq!(r[0]["HLAparameterError"], false.encode());
 }
+
+#[test]
+fn set_switches_change_what_the_instances_report() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let producer = one.attr("HLAconveyProducingFederate");
+    let regions = one.attr("HLAconveyRegionDesignatorSets");
+    let values = |one: &mut One| one.core.mom_federate_values(a, Some(&[producer, regions]));
+    assert_eq!(
+        values(&mut one),
+        vec![(producer, 1i32.encode()), (regions, 0i32.encode())]
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetSwitches",
+        a,
+        &[("HLAconveyProducingFederate", 0i32.encode())],
+    );
+    assert_eq!(
+        values(&mut one),
+        vec![(producer, 0i32.encode()), (regions, 0i32.encode())],
+        "only the parameter sent changes"
+    );
+    let auto = one.handles().federation_attrs["HLAautoProvide"];
+    assert_eq!(
+        one.core.mom_federation_values(Some(&[auto])),
+        vec![(auto, 0i32.encode())]
+    );
+    one.send_raw(
+        m,
+        "HLAfederation.HLAadjust.HLAsetSwitches",
+        &[("HLAautoProvide", 1i32.encode())],
+    );
+    assert_eq!(
+        one.core.mom_federation_values(Some(&[auto])),
+        vec![(auto, 1i32.encode())]
+    );
+}
+
+#[test]
+fn modify_attribute_state_divests_and_acquires_an_unowned_attribute() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let state = |one: &mut One, f: FederateHandle, v: i32| {
+        one.send_mom(
+            m,
+            "HLAfederate.HLAadjust.HLAmodifyAttributeState",
+            f,
+            &[
+                ("HLAobjectInstance", handle_value(&o.encode())),
+                ("HLAattribute", handle_value(&seq.encode())),
+                ("HLAattributeState", v.encode()),
+            ],
+        );
+    };
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    state(&mut one, a, 0);
+    assert_eq!(
+        one.core.is_attribute_owned_by_federate(a, o, seq),
+        Ok(false)
+    );
+    state(&mut one, a, 1);
+    for t in 1..20 {
+        one.core.handle(t, Event::Tick);
+        one.drain();
+    }
+    assert_eq!(one.core.is_attribute_owned_by_federate(a, o, seq), Ok(true));
+    // M does not publish Track: refused.
+    state(&mut one, m, 1);
+    assert_eq!(one.reports(m, exc).len(), 1);
+}
