@@ -91,7 +91,7 @@ impl MomArgs<'_> {
             .collect()
     }
 
-    /// An HLAboolean parameter (any nonzero value is true, as the encoding helpers read it).
+    /// An HLAboolean parameter (0 or 1; anything else is a parameter error).
     pub(crate) fn flag(&self, n: &str) -> Result<bool, MomFailure> {
         self.get(n)
     }

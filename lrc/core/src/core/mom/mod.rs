@@ -51,22 +51,68 @@
 //!
 //! # Interactions answered
 //!
-//! `HLArequestPublications` (→ `HLAreportObjectClassPublication` per class and
-//! `HLAreportInteractionPublication`), `HLArequestSubscriptions` (→
-//! `HLAreportObjectClassSubscription` per class and `HLAreportInteractionSubscription`),
-//! `HLArequestObjectInstancesThatCanBeDeleted`, `HLAsetTiming`, `HLAservice
-//! .HLAresignFederationExecution`; the voice sends `HLAreportFederateLost` when a federate is
-//! lost. Reports are sent by the target federate's LRC with the target as producer (the voice
-//! for federation-level ones); being the RTI's, they reach a subscribed producer too. Parameters
-//! are encoded with the MIM's datatypes.
+//! Which LRC answers (`dispatch.rs`): a federate-level interaction (`HLAmanager.HLAfederate.*`)
+//! is answered by the LRC hosting its `HLAfederate`, with that federate as producer; a
+//! federation-level one (`HLAmanager.HLAfederation.*`) by the voice. Reports are the RTI's:
+//! they reach a subscribed producer too. Parameters are encoded with the MIM's datatypes.
+//!
+//! - **Requests** (`requests.rs`): `HLArequestPublications` (→ one
+//!   `HLAreportObjectClassPublication` per class, `HLAreportInteractionPublication`),
+//!   `HLArequestSubscriptions` (→ one `HLAreportObjectClassSubscription` per class,
+//!   `HLAreportInteractionSubscription`), `HLArequestObjectInstancesThatCanBeDeleted`,
+//!   `HLArequestObjectInstancesUpdated` (by registered class), `HLArequestObjectInstancesReflected`
+//!   (by known class), `HLArequestUpdatesSent`, `HLArequestReflectionsReceived`,
+//!   `HLArequestInteractionsSent`, `HLArequestInteractionsReceived` (one report per
+//!   transportation, `HLAreliable` then `HLAbestEffort`, counts by class; an update whose
+//!   attributes go by both counts once for each), `HLArequestObjectInstanceInformation` (owned
+//!   attributes, registered and known class; an instance the federate does not know is a
+//!   parameter error), `HLArequestFOMmoduleData` (`HLAFOMmoduleIndicator` from 0 into
+//!   `HLAFOMmoduleDesignatorList`). Federation level: `HLArequestSynchronizationPoints`,
+//!   `HLArequestSynchronizationPointStatus` (the MIM gives it no point name: one
+//!   `HLAreportSynchronizationPointStatus` per pending point, members that achieved are
+//!   `WaitingForRestOfFederation`, the others `MovingToSynchPoint`), `HLArequestFOMmoduleData`,
+//!   `HLArequestMIMdata`. The voice also sends `HLAreportFederateLost` when a federate is lost.
+//! - **Services** (`service.rs`): every `HLAservice` interaction hlamesh has a service for
+//!   (resign, synchronization point achieved, save begun / complete, restore complete,
+//!   publish / unpublish / subscribe / unsubscribe of object class attributes and interaction
+//!   classes, delete and local delete, unconditional divestiture, enable / disable time
+//!   regulation and constraint, TAR, TARA, NMR, NMRA, FQR, asynchronous delivery, modify
+//!   lookahead, change attribute / interaction order type) is performed by calling the
+//!   `FederationCore` method the ambassador calls for the federate's own call, so its state and
+//!   callbacks are those of its own call.
+//! - **Adjustments**: `HLAsetTiming` (periodic updates), `HLAsetServiceReporting` and
+//!   `HLAsetExceptionReporting` (`reporting.rs`: `HLAreportServiceInvocation` for each service the
+//!   federate invokes, the MOM invokes for it and each callback it is given;
+//!   `HLAreportException` for each that fails; enabling service reporting for a federate
+//!   subscribed to `HLAreportServiceInvocation` fails, and no report's receipt is reported),
+//!   `HLAsetSwitches` of a federate and of the federation (recorded and reported in the
+//!   instances' `HLAconveyRegionDesignatorSets`, `HLAconveyProducingFederate`, `HLAautoProvide`),
+//!   `HLAmodifyAttributeState` (see `service.rs`).
+//! - **`HLAreportMOMexception`**: to a MOM interaction whose parameter is missing or
+//!   undecodable or whose federate is not joined (`HLAparameterError` true; from the voice when
+//!   no LRC hosts the target), to a service whose preconditions fail (the service's exception,
+//!   `HLAparameterError` false), and to an interaction hlamesh has no service for. Counted:
+//!   [`FederationCore::mom_exception_counters`], exported as
+//!   `hlamesh_mom_interactions_malformed_total` and `hlamesh_mom_exceptions_sent_total`.
 //!
 //! # Known gaps
 //!
-//! `HLAROlength` is sent as 0;
-//! `HLAFOMmoduleDesignatorList` of a federate lists the federation's modules; the counters of
-//! a federate are not saved (a restore starts them again). A federate resigned by
+//! `HLAROlength` is sent as 0; `HLAFOMmoduleDesignatorList` of a federate lists the
+//! federation's modules (and its `HLArequestFOMmoduleData` indexes those); the counters of a
+//! federate, its reporting state and the switches set by `HLAsetSwitches` are not saved (a
+//! restore starts them again), nor given to late joiners (the federation's `HLAautoProvide`
+//! as set by `HLAsetSwitches` is known only to the LRCs present when it was sent). The
+//! switches are reported, not honoured: hlamesh always conveys the producing federate and has
+//! neither DDM regions nor auto-provide. `HLAmodifyAttributeState` cannot take an attribute
+//! from another federate, and an acquisition through it is notified to the target. The
+//! transportation-type-change services are refused (hlamesh has none). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
-//! `FederateNotExecutionMember`).
+//! `FederateNotExecutionMember`). A time service the MOM performs cannot see a grant still
+//! waiting in the shell's callback queue (only one a save holds), which the federate's own call
+//! would. Service reporting covers the calls that go through `RtiAmbassador` methods taking
+//! the core's lock with the federate's handle (not join/resign, the support services' name and
+//! handle look-ups, or callback control); supplied arguments are the Rust `Debug` text of the
+//! call's arguments, at most 1,024 characters each.
 
 use std::collections::{BTreeMap, BTreeSet};
 
