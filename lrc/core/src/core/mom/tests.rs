@@ -1172,3 +1172,40 @@ fn modify_attribute_state_divests_and_acquires_an_unowned_attribute() {
     state(&mut one, m, 1);
     assert_eq!(one.reports(m, exc).len(), 1);
 }
+
+#[test]
+fn a_reported_federate_that_subscribes_to_its_reports_later_starts_no_loop() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let inv = one.subscribe(m, "HLAfederate.HLAreport.HLAreportServiceInvocation");
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetServiceReporting",
+        a,
+        &[("HLAreportingState", true.encode())],
+    );
+    // Enabled first, A subscribes afterwards (the MIM only refuses the other order).
+    let args = one.core.mom_supplied(a, || vec![format!("{inv:?}")]);
+    one.core
+        .mom_reported(a, "subscribeInteractionClass", args, |c| {
+            c.subscribe_interaction_class(a, inv, true)
+        })
+        .expect("subscribe");
+    // Bounded: a loop (each receipt reported, each report received) would never end.
+    let mut actions = 0;
+    while let Some(x) = one.core.poll_action() {
+        if let Action::Callback { federate, callback } = x {
+            one.got.push((federate, callback));
+        }
+        actions += 1;
+        assert!(actions < 1_000, "the reports feed themselves");
+    }
+    let r = one.reports(m, inv);
+    assert_eq!(r.len(), 1, "the subscription only: {r:?}");
+    assert_eq!(
+        one.reports(a, inv).len(),
+        1,
+        "A gets the report about itself"
+    );
+}
