@@ -791,7 +791,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.register_federation_synchronization_point(h, label, tag, None)
+            let args = c.mom_supplied(h, || vec![format!("{label:?}"), format!("{tag:?}")]);
+            c.mom_reported(h, "registerFederationSynchronizationPoint", args, |c| {
+                c.register_federation_synchronization_point(h, label, tag, None)
+            })
         })
     }
 
@@ -806,7 +809,12 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.register_federation_synchronization_point(h, label, tag, Some(set.to_vec()))
+            let args = c.mom_supplied(h, || {
+                vec![format!("{label:?}"), format!("{tag:?}"), format!("{set:?}")]
+            });
+            c.mom_reported(h, "registerFederationSynchronizationPoint", args, |c| {
+                c.register_federation_synchronization_point(h, label, tag, Some(set.to_vec()))
+            })
         })
     }
 
@@ -814,7 +822,12 @@ impl RtiAmbassador {
     pub fn synchronization_point_achieved(&self, label: &str, successfully: bool) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.synchronization_point_achieved(h, label, successfully)
+            let args = c.mom_supplied(h, || {
+                vec![format!("{label:?}"), format!("{successfully:?}")]
+            });
+            c.mom_reported(h, "synchronizationPointAchieved", args, |c| {
+                c.synchronization_point_achieved(h, label, successfully)
+            })
         })
     }
 
@@ -823,7 +836,12 @@ impl RtiAmbassador {
     /// `federation_not_saved`. Timed saves are not implemented yet.
     pub fn request_federation_save(&self, label: &str) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.request_federation_save(h, label, None))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{label:?}")]);
+            c.mom_reported(h, "requestFederationSave", args, |c| {
+                c.request_federation_save(h, label, None)
+            })
+        })
     }
 
     /// 4.16 (timed): every federate saves at logical time `time`. Constrained federates are
@@ -834,15 +852,23 @@ impl RtiAmbassador {
     pub fn request_federation_save_with_time(&self, label: &str, time: Time) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let time = c.check_time(time)?;
-            c.request_federation_save(h, label, Some(time))
+            let args = c.mom_supplied(h, || vec![format!("{label:?}"), format!("{time:?}")]);
+            c.mom_reported(h, "requestFederationSave", args, |c| {
+                let time = c.check_time(time)?;
+                c.request_federation_save(h, label, Some(time))
+            })
         })
     }
 
     /// 4.18.
     pub fn federate_save_begun(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::Begun))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "federateSaveBegun", args, |c| {
+                c.report_federate_save(h, SaveReport::Begun)
+            })
+        })
     }
 
     /// 4.19: the federate's own state is written; the LRC writes the RTI's state for it
@@ -851,25 +877,45 @@ impl RtiAmbassador {
     /// RTI's failure (`federation_not_saved(RtiUnableToSave)`) if it cannot write.
     pub fn federate_save_complete(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::Complete))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "federateSaveComplete", args, |c| {
+                c.report_federate_save(h, SaveReport::Complete)
+            })
+        })
     }
 
     /// 4.19.
     pub fn federate_save_not_complete(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.report_federate_save(h, SaveReport::NotComplete))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "federateSaveNotComplete", args, |c| {
+                c.report_federate_save(h, SaveReport::NotComplete)
+            })
+        })
     }
 
     /// 4.21.
     pub fn abort_federation_save(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.abort_federation_save(h))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "abortFederationSave", args, |c| {
+                c.abort_federation_save(h)
+            })
+        })
     }
 
     /// 4.22: answered by `federation_save_status_response`.
     pub fn query_federation_save_status(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.query_federation_save_status(h))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "queryFederationSaveStatus", args, |c| {
+                c.query_federation_save_status(h)
+            })
+        })
     }
 
     /// 4.24: asks the federation to restore the save `label`. This LRC reads its save files of
@@ -883,33 +929,58 @@ impl RtiAmbassador {
     pub fn request_federation_restore(&self, label: &str) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         let saved = crate::save_file::read_membership(&crate::save_file::save_root(), fed, label);
-        lrc.with_core(fed, |c| c.request_federation_restore(h, label, saved))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{label:?}")]);
+            c.mom_reported(h, "requestFederationRestore", args, |c| {
+                c.request_federation_restore(h, label, saved)
+            })
+        })
     }
 
     /// 4.30: this federate restored its own state.
     pub fn federate_restore_complete(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.report_federate_restore(h, true))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "federateRestoreComplete", args, |c| {
+                c.report_federate_restore(h, true)
+            })
+        })
     }
 
     /// 4.31: this federate could not restore its own state (the restore fails with
     /// `FederateReportedFailureDuringRestore`).
     pub fn federate_restore_not_complete(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.report_federate_restore(h, false))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "federateRestoreNotComplete", args, |c| {
+                c.report_federate_restore(h, false)
+            })
+        })
     }
 
     /// 4.33 (abortFederationRestore): before the RTI state was replaced the federation is left
     /// as it was; after it, the restored state stays.
     pub fn abort_federation_restore(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.abort_federation_restore(h))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "abortFederationRestore", args, |c| {
+                c.abort_federation_restore(h)
+            })
+        })
     }
 
     /// 4.34: answered by `federation_restore_status_response`.
     pub fn query_federation_restore_status(&self) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.query_federation_restore_status(h))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "queryFederationRestoreStatus", args, |c| {
+                c.query_federation_restore_status(h)
+            })
+        })
     }
 
     /// The directory holding this federate's own state for the save or restore in progress
@@ -961,7 +1032,12 @@ impl RtiAmbassador {
     /// 10.3.
     pub fn set_automatic_resign_directive(&self, action: ResignAction) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.set_automatic_resign_action(h, action))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{action:?}")]);
+            c.mom_reported(h, "setAutomaticResignDirective", args, |c| {
+                c.set_automatic_resign_action(h, action)
+            })
+        })
     }
 
     /// 8.23: sends these attributes of `object` (owned by this federate) with `order` from now
@@ -974,7 +1050,16 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.change_attribute_order_type(h, object, attrs, order)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{attrs:?}"),
+                    format!("{order:?}"),
+                ]
+            });
+            c.mom_reported(h, "changeAttributeOrderType", args, |c| {
+                c.change_attribute_order_type(h, object, attrs, order)
+            })
         })
     }
 
@@ -985,7 +1070,12 @@ impl RtiAmbassador {
         order: crate::fom::OrderType,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.change_interaction_order_type(h, class, order))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{class:?}"), format!("{order:?}")]);
+            c.mom_reported(h, "changeInteractionOrderType", args, |c| {
+                c.change_interaction_order_type(h, class, order)
+            })
+        })
     }
 
     /// 10.33.
@@ -1030,14 +1120,27 @@ impl RtiAmbassador {
 
     fn set_advisory_switch(&self, switch: AdvisorySwitch, on: bool) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.set_advisory_switch(h, switch, on))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            let n = switch.fdd_name();
+            let service = format!(
+                "{}{}{}Switch",
+                if on { "enable" } else { "disable" },
+                n[..1].to_uppercase(),
+                &n[1..]
+            );
+            c.mom_reported(h, &service, args, |c| c.set_advisory_switch(h, switch, on))
+        })
     }
 
     /// Whether one of this federate's advisory switches is on (an hlamesh addition; the
     /// standard reports switches through the MOM).
     pub fn advisory_switch(&self, switch: AdvisorySwitch) -> RtiResult<bool> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.advisory_switch(h, switch))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{switch:?}")]);
+            c.mom_reported(h, "advisorySwitch", args, |c| c.advisory_switch(h, switch))
+        })
     }
 
     /// 5.2.
@@ -1047,13 +1150,23 @@ impl RtiAmbassador {
         attrs: &[AttributeHandle],
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.publish_object_class_attributes(h, class, attrs))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{class:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "publishObjectClassAttributes", args, |c| {
+                c.publish_object_class_attributes(h, class, attrs)
+            })
+        })
     }
 
     /// 5.3 (whole class).
     pub fn unpublish_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.unpublish_object_class_attributes(h, class, None))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{class:?}")]);
+            c.mom_reported(h, "unpublishObjectClass", args, |c| {
+                c.unpublish_object_class_attributes(h, class, None)
+            })
+        })
     }
 
     /// 5.3.
@@ -1064,20 +1177,33 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.unpublish_object_class_attributes(h, class, Some(attrs))
+            let args = c.mom_supplied(h, || vec![format!("{class:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "unpublishObjectClassAttributes", args, |c| {
+                c.unpublish_object_class_attributes(h, class, Some(attrs))
+            })
         })
     }
 
     /// 5.4.
     pub fn publish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.publish_interaction_class(h, ic))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{ic:?}")]);
+            c.mom_reported(h, "publishInteractionClass", args, |c| {
+                c.publish_interaction_class(h, ic)
+            })
+        })
     }
 
     /// 5.5.
     pub fn unpublish_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.unpublish_interaction_class(h, ic))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{ic:?}")]);
+            c.mom_reported(h, "unpublishInteractionClass", args, |c| {
+                c.unpublish_interaction_class(h, ic)
+            })
+        })
     }
 
     /// 5.6 (`active = false` is the passive variant).
@@ -1089,7 +1215,16 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.subscribe_object_class_attributes(h, class, attrs, active)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{attrs:?}"),
+                    format!("{active:?}"),
+                ]
+            });
+            c.mom_reported(h, "subscribeObjectClassAttributes", args, |c| {
+                c.subscribe_object_class_attributes(h, class, attrs, active)
+            })
         })
     }
 
@@ -1115,7 +1250,17 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.subscribe_object_class_attributes_with_rate(h, class, attrs, active, Some(rate))
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{attrs:?}"),
+                    format!("{active:?}"),
+                    format!("{rate:?}"),
+                ]
+            });
+            c.mom_reported(h, "subscribeObjectClassAttributes", args, |c| {
+                c.subscribe_object_class_attributes_with_rate(h, class, attrs, active, Some(rate))
+            })
         })
     }
 
@@ -1123,7 +1268,10 @@ impl RtiAmbassador {
     pub fn unsubscribe_object_class(&self, class: ObjectClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.unsubscribe_object_class_attributes(h, class, None)
+            let args = c.mom_supplied(h, || vec![format!("{class:?}")]);
+            c.mom_reported(h, "unsubscribeObjectClass", args, |c| {
+                c.unsubscribe_object_class_attributes(h, class, None)
+            })
         })
     }
 
@@ -1135,7 +1283,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.unsubscribe_object_class_attributes(h, class, Some(attrs))
+            let args = c.mom_supplied(h, || vec![format!("{class:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "unsubscribeObjectClassAttributes", args, |c| {
+                c.unsubscribe_object_class_attributes(h, class, Some(attrs))
+            })
         })
     }
 
@@ -1146,20 +1297,33 @@ impl RtiAmbassador {
         active: bool,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.subscribe_interaction_class(h, ic, active))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{ic:?}"), format!("{active:?}")]);
+            c.mom_reported(h, "subscribeInteractionClass", args, |c| {
+                c.subscribe_interaction_class(h, ic, active)
+            })
+        })
     }
 
     /// 5.9.
     pub fn unsubscribe_interaction_class(&self, ic: InteractionClassHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.unsubscribe_interaction_class(h, ic))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{ic:?}")]);
+            c.mom_reported(h, "unsubscribeInteractionClass", args, |c| {
+                c.unsubscribe_interaction_class(h, ic)
+            })
+        })
     }
 
     /// 6.2.
     pub fn reserve_object_instance_name(&self, name: &str) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.reserve_object_instance_names(h, vec![name.to_string()], false)
+            let args = c.mom_supplied(h, || vec![format!("{name:?}")]);
+            c.mom_reported(h, "reserveObjectInstanceName", args, |c| {
+                c.reserve_object_instance_names(h, vec![name.to_string()], false)
+            })
         })
     }
 
@@ -1167,14 +1331,22 @@ impl RtiAmbassador {
     pub fn reserve_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         let v = names.iter().map(|s| s.to_string()).collect();
-        lrc.with_core(fed, |c| c.reserve_object_instance_names(h, v, true))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{names:?}")]);
+            c.mom_reported(h, "reserveMultipleObjectInstanceName", args, |c| {
+                c.reserve_object_instance_names(h, v, true)
+            })
+        })
     }
 
     /// 6.4.
     pub fn release_object_instance_name(&self, name: &str) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.release_object_instance_names(h, vec![name.to_string()])
+            let args = c.mom_supplied(h, || vec![format!("{name:?}")]);
+            c.mom_reported(h, "releaseObjectInstanceName", args, |c| {
+                c.release_object_instance_names(h, vec![name.to_string()])
+            })
         })
     }
 
@@ -1182,7 +1354,12 @@ impl RtiAmbassador {
     pub fn release_multiple_object_instance_name(&self, names: &[&str]) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         let v = names.iter().map(|s| s.to_string()).collect();
-        lrc.with_core(fed, |c| c.release_object_instance_names(h, v))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{names:?}")]);
+            c.mom_reported(h, "releaseMultipleObjectInstanceName", args, |c| {
+                c.release_object_instance_names(h, v)
+            })
+        })
     }
 
     /// 6.8 without a name.
@@ -1191,7 +1368,12 @@ impl RtiAmbassador {
         class: ObjectClassHandle,
     ) -> RtiResult<ObjectInstanceHandle> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.register_object_instance(h, class, None))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{class:?}")]);
+            c.mom_reported(h, "registerObjectInstance", args, |c| {
+                c.register_object_instance(h, class, None)
+            })
+        })
     }
 
     /// 6.8 with a name reserved by this federate.
@@ -1201,7 +1383,12 @@ impl RtiAmbassador {
         name: &str,
     ) -> RtiResult<ObjectInstanceHandle> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.register_object_instance(h, class, Some(name)))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{class:?}"), format!("{name:?}")]);
+            c.mom_reported(h, "registerObjectInstance", args, |c| {
+                c.register_object_instance(h, class, Some(name))
+            })
+        })
     }
 
     /// 6.10 (receive order).
@@ -1214,8 +1401,17 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         // The core refuses it during a save or restore (SaveInProgress / RestoreInProgress).
         lrc.with_core_paced(fed, |c| {
-            c.update_attribute_values(h, object, values, tag.to_vec(), None)
-                .map(drop)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{values:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "updateAttributeValues", args, |c| {
+                c.update_attribute_values(h, object, values, tag.to_vec(), None)
+                    .map(drop)
+            })
         })
     }
 
@@ -1241,9 +1437,19 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core_paced(fed, |c| {
-            // Under the same lock as the update: the hot path takes it once.
-            c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
-                .and_then(issued)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{values:?}"),
+                    format!("{tag:?}"),
+                    format!("{time:?}"),
+                ]
+            });
+            c.mom_reported(h, "updateAttributeValues", args, |c| {
+                // Under the same lock as the update: the hot path takes it once.
+                c.update_attribute_values(h, object, values, tag.to_vec(), Some(time))
+                    .and_then(issued)
+            })
         })
     }
 
@@ -1256,9 +1462,14 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core_paced(fed, |c| {
-            // Under the same lock as the update: the hot path takes it once.
-            c.send_interaction(h, ic, params, tag.to_vec(), None)
-                .map(drop)
+            let args = c.mom_supplied(h, || {
+                vec![format!("{ic:?}"), format!("{params:?}"), format!("{tag:?}")]
+            });
+            c.mom_reported(h, "sendInteraction", args, |c| {
+                // Under the same lock as the update: the hot path takes it once.
+                c.send_interaction(h, ic, params, tag.to_vec(), None)
+                    .map(drop)
+            })
         })
     }
 
@@ -1274,9 +1485,19 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core_paced(fed, |c| {
-            // Under the same lock as the update: the hot path takes it once.
-            c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
-                .and_then(issued)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{ic:?}"),
+                    format!("{params:?}"),
+                    format!("{tag:?}"),
+                    format!("{time:?}"),
+                ]
+            });
+            c.mom_reported(h, "sendInteraction", args, |c| {
+                // Under the same lock as the update: the hot path takes it once.
+                c.send_interaction(h, ic, params, tag.to_vec(), Some(time))
+                    .and_then(issued)
+            })
         })
     }
 
@@ -1288,8 +1509,11 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.delete_object_instance(h, object, tag.to_vec(), None)
-                .map(drop)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{tag:?}")]);
+            c.mom_reported(h, "deleteObjectInstance", args, |c| {
+                c.delete_object_instance(h, object, tag.to_vec(), None)
+                    .map(drop)
+            })
         })
     }
 
@@ -1307,15 +1531,29 @@ impl RtiAmbassador {
         let (lrc, fed, h) = self.member()?;
         let time = self.of_kind(time)?.encode().to_vec();
         lrc.with_core(fed, |c| {
-            c.delete_object_instance(h, object, tag.to_vec(), Some(time))
-                .and_then(issued)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{tag:?}"),
+                    format!("{time:?}"),
+                ]
+            });
+            c.mom_reported(h, "deleteObjectInstance", args, |c| {
+                c.delete_object_instance(h, object, tag.to_vec(), Some(time))
+                    .and_then(issued)
+            })
         })
     }
 
     /// 6.16.
     pub fn local_delete_object_instance(&self, object: ObjectInstanceHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.local_delete_object_instance(h, object))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{object:?}")]);
+            c.mom_reported(h, "localDeleteObjectInstance", args, |c| {
+                c.local_delete_object_instance(h, object)
+            })
+        })
     }
 
     // ----- 7: ownership management (see `crate::core::ownership` for the semantics) -----
@@ -1328,7 +1566,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.unconditional_attribute_ownership_divestiture(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "unconditionalAttributeOwnershipDivestiture", args, |c| {
+                c.unconditional_attribute_ownership_divestiture(h, object, attrs)
+            })
         })
     }
 
@@ -1341,7 +1582,16 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.negotiated_attribute_ownership_divestiture(h, object, attrs, tag)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{attrs:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "negotiatedAttributeOwnershipDivestiture", args, |c| {
+                c.negotiated_attribute_ownership_divestiture(h, object, attrs, tag)
+            })
         })
     }
 
@@ -1354,7 +1604,18 @@ impl RtiAmbassador {
         tag: &[u8],
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.confirm_divestiture(h, object, attrs, tag))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{attrs:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "confirmDivestiture", args, |c| {
+                c.confirm_divestiture(h, object, attrs, tag)
+            })
+        })
     }
 
     /// 7.14.
@@ -1365,7 +1626,13 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.cancel_negotiated_attribute_ownership_divestiture(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(
+                h,
+                "cancelNegotiatedAttributeOwnershipDivestiture",
+                args,
+                |c| c.cancel_negotiated_attribute_ownership_divestiture(h, object, attrs),
+            )
         })
     }
 
@@ -1378,7 +1645,16 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.attribute_ownership_acquisition(h, object, attrs, tag)
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{attrs:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "attributeOwnershipAcquisition", args, |c| {
+                c.attribute_ownership_acquisition(h, object, attrs, tag)
+            })
         })
     }
 
@@ -1390,7 +1666,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.attribute_ownership_acquisition_if_available(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "attributeOwnershipAcquisitionIfAvailable", args, |c| {
+                c.attribute_ownership_acquisition_if_available(h, object, attrs)
+            })
         })
     }
 
@@ -1402,7 +1681,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.attribute_ownership_release_denied(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "attributeOwnershipReleaseDenied", args, |c| {
+                c.attribute_ownership_release_denied(h, object, attrs)
+            })
         })
     }
 
@@ -1414,7 +1696,10 @@ impl RtiAmbassador {
     ) -> RtiResult<Vec<AttributeHandle>> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.attribute_ownership_divestiture_if_wanted(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "attributeOwnershipDivestitureIfWanted", args, |c| {
+                c.attribute_ownership_divestiture_if_wanted(h, object, attrs)
+            })
         })
     }
 
@@ -1426,7 +1711,10 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.cancel_attribute_ownership_acquisition(h, object, attrs)
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attrs:?}")]);
+            c.mom_reported(h, "cancelAttributeOwnershipAcquisition", args, |c| {
+                c.cancel_attribute_ownership_acquisition(h, object, attrs)
+            })
         })
     }
 
@@ -1437,7 +1725,12 @@ impl RtiAmbassador {
         attr: AttributeHandle,
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.query_attribute_ownership(h, object, attr))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attr:?}")]);
+            c.mom_reported(h, "queryAttributeOwnership", args, |c| {
+                c.query_attribute_ownership(h, object, attr)
+            })
+        })
     }
 
     /// 7.19.
@@ -1447,7 +1740,12 @@ impl RtiAmbassador {
         attr: AttributeHandle,
     ) -> RtiResult<bool> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| c.is_attribute_owned_by_federate(h, object, attr))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, || vec![format!("{object:?}"), format!("{attr:?}")]);
+            c.mom_reported(h, "isAttributeOwnedByFederate", args, |c| {
+                c.is_attribute_owned_by_federate(h, object, attr)
+            })
+        })
     }
 
     /// 6.19 for one instance.
@@ -1459,7 +1757,22 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.request_attribute_value_update(h, Some(object), None, attrs.to_vec(), tag.to_vec())
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{object:?}"),
+                    format!("{attrs:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "requestAttributeValueUpdate", args, |c| {
+                c.request_attribute_value_update(
+                    h,
+                    Some(object),
+                    None,
+                    attrs.to_vec(),
+                    tag.to_vec(),
+                )
+            })
         })
     }
 
@@ -1472,7 +1785,16 @@ impl RtiAmbassador {
     ) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            c.request_attribute_value_update(h, None, Some(class), attrs.to_vec(), tag.to_vec())
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{attrs:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "requestClassAttributeValueUpdate", args, |c| {
+                c.request_attribute_value_update(h, None, Some(class), attrs.to_vec(), tag.to_vec())
+            })
         })
     }
 
@@ -1620,23 +1942,34 @@ impl RtiAmbassador {
         self.fdd()
     }
 
-    fn time_service<R>(
-        &self,
-        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
-    ) -> RtiResult<R> {
-        let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| self.federate_time_service(c, h, None, op))
-    }
-
-    /// A time service that changes the federate's time state: the core refuses it during a
-    /// save or restore (under the same lock as the service itself).
-    fn time_change<R>(
+    fn time_service<R: std::fmt::Debug>(
         &self,
         service: &str,
         op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
-        lrc.with_core(fed, |c| self.federate_time_service(c, h, Some(service), op))
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, service, args, |c| {
+                self.federate_time_service(c, h, None, op)
+            })
+        })
+    }
+
+    /// A time service that changes the federate's time state: the core refuses it during a
+    /// save or restore (under the same lock as the service itself).
+    fn time_change<R: std::fmt::Debug>(
+        &self,
+        service: &str,
+        op: impl FnOnce(&mut Manager) -> Result<R, TimeError>,
+    ) -> RtiResult<R> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| {
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, service, args, |c| {
+                self.federate_time_service(c, h, Some(service), op)
+            })
+        })
     }
 
     /// Runs a time service on this federate's manager, which first learns whether the
@@ -1669,7 +2002,7 @@ impl RtiAmbassador {
 
     /// A time service taking a time: `InvalidLogicalTime` unless it is of the federation's
     /// time implementation.
-    fn time_service_at<R>(
+    fn time_service_at<R: std::fmt::Debug>(
         &self,
         service: &str,
         time: Time,
@@ -1677,14 +2010,17 @@ impl RtiAmbassador {
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let time = c.check_time(time)?;
-            self.federate_time_service(c, h, Some(service), |m| op(m, time))
+            let args = c.mom_supplied(h, || vec![format!("{time:?}")]);
+            c.mom_reported(h, service, args, |c| {
+                let time = c.check_time(time)?;
+                self.federate_time_service(c, h, Some(service), |m| op(m, time))
+            })
         })
     }
 
     /// A time service taking an interval: `InvalidLookahead` unless it is of the federation's
     /// time implementation.
-    fn time_service_by<R>(
+    fn time_service_by<R: std::fmt::Debug>(
         &self,
         service: &str,
         interval: Interval,
@@ -1692,8 +2028,11 @@ impl RtiAmbassador {
     ) -> RtiResult<R> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let interval = c.check_interval(interval)?;
-            self.federate_time_service(c, h, Some(service), |m| op(m, interval))
+            let args = c.mom_supplied(h, || vec![format!("{interval:?}")]);
+            c.mom_reported(h, service, args, |c| {
+                let interval = c.check_interval(interval)?;
+                self.federate_time_service(c, h, Some(service), |m| op(m, interval))
+            })
         })
     }
 
@@ -1778,12 +2117,16 @@ impl RtiAmbassador {
 
     /// 8.14.
     pub fn enable_asynchronous_delivery(&self) -> RtiResult<()> {
-        self.time_service(|t| t.enable_asynchronous_delivery())
+        self.time_service("enableAsynchronousDelivery", |t| {
+            t.enable_asynchronous_delivery()
+        })
     }
 
     /// 8.15.
     pub fn disable_asynchronous_delivery(&self) -> RtiResult<()> {
-        self.time_service(|t| t.disable_asynchronous_delivery())
+        self.time_service("disableAsynchronousDelivery", |t| {
+            t.disable_asynchronous_delivery()
+        })
     }
 
     /// 8.21: retracts a message this federate sent with a logical time, named by the handle
@@ -1796,10 +2139,13 @@ impl RtiAmbassador {
     pub fn retract(&self, handle: MessageRetractionHandle) -> RtiResult<()> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            // The manager learns whether a grant waits undelivered first: the logical time
-            // the message's time is compared with is the one the federate sees.
-            self.federate_time_service(c, h, None, |_| Ok(()))?;
-            c.retract(h, handle)
+            let args = c.mom_supplied(h, || vec![format!("{handle:?}")]);
+            c.mom_reported(h, "retract", args, |c| {
+                // The manager learns whether a grant waits undelivered first: the logical time
+                // the message's time is compared with is the one the federate sees.
+                self.federate_time_service(c, h, None, |_| Ok(()))?;
+                c.retract(h, handle)
+            })
         })
     }
 
@@ -1850,8 +2196,11 @@ impl RtiAmbassador {
     pub fn query_lookahead(&self) -> RtiResult<Interval> {
         let (lrc, fed, h) = self.member()?;
         lrc.with_core(fed, |c| {
-            let l = self.federate_time_service(c, h, None, |m| m.query_lookahead())?;
-            Ok(c.interval_out(l))
+            let args = c.mom_supplied(h, Vec::new);
+            c.mom_reported(h, "queryLookahead", args, |c| {
+                let l = self.federate_time_service(c, h, None, |m| m.query_lookahead())?;
+                Ok(c.interval_out(l))
+            })
         })
     }
 

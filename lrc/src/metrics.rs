@@ -87,6 +87,12 @@ pub mod names {
     /// Reflected attribute values the receiver's update-rate reduction never delivered to a
     /// local federate that subscribed with a rate (label `federation`).
     pub const VALUES_THINNED_AT_RECEIVER: &str = "hlamesh_hla_values_thinned_at_receiver_total";
+    /// MOM interactions this LRC answered with `HLAreportMOMexception` because a parameter was
+    /// missing or undecodable or the federate named is not joined (label `federation`).
+    pub const MOM_INTERACTIONS_MALFORMED: &str = "hlamesh_mom_interactions_malformed_total";
+    /// `HLAreportMOMexception`s this LRC sent: malformed interactions and MOM services whose
+    /// preconditions failed (label `federation`).
+    pub const MOM_EXCEPTIONS_SENT: &str = "hlamesh_mom_exceptions_sent_total";
 }
 
 /// Every family this module exports.
@@ -114,6 +120,8 @@ pub const FAMILIES: &[&str] = &[
     names::COORDINATOR_CHANGES,
     names::VALUES_THINNED_AT_SENDER,
     names::VALUES_THINNED_AT_RECEIVER,
+    names::MOM_INTERACTIONS_MALFORMED,
+    names::MOM_EXCEPTIONS_SENT,
 ];
 
 /// Least time between two latency marks of one federation from one LRC.
@@ -247,6 +255,17 @@ pub fn describe() {
             Unit::Count,
             "Reflected attribute values the receiver's update-rate reduction never delivered.",
         );
+        c(
+            MOM_INTERACTIONS_MALFORMED,
+            Unit::Count,
+            "MOM interactions answered with HLAreportMOMexception for a missing or undecodable \
+             parameter or an unknown federate.",
+        );
+        c(
+            MOM_EXCEPTIONS_SENT,
+            Unit::Count,
+            "HLAreportMOMexception interactions sent (malformed interactions, failed MOM services).",
+        );
     }
 }
 
@@ -314,6 +333,8 @@ struct Scalars {
     coordinator_changes: u64,
     thinned_send: u64,
     thinned_receive: u64,
+    mom_malformed: u64,
+    mom_exceptions: u64,
 }
 
 /// Metrics of one federation on one LRC. Owned by the shell next to the core, mutated under the
@@ -669,6 +690,7 @@ impl FedMetrics {
         }
         self.promises = promises;
         (self.now.thinned_send, self.now.thinned_receive) = core.values_thinned();
+        (self.now.mom_malformed, self.now.mom_exceptions) = core.mom_exception_counters();
         let (n, e) = (self.now, self.exported);
         for (name, now, before) in [
             (names::TIME_ADVANCE_GRANTS, n.grants, e.grants),
@@ -691,6 +713,16 @@ impl FedMetrics {
                 names::VALUES_THINNED_AT_RECEIVER,
                 n.thinned_receive,
                 e.thinned_receive,
+            ),
+            (
+                names::MOM_INTERACTIONS_MALFORMED,
+                n.mom_malformed,
+                e.mom_malformed,
+            ),
+            (
+                names::MOM_EXCEPTIONS_SENT,
+                n.mom_exceptions,
+                e.mom_exceptions,
             ),
         ] {
             counter!(name, &one).increment(now.saturating_sub(before));

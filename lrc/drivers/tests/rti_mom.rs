@@ -6,7 +6,11 @@
 //! `HLAfederation` instance; MOM instances are owned by the RTI (query, update refused); MOM
 //! interactions (`HLArequestPublications`, `HLAsetTiming`, `HLAservice` resign) are answered;
 //! a resigned federate's instance is removed at every subscriber; a killed federate is
-//! reported with `HLAreportFederateLost`.
+//! reported with `HLAreportFederateLost`. A second federation covers a request/report pair
+//! answered by another process's LRC (`HLArequestUpdatesSent`), `HLAservice` actions performed
+//! by the target's LRC (subscribe, enable regulation: the target gets its own callbacks; a
+//! refused one is an `HLAreportMOMexception`), a federation-level request answered by the
+//! voice, service reporting of the target's own calls, and a malformed request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -553,4 +557,203 @@ fn mom_values_follow_updates_grants_and_saves() {
     );
     let fv = reflect_until(&mut c, |s| s.get(&of).is_some());
     assert_eq!(fv[&of][&fattrs["HLAlastSaveName"]], unicode("mom-save"));
+}
+
+const REQUEST_UPDATES_SENT: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLArequest.HLArequestUpdatesSent";
+const REPORT_UPDATES_SENT: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportUpdatesSent";
+const SUBSCRIBE_CLASS: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAservice.HLAsubscribeObjectClassAttributes";
+const DISABLE_CONSTRAINED: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAservice.HLAdisableTimeConstrained";
+const ENABLE_REGULATION: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAservice.HLAenableTimeRegulation";
+const MOM_EXCEPTION: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportMOMexception";
+const SET_SERVICE_REPORTING: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAadjust.HLAsetServiceReporting";
+const SERVICE_INVOCATION: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation";
+const REQUEST_SYNC_POINTS: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederation.HLArequest.HLArequestSynchronizationPoints";
+const REPORT_SYNC_POINTS: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederation.HLAreport.HLAreportSynchronizationPoints";
+
+/// A monitor M in its own process asks B's LRC for B's update counts (one report per
+/// transportation), has A's LRC subscribe and regulate A (A gets the callbacks it would get
+/// from its own calls) and refuse a service whose precondition fails
+/// (`HLAreportMOMexception`), asks the federation's voice for the pending synchronization
+/// points, and turns A's service reporting on: A's next call is reported by A's LRC.
+#[test]
+fn mom_requests_services_and_service_reporting_across_processes() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("mom2{}", std::process::id());
+    let (mut a, ha) = shell(&lab, 1, &ports, &fed, "A");
+    let (mut b, hb) = shell(&lab, 2, &ports, &fed, "B");
+    let (mut m, _) = shell(&lab, 3, &ports, &fed, "M");
+    // B publishes Employee and updates one instance twice.
+    ok(&mut b, "publish Employee PayRate");
+    ok(&mut b, "register-object Employee");
+    let o = next_event(&mut b, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    ok(&mut b, &format!("update {o} PayRate 1"));
+    ok(&mut b, &format!("update {o} PayRate 2"));
+    let (employee, payrate) = handles(&mut m, "attr-handles Employee", "attrs");
+    let payrate = payrate["PayRate"];
+
+    let (report, params) = handles(
+        &mut m,
+        &format!("param-handles {REPORT_UPDATES_SENT}"),
+        "params",
+    );
+    let p = |r: &serde_json::Value, params: &BTreeMap<String, u64>, n: &str| {
+        r["params"][params[n].to_string()]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for class in [
+        REPORT_UPDATES_SENT,
+        MOM_EXCEPTION,
+        SERVICE_INVOCATION,
+        REPORT_SYNC_POINTS,
+    ] {
+        ok(&mut m, &format!("subscribe-interaction {class}"));
+    }
+    for class in [
+        REQUEST_UPDATES_SENT,
+        SUBSCRIBE_CLASS,
+        DISABLE_CONSTRAINED,
+        ENABLE_REGULATION,
+        SET_SERVICE_REPORTING,
+        REQUEST_SYNC_POINTS,
+    ] {
+        ok(&mut m, &format!("publish-interaction {class}"));
+    }
+
+    // Request → report, answered by B's LRC: HLAreliable {Employee: 2}, HLAbestEffort none.
+    ok(&mut m, &format!("send-mom {REQUEST_UPDATES_SENT} {hb}"));
+    let mut by_transport = BTreeMap::new();
+    for _ in 0..2 {
+        let r = interaction_of(&mut m, report);
+        assert_eq!(r["producer"], hb);
+        assert_eq!(p(&r, &params, "HLAfederate"), handle(hb));
+        by_transport.insert(
+            p(&r, &params, "HLAtransportation"),
+            p(&r, &params, "HLAupdateCounts"),
+        );
+    }
+    assert_eq!(
+        by_transport[&unicode("HLAreliable")],
+        format!("00000001{}00000002", handle(employee)),
+        "{by_transport:?}"
+    );
+    assert_eq!(by_transport[&unicode("HLAbestEffort")], "00000000");
+
+    // HLAservice actions on A, performed by A's LRC: A discovers B's instance and becomes
+    // regulating, through the callbacks its own calls bring.
+    ok(
+        &mut m,
+        &format!(
+            "send-mom {SUBSCRIBE_CLASS} {ha} HLAobjectClass={} HLAattributeList=00000001{} \
+             HLAactive={TRUE}",
+            handle(employee),
+            handle(payrate)
+        ),
+    );
+    assert_eq!(next_event(&mut a, "discover")["object"], o);
+    ok(
+        &mut m,
+        &format!(
+            "send-mom {ENABLE_REGULATION} {ha} HLAlookahead={}",
+            float_time(1.5)
+        ),
+    );
+    next_event(&mut a, "regulating");
+    // A precondition fails: A is not constrained.
+    let (exc, exc_params) = handles(&mut m, &format!("param-handles {MOM_EXCEPTION}"), "params");
+    ok(&mut m, &format!("send-mom {DISABLE_CONSTRAINED} {ha}"));
+    let r = interaction_of(&mut m, exc);
+    assert_eq!(r["producer"], ha);
+    assert_eq!(p(&r, &exc_params, "HLAparameterError"), FALSE);
+    assert_eq!(
+        p(&r, &exc_params, "HLAservice"),
+        unicode(DISABLE_CONSTRAINED)
+    );
+    let text = p(&r, &exc_params, "HLAexception");
+    assert!(
+        text[8..].starts_with(&unicode("TimeConstrainedIsNotEnabled")[8..]),
+        "{text}"
+    );
+
+    // The federation's voice answers the federation-level request.
+    ok(&mut a, "register p1");
+    next_event(&mut a, "registered");
+    let (points, points_params) = handles(
+        &mut m,
+        &format!("param-handles {REPORT_SYNC_POINTS}"),
+        "params",
+    );
+    ok(
+        &mut m,
+        &format!("send-mom-federation {REQUEST_SYNC_POINTS}"),
+    );
+    let r = interaction_of(&mut m, points);
+    assert_eq!(
+        p(&r, &points_params, "HLAsyncPoints"),
+        format!("00000001{}", unicode("p1"))
+    );
+
+    // Service reporting on for A. A request sent after it in M's stream is answered once A's
+    // LRC applied it; then A's own call is reported by A's LRC.
+    ok(
+        &mut m,
+        &format!("send-mom {SET_SERVICE_REPORTING} {ha} HLAreportingState={TRUE}"),
+    );
+    ok(&mut m, &format!("send-mom {DISABLE_CONSTRAINED} {ha}"));
+    interaction_of(&mut m, exc);
+    let (inv, inv_params) = handles(
+        &mut m,
+        &format!("param-handles {SERVICE_INVOCATION}"),
+        "params",
+    );
+    // That refused MOM service was itself reported (the RTI invoked it at A).
+    let r = interaction_of(&mut m, inv);
+    assert_eq!(
+        p(&r, &inv_params, "HLAservice"),
+        unicode("disableTimeConstrained")
+    );
+    assert_eq!(p(&r, &inv_params, "HLAsuccessIndicator"), FALSE);
+    ok(&mut a, "publish Employee PayRate");
+    let end = Instant::now() + T;
+    loop {
+        assert!(Instant::now() < end, "A's publish was not reported");
+        let r = interaction_of(&mut m, inv);
+        assert_eq!(r["producer"], ha);
+        assert_eq!(p(&r, &inv_params, "HLAfederate"), handle(ha));
+        if p(&r, &inv_params, "HLAservice") == unicode("publishObjectClassAttributes") {
+            assert_eq!(p(&r, &inv_params, "HLAsuccessIndicator"), TRUE);
+            break;
+        }
+    }
+
+    // A request without its HLAfederate: no LRC hosts its target, the voice answers it.
+    ok(
+        &mut m,
+        &format!("send-mom-federation {REQUEST_UPDATES_SENT}"),
+    );
+    let r = interaction_of(&mut m, exc);
+    assert_eq!(p(&r, &exc_params, "HLAparameterError"), TRUE);
+    assert_eq!(
+        p(&r, &exc_params, "HLAservice"),
+        unicode(REQUEST_UPDATES_SENT)
+    );
+    // Every LRC is still up and answering.
+    for s in [&mut a, &mut b, &mut m] {
+        ok(s, "handle");
+    }
 }

@@ -803,6 +803,7 @@ impl FederationCore {
     fn before_poll(&mut self) {
         self.abort_save_deferred();
         self.capture_at_cut();
+        self.mom_flush();
     }
 
     /// Moves the core's clock to `now` (µs, never back) before an API call: the update-rate
@@ -910,6 +911,10 @@ impl FederationCore {
             } else {
                 callback
             };
+        // The MOM's service reporting (see `mom`): one map lookup while nobody reports.
+        if !self.mom.service_reporting.is_empty() {
+            self.mom_callback_invoked(federate, &callback);
+        }
         self.actions
             .push_back(Action::Callback { federate, callback });
     }

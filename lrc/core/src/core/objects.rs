@@ -359,13 +359,16 @@ impl FederationCore {
             if tso {
                 tso_seq = Some(seq);
             }
+            // The MOM's HLAreportUpdatesSent: one per message, by its transportation.
+            let transport = if reliable { 1 } else { 2 };
+            super::mom::bump(&mut self.mom_count(f).updates_by, (transport, class));
         }
         if let Some(h) = handle {
             self.note_retractable(h, tso_seq, stamp, false);
         }
         let c = self.mom_count(f);
         c.updates_sent = c.updates_sent.saturating_add(1);
-        c.updated.insert(object);
+        c.updated.insert(object, class);
         self.pump_time();
         Ok(handle)
     }
@@ -461,6 +464,10 @@ impl FederationCore {
         }
         let c = self.mom_count(f);
         c.interactions_sent = c.interactions_sent.saturating_add(1);
+        super::mom::bump(
+            &mut c.interactions_sent_by,
+            (if reliable { 1 } else { 2 }, class),
+        );
         self.pump_time();
         Ok(handle)
     }

@@ -39,7 +39,9 @@
 //!   "class":…,"map":{name: handle}}`, `param-handles ICLASS` likewise (`"event":"params"`),
 //!   `request-class CLASS ATTRS` asks for the values of every instance of a class,
 //!   `send-mom ICLASS FEDERATE [PARAM=HEX …]` sends an interaction whose `HLAfederate`
-//!   parameter is FEDERATE's handle (HLAhandle). `reflect` lines carry the value as `hex`,
+//!   parameter is FEDERATE's handle (HLAhandle), `send-mom-federation ICLASS [PARAM=HEX …]`
+//!   one with exactly the parameters given (the federation-level `HLAmanager.HLAfederation`
+//!   interactions, or a malformed federate-level one). `reflect` lines carry the value as `hex`,
 //!   `discover` the `class`, `interaction` the `class` and `params` (handle → hex);
 //!   `attribute_is_owned_by_rti` prints `owner` with `"owner":"rti"`.
 //! - `handle` — prints this federate's current handle.
@@ -462,6 +464,18 @@ fn run() -> Result<(), RtiError> {
                         rti.get_parameter_handle(c, "HLAfederate")?,
                         hlamesh_lrc::core::mom::handle_value(&FederateHandle(t).encode()),
                     )];
+                    for kv in params {
+                        let (k, v) = kv.split_once('=').ok_or_else(|| {
+                            RtiError::RtiInternalError(format!("bad parameter {kv:?}"))
+                        })?;
+                        ps.push((rti.get_parameter_handle(c, k)?, unhex(v)?));
+                    }
+                    rti.send_interaction(c, ps, b"mom")
+                })
+            }
+            ["send-mom-federation", class, params @ ..] => {
+                rti.get_interaction_class_handle(class).and_then(|c| {
+                    let mut ps = Vec::new();
                     for kv in params {
                         let (k, v) = kv.split_once('=').ok_or_else(|| {
                             RtiError::RtiInternalError(format!("bad parameter {kv:?}"))
