@@ -62,7 +62,7 @@
 //!
 //! **Across a restore.** The model runs through restores as the core applies them: at the
 //! commit every member takes its saved handle (on the LRC it runs on), and the reserved names
-//! and pending points are the saved ones — held by the restore itself ([`RESTORED`]), so they
+//! and pending points are the saved ones — held by the restore itself (`RESTORED`), so they
 //! never fold, nor does a federate that lived across the restore (the restore stays between
 //! its join and its resignation). What happens after the commit folds by the same rules as
 //! before it. Retirements are grouped per stretch between committed restores, which move
