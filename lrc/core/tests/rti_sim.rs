@@ -2860,6 +2860,23 @@ fn regression_partitions_1196_a_late_begun_report_does_not_reopen_a_members_save
     run_with(1196, 300, modes);
 }
 
+/// Orphans with frequent restores, folding every 5 decisions, seed 1426: a joiner got an
+/// orphan (its registrant resigned with `UnconditionallyDivestAttributes`) from the
+/// coordinator, which hands orphans on while their registrant's LRC hosts no federate; once that
+/// LRC hosted one again, the coordinator's next snapshot (a resynchronisation) lacked the orphan
+/// and the joiner deleted it as if it had been deleted in data it lost — alone of all LRCs. An
+/// orphan the sender only handed on is not deleted for missing from its snapshot.
+#[test]
+fn regression_orphans_1426_an_orphan_handed_on_survives_the_coordinators_next_snapshot() {
+    let modes = Modes {
+        orphans: true,
+        frequent_restores: true,
+        fold_every: 5,
+        ..Modes::default()
+    };
+    run_with(1426, 600, modes);
+}
+
 #[test]
 fn regression_swarm_3478_welcome_carries_every_decision() {
     // As the seed ran when it failed (before the swarm drew time-stamp order).
