@@ -1271,15 +1271,8 @@ mod tests {
         // coordinator folds.
         let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
         let mut unfolded = 0usize;
-        let fed = |h: u32| Decision::FederateJoined {
-            handle: FederateHandle(h),
-            name: format!("f{h}"),
-            federate_type: "t".into(),
-            node: 1,
-            req: (1, u64::from(h)),
-        };
-        m.apply_decision(fed(1));
-        m.apply_decision(fed(2));
+        m.apply_decision(fed_req(1, 1));
+        m.apply_decision(fed_req(2, 2));
         let mut id = 10;
         let mut owner = Some(FederateHandle(1));
         for v in 1..=100_000u32 {
@@ -1305,20 +1298,7 @@ mod tests {
 
         // 10,000 join/resign cycles of one LRC.
         let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
-        let mut unfolded = 0usize;
-        for h in 1..=10_000u32 {
-            let j = fed(h);
-            let r = Decision::FederateResigned {
-                handle: FederateHandle(h),
-                action: ResignAction::DeleteObjects,
-                hw: 0,
-            };
-            unfolded += postcard::to_allocvec(&j).map_or(0, |b| b.len())
-                + postcard::to_allocvec(&r).map_or(0, |b| b.len());
-            m.apply_decision(j);
-            m.apply_decision(r);
-            fold_like_a_coordinator(&mut m, u64::from(h) + 1);
-        }
+        let unfolded = join_resign_cycles(&mut m, 1..=10_000);
         let v = m.view();
         let size = WelcomeSize::of(v.base, &v.folded, &v.log);
         eprintln!("10,000 join/resign cycles: log {unfolded} B unfolded, welcome {size:?}");
@@ -1464,7 +1444,6 @@ mod tests {
         // then 10,000 join/resign cycles: what follows a restore folds as before it.
         use super::super::restore::{RestoreReport, SavedMember, SavedMembership};
         let mut m = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
-        let mut unfolded = 0usize;
         m.apply_decision(fed_req(1, 1));
         let restore = |label: &str, pre: u32, req: u64| Decision::RestoreInitiated {
             label: label.into(),
@@ -1498,19 +1477,7 @@ mod tests {
             m.apply_decision(d);
         }
         assert!(m.view().federates.contains_key(&FederateHandle(7)));
-        for h in 8..10_008u32 {
-            let j = fed_req(h, u64::from(h));
-            let r = Decision::FederateResigned {
-                handle: FederateHandle(h),
-                action: ResignAction::DeleteObjects,
-                hw: 0,
-            };
-            unfolded += postcard::to_allocvec(&j).map_or(0, |b| b.len())
-                + postcard::to_allocvec(&r).map_or(0, |b| b.len());
-            m.apply_decision(j);
-            m.apply_decision(r);
-            fold_like_a_coordinator(&mut m, u64::from(h) + 1);
-        }
+        let unfolded = join_resign_cycles(&mut m, 8..=10_007);
         let v = m.view();
         let folded = WelcomeSize::of(v.base, &v.folded, &[]);
         eprintln!(
@@ -1536,6 +1503,26 @@ mod tests {
         });
         assert_eq!(member_view(&joiner), member_view(&m));
         assert_eq!(joiner.restore.epoch(), 1);
+    }
+
+    /// Joins and resigns each federate of `handles` on LRC 1, folding as the coordinator does;
+    /// returns the encoded size of those decisions.
+    fn join_resign_cycles(m: &mut FederationCore, handles: std::ops::RangeInclusive<u32>) -> usize {
+        let mut unfolded = 0;
+        for h in handles {
+            let j = fed_req(h, u64::from(h));
+            let r = Decision::FederateResigned {
+                handle: FederateHandle(h),
+                action: ResignAction::DeleteObjects,
+                hw: 0,
+            };
+            unfolded += postcard::to_allocvec(&j).map_or(0, |b| b.len())
+                + postcard::to_allocvec(&r).map_or(0, |b| b.len());
+            m.apply_decision(j);
+            m.apply_decision(r);
+            fold_like_a_coordinator(m, u64::from(h) + 1);
+        }
+        unfolded
     }
 
     fn fed_req(h: u32, id: u64) -> Decision {

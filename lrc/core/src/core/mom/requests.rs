@@ -231,6 +231,33 @@ impl FederationCore {
         );
     }
 
+    /// One `report` per transportation type, its `param` the counts of `per` (transportation,
+    /// encoded class handle, count) of that type.
+    fn mom_report_per_transportation(
+        &mut self,
+        f: FederateHandle,
+        report: &str,
+        param: &str,
+        per: Vec<(u32, Vec<u8>, u32)>,
+    ) {
+        for (t, tname) in TRANSPORTATIONS {
+            let records = counts(
+                per.iter()
+                    .filter(|(x, _, _)| *x == t)
+                    .map(|(_, k, n)| (k.clone(), *n as usize)),
+            );
+            self.mom_report(
+                f,
+                Some(f),
+                report,
+                &[
+                    ("HLAtransportation", enc(tname.to_string())),
+                    (param, records),
+                ],
+            );
+        }
+    }
+
     /// `HLAmanager.HLAfederate.HLArequest.*` about local federate `f`.
     pub(super) fn mom_federate_request(
         &mut self,
@@ -269,22 +296,10 @@ impl FederationCore {
                         "HLAreflectCounts",
                     )
                 };
-                for (t, tname) in TRANSPORTATIONS {
-                    let records = counts(
-                        per.iter()
-                            .filter(|((x, _), _)| *x == t)
-                            .map(|((_, k), n)| (k.encode().to_vec(), *n as usize)),
-                    );
-                    self.mom_report(
-                        f,
-                        Some(f),
-                        report,
-                        &[
-                            ("HLAtransportation", enc(tname.to_string())),
-                            (param, records),
-                        ],
-                    );
-                }
+                let per = per
+                    .into_iter()
+                    .map(|((t, k), n)| (t, k.encode().to_vec(), n));
+                self.mom_report_per_transportation(f, report, param, per.collect());
             }
             "HLArequestInteractionsSent" | "HLArequestInteractionsReceived" => {
                 let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
@@ -299,22 +314,15 @@ impl FederationCore {
                         "HLAfederate.HLAreport.HLAreportInteractionsReceived",
                     )
                 };
-                for (t, tname) in TRANSPORTATIONS {
-                    let records = counts(
-                        per.iter()
-                            .filter(|((x, _), _)| *x == t)
-                            .map(|((_, k), n)| (k.encode().to_vec(), *n as usize)),
-                    );
-                    self.mom_report(
-                        f,
-                        Some(f),
-                        report,
-                        &[
-                            ("HLAtransportation", enc(tname.to_string())),
-                            ("HLAinteractionCounts", records),
-                        ],
-                    );
-                }
+                let per = per
+                    .into_iter()
+                    .map(|((t, k), n)| (t, k.encode().to_vec(), n));
+                self.mom_report_per_transportation(
+                    f,
+                    report,
+                    "HLAinteractionCounts",
+                    per.collect(),
+                );
             }
             "HLArequestObjectInstanceInformation" => {
                 let o = args.handle("HLAobjectInstance", ObjectInstanceHandle::decode)?;
