@@ -78,29 +78,76 @@ fn install() -> Result<Sdk, String> {
         prefix.display()
     );
 
-    // `c++ -std=c++17 fedshell.cpp $(pkg-config --cflags --libs rti1516e)`.
+    let dir = hlamesh_cpp::crate_dir().join("tests/federates");
+    let out = pkg_config_build(
+        &prefix,
+        &dir.join("fedshell.cpp"),
+        "sdk-fedshell",
+        "fedshell",
+    )?;
+    Ok(Sdk {
+        prefix,
+        fedshell: out,
+        install_time,
+    })
+}
+
+/// Builds one C++ source against the SDK installed in `prefix` as the README tells a user to:
+/// `c++ -std=c++17 fed.cpp $(pkg-config --cflags --libs rti1516e)` (warnings as errors).
+/// Returns the program, `out` in the work dir `work`.
+fn pkg_config_build(
+    prefix: &Path,
+    source: &Path,
+    work: &str,
+    out: &str,
+) -> Result<PathBuf, String> {
     let mut pc = Command::new("pkg-config");
     pc.args(["--cflags", "--libs", "rti1516e"])
         .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"));
     let flags = run_checked(pc, "pkg-config", Duration::from_secs(60))?;
-    let out = common::work_dir("sdk-fedshell").join("fedshell");
-    let dir = hlamesh_cpp::crate_dir().join("tests/federates");
+    let out = common::work_dir(work).join(out);
     let mut args: Vec<String> = vec![
         "-std=c++17".into(),
         "-O2".into(),
         "-Wall".into(),
         "-Wextra".into(),
         "-Werror".into(),
-        dir.join("fedshell.cpp").display().to_string(),
+        source.display().to_string(),
     ];
     args.extend(flags.split_whitespace().map(str::to_string));
     args.extend(["-o".into(), out.display().to_string()]);
     common::compile(&args)?;
-    Ok(Sdk {
-        prefix,
-        fedshell: out,
-        install_time,
-    })
+    Ok(out)
+}
+
+/// [`pkg_config_build`] against the test binary's installed SDK.
+pub fn build_with_pkg_config(source: &Path, work: &str, out: &str) -> Result<PathBuf, String> {
+    pkg_config_build(&sdk().prefix, source, work, out)
+}
+
+/// Whether `cmake` runs on this machine. The README's test command needs only the Rust
+/// toolchain (and a C++ compiler with pkg-config for the C++ API), so without CMake a test that
+/// builds with `find_package` says SKIP and builds with pkg-config instead; CI sets
+/// `HLAMESH_REQUIRE_TOOLS=1` (`.ci/run`, which installs CMake), and there a missing CMake fails
+/// the test, so the CMake path is always checked where it can be.
+pub fn cmake_available(test: &str) -> bool {
+    let ok = Command::new("cmake")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("HLAMESH_REQUIRE_TOOLS").is_none(),
+            "{test}: cmake is required (HLAMESH_REQUIRE_TOOLS is set) but does not run"
+        );
+        eprintln!(
+            "SKIP the CMake build in {test}: no `cmake` (Debian package `cmake`; .ci/run \
+             installs it); building with pkg-config instead"
+        );
+    }
+    ok
 }
 
 /// The SDK, installed on first use (once per test binary).

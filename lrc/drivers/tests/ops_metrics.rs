@@ -538,6 +538,10 @@ fn prometheus_binary(test: &str) -> Option<&'static str> {
             .is_ok_and(|o| o.status.success())
     });
     if bin.is_none() {
+        assert!(
+            std::env::var_os("HLAMESH_REQUIRE_TOOLS").is_none(),
+            "{test}: prometheus is required (HLAMESH_REQUIRE_TOOLS is set) but does not run"
+        );
         eprintln!(
             "SKIP {test}: no `prometheus` binary (Debian package `prometheus`; .ci/run installs it)"
         );

@@ -110,6 +110,13 @@ impl Lab {
             return Lab::Loopback;
         }
         if !(is_root() && have("ip") && have("nft") && lab_script().exists()) {
+            // CI (`.ci/run`, as root, with iproute2 and nftables installed) must never fall
+            // back silently: there the namespaced variants always run.
+            assert!(
+                std::env::var_os("HLAMESH_REQUIRE_TOOLS").is_none(),
+                "network namespaces are required (HLAMESH_REQUIRE_TOOLS is set) but this is not \
+                 root or iproute2/nftables are missing"
+            );
             eprintln!(
                 "NOTE: not root or iproute2/nftables missing: running on loopback multicast \
                  instead of network namespaces (kernel-level loss injection skipped)"
