@@ -7,7 +7,7 @@
 //! **Immediate model.** The thread that produced a callback delivers it, right after it released
 //! the LRC's lock, when it can do so without re-entering the federate:
 //! - a transport thread (data or control) delivers what the event it handled produced, in the
-//!   transport's idle hook, before it waits for the next datagram or frame;
+//!   LRC driver's idle call, before it waits for the next datagram or frame;
 //! - a thread already delivering this queue's callbacks delivers what a callback produced by
 //!   calling the RTI (e.g. an update sent from `reflect_attribute_values`).
 //!
@@ -53,12 +53,12 @@ pub(crate) type Amb = Arc<Mutex<Box<dyn FederateAmbassador>>>;
 
 thread_local! {
     /// Callbacks queued on this thread now are delivered by this thread before it waits again
-    /// (set while a transport hook handles an event, and while this thread delivers).
+    /// (set while the LRC's driver runs a receive turn, and while this thread delivers).
     static DEFERRED: Cell<bool> = const { Cell::new(false) };
     /// Queues this thread still has to deliver.
     static PENDING: RefCell<Vec<Arc<CallbackQueue>>> = const { RefCell::new(Vec::new()) };
-    /// This thread is running the LRC's share of a transport turn (the transport's event or
-    /// idle hook): a federate call made from a callback delivered here must not wait for an
+    /// This thread is running the LRC's share of a transport receive turn (the LRC driver's
+    /// turn or idle call): a federate call made from a callback delivered here must not wait for an
     /// answer that only this thread's next turn can bring.
     static RECEIVE_TURN: Cell<bool> = const { Cell::new(false) };
 }

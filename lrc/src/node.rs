@@ -1,7 +1,7 @@
 //! The I/O shell around the process's [`Host`] (`crate::host`): one [`Lrc`] per process owns the
 //! [`Transport`] and the host, which holds every open federation's [`FederationCore`] and decides
-//! where callbacks go. Transport events run the cores on the transport thread that produced them
-//! (see `install_hooks`), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from
+//! where callbacks go. Receive turns run the cores on the transport's receive thread that has the
+//! work (see `LrcDriver`: the LRC's lock first, then the transport's part), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from
 //! other threads, and API calls from any number of `RtiAmbassador`s run the same cores under the
 //! same lock. The shell executes every [`HostAction`] under that lock — sends, callback queue
 //! pushes, save files, wake-ups of blocked callers — so a state-transfer snapshot and the data
@@ -22,7 +22,8 @@ use crate::callback_queue::{self, CallbackQueue};
 use hlamesh_transport::data::Reliability;
 use hlamesh_transport::discovery::Claim;
 use hlamesh_transport::{
-    FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig, TransportEvent,
+    Driver, FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig,
+    TransportEvent, Turn,
 };
 
 use crate::core::stream_numbering::StreamNumbering;
@@ -72,6 +73,8 @@ struct State {
     /// Each joined federate's handle as its `RtiAmbassador` reads it: a federation restore
     /// changes it (`HostAction::Rehandled`).
     cells: HashMap<(String, FederateHandle), Arc<AtomicU32>>,
+    /// The events of the receive turn being handled (kept to reuse its allocation).
+    turn_events: Vec<TransportEvent>,
 }
 
 struct Shared {
@@ -105,7 +108,7 @@ pub struct Lrc {
 
 /// What the users' handles ([`Lrc`]) share, apart from the state the LRC's own threads share.
 ///
-/// The LRC's threads (the pump, the transport's hooks) take the state for a moment now and then;
+/// The LRC's threads (the pump, the receive turns of its driver) take the state for a moment now and then;
 /// if a user's drop of the last handle happened during such a moment, the transport's goodbye
 /// used to run later on that thread, which the process exit could kill first — and the peers
 /// reported this process lost instead of left. Counting the users' handles apart ends the LRC on
@@ -183,7 +186,7 @@ impl Lrc {
         if metrics_on {
             let _ = shared.collector.set(ops_plane::register_collector(&shared));
         }
-        install_hooks(&shared);
+        install_driver(&shared);
         let weak = Arc::downgrade(&shared);
         std::thread::Builder::new()
             .name("hlamesh-lrc".into())
@@ -506,7 +509,7 @@ impl Lrc {
         // The channel opens under the LRC's lock: from the moment it opens, this node's beacons
         // announce the federation and its transport hands out the key, so a joiner's request
         // can arrive at once — and a control message for a federation with no core here is
-        // dropped (the joiner then retried only after its 500 ms `RETRY_US`). The hook that
+        // dropped (the joiner then retried only after its 500 ms `RETRY_US`). The receive turn that
         // delivers it waits for this lock instead. Opening a created channel takes only locks
         // below this one (the federation table, the mesh, the new channel's send side) and
         // waits for nothing on the network.
@@ -1008,7 +1011,7 @@ fn note_deadline(shared: &Shared, deadline: Option<u64>) {
     }
 }
 
-/// Handles one transport event: on the transport thread that produced it (the event hook
+/// Handles one transport event: on the receive thread of its turn (the driver
 /// installed by [`Lrc::start`]) or on the pump thread (events from other threads).
 fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
     match ev {
@@ -1092,39 +1095,57 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
     }
 }
 
-/// Runs the cores on the transport's own threads: each event is handled on the thread that
-/// produced it (the data thread for data, the control thread for control messages and peer
-/// events), and the callbacks it produced are delivered on that thread once the transport's
-/// locks are released (the idle hook, see [`crate::callback_queue`]). That saves two thread
-/// hand-offs per message against handing events to the pump thread and callbacks to a delivery
-/// thread. Events from other threads (none that matter to the cores today) still go through
-/// the event channel to the pump thread.
+/// Runs the cores on the transport's own receive threads: each receive turn — a datagram on
+/// the data thread (or on an application thread lent the socket), a control frame or a peer's
+/// departure on the control thread — is handed to this driver, which takes the LRC's lock,
+/// runs the transport's part of the turn under it ([`Turn::run`], which takes and releases the
+/// receive path's lock) and feeds the events it returns to the cores, in order. The callbacks
+/// they produced are delivered on the same thread once the lock is released
+/// ([`Driver::idle`], see [`crate::callback_queue`]). That saves two thread hand-offs per
+/// message against handing events to the pump thread and callbacks to a delivery thread.
+/// Events from other threads (a peer connected, on the QUIC runtime) still go through the
+/// event channel to the pump thread.
 ///
-/// Lock order: the transport's receive state (held while it emits), then the LRC's state. The
-/// LRC never waits for a receive state while holding its own.
-fn install_hooks(shared: &Arc<Shared>) {
-    let weak = Arc::downgrade(shared);
-    // The transport hands the hook only events emitted on its own threads, each followed by an
-    // idle call on the same thread: the callbacks noted here are delivered there.
-    shared.transport.set_event_hook(Some(Arc::new(move |ev| {
-        let Some(shared) = weak.upgrade() else {
-            return Some(ev);
+/// Calls go one way: the LRC's state lock is taken first and the transport's locks only inside
+/// it; the transport calls the driver with none of its locks held and never calls up into the
+/// LRC otherwise.
+struct LrcDriver(std::sync::Weak<Shared>);
+
+impl Driver for LrcDriver {
+    fn turn(&self, turn: Turn<'_>) {
+        let Some(shared) = self.0.upgrade() else {
+            // The LRC is going away: the transport's part still runs (nothing is left unread
+            // half-way), its events have nobody to go to.
+            turn.run(&mut Vec::new());
+            return;
         };
-        let turn = callback_queue::receive_turn(true);
+        let receive_turn = callback_queue::receive_turn(true);
         let was = callback_queue::defer(true);
         {
             let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            on_event(&shared, &mut st, ev);
+            // Reused: a turn allocates no event list.
+            let mut events = std::mem::take(&mut st.turn_events);
+            turn.run(&mut events);
+            for ev in events.drain(..) {
+                on_event(&shared, &mut st, ev);
+            }
+            st.turn_events = events;
         }
         callback_queue::defer(was);
-        callback_queue::receive_turn(turn);
-        None
-    })));
-    shared.transport.set_idle_hook(Some(Arc::new(|| {
-        let turn = callback_queue::receive_turn(true);
+        callback_queue::receive_turn(receive_turn);
+    }
+
+    fn idle(&self) {
+        let receive_turn = callback_queue::receive_turn(true);
         callback_queue::deliver_pending();
-        callback_queue::receive_turn(turn);
-    })));
+        callback_queue::receive_turn(receive_turn);
+    }
+}
+
+fn install_driver(shared: &Arc<Shared>) {
+    shared
+        .transport
+        .set_driver(Some(Arc::new(LrcDriver(Arc::downgrade(shared)))));
 }
 
 fn pump(weak: std::sync::Weak<Shared>) {

@@ -77,6 +77,6 @@ pub use config::{FaultSettings, PROTOCOL_VERSION, SecurityConfig, TransportConfi
 pub use error::TransportError;
 pub use id::{FederationKey, FederationTag, NodeId};
 pub use node::{
-    EventHook, FederationChannel, IdleHook, KeySource, ReceiveHere, ReceiverWaker, RoleWait,
-    ShellStats, Transport, TransportEvent,
+    Driver, EventHook, FederationChannel, IdleHook, KeySource, ReceiveHere, ReceiverWaker,
+    RoleWait, ShellStats, Transport, TransportEvent, Turn,
 };

@@ -18,8 +18,12 @@
 //!   data-plane timers (NACKs, reassembly timeouts, heartbeats, batch flushes, the release of
 //!   acknowledged retransmit copies).
 //!
-//! Events go up through the event hook on the thread that produced them (the LRC runs its cores
-//! there), else through the event channel; the idle hook follows each unit of work.
+//! Receive work that can hand events up runs as a receive turn of the layer above (see
+//! [`Driver`] and [`Turn`]): the transport gives the turn to the driver with no lock held, the
+//! driver takes its own lock and calls down to run it, and handles the events the turn returns
+//! on the same thread (the LRC runs its cores there). Without a driver the events go to the
+//! event hook, or the event channel; events of other threads (the QUIC runtime) always go to
+//! the channel. The driver's idle call (or the idle hook) follows each unit of work.
 //!
 //! Each federation's parts are kept behind their own locks ([`crate::core::ChannelParts`] for
 //! `FedChannel`): the send side, the receive path, the members and flow window. Sending data
@@ -45,7 +49,10 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 mod goodbye;
 mod receive_here;
+mod turn;
 pub use receive_here::{ReceiveHere, ReceiverWaker, RoleWait};
+use turn::Work;
+pub use turn::{Driver, Turn};
 
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 pub use crate::core::TransportEvent;
@@ -233,6 +240,11 @@ struct Shared {
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
     claims: Mutex<Vec<Claim>>,
+    /// The layer above's part of the receive threads (see [`Driver`]); with none, the hooks.
+    driver: RwLock<Option<Arc<dyn Driver>>>,
+    /// With no driver, the order of receive turns up to the hooks or the event channel (the
+    /// hook adapter's own lock: no transport state is behind it, see [`Turn`]).
+    turn_order: Mutex<()>,
     hook: RwLock<Option<EventHook>>,
     idle_hook: RwLock<Option<IdleHook>>,
     /// When the data thread will next wake at the latest, ns since `epoch` (its receive timeout).
@@ -246,19 +258,17 @@ struct Shared {
 pub type EventHook = Arc<dyn Fn(TransportEvent) -> Option<TransportEvent> + Send + Sync>;
 
 thread_local! {
-    /// This thread is the data or the control thread: the idle hook runs on it after every
-    /// event it emits (see [`idle_follows`]).
-    static IDLE_FOLLOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// This thread is a receive thread: the data or the control thread, or an application
+    /// thread while it borrows the data socket (see [`on_receive_thread`]).
+    static RECEIVE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether the calling thread is a transport thread that runs the idle hook after each event
-/// it emits (the data and control threads, and a thread receiving through
-/// [`Transport::receive_here`]). Events emitted elsewhere (the QUIC runtime, or an API call such
-/// as [`Transport::open_federation`]) are not followed by an idle call, and skip the event hook.
-/// Private to the transport: the layer above is told which events it may handle in place by
-/// being handed them in the hook, not by reading this.
-pub(crate) fn idle_follows() -> bool {
-    IDLE_FOLLOWS.with(std::cell::Cell::get)
+/// Whether the calling thread is one of the transport's receive threads (the data and control
+/// threads, and a thread receiving through [`Transport::receive_here`]), which must never wait
+/// for what another receive turn brings: [`FederationChannel::wait_for_room`] returns at once
+/// there. Private to the transport.
+pub(crate) fn on_receive_thread() -> bool {
+    RECEIVE_THREAD.with(std::cell::Cell::get)
 }
 
 /// A function the data and control threads call after each unit of work, with none of the
@@ -363,34 +373,10 @@ impl Shared {
         (r, n)
     }
 
+    /// An event that is no receive turn's (the QUIC runtime's, an API call's): to the event
+    /// channel, where the layer above reads it on a thread of its own.
     fn emit(&self, ev: TransportEvent) {
-        // Only where an idle call follows: what the hook defers to it must not wait for a turn
-        // that never comes. Elsewhere the event goes straight to the channel.
-        let hook = if idle_follows() {
-            self.hook.read().unwrap_or_else(|e| e.into_inner()).clone()
-        } else {
-            None
-        };
-        let ev = match hook {
-            Some(h) => match h(ev) {
-                Some(ev) => ev,
-                None => return,
-            },
-            None => ev,
-        };
         let _ = self.events.send(ev);
-    }
-
-    /// Runs the idle hook, if any (on the data or control thread, no lock held).
-    fn idle(&self) {
-        let hook = self
-            .idle_hook
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if let Some(h) = hook {
-            h();
-        }
     }
 
     /// Sends `frame` to `node` on its control stream, or holds it, in order, until the peer's
@@ -446,10 +432,10 @@ impl Shared {
         }
     }
 
-    /// Executes one output of the core, for federation `fed` (`None`: one not open here).
-    /// Outputs of a receive path are executed with its lock held (the event hook sees the
-    /// events under it, see [`Transport::set_event_hook`]).
-    fn execute(&self, fed: Option<&FedChannel>, out: Output) {
+    /// Executes one output of the core, for federation `fed` (`None`: one not open here);
+    /// events go to `events`, for the receive turn that produced them (see [`Driver`]).
+    /// Outputs of a receive path are executed with its lock held, so their order is kept.
+    fn execute(&self, fed: Option<&FedChannel>, out: Output, events: &mut Vec<TransportEvent>) {
         match out {
             Output::Transmit { to, frame } => {
                 match frame {
@@ -472,7 +458,7 @@ impl Shared {
                     tracing::warn!(federation = %name, peer = %from, first, last,
                         "fell behind the sender's retransmit buffer");
                 }
-                self.emit(ev);
+                events.push(ev);
             }
             Output::FlowOpened { .. } => {
                 if let Some(f) = fed {
@@ -491,8 +477,8 @@ impl Shared {
             .collect()
     }
 
-    /// A peer is gone, cleanly (`lost = false`) or not.
-    fn peer_gone(&self, node: NodeId, lost: bool) {
+    /// A peer is gone, cleanly (`lost = false`) or not (a receive turn: see [`Driver`]).
+    fn peer_gone(&self, node: NodeId, lost: bool, events: &mut Vec<TransportEvent>) {
         // Not dialled again (gone or lost) before a beacon heard after this moment says it is
         // alive: its last beacon stays in the table until it expires.
         let Some(peer) = lock(&self.peers).remove(Instant::now(), node) else {
@@ -501,16 +487,16 @@ impl Shared {
         peer.link.conn.close(CLOSE_BYE.into(), b"bye");
         let feds = self.feds();
         dispatch::peer_gone(feds.iter().map(|f| &**f), node, &mut |fed, o| {
-            self.execute(Some(fed), o)
+            self.execute(Some(fed), o, events)
         });
         if lost {
             self.stats.lost.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(peer = %node, addr = %peer.addr, "peer lost");
-            self.emit(TransportEvent::PeerLost { node });
+            events.push(TransportEvent::PeerLost { node });
         } else {
             self.metrics.peer_left();
             tracing::info!(peer = %node, "peer left");
-            self.emit(TransportEvent::PeerLeft { node });
+            events.push(TransportEvent::PeerLeft { node });
         }
     }
 
@@ -521,14 +507,18 @@ impl Shared {
         }
     }
 
-    /// A control frame from `from` (on the control thread): sorted and handled by the core
-    /// ([`crate::core::dispatch`]), its outputs executed here.
+    /// A control frame from `from` (on the control thread): sorted by the core
+    /// ([`crate::core::dispatch`]); what can hand events up runs as a receive turn of the
+    /// layer above ([`Driver`]), the rest here, its outputs executed at once.
     fn on_frame(self: &Arc<Self>, from: NodeId, frame: Frame) {
         self.metrics.frame_in(&frame);
         let now = Instant::now();
         match Inbound::from(frame) {
             Inbound::Link => {}
-            Inbound::Goodbye => self.peer_gone(from, false),
+            Inbound::Goodbye => self.turn(Work::Gone {
+                node: from,
+                lost: false,
+            }),
             Inbound::Key { tag, key } => {
                 if let Some(key) = key
                     && let Some(waiters) = lock(&self.key_waiters).remove(&tag)
@@ -538,24 +528,48 @@ impl Shared {
                     }
                 }
             }
-            Inbound::Control(payload) => self.emit(TransportEvent::Control {
-                tag: None,
-                from,
-                payload,
-            }),
+            Inbound::Control(payload) => self.turn(Work::Control { from, payload }),
             Inbound::Member { tag, frame } => {
                 if let Some(open) = frame.opens() {
                     lock(&self.peers).set_federation(from, tag, open);
                 }
-                match self.federation(tag) {
-                    Some(fed) => dispatch::handle_frame(now, &*fed, from, frame, &mut |o| {
-                        self.execute(Some(&fed), o)
-                    }),
-                    None => {
-                        if let Some(o) = dispatch::not_open(tag, from, frame) {
-                            self.execute(None, o);
-                        }
+                if frame.hands_up() {
+                    self.turn(Work::Member {
+                        tag,
+                        from,
+                        frame,
+                        now,
+                    });
+                } else {
+                    // An acknowledgement, a NACK or a key request: answers and window moves
+                    // only (`MemberFrame::hands_up`), never an event.
+                    let mut events = Vec::new();
+                    self.member_frame(now, tag, from, frame, &mut events);
+                    for ev in events {
+                        self.emit(ev);
                     }
+                }
+            }
+        }
+    }
+
+    /// Member frame `frame` from `from` for federation `tag`, handled by the core; events to
+    /// `events`.
+    fn member_frame(
+        &self,
+        now: Instant,
+        tag: FederationTag,
+        from: NodeId,
+        frame: dispatch::MemberFrame,
+        events: &mut Vec<TransportEvent>,
+    ) {
+        match self.federation(tag) {
+            Some(fed) => dispatch::handle_frame(now, &*fed, from, frame, &mut |o| {
+                self.execute(Some(&fed), o, events)
+            }),
+            None => {
+                if let Some(o) = dispatch::not_open(tag, from, frame) {
+                    self.execute(None, o, events);
                 }
             }
         }
@@ -749,7 +763,7 @@ impl FederationChannel {
     /// thread may need, before or after a send (`send` itself never waits).
     pub fn wait_for_room(&self) -> FlowWait {
         let flow = &self.fed.flow;
-        if !flow.on || idle_follows() {
+        if !flow.on || on_receive_thread() {
             return FlowWait::Open;
         }
         let start = Instant::now();
@@ -773,8 +787,13 @@ impl FederationChannel {
                 drop(w);
                 self.flush();
                 let asks = lock(&self.fed.members).ack_requests();
+                // Frames only: acknowledgement requests hand nothing up.
+                let mut events = Vec::new();
                 for o in asks {
-                    self.shared.execute(Some(&self.fed), o);
+                    self.shared.execute(Some(&self.fed), o, &mut events);
+                }
+                for ev in events {
+                    self.shared.emit(ev);
                 }
                 flushed = true;
                 w = lock(&self.fed.members);
@@ -947,6 +966,8 @@ impl Transport {
             endpoint: endpoint.clone(),
             control: control_tx,
             claims: Mutex::new(Vec::new()),
+            driver: RwLock::new(None),
+            turn_order: Mutex::new(()),
             hook: RwLock::new(None),
             idle_hook: RwLock::new(None),
             data_wake_by_ns: AtomicU64::new(u64::MAX),
@@ -1073,29 +1094,38 @@ impl Transport {
         self.shared.beacon_now.notify_one();
     }
 
-    /// Installs (or removes) a hook that sees each event emitted on a transport thread — the
-    /// data thread for data, the control thread for control messages and peer events, a thread
-    /// in [`Transport::receive_here`] for what it receives — on that thread, before the event
-    /// channel; the idle hook runs on the same thread before it waits again. Events emitted
-    /// elsewhere (the QUIC runtime, API calls) bypass it and go to the channel. Returning `None`
-    /// consumes the event; `Some` passes it on.
-    ///
-    /// This is how immediate-mode callbacks avoid a thread hand-off (≈13 µs on a 2-vCPU machine)
-    /// on the reflect path. The hook runs with the federation's receive state locked: it may send
-    /// ([`FederationChannel::send`], [`Transport::send_control`], [`Transport::broadcast_control`])
-    /// but must not call [`FederationChannel::stats`] or [`FederationChannel::delivered`], and
-    /// should return quickly: the data thread waits for it.
+    /// Installs (or removes) the layer above's [`Driver`]: every receive turn (a datagram, a
+    /// due receive timer, a control frame that hands up, a departure) is given to it, with no
+    /// transport lock held, on the thread that has the work — the data thread, the control
+    /// thread, or a thread in [`Transport::receive_here`] — and it runs the turn under its own
+    /// lock (see [`Turn`]). This is how the LRC runs its cores, and delivers immediate
+    /// callbacks, on the receive threads with no thread hand-off (≈13 µs each on a 2-vCPU
+    /// machine). While a driver is installed the event and idle hooks are not called.
+    pub fn set_driver(&self, driver: Option<Arc<dyn Driver>>) {
+        *self
+            .shared
+            .driver
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = driver;
+    }
+
+    /// Installs (or removes) a hook that sees each event of a receive turn — on the data
+    /// thread for data, the control thread for control messages and peer events, a thread in
+    /// [`Transport::receive_here`] for what it receives — on that thread, before the event
+    /// channel, with no transport lock held; the idle hook runs on the same thread before it
+    /// waits again. Events emitted elsewhere (the QUIC runtime, API calls) go to the channel.
+    /// Returning `None` consumes the event; `Some` passes it on. Used when no [`Driver`] is
+    /// installed (transport-level tools and benchmarks): the transport then drives its receive
+    /// turns itself, one at a time, so the hook sees every federation's events in order and is
+    /// never called twice at once; it must not block for long (a receive thread waits for it).
     pub fn set_event_hook(&self, hook: Option<EventHook>) {
         *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
     /// Installs (or removes) a hook that the data thread calls once per turn of its loop (after
     /// each datagram it received and its timers) and the control thread after each frame or
-    /// peer event, with none of the transport's locks held.
-    ///
-    /// It completes the event hook: work the event hook may not do under the receive lock — the
-    /// LRC runs user callbacks here, which may call back into the RTI — is noted there and done
-    /// here, on the same thread and before the thread waits again, so it costs no hand-off.
+    /// peer event, with none of the transport's locks held (without a [`Driver`]; a driver's
+    /// own [`Driver::idle`] runs instead).
     pub fn set_idle_hook(&self, hook: Option<IdleHook>) {
         *self
             .shared
@@ -1326,7 +1356,7 @@ impl Transport {
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_timeout(Duration::from_millis(200));
         }
-        // A hook may drop the last handle on the transport on the data or control thread
+        // A driver or hook may drop the last handle on the transport on the data or control thread
         // itself: that thread ends on the shutdown flag, it cannot wait for itself.
         self.shared.borrowing.disable();
         let me = std::thread::current().id();
@@ -1896,11 +1926,11 @@ async fn liveness_loop(shared: Arc<Shared>) {
 }
 
 fn control_loop(shared: Arc<Shared>, work: Receiver<ControlWork>) {
-    IDLE_FOLLOWS.with(|c| c.set(true));
+    RECEIVE_THREAD.with(|c| c.set(true));
     while let Ok(w) = work.recv() {
         match w {
             ControlWork::Frame(node, frame) => shared.on_frame(node, frame),
-            ControlWork::Gone { node, lost } => shared.peer_gone(node, lost),
+            ControlWork::Gone { node, lost } => shared.turn(Work::Gone { node, lost }),
             ControlWork::Registered(node) => shared.on_registered(node),
         }
         shared.idle();
@@ -1914,7 +1944,7 @@ fn control_loop(shared: Arc<Shared>, work: Receiver<ControlWork>) {
 // data thread
 
 fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
-    IDLE_FOLLOWS.with(|c| c.set(true));
+    RECEIVE_THREAD.with(|c| c.set(true));
     let mut fault = shared.cfg.fault.as_ref().map(|f| {
         FaultInjector::new(
             f.seed,
@@ -1992,13 +2022,14 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 .cloned(),
         );
         for fed in &feds {
-            let mut side = lock(&fed.recv);
-            if side.poll_timeout().is_some_and(|t| t <= now) {
-                side.handle_timeout(now);
-                dispatch::drain(&mut side, &mut |o| shared.execute(Some(fed), o));
+            // A due receive timer may hand data up (a gap given up, a fell-behind): a turn.
+            if lock(&fed.recv).poll_timeout().is_some_and(|t| t <= now) {
+                shared.turn(Work::ReceiveTimer {
+                    fed: fed.clone(),
+                    now,
+                });
             }
-            next = earliest(next, side.poll_timeout());
-            drop(side);
+            next = earliest(next, lock(&fed.recv).poll_timeout());
             // A sender busy on another thread is sending anyway: its timers can wait a little
             // (but not a long receive timeout: it may leave a pending batch behind).
             let Ok(mut side) = fed.sender.try_lock() else {
@@ -2070,11 +2101,23 @@ fn route(shared: &Shared, now: Instant, dgram: Bytes) {
             .fetch_add(1, Ordering::Relaxed);
         return;
     };
-    if sender != shared.node {
-        // Tells the batching decision that this node is answering, not streaming.
-        fed.heard.fetch_add(1, Ordering::Relaxed);
+    if sender == shared.node {
+        // Our own, looped back by the kernel: counted and dropped by the receive path, which
+        // hands nothing up for it, so no turn of the layer above (whose lock a sender of this
+        // process may hold) is needed.
+        let mut side = lock(&fed.recv);
+        side.handle_datagram(now, dgram);
+        let mut events = Vec::new();
+        dispatch::drain(&mut side, &mut |o| {
+            shared.execute(Some(&fed), o, &mut events)
+        });
+        drop(side);
+        for ev in events {
+            shared.emit(ev);
+        }
+        return;
     }
-    let mut side = lock(&fed.recv);
-    side.handle_datagram(now, dgram);
-    dispatch::drain(&mut side, &mut |o| shared.execute(Some(&fed), o));
+    // Tells the batching decision that this node is answering, not streaming.
+    fed.heard.fetch_add(1, Ordering::Relaxed);
+    shared.turn(Work::Datagram { fed, now, dgram });
 }

@@ -146,6 +146,18 @@ impl MemberFrame {
             _ => None,
         }
     }
+
+    /// Whether handling the frame can hand events up (data or control messages released,
+    /// members joined or gone). The shell handles such a frame inside a receive turn of the
+    /// layer above, which orders it with that layer's other work; the others (a key request,
+    /// an acknowledgement, a NACK) only answer or move the flow window, so the shell handles
+    /// them on its own.
+    pub fn hands_up(&self) -> bool {
+        !matches!(
+            self,
+            MemberFrame::KeyRequest | MemberFrame::Ack { .. } | MemberFrame::Nack(_)
+        )
+    }
 }
 
 /// Handles member frame `frame` from peer `from` for the federation whose parts are `parts`,
@@ -804,5 +816,100 @@ mod tests {
         assert_eq!(joined.opens(), Some(true));
         assert_eq!(MemberFrame::Left.opens(), Some(false));
         assert_eq!(MemberFrame::KeyRequest.opens(), None);
+    }
+
+    /// The shell handles the frames that do not hand up outside the layer above's receive
+    /// turns: none of them may ever produce an event. Every kind of frame is exchanged here, in
+    /// a stream with a loss (so NACKs and repairs flow) and with a gated control message
+    /// waiting (so anything that touched the receive path would release it).
+    #[test]
+    fn frames_that_do_not_hand_up_never_produce_an_event() {
+        let t = Instant::now();
+        let (a, b) = (fed(A), fed(B));
+        connect(t, (&a, A), (&b, B));
+        let _lost = send(&a, t, b"lost");
+        let next = send(&a, t, b"next");
+        assert_eq!(datagrams(&b, t, next), vec![]);
+        // A control message behind A's data up to 2: gated at B until the loss is repaired.
+        let gated = frame(
+            &b,
+            t,
+            A,
+            Frame::App {
+                tag: Some(TAG),
+                hw: 2,
+                payload: b"gated".to_vec(),
+            },
+        );
+        assert_eq!(gated, vec![]);
+        let due = b.receive(|r| r.poll_timeout()).expect("a NACK is due");
+        let mut nacks = Vec::new();
+        b.receive(|r| {
+            r.handle_timeout(due);
+            drain(r, &mut |o| nacks.push(o));
+        });
+        let quiet: Vec<(&Fed, NodeId, Frame)> = vec![
+            (&a, B, Frame::KeyRequest { tag: TAG }),
+            (&b, A, Frame::KeyRequest { tag: TAG }),
+            (
+                &a,
+                B,
+                Frame::Ack {
+                    tag: TAG,
+                    position: 1,
+                },
+            ),
+            (
+                &b,
+                A,
+                Frame::Ack {
+                    tag: TAG,
+                    position: 0,
+                },
+            ),
+        ]
+        .into_iter()
+        .chain(nacks.into_iter().filter_map(|o| match o {
+            Output::Transmit { frame, .. } => Some((&a, B, frame)),
+            _ => None,
+        }))
+        .collect();
+        assert!(
+            quiet
+                .iter()
+                .any(|(_, _, f)| matches!(f, Frame::Nack { .. })),
+            "the exchange has a NACK"
+        );
+        for (fed, from, f) in quiet {
+            let kind = format!("{f:?}");
+            let Inbound::Member { frame: m, .. } = Inbound::from(f.clone()) else {
+                panic!("{kind} is a member frame");
+            };
+            assert!(!m.hands_up(), "{kind}");
+            let out = frame(fed, due, from, f);
+            assert!(
+                !out.iter().any(|o| matches!(o, Output::Event(_))),
+                "{kind} produced {out:?}"
+            );
+        }
+        // And the gated message still waits for its data: nothing above touched B's receive
+        // path. The frames that do hand up say so.
+        assert_eq!(b.receive(|r| r.poll_output()), None);
+        for m in [
+            MemberFrame::Left,
+            MemberFrame::Joined {
+                next_seq: 1,
+                reply: false,
+            },
+            MemberFrame::AckRequest {
+                policy: a.members(|m| m.ack_policy()),
+            },
+            MemberFrame::App {
+                hw: 0,
+                payload: Bytes::new(),
+            },
+        ] {
+            assert!(m.hands_up(), "{m:?}");
+        }
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::{IDLE_FOLLOWS, Shared, Transport, lock, route};
+use super::{RECEIVE_THREAD, Shared, Transport, lock, route};
 use crate::recv_buf::RecvBuffer;
 use crate::recv_role::{DataTurn, RecvRole};
 
@@ -178,7 +178,7 @@ impl Transport {
     /// wake-up per message on the path (see [`crate::recv_role`]).
     ///
     /// Everything the data thread does with a datagram happens here (sequencing, repair
-    /// requests, the event hook and the idle hook), so this thread handles datagrams for every
+    /// requests, the driver's receive turn and its idle call), so this thread handles datagrams for every
     /// federation and federate of this transport while it borrows; its own condition is checked
     /// after each. The data thread keeps running the data-plane timers meanwhile, and takes the
     /// socket back once the caller has been away for [`crate::recv_role::GRACE`].
@@ -238,14 +238,14 @@ impl Drop for GiveBackOnDrop<'_> {
 
 /// Restores the borrowing thread's marks, also on unwinding.
 struct ThreadMarks {
-    idle_was: bool,
+    receive_was: bool,
     borrowing_was: bool,
 }
 
 impl ThreadMarks {
     fn set() -> Self {
         ThreadMarks {
-            idle_was: IDLE_FOLLOWS.with(|c| c.replace(true)),
+            receive_was: RECEIVE_THREAD.with(|c| c.replace(true)),
             borrowing_was: BORROWING.with(|c| c.replace(true)),
         }
     }
@@ -254,7 +254,7 @@ impl ThreadMarks {
 impl Drop for ThreadMarks {
     fn drop(&mut self) {
         BORROWING.with(|c| c.set(self.borrowing_was));
-        IDLE_FOLLOWS.with(|c| c.set(self.idle_was));
+        RECEIVE_THREAD.with(|c| c.set(self.receive_was));
     }
 }
 
