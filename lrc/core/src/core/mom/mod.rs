@@ -115,6 +115,9 @@
 //! call's arguments, at most 1,024 characters each.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::encoding::typed::{DataElement, OpaqueData};
 use crate::fom::Fdd;
@@ -239,7 +242,7 @@ impl MomHandles {
 }
 
 /// What a local federate did, for its `HLAfederate` counters.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     /// `HLAupdatesSent`.
     pub updates_sent: u32,
@@ -281,7 +284,7 @@ pub(crate) fn bump<K: Ord>(m: &mut BTreeMap<K, u32>, k: K) {
 /// A count of distinct instances that remembers only the ones still here: an instance removed
 /// from this LRC leaves its count, not its handle, so memory follows the live instances rather
 /// than every instance a long run ever saw.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DistinctInstances {
     live: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
     gone: BTreeMap<ObjectClassHandle, usize>,
@@ -352,8 +355,21 @@ pub struct MomState {
     pub(crate) invocations: Vec<Invocation>,
     /// Switches of local federates set by `HLAmanager.HLAfederate.HLAadjust.HLAsetSwitches`.
     pub(crate) switches: BTreeMap<FederateHandle, FederateSwitches>,
-    /// The federation's Auto-Provide switch once `HLAfederation.HLAadjust.HLAsetSwitches` set it.
+    /// The federation's Auto-Provide switch once `HLAfederation.HLAadjust.HLAsetSwitches` set it
+    /// (replicated: decided in the coordinator's log, see `switches.rs`).
     pub(crate) auto_provide: Option<bool>,
+    /// Local federates whose Convey Producing Federate switch is off: their reflections,
+    /// interactions and removals carry no producing federate (see `switches.rs`).
+    pub(crate) producer_hidden: BTreeSet<FederateHandle>,
+    /// Instances local federates discovered while Auto-Provide is on: their subscribed
+    /// attributes are requested at the next poll (see `switches.rs`).
+    pub(crate) auto_requests: Vec<(FederateHandle, ObjectInstanceHandle)>,
+    /// The FOM modules each local federate brought at its join (`HLAFOMmoduleDesignatorList`
+    /// of its `HLAfederate`): designator and index of the module in the federation's list.
+    pub(crate) modules: BTreeMap<FederateHandle, Vec<(String, usize)>>,
+    /// Each local federate's callback queue, as the shell lets the core see it (see
+    /// `queues.rs`).
+    pub(crate) queues: BTreeMap<FederateHandle, Arc<dyn CallbackQueueView>>,
     /// MOM interactions this LRC answered with `HLAreportMOMexception` because of a missing or
     /// undecodable parameter or an unknown federate.
     pub(crate) malformed: u64,
@@ -362,7 +378,7 @@ pub struct MomState {
 }
 
 /// A federate's switches (`HLAsetSwitches`); `None`: the FDD's value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FederateSwitches {
     /// Convey Region Designator Sets.
     pub convey_region_designator_sets: Option<bool>,
@@ -385,7 +401,7 @@ pub(crate) struct Invocation {
 /// How long a local federate has been in the Time Granted and Time Advancing states (µs of
 /// the shell's clock; `HLAtimeGrantedTime` / `HLAtimeAdvancingTime` in ms). A federate is
 /// granted from its join until its first advance request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeInStates {
     /// In the Time Advancing state now.
     pub advancing: bool,
@@ -468,6 +484,29 @@ impl FederationCore {
             .map(|(h, r)| (*h, r.node))
     }
 
+    /// Local federate `h` joined by request `id` of this LRC: the FOM modules that request
+    /// brought are its `HLAFOMmoduleDesignatorList` (the first of identical ones, the MIM's
+    /// rule), each with its place in the federation's list (for `HLArequestFOMmoduleData`).
+    pub(crate) fn mom_note_join_modules(&mut self, h: FederateHandle, id: u64) {
+        let Some(super::Pending {
+            body: super::wire::Request::Join { modules, .. },
+            ..
+        }) = self.pending.get(&id)
+        else {
+            return;
+        };
+        let mut list: Vec<(String, usize)> = Vec::new();
+        for (designator, text) in modules {
+            let Some(i) = self.modules.iter().position(|(_, t)| t == text) else {
+                continue;
+            };
+            if !list.iter().any(|(_, j)| *j == i) {
+                list.push((designator.clone(), i));
+            }
+        }
+        self.mom.modules.insert(h, list);
+    }
+
     /// A federate's join was applied (`node` hosts it): its name is remembered, and if it is
     /// local its `HLAfederate` instance is registered in this LRC's stream (and the
     /// federation's instance created here if this is the first local federate).
@@ -503,6 +542,7 @@ impl FederationCore {
                 ..TimeInStates::default()
             },
         );
+        self.mom_switches_at_join(h);
         let object = federate_instance(h);
         if self.objects.contains_key(&object) {
             return;
@@ -547,6 +587,9 @@ impl FederationCore {
         self.mom.service_reporting.remove(&h);
         self.mom.exception_reporting.remove(&h);
         self.mom.switches.remove(&h);
+        self.mom.modules.remove(&h);
+        self.mom.queues.remove(&h);
+        self.mom.producer_hidden.remove(&h);
         let o = federate_instance(h);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
@@ -568,16 +611,28 @@ impl FederationCore {
         let Some(m) = self.mom_handles().cloned() else {
             return Vec::new();
         };
-        let Some(fdd) = self.fdd.clone() else {
+        if self.fdd.is_none() {
             return Vec::new();
-        };
+        }
         let record = self.view.federates.get(&f).cloned();
         let name = record.as_ref().map(|r| r.name.clone()).unwrap_or_default();
         let federate_type = record
             .as_ref()
             .map(|r| r.federate_type.clone())
             .unwrap_or_default();
-        let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
+        // The modules it brought at its join (see `FederationCore::mom_note_join_modules`).
+        let modules: Vec<String> = self
+            .mom
+            .modules
+            .get(&f)
+            .map(|m| m.iter().map(|(d, _)| d.clone()).collect())
+            .unwrap_or_default();
+        let (ro_len, tso_len) = self.queued_messages(f);
+        // A grant still on its way to the federate leaves it advancing (see `queues.rs`).
+        let undelivered = self.grant_undelivered(f);
+        if let Some(m) = self.time.managers.get_mut(&f) {
+            m.set_grant_undelivered(undelivered);
+        }
         let tm: Option<&Manager> = self.time.managers.get(&f);
         let regulating = tm.is_some_and(|t| t.regulation() == RegulationState::On);
         let constrained = tm.is_some_and(|t| t.constraint() == ConstraintState::On);
@@ -590,24 +645,19 @@ impl FederationCore {
             .map(|l| kind.convert_interval(l));
         let galt = tm.and_then(|t| t.galt()).map(|t| kind.convert(t));
         let lits = tm.and_then(|t| t.lits()).map(|t| kind.convert(t));
-        let tso_len = tm.map_or(0, |t| t.queued_tso());
         let state = match self.refuse_during_save_or_restore(f, "MOM") {
             Err(crate::error::RtiError::SaveInProgress(_)) => 3,
             Err(crate::error::RtiError::RestoreInProgress(_)) => 5,
             _ => 1,
         };
-        let switch = |n: &str, default: bool| -> i32 {
-            fdd.switch(n)
-                .map_or(default, |v| v.eq_ignore_ascii_case("Enabled"))
-                .into()
-        };
+        let (convey_regions, convey_producer) =
+            (self.mom_convey_regions(f), self.mom_convey_producer(f));
         let can_delete = self
             .objects
             .values()
             .filter(|i| self.privilege_holder(i) == Some(f))
             .count();
         let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
-        let sw = self.mom.switches.get(&f).copied().unwrap_or_default();
         let (granted_ms, advancing_ms) = self
             .mom
             .time_in_states
@@ -640,7 +690,7 @@ impl FederationCore {
                 .encode(),
                 "HLAGALT" => time_value(galt),
                 "HLALITS" => time_value(lits),
-                "HLAROlength" => count(0),
+                "HLAROlength" => count(ro_len),
                 "HLATSOlength" => count(tso_len),
                 "HLAreflectionsReceived" => enc(c.reflections_received as i32),
                 "HLAupdatesSent" => enc(c.updates_sent as i32),
@@ -655,12 +705,8 @@ impl FederationCore {
                 "HLAobjectInstancesDiscovered" => enc(c.discovered as i32),
                 "HLAtimeGrantedTime" => enc(granted_ms),
                 "HLAtimeAdvancingTime" => enc(advancing_ms),
-                "HLAconveyRegionDesignatorSets" => enc(sw
-                    .convey_region_designator_sets
-                    .map_or_else(|| switch("conveyRegionDesignatorSets", false), i32::from)),
-                "HLAconveyProducingFederate" => enc(sw
-                    .convey_producing_federate
-                    .map_or_else(|| switch("conveyProducingFederate", true), i32::from)),
+                "HLAconveyRegionDesignatorSets" => enc(i32::from(convey_regions)),
+                "HLAconveyProducingFederate" => enc(i32::from(convey_producer)),
                 _ => continue,
             };
             out.push((*h, v));
@@ -676,9 +722,9 @@ impl FederationCore {
         let Some(m) = self.mom_handles().cloned() else {
             return Vec::new();
         };
-        let Some(fdd) = self.fdd.clone() else {
+        if self.fdd.is_none() {
             return Vec::new();
-        };
+        }
         let federates = handle_list(self.view.federates.keys().map(|h| h.encode().to_vec()));
         let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
         let (last_name, last_time) = self
@@ -691,14 +737,7 @@ impl FederationCore {
             .current()
             .map_or((None, None), |s| (Some(s.label.clone()), s.time));
         let kind = self.time.kind;
-        let auto_provide: i32 = self
-            .mom
-            .auto_provide
-            .unwrap_or_else(|| {
-                fdd.switch("autoProvide")
-                    .is_some_and(|v| v.eq_ignore_ascii_case("Enabled"))
-            })
-            .into();
+        let auto_provide = i32::from(self.mom_auto_provide());
         let mut out = Vec::new();
         for (attr, h) in &m.federation_attrs {
             if only.is_some_and(|o| !o.contains(h)) {
@@ -769,7 +808,7 @@ impl FederationCore {
     }
 
     /// Sends the current values of MOM instance `o` if this LRC maintains it.
-    fn mom_send_instance(
+    pub(super) fn mom_send_instance(
         &mut self,
         o: ObjectInstanceHandle,
         only: Option<&[AttributeHandle]>,
@@ -890,12 +929,19 @@ impl FederationCore {
     }
 }
 
+mod attribute_state;
 mod dispatch;
+mod persist;
+mod queues;
 mod reporting;
 mod requests;
 mod service;
+mod switches;
 
 pub use dispatch::MomFailure;
+pub use persist::SavedMom;
+pub use queues::CallbackQueueView;
+pub use switches::NO_PRODUCER;
 
 #[cfg(test)]
 mod tests;
