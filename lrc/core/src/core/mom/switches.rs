@@ -4,14 +4,14 @@
 //! The FDD writes a switch as `isEnabled="true"` or `"false"` (older modules `Enabled` /
 //! `Disabled`); both are read. Honoured:
 //!
-//! - **Convey Producing Federate** (per federate; FDD `conveyProducingFederate`, default on;
+//! - **Convey Producing Federate** (per federate, on at the join;
 //!   `HLAsetSwitches.HLAconveyProducingFederate`): a switch of the *receiving* federate, which
 //!   governs the optional producing-federate argument of the callbacks it is given. Off, its
 //!   reflections, received interactions and discoveries carry `FederateHandle(0)`, which no
 //!   federate ever has (the C and C++ APIs see no producing federate), and its removals
 //!   `None`. Its LRC strips the argument as the callback is queued ([`FederationCore::callback`]),
 //!   so nothing else changes: the MOM's counters and the time managers still know the producer.
-//! - **Auto-Provide** (federation-wide; FDD `autoProvide`, default off;
+//! - **Auto-Provide** (federation-wide, off at the creation;
 //!   `HLAfederation.HLAsetSwitches.HLAautoProvide`): when a federate discovers an instance, its
 //!   LRC requests the values of the attributes the federate subscribes to at the instance's
 //!   known class, as `requestAttributeValueUpdate` would (the owners get
@@ -28,7 +28,13 @@
 //!
 //! Not honoured: **Convey Region Designator Sets** is recorded and reported only (hlamesh has
 //! no DDM: no update carries a region); **Delay Subscription Evaluation** likewise (no region
-//! to evaluate late); the automatic resign action is the resignation's (`resignation`).
+//! to evaluate late); the automatic resign action is the resignation's (`resignation`). The
+//! FDD's *initial* values of Convey Producing Federate and Auto-Provide are not applied yet:
+//! hlamesh has always conveyed the producer and never auto-provided, and the repository's
+//! Restaurant FOM, which the multi-process tests and tools run on, sets the first off and the
+//! second on; applying them would change every such federation at once, so they start on
+//! and off, and the MOM reports the values in force (`HLAconveyProducingFederate`,
+//! `HLAautoProvide`), never the FDD's.
 //!
 //! A changed switch updates its MOM instance's attribute at once (the MIM's update condition):
 //! `HLAconveyRegionDesignatorSets` / `HLAconveyProducingFederate` of the federate's
@@ -63,13 +69,14 @@ impl FederationCore {
             .unwrap_or(default)
     }
 
-    /// Local federate `f`'s Convey Producing Federate switch.
+    /// Local federate `f`'s Convey Producing Federate switch (on until `HLAsetSwitches`
+    /// turns it off; see the module docs on the FDD's value).
     pub fn mom_convey_producer(&self, f: FederateHandle) -> bool {
         self.mom
             .switches
             .get(&f)
             .and_then(|s| s.convey_producing_federate)
-            .unwrap_or_else(|| self.fdd_switch_or("conveyProducingFederate", true))
+            .unwrap_or(true)
     }
 
     /// Local federate `f`'s Convey Region Designator Sets switch.
@@ -81,11 +88,10 @@ impl FederationCore {
             .unwrap_or_else(|| self.fdd_switch_or("conveyRegionDesignatorSets", false))
     }
 
-    /// The federation's Auto-Provide switch.
+    /// The federation's Auto-Provide switch (off until `HLAsetSwitches` turns it on; see the
+    /// module docs on the FDD's value).
     pub fn mom_auto_provide(&self) -> bool {
-        self.mom
-            .auto_provide
-            .unwrap_or_else(|| self.fdd_switch_or("autoProvide", false))
+        self.mom.auto_provide.unwrap_or(false)
     }
 
     /// A federate joined here: its reporting starts as the FDD says, and its switches apply.

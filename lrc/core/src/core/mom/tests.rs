@@ -1425,25 +1425,34 @@ fn fdd_switches_are_read_as_the_omt_writes_them() {
         "<updateRates>",
         r#"<switches>
         <autoProvide isEnabled="true"/>
+        <conveyRegionDesignatorSets isEnabled="true"/>
         <conveyProducingFederate isEnabled="false"/>
         <exceptionReporting isEnabled="true"/>
+        <serviceReporting isEnabled="false"/>
     </switches>
     <updateRates>"#,
     );
     let mut one = One::with_fom(&fom);
     let a = one.join("A");
+    assert!(
+        one.core.mom.exception_reporting.contains(&a),
+        "from the FDD"
+    );
+    assert!(!one.core.mom_service_reporting(a));
+    let regions = one.attr("HLAconveyRegionDesignatorSets");
     let producer = one.attr("HLAconveyProducingFederate");
+    // The values in force: the FDD's regions switch (reported only); the producer is
+    // conveyed and Auto-Provide off until HLAsetSwitches (see `switches.rs`).
     assert_eq!(
-        one.core.mom_federate_values(a, Some(&[producer])),
-        vec![(producer, 0i32.encode())]
+        one.core.mom_federate_values(a, Some(&[producer, regions])),
+        vec![(producer, 1i32.encode()), (regions, 1i32.encode())]
     );
     let auto = one.handles().federation_attrs["HLAautoProvide"];
     assert_eq!(
         one.core.mom_federation_values(Some(&[auto])),
-        vec![(auto, 1i32.encode())]
+        vec![(auto, 0i32.encode())]
     );
-    assert!(one.core.mom.exception_reporting.contains(&a));
-    assert!(!one.core.mom_service_reporting(a));
+    assert!(one.core.mom.producer_hidden.is_empty());
 }
 
 #[test]
