@@ -85,9 +85,11 @@
 //!   federate invokes, the MOM invokes for it and each callback it is given;
 //!   `HLAreportException` for each that fails; enabling service reporting for a federate
 //!   subscribed to `HLAreportServiceInvocation` fails, and no report's receipt is reported),
-//!   `HLAsetSwitches` of a federate and of the federation (recorded and reported in the
-//!   instances' `HLAconveyRegionDesignatorSets`, `HLAconveyProducingFederate`, `HLAautoProvide`),
-//!   `HLAmodifyAttributeState` (see `service.rs`).
+//!   `HLAsetSwitches` of a federate and of the federation (`switches.rs`: Convey Producing
+//!   Federate honoured for the receiving federate, Auto-Provide for the federation, decided in
+//!   the coordinator's log; a changed switch updates its instance at once),
+//!   `HLAmodifyAttributeState` (`attribute_state.rs`: taking an attribute from its owner, in
+//!   any process, through a transfer decision that notifies neither federate).
 //! - **`HLAreportMOMexception`**: to a MOM interaction whose parameter is missing or
 //!   undecodable or whose federate is not joined (`HLAparameterError` true; from the voice when
 //!   no LRC hosts the target), to a service whose preconditions fail (the service's exception,
@@ -95,24 +97,34 @@
 //!   [`FederationCore::mom_exception_counters`], exported as
 //!   `hlamesh_mom_interactions_malformed_total` and `hlamesh_mom_exceptions_sent_total`.
 //!
+//! # Values kept true
+//!
+//! - `HLAFOMmoduleDesignatorList` of a federate lists the modules *it* brought at its join
+//!   (the first of identical ones); `HLArequestFOMmoduleData` indexes that list. The
+//!   federation's lists every module once.
+//! - `HLAROlength` / `HLATSOlength` count what waits for the federate in its time manager, in a
+//!   save or restore, and (receive order) in the shell's callback queue (`queues.rs`).
+//! - `HLAtimeManagerState` is advancing, and a time service the MOM performs is refused as the
+//!   federate's own call would be (`InTimeAdvancingState`), while its grant has not reached it:
+//!   in the core's actions, held by a save, or waiting in the shell's queue (`queues.rs`).
+//! - Across a restore (also into new processes), a federate's counters, reporting state,
+//!   report period, switches and modules are the saved ones, and so is the federation's
+//!   Auto-Provide; what a late joiner or a new voice knows: `persist.rs`.
+//!
 //! # Known gaps
 //!
-//! `HLAROlength` is sent as 0; `HLAFOMmoduleDesignatorList` of a federate lists the
-//! federation's modules (and its `HLArequestFOMmoduleData` indexes those); the counters of a
-//! federate, its reporting state and the switches set by `HLAsetSwitches` are not saved (a
-//! restore starts them again), nor given to late joiners (the federation's `HLAautoProvide`
-//! as set by `HLAsetSwitches` is known only to the LRCs present when it was sent). The
-//! switches are reported, not honoured: hlamesh always conveys the producing federate and has
-//! neither DDM regions nor auto-provide. `HLAmodifyAttributeState` cannot take an attribute
-//! from another federate, and an acquisition through it is notified to the target. The
+//! The conditional updates of the MIM are sent for the switches only; the other attributes
+//! go at the `HLAsetTiming` period and on request (a change of time state, say, is not pushed).
+//! The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
+//! `HLAsetSwitches` (see `switches.rs`); Convey Region Designator Sets is recorded and
+//! reported only (no DDM). A `HLAmodifyAttributeState` that loses a race with another
+//! transfer of the same attribute has no effect and no exception. The
 //! transportation-type-change services are refused (hlamesh has none). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
-//! `FederateNotExecutionMember`). A time service the MOM performs cannot see a grant still
-//! waiting in the shell's callback queue (only one a save holds), which the federate's own call
-//! would. Service reporting covers the calls that go through `RtiAmbassador` methods taking
-//! the core's lock with the federate's handle (not join/resign, the support services' name and
-//! handle look-ups, or callback control); supplied arguments are the Rust `Debug` text of the
-//! call's arguments, at most 1,024 characters each.
+//! `FederateNotExecutionMember`). Service reporting covers the calls that go through
+//! `RtiAmbassador` methods taking the core's lock with the federate's handle (not join/resign,
+//! the support services' name and handle look-ups, or callback control); supplied arguments
+//! are the Rust `Debug` text of the call's arguments, at most 1,024 characters each.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
