@@ -1559,4 +1559,29 @@ mod tests {
             settled: vec![(1, settled)],
         });
     }
+
+    #[test]
+    fn only_the_last_federation_switches_stay() {
+        let log: Vec<Numbered> = vec![
+            (1, Decision::NodeAdded(1)),
+            (2, Decision::FederationSwitches { auto_provide: true }),
+            (
+                3,
+                Decision::FederationSwitches {
+                    auto_provide: false,
+                },
+            ),
+            (4, Decision::FederationSwitches { auto_provide: true }),
+        ];
+        let folded = compact(&log, &Settled::new());
+        let switches: Vec<&Numbered> = folded
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::FederationSwitches { .. }))
+            .collect();
+        assert_eq!(
+            switches,
+            vec![&(4, Decision::FederationSwitches { auto_provide: true })],
+            "a replay ends with the last one's value"
+        );
+    }
 }
