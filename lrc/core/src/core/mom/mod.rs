@@ -642,14 +642,13 @@ impl FederationCore {
         let (ro_len, tso_len) = self.queued_messages(f);
         // A grant still on its way to the federate leaves it advancing (see `queues.rs`).
         let undelivered = self.grant_undelivered(f);
-        if let Some(m) = self.time.managers.get_mut(&f) {
-            m.set_grant_undelivered(undelivered);
-        }
         let tm: Option<&Manager> = self.time.managers.get(&f);
         let regulating = tm.is_some_and(|t| t.regulation() == RegulationState::On);
         let constrained = tm.is_some_and(|t| t.constraint() == ConstraintState::On);
         let asynchronous = tm.is_some_and(|t| t.asynchronous_delivery());
-        let advancing = tm.is_some_and(|t| t.in_time_advancing_state());
+        // The manager's own flag is the ambassador's word at its last time service: the
+        // core's answer now is the one that counts.
+        let advancing = tm.is_some_and(|t| t.pending_advance().is_some()) || undelivered;
         let kind = self.time.kind;
         let logical = tm.map(|t| kind.convert(t.federate_logical_time()));
         let lookahead = tm
