@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::callback_queue::{Amb, CallbackQueue};
 pub use crate::core::advisory::AdvisorySwitch;
+use crate::core::mom::CallbackQueueView;
 pub use crate::core::restore::{RestoreFailureReason, RestoreStatus};
 use crate::core::save::SaveReport;
 pub use crate::core::save::{SaveFailureReason, SaveStatus};
@@ -466,6 +467,20 @@ impl Connection {
     }
 }
 
+/// The MOM's view of a federate's callback queue (see `hlamesh_core::core::mom`).
+#[derive(Debug)]
+struct QueueView(Arc<CallbackQueue>);
+
+impl CallbackQueueView for QueueView {
+    fn waiting(&self) -> usize {
+        self.0.len()
+    }
+
+    fn grant_waiting(&self) -> bool {
+        self.0.grant_undelivered()
+    }
+}
+
 /// One federate's handle on the RTI. See the module docs.
 pub struct RtiAmbassador {
     lrc: Option<Lrc>,
@@ -765,7 +780,19 @@ impl RtiAmbassador {
             .as_ref()
             .map(|c| c.queue.clone())
             .ok_or_else(|| RtiError::NotConnected("call connect first".into()))?;
-        let h = lrc.join_with_modules(federation, federate_name, federate_type, modules, tx)?;
+        let h = lrc.join_with_modules(
+            federation,
+            federate_name,
+            federate_type,
+            modules,
+            tx.clone(),
+        )?;
+        // The MOM reads this federate's queue (`HLAROlength`, a grant not received yet).
+        let view: Arc<dyn CallbackQueueView> = Arc::new(QueueView(tx));
+        let _ = lrc.with_core(federation, |c| {
+            c.set_callback_queue(h, view);
+            Ok(())
+        });
         let cell = lrc.handle_cell(federation, h);
         self.joined = Some((federation.to_string(), cell));
         Ok(h)

@@ -20,8 +20,9 @@ use crate::core::save::SavedFederateState;
 pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version (5: queued callbacks carry their retraction handle, and
 /// `request_retraction` may be among them; 6: the decision log is kept compacted, each
-/// decision with its number; 7: subscriptions keep their update rates).
-pub const FORMAT_VERSION: u16 = 7;
+/// decision with its number; 7: subscriptions keep their update rates; 8: each federate's MOM
+/// state and the federation's Auto-Provide switch, and ownership transfers the MOM made).
+pub const FORMAT_VERSION: u16 = 8;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -278,10 +279,12 @@ mod tests {
                 reserved: Vec::new(),
                 next_handle: 4,
                 sync: Vec::new(),
+                auto_provide: None,
             },
             time_state: None,
             held: Vec::new(),
             requests: Vec::new(),
+            mom: Default::default(),
         }
     }
 

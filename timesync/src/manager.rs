@@ -601,6 +601,11 @@ impl<T: LogicalTime, M> TimeManager<T, M> {
     pub fn queued_tso(&self) -> usize {
         self.tso.len()
     }
+    /// Number of receive-order messages held back (a constrained federate without
+    /// asynchronous delivery gets them only while in the Time Advancing state).
+    pub fn queued_ro(&self) -> usize {
+        self.held_ro.len()
+    }
     /// Counters.
     pub fn stats(&self) -> TimeStats {
         self.stats

@@ -389,8 +389,9 @@ impl CAmbassador {
 
     fn received(&self, info: &ReceiveInfo, ev: HlmEvent) -> HlmEvent {
         HlmEvent {
+            // Handle 0: the receiver's Convey Producing Federate switch is off.
             federate: info.producer.0,
-            has_federate: 1,
+            has_federate: i32::from(info.producer.0 != 0),
             sent_order: order(info.sent_order),
             received_order: order(info.received_order),
             transportation: info.transportation.0,
@@ -479,7 +480,7 @@ impl FederateAmbassador for CAmbassador {
             text: t,
             text_len: n,
             federate: producer.0,
-            has_federate: 1,
+            has_federate: i32::from(producer.0 != 0),
             ..Default::default()
         });
     }

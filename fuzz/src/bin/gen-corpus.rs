@@ -650,10 +650,17 @@ fn saved_state() -> SavedFederateState {
             reserved: vec![("car-1".into(), fed)],
             next_handle: 4,
             sync: Vec::new(),
+            auto_provide: Some(true),
         },
         time_state: None,
         held: Vec::new(),
         requests: Vec::new(),
+        mom: hlamesh_lrc::core::mom::SavedMom {
+            modules: vec![("MovingObject.xml".into(), 0)],
+            report_period_us: Some(1_000_000),
+            service_reporting: Some(3),
+            ..Default::default()
+        },
     }
 }
 

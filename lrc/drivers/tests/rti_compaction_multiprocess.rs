@@ -76,6 +76,7 @@ fn unfolded_bytes(n: u64, o: u64, a: u64, b: u64) -> usize {
                 from: fed(from),
                 to: fed(to),
                 tag: Vec::new(),
+                silent: false,
                 req: (1, v),
             }
         })

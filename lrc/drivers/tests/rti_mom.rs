@@ -10,7 +10,13 @@
 //! answered by another process's LRC (`HLArequestUpdatesSent`), `HLAservice` actions performed
 //! by the target's LRC (subscribe, enable regulation: the target gets its own callbacks; a
 //! refused one is an `HLAreportMOMexception`), a federation-level request answered by the
-//! voice, service reporting of the target's own calls, and a malformed request.
+//! voice, service reporting of the target's own calls, and a malformed request. A third
+//! covers what is kept per federate and across a restore into new processes: a federate's
+//! own FOM modules, `HLAsetSwitches` honoured by another process's LRC (the producing federate
+//! hidden from that receiver only; the federation's Auto-Provide), `HLAmodifyAttributeState`
+//! taking an attribute from a federate in another process, and after a save, an exit of
+//! every process and a restore by new ones, the MOM instances with their saved handles, the
+//! counters, switches and modules as saved (not as the new processes would start them).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -19,7 +25,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, T, cmd, failed, next_event, ok, shell};
+use common::shell::{Shell, T, cmd, failed, next_event, ok, shell, shell_env, shell_with, until};
+use common::temp_dir::TempDir;
 
 const FEDERATE: &str = "HLAobjectRoot.HLAmanager.HLAfederate";
 const FEDERATION: &str = "HLAobjectRoot.HLAmanager.HLAfederation";
@@ -753,6 +760,285 @@ fn mom_requests_services_and_service_reporting_across_processes() {
         unicode(REQUEST_UPDATES_SENT)
     );
     // Every LRC is still up and answering.
+    for s in [&mut a, &mut b, &mut m] {
+        ok(s, "handle");
+    }
+}
+
+const SET_SWITCHES: &str = "HLAinteractionRoot.HLAmanager.HLAfederate.HLAadjust.HLAsetSwitches";
+const SET_FEDERATION_SWITCHES: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederation.HLAadjust.HLAsetSwitches";
+const MODIFY_ATTRIBUTE_STATE: &str =
+    "HLAinteractionRoot.HLAmanager.HLAfederate.HLAadjust.HLAmodifyAttributeState";
+const KEPT: &str =
+    "HLAfederateName,HLAFOMmoduleDesignatorList,HLAupdatesSent,HLAconveyProducingFederate";
+
+/// A FOM module with one interaction class of its own, for a federate to bring at its join.
+fn extra_module(fed: &str) -> std::path::PathBuf {
+    let text = r#"<?xml version="1.0" encoding="UTF-8"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+    <modelIdentification><name>Extra</name><type>FOM</type><version>1</version></modelIdentification>
+    <interactions>
+        <interactionClass>
+            <name>HLAinteractionRoot</name>
+            <interactionClass>
+                <name>Ping</name>
+                <sharing>PublishSubscribe</sharing>
+                <transportation>HLAreliable</transportation>
+                <order>Receive</order>
+            </interactionClass>
+        </interactionClass>
+    </interactions>
+</objectModel>
+"#;
+    let path = std::env::temp_dir().join(format!("{fed}-Extra.xml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// HLAhandle of an object instance (8 bytes).
+fn instance(o: u64) -> String {
+    format!("00000008{o:016x}")
+}
+
+/// Saves `label` with every shell writing `state-of-NAME`.
+fn save_all(shells: &mut [&mut Shell], label: &str) {
+    ok(shells[0], &format!("save {label}"));
+    for s in shells.iter_mut() {
+        until(s, "initiate_save", label);
+        ok(s, "save-begun");
+        let n = s.name.clone();
+        ok(s, &format!("write-state state-of-{n}"));
+        ok(s, "save-complete");
+    }
+    for s in shells.iter_mut() {
+        next_event(s, "saved");
+    }
+}
+
+/// `owned O PayRate` until it answers `want` (ownership moves at a decision every LRC applies
+/// in its own time); bounded by [`T`].
+fn owned_becomes(p: &mut Shell, o: u64, want: bool) {
+    let end = Instant::now() + T;
+    loop {
+        ok(p, &format!("owned {o} PayRate"));
+        if next_event(p, "owned")["owned"] == want {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "[{}] owned never became {want}",
+            p.name
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn mom_state_per_federate_switches_and_attribute_state_across_processes_and_a_restore_into_new_ones()
+ {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("mom3{}", std::process::id());
+    let dirs: Vec<TempDir> = (0..3).map(|i| TempDir::new(&format!("mom3{i}"))).collect();
+    let env = |i: usize| [("HLAMESH_SAVE_DIR", dirs[i].path())];
+    let module = extra_module(&fed).display().to_string();
+    let (mut a, ha) = shell_env(&lab, 1, &ports, &fed, "A", &env(0));
+    let (mut b, hb) = shell_with(
+        &lab,
+        2,
+        &ports,
+        &fed,
+        "B",
+        &env(1),
+        &["--join-fom", &module],
+    );
+    let (mut m, _) = shell_env(&lab, 3, &ports, &fed, "M", &env(2));
+    let (_, fa) = handles(&mut m, &format!("attr-handles {FEDERATE}"), "attrs");
+    let (_, fna) = handles(&mut m, &format!("attr-handles {FEDERATION}"), "attrs");
+    let (name, modules, sent, producer, auto) = (
+        fa["HLAfederateName"],
+        fa["HLAFOMmoduleDesignatorList"],
+        fa["HLAupdatesSent"],
+        fa["HLAconveyProducingFederate"],
+        fna["HLAautoProvide"],
+    );
+    ok(&mut m, &format!("subscribe {FEDERATE} {KEPT}"));
+    ok(&mut m, &format!("subscribe {FEDERATION} HLAautoProvide"));
+    let mom = discover_all(
+        &mut m,
+        &[
+            "HLAfederate.A",
+            "HLAfederate.B",
+            "HLAfederate.M",
+            "HLAfederation",
+        ],
+    );
+    let (ia, ib, federation) = (
+        mom["HLAfederate.A"],
+        mom["HLAfederate.B"],
+        mom["HLAfederation"],
+    );
+    for c in [
+        SET_SWITCHES,
+        SET_FEDERATION_SWITCHES,
+        MODIFY_ATTRIBUTE_STATE,
+    ] {
+        ok(&mut m, &format!("publish-interaction {c}"));
+    }
+    // A registers an Employee; B and M subscribe, B publishes PayRate too.
+    ok(&mut a, "publish Employee PayRate");
+    ok(&mut b, "publish Employee PayRate");
+    ok(&mut b, "subscribe Employee PayRate");
+    ok(&mut m, "subscribe Employee PayRate");
+    ok(&mut a, "register-object Employee");
+    let o = next_event(&mut a, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(next_event(&mut b, "discover")["object"], o);
+
+    // B's Convey Producing Federate off, applied by B's LRC: its HLAfederate says so at once
+    // (the MIM's update condition), and from then on B gets A's update without its producer,
+    // M with it.
+    ok(
+        &mut m,
+        &format!("send-mom {SET_SWITCHES} {hb} HLAconveyProducingFederate={FALSE}"),
+    );
+    reflect_until(&mut m, |s| {
+        s.get(&ib)
+            .and_then(|v| v.get(&producer))
+            .map(String::as_str)
+            == Some(FALSE)
+    });
+    ok(&mut a, &format!("update {o} PayRate 5"));
+    assert_eq!(next_event(&mut b, "reflect")["producer"], 0);
+    let end = Instant::now() + T;
+    loop {
+        assert!(Instant::now() < end, "M never reflected A's update");
+        let l = next_event(&mut m, "reflect");
+        if l["object"] == o {
+            assert_eq!(l["producer"], ha);
+            break;
+        }
+    }
+
+    // HLAmodifyAttributeState gives B the attribute A owns, A's LRC in another process handing
+    // it over: A's updates are refused from then on, B's reach M.
+    let payrate = handles(&mut m, "attr-handles Employee", "attrs").1["PayRate"];
+    ok(
+        &mut m,
+        &format!(
+            "send-mom {MODIFY_ATTRIBUTE_STATE} {hb} HLAobjectInstance={} HLAattribute={} \
+             HLAattributeState={TRUE}",
+            instance(o),
+            handle(payrate),
+        ),
+    );
+    owned_becomes(&mut b, o, true);
+    owned_becomes(&mut a, o, false);
+    assert!(failed(&mut a, &format!("update {o} PayRate 6")).starts_with("AttributeNotOwned"));
+    ok(&mut b, &format!("update {o} PayRate 7"));
+    let end = Instant::now() + T;
+    loop {
+        assert!(Instant::now() < end, "M never reflected B's update");
+        let l = next_event(&mut m, "reflect");
+        if l["object"] == o {
+            assert_eq!(l["value"], "7");
+            assert_eq!(l["producer"], hb);
+            break;
+        }
+    }
+
+    // The federation's Auto-Provide, decided in the log, reported by the voice.
+    ok(
+        &mut m,
+        &format!("send-mom-federation {SET_FEDERATION_SWITCHES} HLAautoProvide={TRUE}"),
+    );
+    reflect_until(&mut m, |s| {
+        s.get(&federation)
+            .and_then(|v| v.get(&auto))
+            .map(String::as_str)
+            == Some(TRUE)
+    });
+
+    // Per federate, from each federate's own LRC: B lists the module it brought, A none.
+    let b_modules = format!("00000001{}", unicode(&module));
+    let expected = |s: &BTreeMap<u64, BTreeMap<u64, String>>| {
+        let v = |o: u64, a: u64| s.get(&o).and_then(|x| x.get(&a)).cloned();
+        v(ia, name) == Some(unicode("A"))
+            && v(ia, modules).as_deref() == Some("00000000")
+            && v(ia, sent).as_deref() == Some("00000001")
+            && v(ib, modules) == Some(b_modules.clone())
+            && v(ib, sent).as_deref() == Some("00000001")
+            && v(ib, producer).as_deref() == Some(FALSE)
+    };
+    ok(&mut m, &format!("request-class {FEDERATE} {KEPT}"));
+    reflect_until(&mut m, expected);
+
+    // Save; then the run changes B's switch, and every process exits.
+    save_all(&mut [&mut a, &mut b, &mut m], "s");
+    ok(
+        &mut m,
+        &format!("send-mom {SET_SWITCHES} {hb} HLAconveyProducingFederate={TRUE}"),
+    );
+    reflect_until(&mut m, |s| {
+        s.get(&ib)
+            .and_then(|v| v.get(&producer))
+            .map(String::as_str)
+            == Some(TRUE)
+    });
+    for mut s in [a, b, m] {
+        s.send("resign");
+        assert_eq!(next_event(&mut s, "resigned")["ok"], true, "[{}]", s.name);
+        assert_eq!(s.wait_exit(T), Some(0), "[{}]", s.name);
+    }
+
+    // New processes restore the save (a restore needs the federation's modules as saved, so
+    // the module comes again, and this time A brings it too): each federate's MOM state is
+    // the saved one, kept by its new LRC under its saved handle — A lists no module.
+    let join = ["--join-fom", module.as_str()];
+    let (mut a, _) = shell_with(&lab, 1, &ports, &fed, "A", &env(0), &join);
+    let (mut b, _) = shell_with(&lab, 2, &ports, &fed, "B", &env(1), &join);
+    let (mut m, _) = shell_env(&lab, 3, &ports, &fed, "M", &env(2));
+    ok(&mut m, "restore s");
+    for (s, h) in [(&mut a, ha), (&mut b, hb)] {
+        assert_eq!(next_event(s, "initiate_restore")["handle"], h);
+    }
+    next_event(&mut m, "initiate_restore");
+    for s in [&mut a, &mut b, &mut m] {
+        ok(s, "restore-complete");
+    }
+    for s in [&mut a, &mut b, &mut m] {
+        next_event(s, "restored");
+    }
+    ok(&mut m, &format!("request-class {FEDERATE} {KEPT}"));
+    reflect_until(&mut m, expected);
+    ok(
+        &mut m,
+        &format!("request-class {FEDERATION} HLAautoProvide"),
+    );
+    reflect_until(&mut m, |s| {
+        s.get(&federation)
+            .and_then(|v| v.get(&auto))
+            .map(String::as_str)
+            == Some(TRUE)
+    });
+    // B owns the attribute as saved (the MOM took it), and its updates reach M.
+    owned_becomes(&mut b, o, true);
+    ok(&mut b, &format!("update {o} PayRate 8"));
+    let end = Instant::now() + T;
+    loop {
+        assert!(
+            Instant::now() < end,
+            "M never reflected B's update after the restore"
+        );
+        let l = next_event(&mut m, "reflect");
+        if l["object"] == o && l["value"] == "8" {
+            assert_eq!(l["producer"], hb);
+            break;
+        }
+    }
     for s in [&mut a, &mut b, &mut m] {
         ok(s, "handle");
     }

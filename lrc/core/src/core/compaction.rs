@@ -333,6 +333,13 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
     for i in 0..n {
         match &log[i].1 {
             Decision::ModulesAdded(_) | Decision::Fold { .. } => drop[i] = true,
+            // Only the last of the federation's switches counts (a replay applies them in
+            // order, and a restore sets them from its saved membership).
+            Decision::FederationSwitches { .. } => {
+                drop[i] = log[i + 1..]
+                    .iter()
+                    .any(|(_, d)| matches!(d, Decision::FederationSwitches { .. }));
+            }
             Decision::RestoreDenied { .. } => drop[i] = settled_v[i],
             _ => {}
         }
@@ -760,6 +767,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                     from,
                     to,
                     tag,
+                    silent,
                     req,
                     ..
                 },
@@ -769,6 +777,7 @@ pub fn compact(log: &[Numbered], settled: &Settled) -> Vec<Numbered> {
                 from: *from,
                 to: *to,
                 tag: tag.clone(),
+                silent: *silent,
                 req: *req,
             },
             // What it left behind was for the members of its day, which all applied it; a
@@ -1086,6 +1095,7 @@ mod tests {
                         from,
                         to,
                         tag: Vec::new(),
+                        silent: false,
                         req,
                     }
                 }
@@ -1284,6 +1294,7 @@ mod tests {
                 from: owner,
                 to,
                 tag: b"tag".to_vec(),
+                silent: false,
                 req: (1, id),
             };
             unfolded += postcard::to_allocvec(&d).map_or(0, |b| b.len());
@@ -1458,6 +1469,7 @@ mod tests {
                 reserved: vec![("kept".into(), FederateHandle(7))],
                 next_handle: 8,
                 sync: Vec::new(),
+                auto_provide: None,
             },
             mapping: vec![(FederateHandle(pre), FederateHandle(7))],
             req: (1, req),
@@ -1546,5 +1558,30 @@ mod tests {
             upto,
             settled: vec![(1, settled)],
         });
+    }
+
+    #[test]
+    fn only_the_last_federation_switches_stay() {
+        let log: Vec<Numbered> = vec![
+            (1, Decision::NodeAdded(1)),
+            (2, Decision::FederationSwitches { auto_provide: true }),
+            (
+                3,
+                Decision::FederationSwitches {
+                    auto_provide: false,
+                },
+            ),
+            (4, Decision::FederationSwitches { auto_provide: true }),
+        ];
+        let folded = compact(&log, &Settled::new());
+        let switches: Vec<&Numbered> = folded
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::FederationSwitches { .. }))
+            .collect();
+        assert_eq!(
+            switches,
+            vec![&(4, Decision::FederationSwitches { auto_provide: true })],
+            "a replay ends with the last one's value"
+        );
     }
 }

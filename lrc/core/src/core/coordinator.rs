@@ -357,10 +357,14 @@ impl FederationCore {
                     self.refuse_join(from, id, e);
                     return;
                 }
-                let added: Vec<(String, String)> = modules
-                    .into_iter()
-                    .filter(|(_, text)| !self.modules.iter().any(|(_, t)| t == text))
-                    .collect();
+                // Identical modules count once, under the first designator (the MIM's rule for
+                // `HLAFOMmoduleDesignatorList`).
+                let mut added: Vec<(String, String)> = Vec::new();
+                for (d, text) in modules {
+                    if !self.modules.iter().chain(&added).any(|(_, t)| *t == text) {
+                        added.push((d, text));
+                    }
+                }
                 if !added.is_empty() {
                     let mut all = self.modules.clone();
                     all.extend(added.iter().cloned());
@@ -438,8 +442,9 @@ impl FederationCore {
                 from: owner,
                 to,
                 tag,
+                silent,
             } => {
-                if let Some(r) = self.decide_transfer(req, object, attrs, owner, to, tag) {
+                if let Some(r) = self.decide_transfer(req, object, attrs, owner, to, tag, silent) {
                     self.reply(from, id, r);
                 }
             }
@@ -630,6 +635,7 @@ impl FederationCore {
         self.apply_save(&d);
         self.apply_restore(&d);
         self.apply_transfer(&d);
+        self.apply_federation_switches(&d);
         self.apply_left_behind(&d);
         match self.view.apply(d.clone(), &auto) {
             Applied::Nothing => {}
@@ -653,8 +659,11 @@ impl FederationCore {
                         );
                     }
                 }
-                if let Decision::FederateJoined { node, .. } = &d {
+                if let Decision::FederateJoined { node, req, .. } = &d {
                     self.time_on_joined(h, *node);
+                    if *node == self.me {
+                        self.mom_note_join_modules(h, req.1);
+                    }
                     self.mom_on_joined(h, *node);
                 }
                 self.sync_on_joined(h);

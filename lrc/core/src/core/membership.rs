@@ -223,6 +223,8 @@ impl View {
             // Ownership transfers are applied by `super::ownership`.
             Decision::Transfer { .. } => Applied::Nothing,
             Decision::Fold { .. } => Applied::Nothing,
+            // The MOM's: see `super::mom`.
+            Decision::FederationSwitches { .. } => Applied::Nothing,
             Decision::Retired { node, handles } => {
                 for (a, b) in handles {
                     for h in *a..=*b {

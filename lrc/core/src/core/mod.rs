@@ -911,6 +911,9 @@ impl FederationCore {
             } else {
                 callback
             };
+        // The MOM's switches (see `mom`): the producing federate as the receiver's Convey
+        // Producing Federate switch has it; a discovery noted for Auto-Provide.
+        let callback = self.mom_conveyed(federate, callback);
         // The MOM's service reporting (see `mom`): one map lookup while nobody reports.
         if !self.mom.service_reporting.is_empty() {
             self.mom_callback_invoked(federate, &callback);

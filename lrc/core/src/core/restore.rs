@@ -82,6 +82,9 @@ pub struct SavedMembership {
     pub next_handle: u32,
     /// Pending synchronization points.
     pub sync: Vec<(String, SyncPoint)>,
+    /// The federation's Auto-Provide switch as `HLAsetSwitches` left it (`None`: the FDD's;
+    /// see `super::mom`).
+    pub auto_provide: Option<bool>,
 }
 
 /// A report on the restore in progress.
@@ -333,6 +336,20 @@ impl RestoreState {
         }
     }
 
+    /// The callbacks held for local federate `f` while it restores its state: those its save
+    /// held, then those the restored run sent it since the commit.
+    pub(crate) fn held_for(&self, f: FederateHandle) -> impl Iterator<Item = &Callback> {
+        self.current
+            .iter()
+            .flat_map(move |r| r.held.get(&f).into_iter().flatten())
+            .chain(
+                self.arrived
+                    .iter()
+                    .filter(move |(g, _)| *g == f)
+                    .map(|(_, cb)| cb),
+            )
+    }
+
     /// The save file of local federate `f` was read and checked. Ignored unless `f` is a member
     /// of the restore in progress and it has not committed.
     pub(crate) fn load(&mut self, f: FederateHandle, st: SavedFederateState) {
@@ -564,6 +581,7 @@ impl FederationCore {
                 .iter()
                 .map(|(l, p)| (l.clone(), p.clone()))
                 .collect(),
+            auto_provide: self.mom.auto_provide,
         }
     }
 
@@ -1012,10 +1030,14 @@ impl FederationCore {
         self.interest_changed();
         self.auto_resign.clear();
         self.resigned_with.clear();
+        // The MOM's state of the abandoned run goes; the saved one comes back per federate.
+        self.mom_restore_begin(&renames);
+        self.mom.auto_provide = r.saved.auto_provide;
         let mut held = BTreeMap::new();
         for (h, st) in &states {
             held.insert(*h, st.held.clone());
             self.locals.insert(*h, local_from_saved(st));
+            self.mom_restore(*h, &st.mom);
             for i in &st.instances {
                 let origin = self
                     .view
@@ -1163,6 +1185,7 @@ mod tests {
             reserved: Vec::new(),
             next_handle: 1,
             sync: Vec::new(),
+            auto_provide: None,
         }
     }
 
@@ -1213,6 +1236,7 @@ mod tests {
             time_state: None,
             held: Vec::new(),
             requests: Vec::new(),
+            mom: Default::default(),
         }
     }
 

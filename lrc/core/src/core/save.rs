@@ -455,6 +455,8 @@ pub struct SavedFederateState {
     /// Its requests still waiting for the coordinator (synchronization points, names), with
     /// the multiple-reservation flag: made again after a restore.
     pub requests: Vec<(Request, bool)>,
+    /// Its MOM state: counters, reporting, switches, FOM modules (see `super::mom`).
+    pub mom: super::mom::SavedMom,
 }
 
 /// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
@@ -837,6 +839,7 @@ impl FederationCore {
                 .filter(|p| p.body.follows_state() && p.body.federate() == Some(f))
                 .map(|p| (p.body.clone(), p.multiple))
                 .collect(),
+            mom: self.mom_capture(f),
         })
     }
 

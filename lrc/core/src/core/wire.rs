@@ -15,7 +15,7 @@ use crate::handles::{
 };
 
 /// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 13;
+pub const WIRE_VERSION: u8 = 14;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -399,6 +399,10 @@ pub enum Decision {
         to: Option<FederateHandle>,
         /// Tag forwarded to the new owner's acquisition notification.
         tag: Vec<u8>,
+        /// Made by the MOM (`HLAmodifyAttributeState`, see `super::mom`): neither federate is
+        /// notified, and the old owner's LRC hands the attribute over when it applies this
+        /// (the owner did not give it up).
+        silent: bool,
         /// Request it answers.
         req: (u64, u64),
     },
@@ -447,6 +451,13 @@ pub enum Decision {
         node: u64,
         /// Their handles, as inclusive ranges.
         handles: Vec<(u32, u32)>,
+    },
+    /// The federation-wide switches `HLAmanager.HLAfederation.HLAadjust.HLAsetSwitches` set
+    /// (decided by the coordinator when it applies the interaction, so every member, a joiner's
+    /// replay and a new coordinator agree; see `super::mom`).
+    FederationSwitches {
+        /// The Auto-Provide switch.
+        auto_provide: bool,
     },
 }
 
@@ -558,6 +569,8 @@ pub enum Request {
         to: Option<FederateHandle>,
         /// Tag for the acquisition notification.
         tag: Vec<u8>,
+        /// For the MOM (see [`Decision::Transfer`]).
+        silent: bool,
     },
     /// Nothing to decide: answered at once. The reply travels behind every decision the
     /// coordinator made before it (one FIFO link), so when it arrives the requester has applied

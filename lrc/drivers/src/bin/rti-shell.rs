@@ -95,6 +95,9 @@ struct Args {
     /// Logical time implementation of a federation it creates.
     #[arg(long, default_value = "HLAfloat64Time")]
     time: String,
+    /// FOM module files the federate brings at its join.
+    #[arg(long)]
+    join_fom: Vec<String>,
 }
 
 struct Amb;
@@ -386,7 +389,12 @@ fn run() -> Result<(), RtiError> {
             Err(e) => return Err(e),
         }
     }
-    let h = rti.join_federation_execution(Some(&a.name), "shell", &a.federation)?;
+    let h = rti.join_federation_execution_with_modules(
+        Some(&a.name),
+        "shell",
+        &a.federation,
+        &a.join_fom,
+    )?;
     out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}));
     let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
         s.parse()

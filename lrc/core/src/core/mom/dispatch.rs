@@ -140,16 +140,8 @@ impl FederationCore {
             .filter(|(_, n)| *n == self.me)
             .map(|(v, _)| v);
         if name == "HLAfederation.HLAadjust.HLAsetSwitches" {
-            // Federation-wide state: every LRC applies it (in the sender's stream order); the
-            // voice alone answers a bad value.
-            match args.switch("HLAautoProvide") {
-                Ok(v) => self.mom.auto_provide = v.or(self.mom.auto_provide),
-                Err(e) => {
-                    if let Some(voice) = voice {
-                        self.mom_exception(voice, None, &name, &e);
-                    }
-                }
-            }
+            // Federation-wide state, decided in the coordinator's log (`switches.rs`).
+            self.mom_set_federation_switches(voice, &name, &args);
             return;
         }
         if name.starts_with("HLAfederation.") {
@@ -265,17 +257,7 @@ impl FederationCore {
                     self.mom.exception_reporting.remove(&f);
                 }
             }
-            "HLAsetSwitches" => {
-                let regions = args.switch("HLAconveyRegionDesignatorSets")?;
-                let producer = args.switch("HLAconveyProducingFederate")?;
-                let s = self.mom.switches.entry(f).or_default();
-                if regions.is_some() {
-                    s.convey_region_designator_sets = regions;
-                }
-                if producer.is_some() {
-                    s.convey_producing_federate = producer;
-                }
-            }
+            "HLAsetSwitches" => self.mom_set_federate_switches(f, args)?,
             "HLAmodifyAttributeState" => self.mom_modify_attribute_state(f, args)?,
             _ => {
                 return Err(MomFailure::Service(RtiError::RtiInternalError(format!(

@@ -85,9 +85,11 @@
 //!   federate invokes, the MOM invokes for it and each callback it is given;
 //!   `HLAreportException` for each that fails; enabling service reporting for a federate
 //!   subscribed to `HLAreportServiceInvocation` fails, and no report's receipt is reported),
-//!   `HLAsetSwitches` of a federate and of the federation (recorded and reported in the
-//!   instances' `HLAconveyRegionDesignatorSets`, `HLAconveyProducingFederate`, `HLAautoProvide`),
-//!   `HLAmodifyAttributeState` (see `service.rs`).
+//!   `HLAsetSwitches` of a federate and of the federation (`switches.rs`: Convey Producing
+//!   Federate honoured for the receiving federate, Auto-Provide for the federation, decided in
+//!   the coordinator's log; a changed switch updates its instance at once),
+//!   `HLAmodifyAttributeState` (`attribute_state.rs`: taking an attribute from its owner, in
+//!   any process, through a transfer decision that notifies neither federate).
 //! - **`HLAreportMOMexception`**: to a MOM interaction whose parameter is missing or
 //!   undecodable or whose federate is not joined (`HLAparameterError` true; from the voice when
 //!   no LRC hosts the target), to a service whose preconditions fail (the service's exception,
@@ -95,26 +97,39 @@
 //!   [`FederationCore::mom_exception_counters`], exported as
 //!   `hlamesh_mom_interactions_malformed_total` and `hlamesh_mom_exceptions_sent_total`.
 //!
+//! # Values kept true
+//!
+//! - `HLAFOMmoduleDesignatorList` of a federate lists the modules *it* brought at its join
+//!   (the first of identical ones); `HLArequestFOMmoduleData` indexes that list. The
+//!   federation's lists every module once.
+//! - `HLAROlength` / `HLATSOlength` count what waits for the federate in its time manager, in a
+//!   save or restore, and (receive order) in the shell's callback queue (`queues.rs`).
+//! - `HLAtimeManagerState` is advancing, and a time service the MOM performs is refused as the
+//!   federate's own call would be (`InTimeAdvancingState`), while its grant has not reached it:
+//!   in the core's actions, held by a save, or waiting in the shell's queue (`queues.rs`).
+//! - Across a restore (also into new processes), a federate's counters, reporting state,
+//!   report period, switches and modules are the saved ones, and so is the federation's
+//!   Auto-Provide; what a late joiner or a new voice knows: `persist.rs`.
+//!
 //! # Known gaps
 //!
-//! `HLAROlength` is sent as 0; `HLAFOMmoduleDesignatorList` of a federate lists the
-//! federation's modules (and its `HLArequestFOMmoduleData` indexes those); the counters of a
-//! federate, its reporting state and the switches set by `HLAsetSwitches` are not saved (a
-//! restore starts them again), nor given to late joiners (the federation's `HLAautoProvide`
-//! as set by `HLAsetSwitches` is known only to the LRCs present when it was sent). The
-//! switches are reported, not honoured: hlamesh always conveys the producing federate and has
-//! neither DDM regions nor auto-provide. `HLAmodifyAttributeState` cannot take an attribute
-//! from another federate, and an acquisition through it is notified to the target. The
+//! The conditional updates of the MIM are sent for the switches only; the other attributes
+//! go at the `HLAsetTiming` period and on request (a change of time state, say, is not pushed).
+//! The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
+//! `HLAsetSwitches` (see `switches.rs`); Convey Region Designator Sets is recorded and
+//! reported only (no DDM). A `HLAmodifyAttributeState` that loses a race with another
+//! transfer of the same attribute has no effect and no exception. The
 //! transportation-type-change services are refused (hlamesh has none). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
-//! `FederateNotExecutionMember`). A time service the MOM performs cannot see a grant still
-//! waiting in the shell's callback queue (only one a save holds), which the federate's own call
-//! would. Service reporting covers the calls that go through `RtiAmbassador` methods taking
-//! the core's lock with the federate's handle (not join/resign, the support services' name and
-//! handle look-ups, or callback control); supplied arguments are the Rust `Debug` text of the
-//! call's arguments, at most 1,024 characters each.
+//! `FederateNotExecutionMember`). Service reporting covers the calls that go through
+//! `RtiAmbassador` methods taking the core's lock with the federate's handle (not join/resign,
+//! the support services' name and handle look-ups, or callback control); supplied arguments
+//! are the Rust `Debug` text of the call's arguments, at most 1,024 characters each.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::encoding::typed::{DataElement, OpaqueData};
 use crate::fom::Fdd;
@@ -239,7 +254,7 @@ impl MomHandles {
 }
 
 /// What a local federate did, for its `HLAfederate` counters.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     /// `HLAupdatesSent`.
     pub updates_sent: u32,
@@ -281,7 +296,7 @@ pub(crate) fn bump<K: Ord>(m: &mut BTreeMap<K, u32>, k: K) {
 /// A count of distinct instances that remembers only the ones still here: an instance removed
 /// from this LRC leaves its count, not its handle, so memory follows the live instances rather
 /// than every instance a long run ever saw.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DistinctInstances {
     live: BTreeMap<ObjectInstanceHandle, ObjectClassHandle>,
     gone: BTreeMap<ObjectClassHandle, usize>,
@@ -352,8 +367,21 @@ pub struct MomState {
     pub(crate) invocations: Vec<Invocation>,
     /// Switches of local federates set by `HLAmanager.HLAfederate.HLAadjust.HLAsetSwitches`.
     pub(crate) switches: BTreeMap<FederateHandle, FederateSwitches>,
-    /// The federation's Auto-Provide switch once `HLAfederation.HLAadjust.HLAsetSwitches` set it.
+    /// The federation's Auto-Provide switch once `HLAfederation.HLAadjust.HLAsetSwitches` set it
+    /// (replicated: decided in the coordinator's log, see `switches.rs`).
     pub(crate) auto_provide: Option<bool>,
+    /// Local federates whose Convey Producing Federate switch is off: their reflections,
+    /// interactions and removals carry no producing federate (see `switches.rs`).
+    pub(crate) producer_hidden: BTreeSet<FederateHandle>,
+    /// Instances local federates discovered while Auto-Provide is on: their subscribed
+    /// attributes are requested at the next poll (see `switches.rs`).
+    pub(crate) auto_requests: Vec<(FederateHandle, ObjectInstanceHandle)>,
+    /// The FOM modules each local federate brought at its join (`HLAFOMmoduleDesignatorList`
+    /// of its `HLAfederate`): designator and index of the module in the federation's list.
+    pub(crate) modules: BTreeMap<FederateHandle, Vec<(String, usize)>>,
+    /// Each local federate's callback queue, as the shell lets the core see it (see
+    /// `queues.rs`).
+    pub(crate) queues: BTreeMap<FederateHandle, Arc<dyn CallbackQueueView>>,
     /// MOM interactions this LRC answered with `HLAreportMOMexception` because of a missing or
     /// undecodable parameter or an unknown federate.
     pub(crate) malformed: u64,
@@ -362,7 +390,7 @@ pub struct MomState {
 }
 
 /// A federate's switches (`HLAsetSwitches`); `None`: the FDD's value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FederateSwitches {
     /// Convey Region Designator Sets.
     pub convey_region_designator_sets: Option<bool>,
@@ -385,7 +413,7 @@ pub(crate) struct Invocation {
 /// How long a local federate has been in the Time Granted and Time Advancing states (µs of
 /// the shell's clock; `HLAtimeGrantedTime` / `HLAtimeAdvancingTime` in ms). A federate is
 /// granted from its join until its first advance request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeInStates {
     /// In the Time Advancing state now.
     pub advancing: bool,
@@ -468,6 +496,29 @@ impl FederationCore {
             .map(|(h, r)| (*h, r.node))
     }
 
+    /// Local federate `h` joined by request `id` of this LRC: the FOM modules that request
+    /// brought are its `HLAFOMmoduleDesignatorList` (the first of identical ones, the MIM's
+    /// rule), each with its place in the federation's list (for `HLArequestFOMmoduleData`).
+    pub(crate) fn mom_note_join_modules(&mut self, h: FederateHandle, id: u64) {
+        let Some(super::Pending {
+            body: super::wire::Request::Join { modules, .. },
+            ..
+        }) = self.pending.get(&id)
+        else {
+            return;
+        };
+        let mut list: Vec<(String, usize)> = Vec::new();
+        for (designator, text) in modules {
+            let Some(i) = self.modules.iter().position(|(_, t)| t == text) else {
+                continue;
+            };
+            if !list.iter().any(|(_, j)| *j == i) {
+                list.push((designator.clone(), i));
+            }
+        }
+        self.mom.modules.insert(h, list);
+    }
+
     /// A federate's join was applied (`node` hosts it): its name is remembered, and if it is
     /// local its `HLAfederate` instance is registered in this LRC's stream (and the
     /// federation's instance created here if this is the first local federate).
@@ -503,6 +554,7 @@ impl FederationCore {
                 ..TimeInStates::default()
             },
         );
+        self.mom_switches_at_join(h);
         let object = federate_instance(h);
         if self.objects.contains_key(&object) {
             return;
@@ -547,6 +599,9 @@ impl FederationCore {
         self.mom.service_reporting.remove(&h);
         self.mom.exception_reporting.remove(&h);
         self.mom.switches.remove(&h);
+        self.mom.modules.remove(&h);
+        self.mom.queues.remove(&h);
+        self.mom.producer_hidden.remove(&h);
         let o = federate_instance(h);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
@@ -568,21 +623,32 @@ impl FederationCore {
         let Some(m) = self.mom_handles().cloned() else {
             return Vec::new();
         };
-        let Some(fdd) = self.fdd.clone() else {
+        if self.fdd.is_none() {
             return Vec::new();
-        };
+        }
         let record = self.view.federates.get(&f).cloned();
         let name = record.as_ref().map(|r| r.name.clone()).unwrap_or_default();
         let federate_type = record
             .as_ref()
             .map(|r| r.federate_type.clone())
             .unwrap_or_default();
-        let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
+        // The modules it brought at its join (see `FederationCore::mom_note_join_modules`).
+        let modules: Vec<String> = self
+            .mom
+            .modules
+            .get(&f)
+            .map(|m| m.iter().map(|(d, _)| d.clone()).collect())
+            .unwrap_or_default();
+        let (ro_len, tso_len) = self.queued_messages(f);
+        // A grant still on its way to the federate leaves it advancing (see `queues.rs`).
+        let undelivered = self.grant_undelivered(f);
         let tm: Option<&Manager> = self.time.managers.get(&f);
         let regulating = tm.is_some_and(|t| t.regulation() == RegulationState::On);
         let constrained = tm.is_some_and(|t| t.constraint() == ConstraintState::On);
         let asynchronous = tm.is_some_and(|t| t.asynchronous_delivery());
-        let advancing = tm.is_some_and(|t| t.in_time_advancing_state());
+        // The manager's own flag is the ambassador's word at its last time service: the
+        // core's answer now is the one that counts.
+        let advancing = tm.is_some_and(|t| t.pending_advance().is_some()) || undelivered;
         let kind = self.time.kind;
         let logical = tm.map(|t| kind.convert(t.federate_logical_time()));
         let lookahead = tm
@@ -590,24 +656,19 @@ impl FederationCore {
             .map(|l| kind.convert_interval(l));
         let galt = tm.and_then(|t| t.galt()).map(|t| kind.convert(t));
         let lits = tm.and_then(|t| t.lits()).map(|t| kind.convert(t));
-        let tso_len = tm.map_or(0, |t| t.queued_tso());
         let state = match self.refuse_during_save_or_restore(f, "MOM") {
             Err(crate::error::RtiError::SaveInProgress(_)) => 3,
             Err(crate::error::RtiError::RestoreInProgress(_)) => 5,
             _ => 1,
         };
-        let switch = |n: &str, default: bool| -> i32 {
-            fdd.switch(n)
-                .map_or(default, |v| v.eq_ignore_ascii_case("Enabled"))
-                .into()
-        };
+        let (convey_regions, convey_producer) =
+            (self.mom_convey_regions(f), self.mom_convey_producer(f));
         let can_delete = self
             .objects
             .values()
             .filter(|i| self.privilege_holder(i) == Some(f))
             .count();
         let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
-        let sw = self.mom.switches.get(&f).copied().unwrap_or_default();
         let (granted_ms, advancing_ms) = self
             .mom
             .time_in_states
@@ -640,7 +701,7 @@ impl FederationCore {
                 .encode(),
                 "HLAGALT" => time_value(galt),
                 "HLALITS" => time_value(lits),
-                "HLAROlength" => count(0),
+                "HLAROlength" => count(ro_len),
                 "HLATSOlength" => count(tso_len),
                 "HLAreflectionsReceived" => enc(c.reflections_received as i32),
                 "HLAupdatesSent" => enc(c.updates_sent as i32),
@@ -655,12 +716,8 @@ impl FederationCore {
                 "HLAobjectInstancesDiscovered" => enc(c.discovered as i32),
                 "HLAtimeGrantedTime" => enc(granted_ms),
                 "HLAtimeAdvancingTime" => enc(advancing_ms),
-                "HLAconveyRegionDesignatorSets" => enc(sw
-                    .convey_region_designator_sets
-                    .map_or_else(|| switch("conveyRegionDesignatorSets", false), i32::from)),
-                "HLAconveyProducingFederate" => enc(sw
-                    .convey_producing_federate
-                    .map_or_else(|| switch("conveyProducingFederate", true), i32::from)),
+                "HLAconveyRegionDesignatorSets" => enc(i32::from(convey_regions)),
+                "HLAconveyProducingFederate" => enc(i32::from(convey_producer)),
                 _ => continue,
             };
             out.push((*h, v));
@@ -676,9 +733,9 @@ impl FederationCore {
         let Some(m) = self.mom_handles().cloned() else {
             return Vec::new();
         };
-        let Some(fdd) = self.fdd.clone() else {
+        if self.fdd.is_none() {
             return Vec::new();
-        };
+        }
         let federates = handle_list(self.view.federates.keys().map(|h| h.encode().to_vec()));
         let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
         let (last_name, last_time) = self
@@ -691,14 +748,7 @@ impl FederationCore {
             .current()
             .map_or((None, None), |s| (Some(s.label.clone()), s.time));
         let kind = self.time.kind;
-        let auto_provide: i32 = self
-            .mom
-            .auto_provide
-            .unwrap_or_else(|| {
-                fdd.switch("autoProvide")
-                    .is_some_and(|v| v.eq_ignore_ascii_case("Enabled"))
-            })
-            .into();
+        let auto_provide = i32::from(self.mom_auto_provide());
         let mut out = Vec::new();
         for (attr, h) in &m.federation_attrs {
             if only.is_some_and(|o| !o.contains(h)) {
@@ -769,7 +819,7 @@ impl FederationCore {
     }
 
     /// Sends the current values of MOM instance `o` if this LRC maintains it.
-    fn mom_send_instance(
+    pub(super) fn mom_send_instance(
         &mut self,
         o: ObjectInstanceHandle,
         only: Option<&[AttributeHandle]>,
@@ -890,12 +940,19 @@ impl FederationCore {
     }
 }
 
+mod attribute_state;
 mod dispatch;
+mod persist;
+mod queues;
 mod reporting;
 mod requests;
 mod service;
+mod switches;
 
 pub use dispatch::MomFailure;
+pub use persist::SavedMom;
+pub use queues::CallbackQueueView;
+pub use switches::NO_PRODUCER;
 
 #[cfg(test)]
 mod tests;

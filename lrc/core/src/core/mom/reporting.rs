@@ -145,6 +145,7 @@ impl FederationCore {
 
     /// Sends the queued reports (the shell's next poll of the actions; see the module docs).
     pub(crate) fn mom_flush(&mut self) {
+        self.mom_send_auto_requests();
         if self.mom.invocations.is_empty() {
             return;
         }

@@ -329,7 +329,7 @@ impl FederationCore {
                 self.mom_report_instance_information(f, o)?;
             }
             "HLArequestFOMmoduleData" => {
-                let (i, text) = self.mom_module(args)?;
+                let (i, text) = self.mom_module(Some(f), args)?;
                 self.mom_report(
                     f,
                     Some(f),
@@ -349,18 +349,33 @@ impl FederationCore {
         Ok(())
     }
 
-    /// The FOM module `HLAFOMmoduleIndicator` names: its index in `HLAFOMmoduleDesignatorList`
-    /// (from 0) and its text.
-    fn mom_module(&self, args: &MomArgs) -> Result<(i32, String), MomFailure> {
+    /// The FOM module `HLAFOMmoduleIndicator` names: its index (from 0) in the
+    /// `HLAFOMmoduleDesignatorList` of federate `f`'s `HLAfederate` (the modules it brought at
+    /// its join) or, without `f`, of `HLAfederation`; and its text.
+    fn mom_module(
+        &self,
+        f: Option<FederateHandle>,
+        args: &MomArgs,
+    ) -> Result<(i32, String), MomFailure> {
         let i: i32 = args.get("HLAFOMmoduleIndicator")?;
+        let list: Vec<usize> = match f {
+            Some(f) => self
+                .mom
+                .modules
+                .get(&f)
+                .map(|m| m.iter().map(|(_, j)| *j).collect())
+                .unwrap_or_default(),
+            None => (0..self.modules.len()).collect(),
+        };
         let text = usize::try_from(i)
             .ok()
-            .and_then(|i| self.modules.get(i))
+            .and_then(|i| list.get(i))
+            .and_then(|j| self.modules.get(*j))
             .map(|(_, text)| text.clone())
             .ok_or_else(|| {
                 MomFailure::Parameter(format!(
                     "parameter HLAFOMmoduleIndicator: no FOM module {i} (the list has {})",
-                    self.modules.len()
+                    list.len()
                 ))
             })?;
         Ok((i, text))
@@ -469,7 +484,7 @@ impl FederationCore {
                 }
             }
             "HLAfederation.HLArequest.HLArequestFOMmoduleData" => {
-                let (i, text) = self.mom_module(args)?;
+                let (i, text) = self.mom_module(None, args)?;
                 self.mom_report(
                     voice,
                     None,

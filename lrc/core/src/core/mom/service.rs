@@ -198,56 +198,17 @@ impl FederationCore {
         r
     }
 
-    /// `HLAadjust.HLAmodifyAttributeState`: `Unowned` (0) divests `f` of the instance
-    /// attribute as `unconditionalAttributeOwnershipDivestiture` does (no callback to it);
-    /// `Owned` (1) of an unowned attribute acquires it as
-    /// `attributeOwnershipAcquisitionIfAvailable` does (so, unlike the standard's "no
-    /// notification", `f` is notified of the acquisition); `Owned` of an attribute another
-    /// federate owns is refused (hlamesh has no forced transfer between federates).
-    pub(super) fn mom_modify_attribute_state(
-        &mut self,
-        f: FederateHandle,
-        args: &MomArgs,
-    ) -> Result<(), MomFailure> {
-        let o = args.handle("HLAobjectInstance", ObjectInstanceHandle::decode)?;
-        let a = args.handle("HLAattribute", AttributeHandle::decode)?;
-        let state: i32 = args.get("HLAattributeState")?;
-        let owner = self.objects.get(&o).and_then(|i| i.owner_of(a));
-        match state {
-            0 if owner == Some(f) => {
-                self.unconditional_attribute_ownership_divestiture(f, o, &[a])?
-            }
-            0 => {}
-            1 if owner == Some(f) => {}
-            1 if owner.is_none() => {
-                self.attribute_ownership_acquisition_if_available(f, o, &[a])?
-            }
-            1 => {
-                return Err(MomFailure::Service(RtiError::AttributeAlreadyOwned(
-                    format!(
-                        "attribute {a} of {o} is owned by another federate: hlamesh cannot move it \
-                     to federate {f} without that federate's divestiture"
-                    ),
-                )));
-            }
-            v => {
-                return Err(MomFailure::Parameter(format!(
-                    "parameter HLAattributeState: {v} is not an HLAownership (0 or 1)"
-                )));
-            }
-        }
-        Ok(())
-    }
-
     /// A time service that changes `f`'s time state, as the ambassador runs it (refused during
-    /// a save or restore; a grant still held by a save counts as undelivered).
+    /// a save or restore; a grant not received yet counts as undelivered).
     fn mom_time_change<R>(
         &mut self,
         f: FederateHandle,
         service: &str,
         op: impl FnOnce(&mut Manager) -> Result<R, hlamesh_timesync::TimeError>,
     ) -> Result<R, RtiError> {
-        let undelivered = self.grant_held(f);
+        // As the ambassador does for the federate's own call: a grant still on its way to the
+        // federate (in the shell's queue too) leaves it advancing (see `queues.rs`).
+        let undelivered = self.grant_undelivered(f);
         self.time_change(f, service, |m| {
             m.set_grant_undelivered(undelivered);
             op(m)
@@ -260,7 +221,7 @@ impl FederationCore {
         f: FederateHandle,
         op: impl FnOnce(&mut Manager) -> Result<R, hlamesh_timesync::TimeError>,
     ) -> Result<R, RtiError> {
-        let undelivered = self.grant_held(f);
+        let undelivered = self.grant_undelivered(f);
         self.time_service(f, |m| {
             m.set_grant_undelivered(undelivered);
             op(m)

@@ -1,6 +1,7 @@
 //! Unit tests of the MOM (one LRC, its federates' callbacks).
 
 use super::*;
+use crate::core::wire::Decision;
 use crate::core::wire::ResignAction;
 use crate::core::{Action, Callback, Completion, Event};
 use crate::error::RtiError;
@@ -19,7 +20,11 @@ struct One {
 
 impl One {
     fn new() -> One {
-        let modules = vec![("UpdateRates.xml".to_string(), FOM.to_string())];
+        One::with_fom(FOM)
+    }
+
+    fn with_fom(fom: &str) -> One {
+        let modules = vec![("UpdateRates.xml".to_string(), fom.to_string())];
         let core = FederationCore::create("F", 1, 0, modules).expect("create");
         One {
             core,
@@ -48,7 +53,12 @@ impl One {
     }
 
     fn join(&mut self, name: &str) -> FederateHandle {
-        self.core.join(Some(name.into()), "monitor");
+        self.join_with(name, Vec::new())
+    }
+
+    fn join_with(&mut self, name: &str, modules: Vec<(String, String)>) -> FederateHandle {
+        self.core
+            .join_with_modules(Some(name.into()), "monitor", modules);
         for _ in 0..10 {
             if let Some(h) = self.drain() {
                 return h;
@@ -252,9 +262,8 @@ fn every_federate_is_an_instance_its_subscribers_discover_with_the_mims_encoding
     assert_eq!(v(&mut one, "HLAlogicalTime"), zero);
     assert_eq!(v(&mut one, "HLAfederateState"), vec![0, 0, 0, 1]);
     assert_eq!(v(&mut one, "HLAtimeManagerState"), vec![0, 0, 0, 0]);
-    let mut modules = vec![0, 0, 0, 1];
-    modules.extend(unicode("UpdateRates.xml"));
-    assert_eq!(v(&mut one, "HLAFOMmoduleDesignatorList"), modules);
+    // The modules A brought at its join: none (the federation's are `HLAfederation`'s).
+    assert_eq!(v(&mut one, "HLAFOMmoduleDesignatorList"), vec![0, 0, 0, 0]);
     assert_eq!(v(&mut one, "HLAupdatesSent"), vec![0, 0, 0, 0]);
     assert_eq!(v(&mut one, "HLAconveyProducingFederate"), vec![0, 0, 0, 1]);
     // A resigns: M's view of it goes.
@@ -763,7 +772,8 @@ fn object_instance_information_names_owned_attributes_and_both_classes() {
 #[test]
 fn fom_module_and_mim_data_and_synchronization_points_are_answered_by_the_voice() {
     let mut one = One::new();
-    let a = one.join("A");
+    // A brings the federation's module again: its own list has it (the federation's once).
+    let a = one.join_with("A", vec![("UpdateRates.xml".to_string(), FOM.to_string())]);
     let m = one.join("M");
     let fed_module = one.subscribe(m, "HLAfederation.HLAreport.HLAreportFOMmoduleData");
     let own_module = one.subscribe(m, "HLAfederate.HLAreport.HLAreportFOMmoduleData");
@@ -1208,4 +1218,567 @@ fn a_reported_federate_that_subscribes_to_its_reports_later_starts_no_loop() {
         1,
         "A gets the report about itself"
     );
+}
+
+/// A callback queue as the shell lends it (see `queues.rs`), set by hand.
+#[derive(Debug, Default)]
+struct FakeQueue {
+    waiting: std::sync::atomic::AtomicUsize,
+    grant: std::sync::atomic::AtomicBool,
+}
+
+impl CallbackQueueView for FakeQueue {
+    fn waiting(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn grant_waiting(&self) -> bool {
+        self.grant.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+fn float_time(t: f64) -> hlamesh_timesync::DynTime {
+    hlamesh_timesync::DynTime::Float(hlamesh_timesync::HLAfloat64Time::new(t).expect("time"))
+}
+
+/// An HLAlogicalTime parameter of an HLAfloat64Time.
+fn time_param(t: f64) -> Vec<u8> {
+    OpaqueData(t.to_be_bytes().to_vec()).encode()
+}
+
+#[test]
+fn ro_and_tso_lengths_count_what_waits_for_the_federate_here_and_in_its_queue() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let (ro, tso) = (one.attr("HLAROlength"), one.attr("HLATSOlength"));
+    let lengths = |one: &mut One| one.core.mom_federate_values(m, Some(&[ro, tso]));
+    assert_eq!(
+        lengths(&mut one),
+        vec![(ro, 0i32.encode()), (tso, 0i32.encode())]
+    );
+    // Constrained without asynchronous delivery: receive-order messages wait for an advance.
+    one.core
+        .time_change(m, "enableTimeConstrained", |t| t.enable_time_constrained())
+        .expect("constrained");
+    one.drain();
+    for v in [7i32, 8] {
+        one.core
+            .update_attribute_values(a, o, vec![(seq, v.encode())], Vec::new(), None)
+            .expect("update");
+    }
+    one.drain();
+    assert_eq!(
+        lengths(&mut one),
+        vec![(ro, 2i32.encode()), (tso, 0i32.encode())],
+        "two updates held by M's time manager"
+    );
+    // Three callbacks wait in M's queue in the shell: they count too.
+    let q = std::sync::Arc::new(FakeQueue::default());
+    q.waiting.store(3, std::sync::atomic::Ordering::SeqCst);
+    one.core.set_callback_queue(m, q.clone());
+    assert_eq!(
+        lengths(&mut one),
+        vec![(ro, 5i32.encode()), (tso, 0i32.encode())]
+    );
+    // An advance releases the held ones.
+    one.core
+        .time_change(m, "timeAdvanceRequest", |t| {
+            t.time_advance_request(float_time(1.0))
+        })
+        .expect("TAR");
+    one.drain();
+    q.waiting.store(0, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        lengths(&mut one),
+        vec![(ro, 0i32.encode()), (tso, 0i32.encode())]
+    );
+}
+
+#[test]
+fn a_mom_time_service_sees_a_grant_the_federate_has_not_received() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    let advancing = one.attr("HLAtimeManagerState");
+    // Granted at once (nobody regulates), but the grant is still in the core's actions.
+    one.core
+        .time_change(a, "timeAdvanceRequest", |t| {
+            t.time_advance_request(float_time(5.0))
+        })
+        .expect("TAR");
+    assert!(one.core.grant_undelivered(a));
+    assert_eq!(
+        one.core.mom_federate_values(a, Some(&[advancing])),
+        vec![(advancing, 1i32.encode())],
+        "advancing until it receives the grant"
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAtimeAdvanceRequest",
+        a,
+        &[("HLAtimeStamp", time_param(6.0))],
+    );
+    let r = one.reports(m, exc);
+    assert_eq!(r.len(), 1, "refused as A's own call would be");
+    let text = String::decode(&r[0]["HLAexception"]).expect("text");
+    assert!(text.starts_with("InTimeAdvancingState"), "{text}");
+    // Now the grant waits in A's queue in the shell: still refused.
+    let q = std::sync::Arc::new(FakeQueue::default());
+    q.grant.store(true, std::sync::atomic::Ordering::SeqCst);
+    one.core.set_callback_queue(a, q.clone());
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAtimeAdvanceRequest",
+        a,
+        &[("HLAtimeStamp", time_param(6.0))],
+    );
+    assert_eq!(one.reports(m, exc).len(), 2);
+    // A received it: the MOM's request is A's next advance.
+    q.grant.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        one.core.mom_federate_values(a, Some(&[advancing])),
+        vec![(advancing, 0i32.encode())]
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAtimeAdvanceRequest",
+        a,
+        &[("HLAtimeStamp", time_param(6.0))],
+    );
+    assert_eq!(one.reports(m, exc).len(), 2, "no new exception");
+    assert!(
+        one.got.iter().any(|(f, cb)| *f == a
+            && matches!(cb, Callback::TimeAdvanceGrant(t) if *t == float_time(6.0))),
+        "granted 6"
+    );
+}
+
+/// A FOM module with one interaction class of its own, to bring at a join.
+const EXTRA: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+    <modelIdentification><name>Extra</name><type>FOM</type><version>1</version></modelIdentification>
+    <interactions>
+        <interactionClass>
+            <name>HLAinteractionRoot</name>
+            <interactionClass>
+                <name>Ping</name>
+                <sharing>PublishSubscribe</sharing>
+                <transportation>HLAreliable</transportation>
+                <order>Receive</order>
+            </interactionClass>
+        </interactionClass>
+    </interactions>
+</objectModel>
+"#;
+
+#[test]
+fn each_federate_lists_the_fom_modules_it_brought_and_the_federation_all() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let b = one.join_with(
+        "B",
+        vec![
+            ("Extra.xml".to_string(), EXTRA.to_string()),
+            ("Copy.xml".to_string(), EXTRA.to_string()),
+            ("UpdateRates.xml".to_string(), FOM.to_string()),
+        ],
+    );
+    let list = one.attr("HLAFOMmoduleDesignatorList");
+    let modules = |one: &mut One, f| {
+        let v = one.core.mom_federate_values(f, Some(&[list]));
+        Vec::<String>::decode(&v[0].1).expect("designators")
+    };
+    assert!(modules(&mut one, a).is_empty(), "A brought none");
+    assert_eq!(
+        modules(&mut one, b),
+        vec!["Extra.xml".to_string(), "UpdateRates.xml".to_string()],
+        "the first of identical modules only"
+    );
+    let fed_list = one.handles().federation_attrs["HLAFOMmoduleDesignatorList"];
+    let v = one.core.mom_federation_values(Some(&[fed_list]));
+    assert_eq!(
+        Vec::<String>::decode(&v[0].1).expect("designators"),
+        vec!["UpdateRates.xml".to_string(), "Extra.xml".to_string()]
+    );
+    // B's module 0 is Extra.xml; A has none.
+    let data = one.subscribe(a, "HLAfederate.HLAreport.HLAreportFOMmoduleData");
+    let exc = one.subscribe(a, "HLAfederate.HLAreport.HLAreportMOMexception");
+    for f in [b, a] {
+        one.send_mom(
+            a,
+            "HLAfederate.HLArequest.HLArequestFOMmoduleData",
+            f,
+            &[("HLAFOMmoduleIndicator", 0i32.encode())],
+        );
+    }
+    let r = one.reports(a, data);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["HLAFOMmoduleData"], EXTRA.to_string().encode());
+    assert_eq!(one.reports(a, exc).len(), 1, "A has no module 0");
+}
+
+#[test]
+fn fdd_switches_are_read_as_the_omt_writes_them() {
+    let fom = FOM.replace(
+        "<updateRates>",
+        r#"<switches>
+        <autoProvide isEnabled="true"/>
+        <conveyRegionDesignatorSets isEnabled="true"/>
+        <conveyProducingFederate isEnabled="false"/>
+        <exceptionReporting isEnabled="true"/>
+        <serviceReporting isEnabled="false"/>
+    </switches>
+    <updateRates>"#,
+    );
+    let mut one = One::with_fom(&fom);
+    let a = one.join("A");
+    assert!(
+        one.core.mom.exception_reporting.contains(&a),
+        "from the FDD"
+    );
+    assert!(!one.core.mom_service_reporting(a));
+    let regions = one.attr("HLAconveyRegionDesignatorSets");
+    let producer = one.attr("HLAconveyProducingFederate");
+    // The values in force: the FDD's regions switch (reported only); the producer is
+    // conveyed and Auto-Provide off until HLAsetSwitches (see `switches.rs`).
+    assert_eq!(
+        one.core.mom_federate_values(a, Some(&[producer, regions])),
+        vec![(producer, 1i32.encode()), (regions, 1i32.encode())]
+    );
+    let auto = one.handles().federation_attrs["HLAautoProvide"];
+    assert_eq!(
+        one.core.mom_federation_values(Some(&[auto])),
+        vec![(auto, 0i32.encode())]
+    );
+    assert!(one.core.mom.producer_hidden.is_empty());
+}
+
+#[test]
+fn convey_producing_federate_off_hides_the_producer_from_that_receiver_only() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let b = one.join("B");
+    one.core
+        .subscribe_object_class_attributes(b, track, &[seq], true)
+        .expect("subscribe");
+    one.drain();
+    one.send_mom(
+        b,
+        "HLAfederate.HLAadjust.HLAsetSwitches",
+        m,
+        &[("HLAconveyProducingFederate", 0i32.encode())],
+    );
+    one.got.clear();
+    one.core
+        .update_attribute_values(a, o, vec![(seq, 9i32.encode())], Vec::new(), None)
+        .expect("update");
+    one.drain();
+    let producer_at = |one: &One, f| {
+        one.got.iter().find_map(|(g, cb)| match cb {
+            Callback::ReflectAttributeValues { info, .. } if *g == f => Some(info.producer),
+            _ => None,
+        })
+    };
+    assert_eq!(producer_at(&one, m), Some(NO_PRODUCER), "M's switch is off");
+    assert_eq!(producer_at(&one, b), Some(a), "B's is on");
+    // M's counters still know who sent it.
+    assert_eq!(one.core.mom.counters[&m].reflections_received, 4);
+    // The change was sent as an update of M's HLAfederate (the MIM's update condition).
+    let attr = one.attr("HLAconveyProducingFederate");
+    let mi = federate_instance(m);
+    let federate_class = one.handles().federate;
+    one.core
+        .subscribe_object_class_attributes(b, federate_class, &[attr], true)
+        .expect("subscribe");
+    one.drain();
+    one.send_mom(
+        b,
+        "HLAfederate.HLAadjust.HLAsetSwitches",
+        m,
+        &[("HLAconveyProducingFederate", 1i32.encode())],
+    );
+    assert_eq!(one.reflected(b, mi, attr), Some(1i32.encode()));
+    one.core
+        .update_attribute_values(a, o, vec![(seq, 10i32.encode())], Vec::new(), None)
+        .expect("update");
+    one.drain();
+    assert_eq!(
+        one.got.iter().rev().find_map(|(g, cb)| match cb {
+            Callback::ReflectAttributeValues { info, .. } if *g == m => Some(info.producer),
+            _ => None,
+        }),
+        Some(a),
+        "on again"
+    );
+}
+
+#[test]
+fn auto_provide_asks_the_owners_for_a_discovered_instances_values() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let provide = |one: &One| {
+        one.got
+            .iter()
+            .filter(|(f, cb)| {
+                *f == a
+                    && matches!(cb, Callback::ProvideAttributeValueUpdate { object, .. } if *object == o)
+            })
+            .count()
+    };
+    let b = one.join("B");
+    one.core
+        .subscribe_object_class_attributes(b, track, &[seq], true)
+        .expect("subscribe");
+    one.drain();
+    assert_eq!(provide(&one), 0, "off by default");
+    one.send_raw(
+        m,
+        "HLAfederation.HLAadjust.HLAsetSwitches",
+        &[("HLAautoProvide", 1i32.encode())],
+    );
+    assert!(one.core.mom_auto_provide());
+    assert!(
+        one.core
+            .view()
+            .numbered()
+            .any(|(_, d)| matches!(d, Decision::FederationSwitches { auto_provide: true })),
+        "decided in the log"
+    );
+    let c = one.join("C");
+    one.core
+        .subscribe_object_class_attributes(c, track, &[seq], true)
+        .expect("subscribe");
+    one.drain();
+    assert_eq!(provide(&one), 1, "C's discovery asked A for Sequence");
+    assert!(one.got.iter().any(|(f, cb)| *f == a
+        && matches!(cb, Callback::ProvideAttributeValueUpdate { attrs, .. } if attrs == &vec![seq])));
+}
+
+#[test]
+fn modify_attribute_state_takes_an_attribute_from_its_owner_without_notifying_either() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    let exc = one.subscribe(m, "HLAfederate.HLAreport.HLAreportMOMexception");
+    let b = one.join("B");
+    one.core
+        .publish_object_class_attributes(b, track, &[seq])
+        .expect("publish");
+    one.core
+        .subscribe_object_class_attributes(b, track, &[seq], true)
+        .expect("subscribe");
+    one.drain();
+    one.got.clear();
+    let modify = |one: &mut One, f, o: ObjectInstanceHandle, attr: AttributeHandle| {
+        one.send_mom(
+            m,
+            "HLAfederate.HLAadjust.HLAmodifyAttributeState",
+            f,
+            &[
+                ("HLAobjectInstance", handle_value(&o.encode())),
+                ("HLAattribute", handle_value(&attr.encode())),
+                ("HLAattributeState", 1i32.encode()),
+            ],
+        );
+        for t in 1..20 {
+            one.core.handle(t, Event::Tick);
+            one.drain();
+        }
+    };
+    modify(&mut one, b, o, seq);
+    assert!(one.reports(m, exc).is_empty(), "{:?}", one.reports(m, exc));
+    assert_eq!(one.core.is_attribute_owned_by_federate(b, o, seq), Ok(true));
+    assert_eq!(
+        one.core.is_attribute_owned_by_federate(a, o, seq),
+        Ok(false)
+    );
+    let ownership_callbacks: Vec<_> = one
+        .got
+        .iter()
+        .filter(|(_, cb)| format!("{cb:?}").contains("Ownership"))
+        .collect();
+    assert!(
+        ownership_callbacks.is_empty(),
+        "no notification to either: {ownership_callbacks:?}"
+    );
+    assert!(matches!(
+        one.core
+            .update_attribute_values(a, o, vec![(seq, 1i32.encode())], Vec::new(), None),
+        Err(RtiError::AttributeNotOwned(_))
+    ));
+    one.core
+        .update_attribute_values(b, o, vec![(seq, 42i32.encode())], Vec::new(), None)
+        .expect("B updates it now");
+    one.drain();
+    assert_eq!(one.reflected(m, o, seq), Some(42i32.encode()));
+    // And back to A, which publishes it: taken from B the same way.
+    modify(&mut one, a, o, seq);
+    assert_eq!(one.core.is_attribute_owned_by_federate(a, o, seq), Ok(true));
+    // Refused: M does not publish Track; an attribute of a MOM instance is the RTI's.
+    modify(&mut one, m, o, seq);
+    let name = one.attr("HLAfederateName");
+    let federate_class = one.handles().federate;
+    one.core
+        .subscribe_object_class_attributes(m, federate_class, &[name], true)
+        .expect("subscribe");
+    one.drain();
+    modify(&mut one, m, federate_instance(a), name);
+    let r = one.reports(m, exc);
+    assert_eq!(r.len(), 2, "{r:?}");
+    for (x, want) in r
+        .iter()
+        .zip(["AttributeNotPublished", "AttributeAlreadyOwned"])
+    {
+        let text = String::decode(&x["HLAexception"]).expect("text");
+        assert!(text.starts_with(want), "{text}");
+    }
+    assert_eq!(one.core.is_attribute_owned_by_federate(a, o, seq), Ok(true));
+}
+
+#[test]
+fn a_restore_brings_back_each_federates_mom_state_as_saved() {
+    let (mut one, a, m, track, o) = tracks();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let seq = fdd.attribute_handle(track, "Sequence").expect("Sequence");
+    // State worth keeping: a report period, reporting, a switch, the federation's Auto-Provide.
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetTiming",
+        a,
+        &[("HLAreportPeriod", 5i32.encode())],
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetExceptionReporting",
+        a,
+        &[("HLAreportingState", true.encode())],
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetSwitches",
+        a,
+        &[("HLAconveyProducingFederate", 0i32.encode())],
+    );
+    one.send_raw(
+        m,
+        "HLAfederation.HLAadjust.HLAsetSwitches",
+        &[("HLAautoProvide", 1i32.encode())],
+    );
+    let counters = [
+        one.attr("HLAupdatesSent"),
+        one.attr("HLAobjectInstancesRegistered"),
+        one.attr("HLAconveyProducingFederate"),
+    ];
+    let at_save = one.core.mom_federate_values(a, Some(&counters));
+    let saved_m = one.core.mom.counters[&m].clone();
+
+    // Save (both federates on this LRC).
+    one.core
+        .request_federation_save(a, "s", None)
+        .expect("save");
+    one.drain();
+    for f in [a, m] {
+        one.core
+            .report_federate_save(f, crate::core::save::SaveReport::Begun)
+            .expect("begun");
+        one.core
+            .report_federate_save(f, crate::core::save::SaveReport::Complete)
+            .expect("complete");
+    }
+    let mut states = BTreeMap::new();
+    while let Some(x) = one.core.poll_action() {
+        if let Action::WriteSave { federate, state } = x {
+            // Through the encoding, as a file.
+            let bytes = postcard::to_allocvec(&*state).expect("encodes");
+            let st: crate::core::save::SavedFederateState =
+                postcard::from_bytes(&bytes).expect("decodes");
+            states.insert(federate, st);
+        }
+    }
+    assert_eq!(states.len(), 2);
+    assert_eq!(states[&a].mom.report_period_us, Some(5_000_000));
+    assert_eq!(states[&a].membership.auto_provide, Some(true));
+    for f in [a, m] {
+        one.core.save_written(f, true);
+    }
+    one.drain();
+
+    // The run goes on and changes everything.
+    for v in [5i32, 6, 7] {
+        one.core
+            .update_attribute_values(a, o, vec![(seq, v.encode())], Vec::new(), None)
+            .expect("update");
+    }
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetTiming",
+        a,
+        &[("HLAreportPeriod", 0i32.encode())],
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAadjust.HLAsetSwitches",
+        a,
+        &[("HLAconveyProducingFederate", 1i32.encode())],
+    );
+    one.send_raw(
+        m,
+        "HLAfederation.HLAadjust.HLAsetSwitches",
+        &[("HLAautoProvide", 0i32.encode())],
+    );
+    assert_ne!(one.core.mom_federate_values(a, Some(&counters)), at_save);
+
+    // Restore.
+    let membership = states[&a].membership.clone();
+    one.core
+        .request_federation_restore(a, "s", Ok(membership))
+        .expect("restore");
+    let mut restored = false;
+    for _ in 0..10 {
+        let mut progressed = false;
+        while let Some(x) = one.core.poll_action() {
+            match x {
+                Action::LoadRestore { federate, .. } => {
+                    let st = states[&federate].clone();
+                    one.core.restore_loaded(federate, Ok(st));
+                    progressed = true;
+                }
+                Action::Callback {
+                    federate,
+                    callback: Callback::InitiateFederateRestore { .. },
+                } => {
+                    one.core
+                        .report_federate_restore(federate, true)
+                        .expect("restored");
+                    progressed = true;
+                }
+                Action::Callback {
+                    callback: Callback::FederationRestored,
+                    ..
+                } => restored = true,
+                _ => {}
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    assert!(restored, "the federation restored");
+    assert_eq!(
+        one.core.mom_federate_values(a, Some(&counters)),
+        at_save,
+        "A's counters and switch as saved"
+    );
+    assert_eq!(one.core.mom.counters[&m], saved_m);
+    assert_eq!(one.core.mom_report_period(a), Some(5_000_000));
+    assert!(one.core.mom.exception_reporting.contains(&a));
+    assert!(
+        one.core.mom_auto_provide(),
+        "the federation's switch as saved"
+    );
+    assert!(one.core.mom.producer_hidden.contains(&a));
 }

@@ -97,8 +97,11 @@ type OwnerRoute = (FederateHandle, FederateHandle, Obj, bool);
 pub type SentHandOver = super::wire::HandOverRecord;
 /// Hand-overs an LRC remembers for its snapshots.
 pub const MAX_SENT_HAND_OVERS: usize = 4096;
-/// A new owner waiting for earlier hand-overs: its tag.
-type Starting = (FederateHandle, Vec<u8>);
+/// A new owner waiting for earlier hand-overs: the tag of its acquisition notification
+/// (`None`: not notified, a transfer the MOM made).
+type Starting = (FederateHandle, Option<Vec<u8>>);
+/// A new owner ready to start: (federate, instance, its notification's tag if notified).
+pub(crate) type ReadyOwner = (FederateHandle, Obj, Option<Vec<u8>>);
 
 /// Most updates held waiting for a hand-over; more are dropped and counted.
 pub const MAX_HELD_UPDATES: usize = 1 << 16;

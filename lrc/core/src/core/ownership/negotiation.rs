@@ -98,6 +98,7 @@ impl FederationCore {
                     from: None,
                     to: Some(f),
                     tag,
+                    silent: false,
                 },
                 None,
                 false,
@@ -412,6 +413,7 @@ impl FederationCore {
     // ----- the coordinator -----
 
     /// Decides a transfer if every attribute still has the owner and version the requester saw.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn decide_transfer(
         &mut self,
         req: (u64, u64),
@@ -420,6 +422,7 @@ impl FederationCore {
         from: Option<FederateHandle>,
         to: Option<FederateHandle>,
         tag: Vec<u8>,
+        silent: bool,
     ) -> Option<Reply> {
         // Not registered here yet: the requester retries.
         let inst = self.objects.get(&object)?;
@@ -437,6 +440,7 @@ impl FederationCore {
                 from,
                 to,
                 tag,
+                silent,
                 req,
             });
         }
@@ -453,6 +457,7 @@ impl FederationCore {
             from,
             to,
             tag,
+            silent,
             ..
         } = d
         else {
@@ -461,6 +466,10 @@ impl FederationCore {
         let object = *object;
         let replaying = self.phase.is_replaying();
         let mut applied = Vec::new();
+        // A transfer the MOM made (`HLAmodifyAttributeState`) takes the attribute from a local
+        // owner that did not give it up: its LRC hands the owner's version over here, behind
+        // every update it sent with it (one it gave up meanwhile was handed over already).
+        let mut taken: Vec<(Attr, u32)> = Vec::new();
         match self.objects.get_mut(&object) {
             Some(inst) => {
                 for (a, v) in attrs {
@@ -472,6 +481,16 @@ impl FederationCore {
                     }
                     if *v <= inst.version(*a) {
                         continue;
+                    }
+                    if *silent
+                        && !replaying
+                        && let Some(x) = *from
+                        && self.locals.contains_key(&x)
+                        && inst.owner_of(*a) == Some(x)
+                        && inst.version(*a) + 1 == *v
+                        && !self.ownership.in_flight.contains_key(&(object, *a))
+                    {
+                        taken.push((*a, inst.version(*a)));
                     }
                     if !replaying {
                         // The owner of the version that ends is the one this LRC knows when
@@ -510,6 +529,9 @@ impl FederationCore {
         for a in &applied {
             self.ownership.starting.remove(&(object, *a));
         }
+        if let (Some(x), false) = (*from, taken.is_empty()) {
+            self.send_hand_over(object, x, taken);
+        }
         if let Some(t) = to
             && self.locals.contains_key(t)
             && !applied.is_empty()
@@ -535,9 +557,8 @@ impl FederationCore {
                 self.ownership.acquiring.remove(&(*t, object, *a));
                 // The new owner starts once every earlier owner's updates are in: it never
                 // reflects an old owner's value after sending its own.
-                self.ownership
-                    .starting
-                    .insert((object, *a), (*t, tag.clone()));
+                let notify = (!*silent).then(|| tag.clone());
+                self.ownership.starting.insert((object, *a), (*t, notify));
             }
         }
         self.ownership

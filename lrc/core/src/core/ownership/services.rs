@@ -220,6 +220,7 @@ impl FederationCore {
                     from: Some(f),
                     to,
                     tag: tag.to_vec(),
+                    silent: false,
                 },
                 None,
                 false,
