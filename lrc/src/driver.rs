@@ -102,6 +102,12 @@ pub trait DriverIo<F, R> {
     /// [`Host::handle_timeouts`] by then.
     fn note_deadline(&mut self, _at: Option<u64>) {}
 
+    /// Metrics: an API call on `fed`'s core begins.
+    fn call_begin(&mut self, _fed: &mut HostedFederation<F, R>) {}
+
+    /// Metrics: the API call on `fed`'s core returned.
+    fn call_end(&mut self, _fed: &mut HostedFederation<F, R>) {}
+
     /// Metrics: a data message from `from` is about to be handled.
     fn data_in(&mut self, _fed: &mut HostedFederation<F, R>, _from: NodeId, _seq: Option<u64>) {}
 
@@ -248,8 +254,44 @@ pub fn feed<F, R: Clone, D: DriverIo<F, R>>(
     }
 }
 
+/// Runs API call `f` on `federation`'s core at the io's time, as the shell's `RtiAmbassador`
+/// calls are run: the data messages it queued go out at once, with the federation at hand;
+/// `after_sends` looks at the federation then (the shell checks its flow window there); then
+/// the other actions are executed and the core's next deadline is noted. `None` if the
+/// federation is not open here.
+pub fn call<F, R: Clone, D: DriverIo<F, R>, T, U>(
+    host: &mut Host<F, R>,
+    io: &mut D,
+    federation: &str,
+    f: impl FnOnce(&mut FederationCore) -> T,
+    after_sends: impl FnOnce(&HostedFederation<F, R>) -> U,
+) -> Option<(T, U)> {
+    let fed = host.get_mut(federation)?;
+    io.call_begin(fed);
+    fed.core.set_clock(io.now());
+    let r = f(&mut fed.core);
+    io.call_end(fed);
+    // The data messages an update or interaction queued go out with the federation at hand:
+    // `run_actions` looks it up by name again for every action.
+    while let Some(d) = fed.core.poll_send_data() {
+        send_data(io, fed, federation, d);
+    }
+    let u = after_sends(fed);
+    let deadline = fed.core.poll_timeout();
+    if fed.core.actions_idle() {
+        // All `run_actions` would do with nothing queued.
+        io.actions_done(fed);
+    } else {
+        run_actions(host, io, federation);
+    }
+    io.note_deadline(deadline);
+    Some((r, u))
+}
+
 /// Hands a data message of `federation` to its channel: under the core's number if it has one
-/// (the channel refuses any other), else held or at once as the core asked.
+/// (the channel refuses, and counts, any other, so the core's positions in its stream are the
+/// channel's: see `hlamesh_core::core::stream_numbering`), else held or at once as the core
+/// asked.
 pub fn send_data<F, R, D: DriverIo<F, R>>(
     io: &mut D,
     fed: &mut HostedFederation<F, R>,

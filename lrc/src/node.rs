@@ -26,7 +26,7 @@ use hlamesh_transport::{
 };
 
 use crate::core::stream_numbering::StreamNumbering;
-use crate::core::{Callback, Completion, Event, FederationCore, OutgoingData, Ticket};
+use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
 use crate::create_race::{CreateRace, Heard, Verdict};
 use crate::driver::{self, DriverIo};
 use crate::error::{RtiError, RtiResult};
@@ -265,31 +265,24 @@ impl Lrc {
         pace: bool,
     ) -> (RtiResult<T>, Option<FederationChannel>) {
         let mut st = self.lock();
-        let Some(fed) = st.host.get_mut(federation) else {
-            let e = RtiError::FederateNotExecutionMember(format!(
-                "federation {federation} is not open on this LRC"
-            ));
-            return (Err(e), None);
+        let State {
+            host, tags, cells, ..
+        } = &mut *st;
+        let mut io = ShellIo {
+            shared: &self.shared,
+            tags,
+            cells,
         };
-        fed.io.metrics.call_begin();
-        fed.core.set_clock(now_us(&self.shared));
-        let r = f(&mut fed.core);
-        fed.io.metrics.call_end(&fed.core);
-        // The data messages an update or interaction queued go out with the federation at
-        // hand: `run_actions` looks it up by name again for every action.
-        while let Some(d) = fed.core.poll_send_data() {
-            send_data(&self.shared, fed, federation, d);
+        let full = |fed: &Fed| (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
+        match driver::call(host, &mut io, federation, f, full) {
+            Some((r, full)) => (r, full),
+            None => {
+                let e = RtiError::FederateNotExecutionMember(format!(
+                    "federation {federation} is not open on this LRC"
+                ));
+                (Err(e), None)
+            }
         }
-        let full = (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
-        let deadline = fed.core.poll_timeout();
-        if fed.core.actions_idle() {
-            // All `run_actions` would do with nothing queued.
-            fed.io.metrics.actions_done();
-        } else {
-            run_actions(&self.shared, &mut st, federation);
-        }
-        note_deadline(&self.shared, deadline);
-        (r, full)
     }
 
     /// Receives this LRC's data datagrams on the calling thread until `ready()` or `deadline`
@@ -816,40 +809,26 @@ fn now_us(s: &Shared) -> u64 {
     s.epoch.elapsed().as_micros() as u64
 }
 
-/// Hands a data message of `federation` to the transport (and samples a latency mark): see
-/// [`driver::send_data`].
-fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, d: OutgoingData) {
-    let mut io = ShellIo::new(shared, None);
-    driver::send_data(&mut io, fed, federation, d);
-}
-
 /// Executes every action the federation's host queued (see [`driver::run_actions`]).
 fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
     let State {
         host, tags, cells, ..
     } = st;
-    let mut io = ShellIo::new(shared, Some((tags, cells)));
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
+    };
     driver::run_actions(host, &mut io, federation);
 }
 
 /// What the driver ([`crate::driver`]) does through this shell: the transport's channels,
-/// the callback queues, the save files, the metrics and the pump's wake-ups. `state` is the
-/// part of the LRC's state the actions touch besides the host (tag table and handle cells);
-/// `None` only where no action but a send runs (`send_data`).
+/// the callback queues, the save files, the metrics and the pump's wake-ups, with the parts of
+/// the LRC's state the actions touch besides the host: the tag table and the handle cells.
 struct ShellIo<'a> {
     shared: &'a Shared,
-    state: Option<ShellState<'a>>,
-}
-
-type ShellState<'a> = (
-    &'a mut HashMap<FederationTag, Arc<str>>,
-    &'a mut HashMap<(String, FederateHandle), Arc<AtomicU32>>,
-);
-
-impl<'a> ShellIo<'a> {
-    fn new(shared: &'a Shared, state: Option<ShellState<'a>>) -> ShellIo<'a> {
-        ShellIo { shared, state }
-    }
+    tags: &'a mut HashMap<FederationTag, Arc<str>>,
+    cells: &'a mut HashMap<(String, FederateHandle), Arc<AtomicU32>>,
 }
 
 impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
@@ -860,9 +839,7 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
     }
 
     fn federation_of(&self, tag: FederationTag) -> Option<Arc<str>> {
-        self.state
-            .as_ref()
-            .and_then(|(tags, _)| tags.get(&tag).cloned())
+        self.tags.get(&tag).cloned()
     }
 
     fn first_seq(&self, channel: &Io, node: NodeId) -> Option<u64> {
@@ -913,9 +890,7 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
     }
 
     fn close(&mut self, _federation: &str, channel: Io, _core: Box<FederationCore>) {
-        if let Some((tags, _)) = self.state.as_mut() {
-            tags.remove(&channel.channel.tag());
-        }
+        self.tags.remove(&channel.channel.tag());
         self.shared
             .transport
             .close_federation(channel.channel.tag());
@@ -965,13 +940,19 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
     }
 
     fn rehandled(&mut self, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
-        if let Some((_, cells)) = self.state.as_mut() {
-            rehandle_cells(cells, federation, renames);
-        }
+        rehandle_cells(self.cells, federation, renames);
     }
 
     fn note_deadline(&mut self, at: Option<u64>) {
         note_deadline(self.shared, at);
+    }
+
+    fn call_begin(&mut self, fed: &mut Fed) {
+        fed.io.metrics.call_begin();
+    }
+
+    fn call_end(&mut self, fed: &mut Fed) {
+        fed.io.metrics.call_end(&fed.core);
     }
 
     fn data_in(&mut self, fed: &mut Fed, from: NodeId, seq: Option<u64>) {
@@ -1038,7 +1019,11 @@ fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
     let State {
         host, tags, cells, ..
     } = st;
-    let mut io = ShellIo::new(shared, Some((tags, cells)));
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
+    };
     driver::feed(host, &mut io, federation, ev);
 }
 
@@ -1064,7 +1049,11 @@ fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
     let State {
         host, tags, cells, ..
     } = st;
-    let mut io = ShellIo::new(shared, Some((tags, cells)));
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
+    };
     driver::on_event(host, &mut io, ev);
 }
 
