@@ -19,10 +19,36 @@
 //! seed runs); [`Rng`] is the federation simulator's.
 #![forbid(unsafe_code)]
 
+mod app;
+pub mod check;
+pub mod federate;
+pub mod lrc;
+pub mod net;
+pub mod options;
 mod rng;
 mod seeds;
 mod trace;
+pub mod transport;
+pub mod world;
 
+pub use options::Options;
 pub use rng::Rng;
 pub use seeds::Seeds;
 pub use trace::{trace, tracing_any};
+pub use world::{Failure, Report, World};
+
+/// Runs seed `seed` of the unified simulator with `options` (see [`world`]).
+pub fn run(seed: u64, options: &Options) -> Result<Report, Failure> {
+    // The one reading of a clock: the origin virtual time is counted from (the transport
+    // core takes `Instant`s, and only ever compares and subtracts them).
+    let origin = std::time::Instant::now();
+    match World::new(seed, options.clone(), origin) {
+        Ok(w) => w.run(),
+        Err(message) => Err(Failure {
+            seed,
+            options: options.clone(),
+            at_us: 0,
+            message,
+        }),
+    }
+}
