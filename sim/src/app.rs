@@ -84,7 +84,7 @@ impl World {
         match roll {
             0..40
                 if alive.len() < self.opts.lrcs
-                    && !self.partitioned()
+                    && self.sides_settled()
                     && (self.opts.churn || self.report.lrcs < self.opts.lrcs as u64) =>
             {
                 let n = self.start_lrc();
@@ -106,7 +106,12 @@ impl World {
                 self.crash(n);
             }
             70..85 if self.opts.churn => self.resign()?,
-            85..92 if self.opts.partitions && self.sides_settled() && members.len() >= 2 => {
+            85..92
+                if self.opts.partitions
+                    && self.sides_settled()
+                    && members.len() >= 2
+                    && (self.opts.partition_joiners || self.membership_at_rest()) =>
+            {
                 self.partition()
             }
             92..190 => self.register()?,
@@ -184,7 +189,7 @@ impl World {
                     m.life = Life::Resigning(t);
                     m.call_since = self.net.now();
                 }
-                self.trace("actions", || format!("{h} resigns"));
+                self.trace("actions", || format!("{fed:?} ({h}) on {node} resigns"));
             }
             Err(e) if busy(&e) => {}
             Err(e) => self.refused(fed, &e, || format!("{h}: resign refused: {e}"))?,
@@ -602,33 +607,6 @@ impl World {
                     return Ok(());
                 }
                 Err(w) => why = w,
-            }
-        }
-        if crate::trace("feds") {
-            for m in self.feds.values().filter(|m| m.present()) {
-                eprintln!("{m:?}");
-            }
-            for l in self.lrcs.values().filter(|l| l.alive) {
-                if let Some(c) = l.core(FED) {
-                    eprintln!(
-                        "LRC {}: admitted {} view {:?} save {:?} points {:?}",
-                        l.id,
-                        c.is_admitted(),
-                        c.view().nodes,
-                        c.save_in_progress(),
-                        c.sync_points()
-                    );
-                }
-            }
-        }
-        if crate::trace("dump") {
-            for l in self.lrcs.values().filter(|l| l.alive) {
-                eprintln!(
-                    "LRC {} peers {:?}: {:#?}",
-                    l.id,
-                    l.transport.peers(),
-                    l.core(FED)
-                );
             }
         }
         Err(format!(

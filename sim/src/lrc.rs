@@ -260,8 +260,6 @@ pub struct SimLrc {
     pub waiting_room: Option<u64>,
     /// The pump's next tick (µs).
     pub next_tick: u64,
-    /// Its transport noticed a peer lost while its federation core was not admitted yet.
-    pub lost_peer_while_joining: bool,
 }
 
 impl SimLrc {
@@ -276,7 +274,6 @@ impl SimLrc {
             closed: None,
             waiting_room: None,
             next_tick: first_tick,
-            lost_peer_while_joining: false,
         }
     }
 

@@ -171,13 +171,60 @@ pub struct Report {
     pub nacks: u64,
     /// Times a sender waited for room.
     pub flow_waits: u64,
-    /// Joins that timed out because their LRC was cut off from the members before it was
-    /// admitted (the known defect of `regression_368_…`: the members bar a joiner they lost).
-    pub barred_joiners: u64,
     /// Virtual time the run took (µs).
     pub virtual_us: u64,
     /// Virtual time the liveness phase took to converge (µs).
     pub converged_after_us: u64,
+}
+
+impl Report {
+    /// Adds `other`'s counts to this one's (a sweep's coverage).
+    pub fn absorb(&mut self, other: &Report) {
+        let Report {
+            lrcs,
+            joined,
+            resigned,
+            crashes,
+            partitions,
+            evicted,
+            updates,
+            reflections,
+            discoveries,
+            interactions,
+            grants,
+            tso,
+            synchronized,
+            saves_ended,
+            delivered,
+            fell_behind,
+            lost,
+            nacks,
+            flow_waits,
+            virtual_us,
+            converged_after_us,
+        } = other;
+        self.lrcs += lrcs;
+        self.joined += joined;
+        self.resigned += resigned;
+        self.crashes += crashes;
+        self.partitions += partitions;
+        self.evicted += evicted;
+        self.updates += updates;
+        self.reflections += reflections;
+        self.discoveries += discoveries;
+        self.interactions += interactions;
+        self.grants += grants;
+        self.tso += tso;
+        self.synchronized += synchronized;
+        self.saves_ended += saves_ended;
+        self.delivered += delivered;
+        self.fell_behind += fell_behind;
+        self.lost += lost;
+        self.nacks += nacks;
+        self.flow_waits += flow_waits;
+        self.virtual_us += virtual_us;
+        self.converged_after_us = self.converged_after_us.max(*converged_after_us);
+    }
 }
 
 /// A failed run: the seed, its options, when and what.
@@ -245,7 +292,7 @@ pub fn busy(e: &RtiError) -> bool {
 impl World {
     /// A world for `seed` with `opts`, nothing started yet.
     pub fn new(seed: u64, opts: Options, origin: Instant) -> Result<World, String> {
-        let mut net = Net::new(seed, opts.link.clone(), origin);
+        let mut net = Net::new(seed, opts.network(), origin);
         if opts.break_repairs {
             net.drop_repairs();
         }
@@ -306,12 +353,47 @@ impl World {
                 self.report.nacks = self.net.stats.nacks;
                 Ok(self.report)
             }
-            Err(message) => Err(Failure {
-                seed: self.seed,
-                options: self.opts.clone(),
-                at_us: self.now(),
-                message,
-            }),
+            Err(message) => {
+                self.dump();
+                Err(Failure {
+                    seed: self.seed,
+                    options: self.opts.clone(),
+                    at_us: self.now(),
+                    message,
+                })
+            }
+        }
+    }
+
+    /// With `HLAMESH_SIM_TRACE=feds` (`dump`): the federates and the LRCs' state (cores) when a
+    /// run fails.
+    fn dump(&self) {
+        if crate::trace("feds") {
+            for m in self.feds.values().filter(|m| m.present()) {
+                eprintln!("{m:?}");
+            }
+            for l in self.lrcs.values().filter(|l| l.alive) {
+                if let Some(c) = l.core(FED) {
+                    eprintln!(
+                        "LRC {}: admitted {} view {:?} save {:?} points {:?}",
+                        l.id,
+                        c.is_admitted(),
+                        c.view().nodes,
+                        c.save_in_progress(),
+                        c.sync_points()
+                    );
+                }
+            }
+        }
+        if crate::trace("dump") {
+            for l in self.lrcs.values().filter(|l| l.alive) {
+                eprintln!(
+                    "LRC {} peers {:?}: {:#?}",
+                    l.id,
+                    l.transport.peers(),
+                    l.core(FED)
+                );
+            }
         }
     }
 
@@ -538,9 +620,6 @@ impl World {
                     return Ok(());
                 }
                 self.with_lrc(at, |l, net, disk, out, obs| {
-                    if l.host.get(FED).is_some_and(|f| !f.core.is_admitted()) {
-                        l.lost_peer_while_joining = true;
-                    }
                     let outs = l.transport.peer_gone(net, peer, true);
                     l.execute(net, disk, out, obs, outs);
                 });
@@ -807,53 +886,47 @@ impl World {
         Ok(())
     }
 
-    /// Blocking calls that waited longer than `Lrc::wait` waits end with its timeout error. A
-    /// join whose LRC noticed a peer lost before it was admitted is the known defect of
-    /// `regression_368_…` (counted, the LRC gives up, unless [`Options::strict_joins`]); any
-    /// other timeout fails the run.
-    fn call_timeouts(&mut self) -> Result<(), String> {
+    /// A blocking call (join, resign) that waited longer than `Lrc::wait` waits fails the run:
+    /// the shell would give its caller a timeout error, and nothing in a healed network should
+    /// take that long.
+    fn call_timeouts(&self) -> Result<(), String> {
         let now = self.now();
-        let late: Vec<(FedId, NodeId, Life)> = self
+        let late = self
             .feds
             .values()
             .filter(|m| matches!(m.life, Life::Joining(_) | Life::Resigning(_)))
             .filter(|m| now > m.call_since + CALL_TIMEOUT_US)
-            .filter(|m| self.lrcs.get(&m.node).is_some_and(|l| l.alive))
-            .map(|m| (m.id, m.node, m.life))
-            .collect();
-        for (fed, node, life) in late {
-            let cut_off = self
-                .lrcs
-                .get(&node)
-                .is_some_and(|l| l.lost_peer_while_joining);
-            match life {
-                Life::Joining(t) if cut_off && !self.opts.strict_joins => {
-                    self.trace("actions", || {
-                        format!("{fed:?}'s join timed out (barred joiner)")
-                    });
-                    self.report.barred_joiners += 1;
-                    if let Some(l) = self.lrcs.get_mut(&node) {
-                        l.host.forget_join(FED, t);
-                    }
-                    self.gone(fed);
-                    if !self.feds.values().any(|m| m.node == node && m.present()) {
-                        self.crash(node);
-                    }
-                }
-                _ => {
-                    return Err(format!(
-                        "{fed:?}'s {life:?} got no answer within {} s (LRC {node}{})",
-                        CALL_TIMEOUT_US / 1_000_000,
-                        if cut_off {
-                            ", cut off from a peer before it was admitted"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
-            }
+            .find(|m| self.lrcs.get(&m.node).is_some_and(|l| l.alive));
+        match late {
+            Some(m) => Err(format!(
+                "{:?}'s {:?} got no answer within {} s (LRC {})",
+                m.id,
+                m.life,
+                CALL_TIMEOUT_US / 1_000_000,
+                m.node
+            )),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Every running LRC is connected to every other and admitted (or has nothing to join):
+    /// no join is under way that a partition could cut in two (see
+    /// [`Options::partition_joiners`]).
+    pub(crate) fn membership_at_rest(&self) -> bool {
+        let alive: Vec<&SimLrc> = self.lrcs.values().filter(|l| l.alive).collect();
+        let joined = alive.iter().all(|l| {
+            let joining = self
+                .feds
+                .values()
+                .any(|m| m.node == l.id && matches!(m.life, Life::Waiting | Life::Joining(_)));
+            !joining && l.host.get(FED).is_none_or(|f| f.core.is_admitted())
+        });
+        let connected = alive.iter().all(|a| {
+            alive
+                .iter()
+                .all(|b| a.id == b.id || a.transport.is_connected(b.id))
+        });
+        joined && connected
     }
 
     /// A new LRC: on the network, connecting to every LRC it can reach.
@@ -1027,7 +1100,14 @@ impl World {
         // After a heal, once the members left are all of one side (the others were evicted),
         // the sides are one again.
         if self.partition.is_none() && self.side.values().any(|s| *s != 0) {
-            let sides: BTreeSet<u32> = members.iter().map(|(_, s, _)| *s).collect();
+            // Every LRC with the federation open counts, joiners too (one cut off while joining
+            // is evicted when its Welcome comes).
+            let sides: BTreeSet<u32> = self
+                .lrcs
+                .values()
+                .filter(|l| l.alive && l.host.contains(FED))
+                .map(|l| self.side.get(&l.id).copied().unwrap_or(0))
+                .collect();
             if sides.len() <= 1 {
                 self.side.clear();
             }
