@@ -3,9 +3,11 @@
 //! where callbacks go. Transport events run the cores on the transport thread that produced them
 //! (see `install_hooks`), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from
 //! other threads, and API calls from any number of `RtiAmbassador`s run the same cores under the
-//! same lock. The shell executes every [`HostAction`] under that lock — sends, callback queue
-//! pushes, save files, wake-ups of blocked callers — so a state-transfer snapshot and the data
-//! high-water mark it names are taken atomically.
+//! same lock. Every `HostAction` is executed under that lock — sends, callback queue pushes, save
+//! files, wake-ups of blocked callers — so a state-transfer snapshot and the data high-water mark
+//! it names are taken atomically. What an event means and how an action is executed is the
+//! sans-I/O driver's ([`crate::driver`]); this shell implements its I/O (`ShellIo`) over the
+//! transport, the callback queues, the save files and the metrics.
 //!
 //! Also here: running the create race (`crate::create_race` decides it; the shell claims the name
 //! in its beacons, reads the wall clock and waits the settle interval) and finding the members of

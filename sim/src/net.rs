@@ -177,7 +177,7 @@ pub struct Net {
     /// The model every link follows; faults are switched off by replacing it.
     pub model: LinkModel,
     /// What arrives when: (time, order of scheduling) → arrival.
-    queue: BTreeMap<(u64, u64), (Arrival, Option<(NodeId, NodeId, u64)>)>,
+    queue: BTreeMap<(u64, u64), Queued>,
     counter: u64,
     /// Per ordered pair: when its last frame arrives (frames of a pair stay in order).
     last_frame: BTreeMap<(NodeId, NodeId), u64>,
@@ -194,6 +194,12 @@ pub struct Net {
     pub stats: NetStats,
 }
 
+/// A connection's incarnation: its ends (lower first) and epoch.
+type ConnKey = (NodeId, NodeId, u64);
+
+/// An arrival in the queue, with the connection incarnation a frame was sent on.
+type Queued = (Arrival, Option<ConnKey>);
+
 fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
     (a.min(b), a.max(b))
 }
@@ -205,7 +211,7 @@ impl Net {
         Net {
             origin,
             now: 0,
-            rng: Rng::seeded(seed ^ 0x6e65_745f_6d6f_64),
+            rng: Rng::seeded(seed ^ 0x006e_6574_5f6d_6f64),
             model,
             queue: BTreeMap::new(),
             counter: 0,
@@ -245,7 +251,7 @@ impl Net {
         self.drop_repairs = true;
     }
 
-    fn schedule(&mut self, at: u64, a: Arrival, conn: Option<(NodeId, NodeId, u64)>) {
+    fn schedule(&mut self, at: u64, a: Arrival, conn: Option<ConnKey>) {
         self.counter += 1;
         self.queue.insert((at, self.counter), (a, conn));
     }

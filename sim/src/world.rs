@@ -233,7 +233,7 @@ pub struct Failure {
     /// The seed.
     pub seed: u64,
     /// Its options.
-    pub options: Options,
+    pub options: Box<Options>,
     /// Virtual time of the failure (µs).
     pub at_us: u64,
     /// What broke.
@@ -357,7 +357,7 @@ impl World {
                 self.dump();
                 Err(Failure {
                     seed: self.seed,
-                    options: self.opts.clone(),
+                    options: Box::new(self.opts.clone()),
                     at_us: self.now(),
                     message,
                 })

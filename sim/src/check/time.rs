@@ -149,9 +149,8 @@ impl TimeCheck {
             }
             Callback::ReflectAttributeValues { info, .. }
             | Callback::ReceiveInteraction { info, .. } => {
-                if tso(f, m, info)? {
-                    self.tso_delivered += 1;
-                }
+                let ordered = tso(f, m, info)?;
+                self.tso_delivered += u64::from(ordered);
             }
             _ => {}
         }

@@ -133,10 +133,10 @@ mod tests {
         );
         let told_evicted = std::iter::from_fn(|| c.poll_action()).any(|a| {
             matches!(&a, Action::SendControl { to: 5, bytes, .. }
-                if matches!(
-                    super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                    Ok(ControlMsg::Evicted { .. })
-                ))
+            if matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::Evicted { .. })
+            ))
         });
         assert!(!told_evicted, "a member the log admitted is not barred");
     }
