@@ -3,18 +3,18 @@
 //! ([`Net`]), the federates that call them ([`Federate`]), the faults, the checks — and the
 //! liveness phase, in which the faults stop and the federation must converge.
 //!
-//! A run is a discrete-event loop over virtual time ([`World::step`]): each step moves the clock
+//! A run is a discrete-event loop over virtual time (`World::step`): each step moves the clock
 //! to the next thing due — an arrival of the network, a node's transport timer, a node's pump
 //! tick (every 50 ms), a federate's next call — and handles everything due then, in a fixed
 //! order, so a seed always replays the same run. After every driver run the harness settles
-//! what it produced ([`World::settle`]): transport events and sends to the stream check,
+//! what it produced (`World::settle`): transport events and sends to the stream check,
 //! callbacks to the federate models and the object and time checks, finished calls to their
 //! federates. The membership check runs at every tick.
 //!
 //! The run: LRCs start (the first creates the federation), federates join, declare, register,
 //! update, interact, synchronize, save, manage time and resign at random while the network
 //! loses, duplicates and reorders datagrams, partitions and crashes happen (each as
-//! [`Options`] turns them on). Then [`World::liveness`]: partitions heal, loss stops, no more
+//! [`Options`] turns them on). Then `World::liveness`: partitions heal, loss stops, no more
 //! crashes or churn; the federates finish what they were asked (achieve the points announced,
 //! report their saves, advance to a common time) and within [`Options::liveness_us`] every
 //! federate must have converged — joins done, points synchronized, saves ended, requests
