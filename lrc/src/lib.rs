@@ -27,7 +27,9 @@
 //!
 //! - [`node`] ([`node::Lrc`]) starts the transport, runs each federation's
 //!   [`core::FederationCore`] on the transport's receive threads under one lock and executes the
-//!   actions the cores queue; [`callback_queue`] holds each federate's callbacks and decides
+//!   actions the cores queue, through [`driver`] (the sans-I/O translation between transport
+//!   events, the host and its actions, which the unified simulator runs too);
+//!   [`callback_queue`] holds each federate's callbacks and decides
 //!   which thread delivers them; [`ambassador`] is the API (evoked or immediate callbacks,
 //!   several federates per process).
 //! - Around them: [`metrics`] (HLA-level Prometheus families, served with the transport's on
@@ -75,6 +77,7 @@
 pub mod ambassador;
 pub mod callback_queue;
 pub mod cli;
+pub mod driver;
 pub mod metrics;
 pub mod node;
 pub mod ops;

@@ -1,11 +1,13 @@
 //! The I/O shell around the process's [`Host`] (`crate::host`): one [`Lrc`] per process owns the
 //! [`Transport`] and the host, which holds every open federation's [`FederationCore`] and decides
 //! where callbacks go. Receive turns run the cores on the transport's receive thread that has the
-//! work (see `LrcDriver`: the LRC's lock first, then the transport's part), one thread (`hlamesh-lrc`) feeds timer ticks and the few events from
-//! other threads, and API calls from any number of `RtiAmbassador`s run the same cores under the
-//! same lock. The shell executes every [`HostAction`] under that lock — sends, callback queue
-//! pushes, save files, wake-ups of blocked callers — so a state-transfer snapshot and the data
-//! high-water mark it names are taken atomically.
+//! work (see `LrcDriver`: the LRC's lock first, then the transport's part), one thread
+//! (`hlamesh-lrc`) feeds timer ticks and the few events from other threads, and API calls from
+//! any number of `RtiAmbassador`s run the same cores under the same lock. Every `HostAction` is executed under that lock — sends, callback queue pushes, save
+//! files, wake-ups of blocked callers — so a state-transfer snapshot and the data high-water mark
+//! it names are taken atomically. What an event means and how an action is executed is the
+//! sans-I/O driver's ([`crate::driver`]); this shell implements its I/O (`ShellIo`) over the
+//! transport, the callback queues, the save files and the metrics.
 //!
 //! Also here: running the create race (`crate::create_race` decides it; the shell claims the name
 //! in its beacons, reads the wall clock and waits the settle interval) and finding the members of
@@ -27,12 +29,12 @@ use hlamesh_transport::{
 };
 
 use crate::core::stream_numbering::StreamNumbering;
-use crate::core::wire::Envelope;
-use crate::core::{Callback, Completion, Event, FederationCore, OutgoingData, Ticket};
+use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
 use crate::create_race::{CreateRace, Heard, Verdict};
+use crate::driver::{self, DriverIo};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
-use crate::host::{Host, HostAction, HostedFederation};
+use crate::host::{Host, HostedFederation};
 use crate::metrics::FedMetrics;
 use crate::ops::OpsMsg;
 
@@ -268,31 +270,24 @@ impl Lrc {
         pace: bool,
     ) -> (RtiResult<T>, Option<FederationChannel>) {
         let mut st = self.lock();
-        let Some(fed) = st.host.get_mut(federation) else {
-            let e = RtiError::FederateNotExecutionMember(format!(
-                "federation {federation} is not open on this LRC"
-            ));
-            return (Err(e), None);
+        let State {
+            host, tags, cells, ..
+        } = &mut *st;
+        let mut io = ShellIo {
+            shared: &self.shared,
+            tags,
+            cells,
         };
-        fed.io.metrics.call_begin();
-        fed.core.set_clock(now_us(&self.shared));
-        let r = f(&mut fed.core);
-        fed.io.metrics.call_end(&fed.core);
-        // The data messages an update or interaction queued go out with the federation at
-        // hand: `run_actions` looks it up by name again for every action.
-        while let Some(d) = fed.core.poll_send_data() {
-            send_data(&self.shared, fed, federation, d);
+        let full = |fed: &Fed| (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
+        match driver::call(host, &mut io, federation, f, full) {
+            Some((r, full)) => (r, full),
+            None => {
+                let e = RtiError::FederateNotExecutionMember(format!(
+                    "federation {federation} is not open on this LRC"
+                ));
+                (Err(e), None)
+            }
         }
-        let full = (pace && !fed.io.channel.has_room()).then(|| fed.io.channel.clone());
-        let deadline = fed.core.poll_timeout();
-        if fed.core.actions_idle() {
-            // All `run_actions` would do with nothing queued.
-            fed.io.metrics.actions_done();
-        } else {
-            run_actions(&self.shared, &mut st, federation);
-        }
-        note_deadline(&self.shared, deadline);
-        (r, full)
     }
 
     /// Receives this LRC's data datagrams on the calling thread until `ready()` or `deadline`
@@ -819,187 +814,222 @@ fn now_us(s: &Shared) -> u64 {
     s.epoch.elapsed().as_micros() as u64
 }
 
-/// Executes every action the federation's core queued.
-/// Hands a data message of `federation` to the transport (and samples a latency mark).
-fn send_data(shared: &Shared, fed: &mut Fed, federation: &str, d: OutgoingData) {
-    let r = if d.reliable {
-        Reliability::Reliable
-    } else {
-        Reliability::BestEffort
+/// Executes every action the federation's host queued (see [`driver::run_actions`]).
+fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
+    let State {
+        host, tags, cells, ..
+    } = st;
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
     };
-    // A reliable message goes under the number the core gave it: the transport refuses (and
-    // counts) one it would number otherwise, so the core's positions in its stream are the
-    // transport's (see `hlamesh_core::core::stream_numbering`).
-    let sent = match (d.seq, d.hold) {
-        (Some(seq), hold) => fed.io.channel.send_numbered(seq, &d.bytes, hold).map(Some),
-        (None, true) => fed.io.channel.send_held(r, &d.bytes),
-        (None, false) => fed.io.channel.send(r, &d.bytes),
-    };
-    match sent {
-        Ok(seq) => {
-            if let Some(m) = fed
-                .io
-                .metrics
-                .data_sent(&fed.core, d.class, d.bytes.len(), seq)
-            {
-                ops_plane::send_mark(shared, &fed.io.channel, federation, m);
-            }
-        }
-        Err(e) => tracing::warn!(federation, "data send failed: {e}"),
-    }
+    driver::run_actions(host, &mut io, federation);
 }
 
-/// Executes every action the federation's host queued.
-fn run_actions(shared: &Shared, st: &mut State, federation: &str) {
-    while let Some(a) = st.host.poll_action(federation) {
-        match a {
-            HostAction::SendData {
-                reliable,
-                seq,
-                bytes,
-                class,
-                hold,
-            } => {
-                if let Some(fed) = st.host.get_mut(federation) {
-                    let d = OutgoingData {
-                        reliable,
-                        seq,
-                        bytes,
-                        class,
-                        hold,
-                    };
-                    send_data(shared, fed, federation, d);
-                }
-            }
-            HostAction::SendTime { seq, bytes } => {
-                if let Some(fed) = st.host.get_mut(federation) {
-                    if let Err(e) = fed.io.channel.send_numbered(seq, &bytes, false) {
-                        tracing::warn!(federation, "time message send failed: {e}");
-                    }
-                    fed.io.channel.flush();
-                }
-            }
-            HostAction::SendControl { to, causal, bytes } => {
-                let tag = st
-                    .host
-                    .get(federation)
-                    .and_then(|f| causal.then(|| f.io.channel.tag()));
-                if let Err(e) = shared.transport.send_control(NodeId(to), tag, &bytes) {
-                    tracing::debug!(federation, "control to {to:x} failed: {e}");
-                }
-            }
-            HostAction::Deliver {
-                route,
-                federate,
-                callback,
-            } => {
-                if shared.metrics_on
-                    && let Some(fed) = st.host.get_mut(federation)
-                {
-                    fed.io.metrics.callback(&fed.core, federate, &callback);
-                }
-                route.push(Delivery::Core(callback));
-            }
-            HostAction::Completed { joined, .. } => {
-                if let Some(j) = joined {
-                    for cb in j.held {
-                        if shared.metrics_on
-                            && let Some(fed) = st.host.get_mut(federation)
-                        {
-                            fed.io.metrics.callback(&fed.core, j.federate, &cb);
-                        }
-                        j.route.push(Delivery::Core(cb));
-                    }
-                }
-                shared.cv.notify_all();
-            }
-            HostAction::FederateLost { federate, name } => {
-                if let Some(fed) = st.host.get_mut(federation) {
-                    fed.io.metrics.federate_lost();
-                }
-                tracing::warn!(
-                    federation,
-                    "federate {name} (handle {federate}) lost with its LRC: resigned with its automatic resign action"
-                );
-            }
-            HostAction::ConnectionLost { routes, reason } => {
-                for q in routes {
-                    q.push(Delivery::ConnectionLost(reason.clone()));
-                }
-            }
-            HostAction::LoadRestore {
-                federate,
-                label,
-                name,
-            } => {
-                let path = crate::save_file::rti_file(
-                    &crate::save_file::save_root(),
-                    federation,
-                    &label,
-                    &name,
-                );
-                let loaded = crate::save_file::read(&path).map_err(|e| e.to_string());
-                if let Some(fed) = st.host.get_mut(federation) {
-                    fed.core.restore_loaded(federate, loaded);
-                }
-            }
-            HostAction::WriteSave { federate, state } => {
-                let path = crate::save_file::rti_file(
-                    &crate::save_file::save_root(),
-                    federation,
-                    &state.label,
-                    &state.federate_name,
-                );
-                let ok = match crate::save_file::write(&path, &state) {
-                    Ok(()) => true,
-                    Err(e) => {
-                        tracing::error!(federation, "{e}");
-                        false
-                    }
-                };
-                if let Some(fed) = st.host.get_mut(federation) {
-                    fed.core.save_written(federate, ok);
-                }
-            }
-            HostAction::Rehandled(renames) => rehandle_cells(st, federation, &renames),
-            HostAction::Closed { io, .. } => {
-                st.tags.remove(&io.channel.tag());
-                shared.transport.close_federation(io.channel.tag());
-                shared.cv.notify_all();
+/// What the driver ([`crate::driver`]) does through this shell: the transport's channels,
+/// the callback queues, the save files, the metrics and the pump's wake-ups, with the parts of
+/// the LRC's state the actions touch besides the host: the tag table and the handle cells.
+struct ShellIo<'a> {
+    shared: &'a Shared,
+    tags: &'a mut HashMap<FederationTag, Arc<str>>,
+    cells: &'a mut HashMap<(String, FederateHandle), Arc<AtomicU32>>,
+}
+
+impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
+    type Error = hlamesh_transport::TransportError;
+
+    fn now(&self) -> u64 {
+        now_us(self.shared)
+    }
+
+    fn federation_of(&self, tag: FederationTag) -> Option<Arc<str>> {
+        self.tags.get(&tag).cloned()
+    }
+
+    fn first_seq(&self, channel: &Io, node: NodeId) -> Option<u64> {
+        channel.channel.first_seq(node)
+    }
+
+    fn send_numbered(
+        &mut self,
+        channel: &Io,
+        seq: u64,
+        bytes: &[u8],
+        hold: bool,
+    ) -> Result<u64, Self::Error> {
+        channel.channel.send_numbered(seq, bytes, hold)
+    }
+
+    fn send(
+        &mut self,
+        channel: &Io,
+        reliable: bool,
+        bytes: &[u8],
+        held: bool,
+    ) -> Result<Option<u64>, Self::Error> {
+        let r = if reliable {
+            Reliability::Reliable
+        } else {
+            Reliability::BestEffort
+        };
+        if held {
+            channel.channel.send_held(r, bytes)
+        } else {
+            channel.channel.send(r, bytes)
+        }
+    }
+
+    fn flush(&mut self, channel: &Io) {
+        channel.channel.flush();
+    }
+
+    fn send_control(
+        &mut self,
+        to: u64,
+        behind: Option<&Io>,
+        bytes: &[u8],
+    ) -> Result<(), Self::Error> {
+        let tag = behind.map(|f| f.channel.tag());
+        self.shared.transport.send_control(NodeId(to), tag, bytes)
+    }
+
+    fn close(&mut self, _federation: &str, channel: Io, _core: Box<FederationCore>) {
+        self.tags.remove(&channel.channel.tag());
+        self.shared
+            .transport
+            .close_federation(channel.channel.tag());
+    }
+
+    fn deliver(&mut self, route: Arc<CallbackQueue>, _federate: FederateHandle, cb: Callback) {
+        route.push(Delivery::Core(cb));
+    }
+
+    fn connection_lost(&mut self, route: Arc<CallbackQueue>, reason: &str) {
+        route.push(Delivery::ConnectionLost(reason.to_string()));
+    }
+
+    fn calls_finished(&mut self) {
+        self.shared.cv.notify_all();
+    }
+
+    fn read_save(
+        &mut self,
+        federation: &str,
+        label: &str,
+        name: &str,
+    ) -> Result<crate::core::save::SavedFederateState, String> {
+        let path =
+            crate::save_file::rti_file(&crate::save_file::save_root(), federation, label, name);
+        crate::save_file::read(&path).map_err(|e| e.to_string())
+    }
+
+    fn write_save(
+        &mut self,
+        federation: &str,
+        state: &crate::core::save::SavedFederateState,
+    ) -> bool {
+        let path = crate::save_file::rti_file(
+            &crate::save_file::save_root(),
+            federation,
+            &state.label,
+            &state.federate_name,
+        );
+        match crate::save_file::write(&path, state) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(federation, "{e}");
+                false
             }
         }
     }
-    if let Some(fed) = st.host.get_mut(federation) {
+
+    fn rehandled(&mut self, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
+        rehandle_cells(self.cells, federation, renames);
+    }
+
+    fn note_deadline(&mut self, at: Option<u64>) {
+        note_deadline(self.shared, at);
+    }
+
+    fn call_begin(&mut self, fed: &mut Fed) {
+        fed.io.metrics.call_begin();
+    }
+
+    fn call_end(&mut self, fed: &mut Fed) {
+        fed.io.metrics.call_end(&fed.core);
+    }
+
+    fn data_in(&mut self, fed: &mut Fed, from: NodeId, seq: Option<u64>) {
+        if self.shared.metrics_on {
+            fed.io.metrics.data_in(from.0, seq);
+        }
+    }
+
+    fn data_done(&mut self, fed: &mut Fed) {
+        if self.shared.metrics_on {
+            fed.io.metrics.data_done();
+        }
+    }
+
+    fn data_sent(
+        &mut self,
+        fed: &mut Fed,
+        federation: &str,
+        class: Option<crate::core::DataClass>,
+        len: usize,
+        seq: Option<u64>,
+    ) {
+        if let Some(m) = fed.io.metrics.data_sent(&fed.core, class, len, seq) {
+            ops_plane::send_mark(self.shared, &fed.io.channel, federation, m);
+        }
+    }
+
+    fn callback_out(&mut self, fed: &mut Fed, federate: FederateHandle, callback: &Callback) {
+        if self.shared.metrics_on {
+            fed.io.metrics.callback(&fed.core, federate, callback);
+        }
+    }
+
+    fn federate_lost(&mut self, fed: &mut Fed) {
+        fed.io.metrics.federate_lost();
+    }
+
+    fn actions_done(&mut self, fed: &mut Fed) {
         fed.io.metrics.actions_done();
     }
 }
 
 /// A restore renamed local federates: the handles their ambassadors read follow, all at once
 /// (two federates may swap handles). Their routes moved in the host.
-fn rehandle_cells(st: &mut State, federation: &str, renames: &[(FederateHandle, FederateHandle)]) {
+fn rehandle_cells(
+    cells: &mut HashMap<(String, FederateHandle), Arc<AtomicU32>>,
+    federation: &str,
+    renames: &[(FederateHandle, FederateHandle)],
+) {
     let key = |h: FederateHandle| (federation.to_string(), h);
     let moved: Vec<_> = renames
         .iter()
-        .map(|(old, new)| (*new, st.cells.remove(&key(*old))))
+        .map(|(old, new)| (*new, cells.remove(&key(*old))))
         .collect();
     for (new, cell) in moved {
         if let Some(c) = cell {
             c.store(new.0, Ordering::SeqCst);
-            st.cells.insert(key(new), c);
+            cells.insert(key(new), c);
         }
     }
 }
 
 fn feed(shared: &Shared, st: &mut State, federation: &str, ev: Event<'_>) {
-    let now = now_us(shared);
-    if st.host.contains(federation) {
-        st.host.handle(now, federation, ev);
-        run_actions(shared, st, federation);
-        note_deadline(
-            shared,
-            st.host.get(federation).and_then(|f| f.core.poll_timeout()),
-        );
-    }
+    let State {
+        host, tags, cells, ..
+    } = st;
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
+    };
+    driver::feed(host, &mut io, federation, ev);
 }
 
 /// Wakes the pump when a core's next deadline (`deadline`, µs) comes before the end of the
@@ -1011,88 +1041,25 @@ fn note_deadline(shared: &Shared, deadline: Option<u64>) {
     }
 }
 
-/// Handles one transport event: on the receive thread of its turn (the driver
-/// installed by [`Lrc::start`]) or on the pump thread (events from other threads).
+/// Handles one transport event: on the receive thread of its turn (the transport driver
+/// installed by [`Lrc::start`]) or on the pump thread (events from other threads). Operations
+/// plane messages are this shell's; everything else is translated by [`driver::on_event`].
 fn on_event(shared: &Shared, st: &mut State, ev: TransportEvent) {
-    match ev {
-        TransportEvent::FellBehind {
-            tag,
-            from,
-            first,
-            last,
-        } => {
-            if let Some(name) = st.tags.get(&tag).cloned() {
-                tracing::warn!(
-                    federation = %name,
-                    "fell behind {from:?}: {first}..={last} lost; resynchronising by state transfer"
-                );
-                feed(shared, st, &name, Event::FellBehind { from: from.0, last });
-            }
-        }
-        TransportEvent::Data {
-            tag,
-            from,
-            seq,
-            payload,
-        } => {
-            if let Some(name) = st.tags.get(&tag).cloned() {
-                let on = shared.metrics_on;
-                if let Some(f) = st.host.get_mut(&name).filter(|_| on) {
-                    f.io.metrics.data_in(from.0, seq);
-                }
-                feed(
-                    shared,
-                    st,
-                    &name,
-                    Event::Data {
-                        from: from.0,
-                        seq,
-                        payload: &payload,
-                    },
-                );
-                if let Some(f) = st.host.get_mut(&name).filter(|_| on) {
-                    f.io.metrics.data_done();
-                }
-            }
-        }
-        TransportEvent::Control { from, payload, .. } if OpsMsg::is_ops(&payload) => {
-            ops_plane::handle(shared, st, from, &payload);
-        }
-        TransportEvent::Control { from, payload, .. } => match Envelope::decode(&payload) {
-            Ok(env) => {
-                let name = env.federation.clone();
-                feed(
-                    shared,
-                    st,
-                    &name,
-                    Event::Control {
-                        from: from.0,
-                        msg: env.msg,
-                    },
-                )
-            }
-            Err(e) => tracing::debug!("bad control message from {from:?}: {e}"),
-        },
-        TransportEvent::FederationPeer { tag, node, joined } => {
-            if let Some(name) = st.tags.get(&tag).cloned() {
-                let ev = if joined {
-                    // No longer a member: the event saying so follows.
-                    st.host.get(&name).and_then(|f| channel_peer(f, node))
-                } else {
-                    Some(Event::PeerGone(node.0))
-                };
-                if let Some(ev) = ev {
-                    feed(shared, st, &name, ev);
-                }
-            }
-        }
-        TransportEvent::PeerLost { node } | TransportEvent::PeerLeft { node } => {
-            for n in st.host.names() {
-                feed(shared, st, &n, Event::PeerGone(node.0));
-            }
-        }
-        _ => {}
+    if let TransportEvent::Control { from, payload, .. } = &ev
+        && OpsMsg::is_ops(payload)
+    {
+        ops_plane::handle(shared, st, *from, payload);
+        return;
     }
+    let State {
+        host, tags, cells, ..
+    } = st;
+    let mut io = ShellIo {
+        shared,
+        tags,
+        cells,
+    };
+    driver::on_event(host, &mut io, ev);
 }
 
 /// Runs the cores on the transport's own receive threads: each receive turn — a datagram on

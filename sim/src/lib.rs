@@ -1,11 +1,15 @@
 //! # hlamesh-sim
 //!
-//! What hlamesh's deterministic simulators share, so that each is run, replayed and traced the
-//! same way: the federation simulator (`lrc/core/tests/rti_sim.rs`), the time-management
-//! simulator (`timesync/tests/sim.rs`) and the data-plane simulator
-//! (`transport/tests/data_sim.rs`). Dev-only: nothing that ships depends on it.
+//! hlamesh's deterministic simulation: the seed, replay and trace convention every simulator
+//! follows, and the **unified simulator**, which runs several whole LRCs — the transport
+//! core's parts, the process's `Host` with its federation cores and their time managers —
+//! on one seeded network model, through the same driver code the LRC shell runs. Dev-only:
+//! nothing that ships depends on it.
 //!
-//! The convention, read from the environment:
+//! ## The convention
+//!
+//! The layer simulators (`transport/tests/data_sim.rs`, `timesync/tests/sim.rs`,
+//! `lrc/core/tests/rti_sim.rs`) and the unified one read the same variables:
 //!
 //! | variable | meaning |
 //! |---|---|
@@ -16,13 +20,79 @@
 //!
 //! A failing seed is reported with the command that replays it ([`Seeds::rerun`]). Each
 //! simulator keeps its own generator (changing one would change what every named regression
-//! seed runs); [`Rng`] is the federation simulator's.
+//! seed runs); [`Rng`] is the federation simulator's and the unified simulator's.
+//!
+//! ## The unified simulator
+//!
+//! One run ([`run`], [`World`]) composes, per simulated LRC ([`lrc::SimLrc`]):
+//!
+//! - the transport core ([`transport::SimTransport`]): `Mesh`, and per federation `Members`,
+//!   `SendSide` and `ReceivePath` driven by `core::dispatch` as `transport/src/node.rs` drives
+//!   them — the datagrams the real `DataSender` emits are what the network carries and what
+//!   the real `DataReceiver` reads; NACKs and repairs are real frames;
+//! - the `Host` with its `FederationCore`s (and their `TimeManager`s), joined to that transport
+//!   by the shipped driver `hlamesh_lrc::driver` through [`lrc::Io`], the simulator's
+//!   implementation of `DriverIo` (the shell implements it over sockets, callback queues and
+//!   save files);
+//!
+//! on one network model ([`net`]: virtual clock, per-link delay and jitter, datagram loss,
+//! duplication and reordering, reliable ordered control channels, partitions and heal, crashes
+//! that cut channels at a random point), with federates that join, declare, register, update,
+//! interact, synchronize, save, manage time and resign ([`federate`], `app.rs`), the faults and
+//! features each seed turns on ([`Options::swarm`]), and the invariant checkers ([`check`]).
+//! After the fault phase comes the liveness phase: the faults stop and the federation must
+//! converge within [`Options::liveness_us`] (see [`world`]).
+//!
+//! Run it: `cargo test --release -p hlamesh-sim --test unified` (1,500 seeds and the
+//! regression seeds, about a minute on two cores). One seed:
+//! `HLAMESH_SIM_SEED=7 cargo test --release -p hlamesh-sim --test unified random`; a long
+//! sweep: `HLAMESH_SIM_UNIFIED_SEEDS=20000 HLAMESH_SIM_FIRST_SEED=1501 cargo test --release
+//! -p hlamesh-sim --test unified random`; traces: `HLAMESH_SIM_TRACE=` `actions` (the
+//! federates' calls, faults), `net` (connections, losses noticed), `events` (transport events),
+//! `ctl` (control messages between cores), `callbacks`, `feds` and `dump` (state at a failure).
+//!
+//! - **Add a fault**: a field in [`Options`] (drawn in [`Options::swarm`] — append new draws at
+//!   the end, so the seeds already named keep their runs), its mechanism in [`net`] (the
+//!   network) or in `World::random_action` (`app.rs`; a call or an LRC's fate), and a counter
+//!   in [`Report`] that the CI sweep's coverage check asserts.
+//! - **Add an invariant**: a module in [`check`] with a struct that records what it is shown
+//!   and returns `Err` with a sentence; call it where the harness sees the event it is about
+//!   (`World::settle` for transport events and callbacks, `World::check_step` at every tick,
+//!   `World::converged` at the end).
+//! - **Keep a failing seed**: a `regression_…` test in `tests/unified.rs` that runs it with the
+//!   options it failed with.
 #![forbid(unsafe_code)]
 
+mod app;
+pub mod check;
+pub mod federate;
+pub mod lrc;
+pub mod net;
+pub mod options;
 mod rng;
 mod seeds;
 mod trace;
+pub mod transport;
+pub mod world;
 
+pub use options::Options;
 pub use rng::Rng;
 pub use seeds::Seeds;
 pub use trace::{trace, tracing_any};
+pub use world::{Failure, Report, World};
+
+/// Runs seed `seed` of the unified simulator with `options` (see [`world`]).
+pub fn run(seed: u64, options: &Options) -> Result<Report, Failure> {
+    // The one reading of a clock: the origin virtual time is counted from (the transport
+    // core takes `Instant`s, and only ever compares and subtracts them).
+    let origin = std::time::Instant::now();
+    match World::new(seed, options.clone(), origin) {
+        Ok(w) => w.run(),
+        Err(message) => Err(Failure {
+            seed,
+            options: Box::new(options.clone()),
+            at_us: 0,
+            message,
+        }),
+    }
+}

@@ -57,6 +57,14 @@ impl Seeds {
         }
     }
 
+    /// Seed `seed` alone, as a named regression test runs it (not a replay).
+    pub fn one(seed: u64) -> Seeds {
+        Seeds {
+            range: seed..seed.saturating_add(1),
+            replay: false,
+        }
+    }
+
     /// The seeds, in order.
     pub fn iter(&self) -> Range<u64> {
         self.range.clone()

@@ -114,6 +114,51 @@ mod tests {
         assert!(c.poll_action().is_none(), "an evicted core ignores events");
     }
 
+    /// Unified simulator, seed 58: a joiner's connection to a member dropped before it was
+    /// admitted, so that member barred it; the coordinator, which never lost it, admitted it,
+    /// and the member still ignored it (its snapshot request too), so the newcomer never got
+    /// that member's state. The log's admission ends the bar.
+    #[test]
+    fn a_joiner_lost_before_its_admission_is_served_once_the_log_admits_it() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        c.handle(1, Event::PeerGone(5));
+        c.apply_decision(Decision::NodeAdded(5));
+        while c.poll_action().is_some() {}
+        c.handle(
+            2,
+            Event::ChannelPeer {
+                node: 5,
+                first_seq: 1,
+            },
+        );
+        let told_evicted = std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(&a, Action::SendControl { to: 5, bytes, .. }
+            if matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::Evicted { .. })
+            ))
+        });
+        assert!(!told_evicted, "a member the log admitted is not barred");
+    }
+
+    /// Unified simulator, seed 58: a joiner that lost its connection to a member and got it
+    /// back kept the member as gone, so its Welcome made it suspect a live member.
+    #[test]
+    fn a_joiner_forgets_the_loss_of_a_peer_that_came_back() {
+        let mut c = FederationCore::joining("F", 1, 0, vec![2, 3]);
+        c.handle(1, Event::PeerGone(3));
+        assert_eq!(c.phase().candidates(), &[2]);
+        c.handle(
+            2,
+            Event::ChannelPeer {
+                node: 3,
+                first_seq: 1,
+            },
+        );
+        c.add_candidates([3]);
+        assert_eq!(c.phase().candidates(), &[2, 3], "a candidate again");
+    }
+
     #[test]
     fn a_joiner_is_never_evicted() {
         let mut c = FederationCore::joining("F", 1, 0, vec![2]);

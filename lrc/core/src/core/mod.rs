@@ -843,6 +843,12 @@ impl FederationCore {
             Event::ChannelPeer { node, first_seq } => {
                 self.channel_peers.insert(node);
                 self.evicted_told.remove(&node);
+                if !self.phase.is_admitted() {
+                    // A joiner's peer that was lost came back (its connection dropped and
+                    // came up again): it is not gone, so not suspected once a Welcome names
+                    // it, and it may be a candidate again.
+                    self.gone.remove(&node);
+                }
                 if self.removed.contains(&node) {
                     self.tell_evicted(node);
                 }

@@ -112,6 +112,10 @@ impl FederationCore {
         }
         // Back after leaving: a member like any newcomer.
         self.left.remove(&n);
+        // A joiner this LRC lost before its admission (its connection dropped while it was
+        // joining) is barred no more: the log admits it, so every member must serve it.
+        self.removed.remove(&n);
+        self.evicted_told.remove(&n);
         if self.gone.contains(&n) {
             self.suspected.insert(n);
         }

@@ -1,0 +1,35 @@
+//! The invariants the unified simulator checks, one module each. A checker sees only what it
+//! is shown — transport events as the LRC's driver receives them, callbacks as a federate
+//! receives them, the cores' replicated state — and keeps its own record of what it expects,
+//! so a broken model of the federates cannot hide a broken core. Each returns what broke as an
+//! `Err` with a sentence; the harness adds the seed and the command that replays it.
+//!
+//! - [`stream`]: every sender's reliable stream reaches every member exactly once, in order,
+//!   byte for byte, except exactly what a `FellBehind` reported lost;
+//! - [`objects`]: discoveries once, reflections exactly once and in order per instance and
+//!   subscriber (gaps only after a fell-behind), removals of known instances, only subscribed
+//!   attributes; at the end every subscriber knows exactly the live instances with their last
+//!   values;
+//! - [`time`]: grants answer requests and are monotone, time-stamp-ordered messages arrive in
+//!   time-stamp order, while advancing, never beyond the request nor in the federate's past;
+//! - [`membership`]: at most one coordinator per side of a partition, decision logs that are
+//!   prefixes of one another, identical views at the end.
+//!
+//! To add an invariant: a module here with a struct that records what it is shown and returns
+//! `Err` on a violation, a field in the harness's `Checks` and a call where the harness sees
+//! the event it is about (`world.rs`).
+
+pub mod membership;
+pub mod objects;
+pub mod stream;
+pub mod time;
+
+/// A simple, fixed digest of a message (FNV-1a), so the stream check need not keep payloads.
+pub fn digest(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
