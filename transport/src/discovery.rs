@@ -15,6 +15,12 @@
 //! node with another secret or certificate can say why it hears nobody: with authenticated
 //! beacons it simply never sees the others.
 //!
+//! For the LRC's create race a beacon carries the federation names its node claims and the other
+//! nodes' claims of those names it acknowledges ([`Beacon::acks`]; at most [`MAX_CLAIMS`] and
+//! [`MAX_ACKS`], or the beacon is malformed), and the table remembers the highest number of this
+//! node's own beacons heard back on the multicast loopback ([`PeerTable::own_echo`]): read with
+//! the peers, it tells that every beacon that reached the socket before that one is in the table.
+//!
 //! Everything this table keeps is bounded: at most [`MAX_PEERS`] peers (only authenticated ones),
 //! [`MAX_WARNED`] nodes remembered for the one-time version warning, [`MAX_REFUSED`] refused
 //! nodes.

@@ -791,7 +791,7 @@ mod tests {
                 }
                 let n = &mut nodes[i];
                 n.inbox.sort_by_key(|d| d.0);
-                let reads = starve == 0 || (now - n.start) % starve == 0;
+                let reads = starve == 0 || (now - n.start).is_multiple_of(starve);
                 let k = n.inbox.iter().take_while(|d| reads && d.0 <= now).count();
                 for (_, own, seq, b) in n.inbox.drain(..k).collect::<Vec<_>>() {
                     if own {
