@@ -3,15 +3,16 @@
 //! where callbacks go. Receive turns run the cores on the transport's receive thread that has the
 //! work (see `LrcDriver`: the LRC's lock first, then the transport's part), one thread
 //! (`hlamesh-lrc`) feeds timer ticks and the few events from other threads, and API calls from
-//! any number of `RtiAmbassador`s run the same cores under the same lock. Every `HostAction` is executed under that lock — sends, callback queue pushes, save
-//! files, wake-ups of blocked callers — so a state-transfer snapshot and the data high-water mark
-//! it names are taken atomically. What an event means and how an action is executed is the
+//! any number of `RtiAmbassador`s run the same cores under the same lock. Every `HostAction` is
+//! executed under that lock — sends, callback queue pushes, save files, wake-ups of blocked
+//! callers — so a state-transfer snapshot and the data high-water mark it names are taken
+//! atomically. What an event means and how an action is executed is the
 //! sans-I/O driver's ([`crate::driver`]); this shell implements its I/O (`ShellIo`) over the
 //! transport, the callback queues, the save files and the metrics.
 //!
-//! Also here: running the create race (`crate::create_race` decides it; the shell claims the name
-//! in its beacons, reads the wall clock and waits the settle interval) and finding the members of
-//! a federation to join.
+//! Also here: running the create race (`crate::create_race` decides it; the shell reads the wall
+//! clock, publishes the claim and its acknowledgements in its beacons, and hands the race what
+//! discovery heard whenever a beacon arrives) and finding the members of a federation to join.
 
 // The LRC's maps are keyed by handles, tags and federation names that an authenticated
 // federation chose, so a fast non-DoS-resistant hash is the right trade on the per-message path.
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::callback_queue::{self, CallbackQueue};
 use hlamesh_transport::data::Reliability;
-use hlamesh_transport::discovery::Claim;
+use hlamesh_transport::discovery::{Claim, ClaimAck};
 use hlamesh_transport::{
     Driver, FederationChannel, FederationTag, KeySource, NodeId, Transport, TransportConfig,
     TransportEvent, Turn,
@@ -30,7 +31,7 @@ use hlamesh_transport::{
 
 use crate::core::stream_numbering::StreamNumbering;
 use crate::core::{Callback, Completion, Event, FederationCore, Ticket};
-use crate::create_race::{CreateRace, Heard, Verdict};
+use crate::create_race::{CreateRace, RaceTiming, Verdict};
 use crate::driver::{self, DriverIo};
 use crate::error::{RtiError, RtiResult};
 use crate::handles::FederateHandle;
@@ -39,6 +40,9 @@ use crate::metrics::FedMetrics;
 use crate::ops::OpsMsg;
 
 mod ops_plane;
+mod race;
+
+use race::RaceBeacon;
 
 /// What the shell hands to an ambassador's callback queue.
 #[derive(Debug, Clone)]
@@ -429,61 +433,82 @@ impl Lrc {
         let exists = || {
             RtiError::FederationExecutionAlreadyExists(format!("federation {name} already exists"))
         };
-        // Check the FOM first: a bad FOM is the caller's error whatever the network says.
-        let probe = FederationCore::create(name, 0, 0, modules.clone())?;
-        drop(probe);
+        // Check the FOM first: a bad FOM is the caller's error whatever the network says. The
+        // core is kept for the federation if this LRC wins (the FOM is parsed once).
+        let me = self.node_id();
+        let core = FederationCore::create(name, me.0, self.now(), modules)?;
         if self.lock().host.contains(name) || !self.members_of(name).is_empty() {
             return Err(exists());
         }
         let claim_time_us = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as u64);
-        let me = self.node_id();
-        let race = CreateRace::start(
-            self.now(),
-            name,
-            me.0,
-            claim_time_us,
-            self.shared.cfg.beacon_interval,
-        );
-        self.shared.transport.set_claims(vec![Claim {
-            name: name.to_string(),
-            claim_time_us,
-        }]);
-        self.shared.transport.announce_now();
+        let cfg = &self.shared.cfg;
+        let timing = RaceTiming::new(cfg.beacon_interval, cfg.beacon_min_gap, cfg.create_settle);
+        let started = self.now();
+        let mut race = CreateRace::start(started, name, me.0, claim_time_us, timing);
         tracing::debug!(
             federation = name,
             claim_time_us,
-            decide_in_us = race.decide_at().saturating_sub(self.now()),
+            deadline_in_us = race.deadline().saturating_sub(self.now()),
             "create race started"
         );
-        // The race's settle interval, on this shell's clock.
+        let transport = &self.shared.transport;
+        // Bounded: the race decides by its deadline at the latest.
         let verdict = loop {
-            let heard = self.shared.transport.discovered();
-            let claims: Vec<Vec<(String, u64)>> = heard
-                .iter()
-                .map(|p| {
-                    p.beacon
-                        .claims
-                        .iter()
-                        .map(|c| (c.name.clone(), c.claim_time_us))
-                        .collect()
-                })
-                .collect();
+            let epoch = transport.discovery_epoch();
+            let (heard, echo) = transport.discovery_snapshot();
+            let read: Vec<RaceBeacon> = heard.iter().map(RaceBeacon::of).collect();
             let now = self.now();
-            let beacons = heard.iter().zip(&claims).map(|(p, c)| Heard {
-                node: p.beacon.node.0,
-                federations: &p.beacon.federations,
-                claims: c,
-            });
-            if let Some(v) = race.verdict(now, beacons) {
+            let step = race.step(now, echo, heard.iter().zip(&read).map(|(p, r)| r.heard(p)));
+            if let Some(v) = step.verdict {
                 break v;
             }
-            std::thread::sleep(Duration::from_micros(race.decide_at().saturating_sub(now)));
+            if step.publish {
+                let acks = race
+                    .acks()
+                    .into_iter()
+                    .map(|(node, claim_time_us)| ClaimAck {
+                        node: NodeId(node),
+                        name: name.to_string(),
+                        claim_time_us,
+                    })
+                    .collect();
+                let claim = Claim {
+                    name: name.to_string(),
+                    claim_time_us,
+                };
+                match transport.set_claim(claim, acks) {
+                    Ok(last) => {
+                        race.published(now, last);
+                        if step.urgent {
+                            transport.announce_urgently();
+                        }
+                    }
+                    Err(e) => {
+                        transport.withdraw_claim(name);
+                        return Err(internal(e));
+                    }
+                }
+            }
+            if step.solicit {
+                transport.solicit_beacons();
+            }
+            let wait = step.wake_at.saturating_sub(self.now());
+            if wait > 0 {
+                // Woken by any beacon heard (or our own heard back), not by a poll period.
+                transport.wait_discovery_change(epoch, Duration::from_micros(wait));
+            }
         };
-        tracing::debug!(federation = name, ?verdict, "create race decided");
+        tracing::debug!(
+            federation = name,
+            ?verdict,
+            claim_heard_back_after_us = race.echo_at().map(|e| e.saturating_sub(started)),
+            after_us = self.now().saturating_sub(started),
+            "create race decided"
+        );
         if verdict == Verdict::Exists || self.lock().host.contains(name) {
-            self.shared.transport.set_claims(Vec::new());
+            transport.withdraw_claim(name);
             return Err(exists());
         }
         // Beacons that fail authentication never stop a create (anyone could send them), but a
@@ -498,7 +523,23 @@ impl Lrc {
                  name: {why}"
             );
         }
-        let mut core = FederationCore::create(name, me.0, self.now(), modules)?;
+        let opened = self.open_created(name, core, time_kind);
+        // Withdrawn only now that the beacons list the federation as open (or it failed).
+        transport.withdraw_claim(name);
+        opened?;
+        // Joiners wait for this beacon: within the least gap after the race's last beacon too.
+        transport.announce_urgently();
+        tracing::debug!(federation = name, "federation created");
+        Ok(())
+    }
+
+    /// Opens the federation this LRC won the create race for.
+    fn open_created(
+        &self,
+        name: &str,
+        mut core: FederationCore,
+        time_kind: hlamesh_timesync::TimeKind,
+    ) -> RtiResult<()> {
         core.set_time_kind(time_kind);
         core.set_mom_host(&host_name());
         // The channel opens under the LRC's lock: from the moment it opens, this node's beacons
@@ -522,8 +563,6 @@ impl Lrc {
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
         st.host.open(name, core, Io { channel, metrics });
         drop(st);
-        self.shared.transport.set_claims(Vec::new());
-        tracing::debug!(federation = name, "federation created");
         Ok(())
     }
 

@@ -456,6 +456,7 @@ mod tests {
                 claims: vec![],
                 seq,
                 notes: Vec::new(),
+                acks: Vec::new(),
             }
         }
 

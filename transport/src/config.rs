@@ -18,8 +18,10 @@ use crate::id::FederationTag;
 /// ignored (beacons) or refused (QUIC) with one clear log line. 4: data datagrams of wire
 /// version 2 (keyed BLAKE3 MAC, [`crate::data::auth`]); a node of version 3 could not read them.
 /// 5: beacons carry a note per federation ([`crate::discovery::Beacon::notes`]); a node of
-/// version 4 could not decode them.
-pub const PROTOCOL_VERSION: u16 = 5;
+/// version 4 could not decode them. 6: beacons acknowledge other nodes' create claims
+/// ([`crate::discovery::Beacon::acks`]); a node of version 5 could not decode them, and would
+/// never acknowledge a claim (its rivals would wait the whole old settle interval).
+pub const PROTOCOL_VERSION: u16 = 6;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +116,14 @@ pub struct TransportConfig {
     /// costs at most one beacon per gap. It is also the least time between two queries.
     #[serde(with = "duration_ms")]
     pub beacon_min_gap: Duration,
+    /// The create race's fast path (`hlamesh_core::create_race`): a creator decides once its
+    /// own beacon built this long after its claim was first heard back has come back, and
+    /// every other claimant it heard has acknowledged its claim. It must exceed the time a
+    /// beacon takes to reach every node and an answer to come back (network, and the answering
+    /// node's scheduling); at most three beacon intervals and 50 ms are used (the wait for a
+    /// silent claimant).
+    #[serde(with = "duration_ms")]
+    pub create_settle: Duration,
     /// How often control-plane heartbeats are sent to each peer.
     #[serde(with = "duration_ms")]
     pub heartbeat_interval: Duration,
@@ -174,6 +184,7 @@ impl Default for TransportConfig {
             beacon_interval: Duration::from_millis(200),
             beacon_expiry: Duration::from_secs(3),
             beacon_min_gap: Duration::from_millis(10),
+            create_settle: Duration::from_millis(20),
             heartbeat_interval: Duration::from_millis(100),
             peer_timeout: Duration::from_millis(1000),
             security: SecurityConfig::default(),
@@ -225,6 +236,9 @@ impl TransportConfig {
         }
         if let Some(v) = var("HLAMESH_DISCOVERY_GROUP") {
             self.discovery_group = parse("HLAMESH_DISCOVERY_GROUP", &v)?;
+        }
+        if let Some(v) = var("HLAMESH_CREATE_SETTLE_MS") {
+            self.create_settle = Duration::from_millis(parse("HLAMESH_CREATE_SETTLE_MS", &v)?);
         }
         if let Some(v) = var("HLAMESH_METRICS_ADDR") {
             self.metrics_addr = Some(parse("HLAMESH_METRICS_ADDR", &v)?);
@@ -313,6 +327,12 @@ impl TransportConfig {
             return Err(TransportError::Config(format!(
                 "beacon_min_gap {:?} must be at least 1 ms and at most beacon_interval {:?}",
                 self.beacon_min_gap, self.beacon_interval
+            )));
+        }
+        if self.create_settle < self.beacon_min_gap {
+            return Err(TransportError::Config(format!(
+                "create_settle {:?} must be at least beacon_min_gap {:?}",
+                self.create_settle, self.beacon_min_gap
             )));
         }
         if self.flow_window_messages < 4 || self.flow_stall.is_zero() {

@@ -15,6 +15,12 @@
 //! node with another secret or certificate can say why it hears nobody: with authenticated
 //! beacons it simply never sees the others.
 //!
+//! For the LRC's create race a beacon carries the federation names its node claims and the other
+//! nodes' claims of those names it acknowledges ([`Beacon::acks`]; at most [`MAX_CLAIMS`] and
+//! [`MAX_ACKS`], or the beacon is malformed), and the table remembers the highest number of this
+//! node's own beacons heard back on the multicast loopback ([`PeerTable::own_echo`]): read with
+//! the peers, it tells that every beacon that reached the socket before that one is in the table.
+//!
 //! Everything this table keeps is bounded: at most [`MAX_PEERS`] peers (only authenticated ones),
 //! [`MAX_WARNED`] nodes remembered for the one-time version warning, [`MAX_REFUSED`] refused
 //! nodes.
@@ -53,6 +59,12 @@ pub const MAX_PEERS: usize = 4096;
 pub const MAX_WARNED: usize = 256;
 /// Most nodes whose failed beacons are remembered for [`PeerTable::refusals`].
 pub const MAX_REFUSED: usize = 64;
+/// Most claims in a beacon ([`Beacon::claims`]); a beacon with more is malformed.
+pub const MAX_CLAIMS: usize = 16;
+/// Most acknowledgements in a beacon ([`Beacon::acks`]); a beacon with more is malformed. A
+/// node acknowledging more claimants leaves the rest unacknowledged: they wait longer, never
+/// decide wrongly.
+pub const MAX_ACKS: usize = 64;
 
 /// What a node announces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +89,11 @@ pub struct Beacon {
     /// list it with its time type). Opaque to the transport; none for a federation not noted.
     #[serde(default)]
     pub notes: Vec<(String, String)>,
+    /// Claims of other nodes this node acknowledges having heard while it claims the same name
+    /// itself (the create race: a claimant decides quickly once every claimant it heard
+    /// acknowledged it). At most [`MAX_ACKS`].
+    #[serde(default)]
+    pub acks: Vec<ClaimAck>,
 }
 
 /// A claim on a federation name while `create_federation_execution` settles: of concurrent
@@ -86,6 +103,18 @@ pub struct Claim {
     /// The federation name.
     pub name: String,
     /// Wall-clock microseconds since the UNIX epoch when the claim started.
+    pub claim_time_us: u64,
+}
+
+/// An acknowledgement of another node's [`Claim`]: this node has heard it, and its own create
+/// race counts it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimAck {
+    /// The claiming node.
+    pub node: NodeId,
+    /// The federation name.
+    pub name: String,
+    /// The claim's time, as that node announced it.
     pub claim_time_us: u64,
 }
 
@@ -188,6 +217,13 @@ fn parse_body(node: NodeId, body: &[u8]) -> Result<Beacon, BeaconError> {
             "header and body node ids differ".into(),
         ));
     }
+    if beacon.claims.len() > MAX_CLAIMS || beacon.acks.len() > MAX_ACKS {
+        return Err(BeaconError::Malformed(format!(
+            "{} claims and {} acknowledgements (at most {MAX_CLAIMS} and {MAX_ACKS})",
+            beacon.claims.len(),
+            beacon.acks.len()
+        )));
+    }
     Ok(beacon)
 }
 
@@ -275,6 +311,9 @@ pub enum DiscoveryEvent {
     Changed(NodeId),
     /// Another node asks for beacons ([`Solicit`]): answer with ours.
     Solicited(NodeId),
+    /// One of this node's own beacons came back on the multicast loopback, numbered as given
+    /// (see [`PeerTable::own_echo`]).
+    Echo(u64),
     /// A beacon of an incompatible version: reported once per node, then silently ignored.
     IncompatibleVersion {
         /// The sender.
@@ -462,6 +501,8 @@ pub struct PeerTable {
     refused: HashMap<NodeId, RefusedNode>,
     /// When and why this node's own beacon last failed its own check.
     own_refused: Option<(Instant, AuthFailure)>,
+    /// The highest [`Beacon::seq`] of this node's own beacons heard back.
+    own_echo: u64,
     stats: DiscoveryStats,
 }
 
@@ -477,6 +518,7 @@ impl PeerTable {
             warned: HashSet::new(),
             refused: HashMap::new(),
             own_refused: None,
+            own_echo: 0,
             stats: DiscoveryStats::default(),
         }
     }
@@ -514,7 +556,15 @@ impl PeerTable {
             return self.on_solicit(now, bytes);
         }
         match Beacon::open(bytes, &mut self.auth, now) {
-            Ok(b) if b.node == self.local => None,
+            Ok(b) if b.node == self.local => {
+                // Our own beacon, looped back: every datagram that reached the socket before
+                // it has been read (one reader, first in first out), which the create race's
+                // barrier relies on.
+                (b.seq > self.own_echo).then(|| {
+                    self.own_echo = b.seq;
+                    DiscoveryEvent::Echo(b.seq)
+                })
+            }
             Ok(b) => self.on_beacon(now, source, b),
             Err(BeaconError::IncompatibleVersion { node, version }) => {
                 self.warn_version(node, version)
@@ -554,7 +604,8 @@ impl PeerTable {
                 let changed = p.beacon.quic_addrs != b.quic_addrs
                     || p.beacon.federations != b.federations
                     || p.beacon.cert_fingerprint != b.cert_fingerprint
-                    || p.beacon.claims != b.claims;
+                    || p.beacon.claims != b.claims
+                    || p.beacon.acks != b.acks;
                 p.beacon = b;
                 changed.then_some(DiscoveryEvent::Changed(node))
             }
@@ -678,6 +729,13 @@ impl PeerTable {
         out
     }
 
+    /// The highest number ([`Beacon::seq`]) of this node's own beacons heard back on the
+    /// multicast loopback, 0 before the first: read together with the peers, it tells that
+    /// every beacon that reached this node's socket before that one is in the table.
+    pub fn own_echo(&self) -> u64 {
+        self.own_echo
+    }
+
     /// A peer's latest information.
     pub fn get(&self, node: NodeId) -> Option<&PeerInfo> {
         self.peers.get(&node)
@@ -705,6 +763,7 @@ pub struct BeaconSchedule {
     last_sent: Option<Instant>,
     next_periodic: Instant,
     requested: bool,
+    urgent: bool,
 }
 
 impl BeaconSchedule {
@@ -716,6 +775,7 @@ impl BeaconSchedule {
             last_sent: None,
             next_periodic: now,
             requested: false,
+            urgent: false,
         }
     }
 
@@ -724,10 +784,19 @@ impl BeaconSchedule {
         self.requested = true;
     }
 
+    /// Asks for a beacon at once, within the gap too: for what this node does itself and
+    /// seldom (it opened a federation that joiners wait to hear of), never for what others
+    /// ask (those go through [`BeaconSchedule::request`]).
+    pub fn request_urgent(&mut self) {
+        self.requested = true;
+        self.urgent = true;
+    }
+
     /// When the next beacon is due (possibly in the past: send now).
     pub fn due(&self) -> Instant {
         // Before the first beacon, the periodic one is due at once anyway.
         match self.last_sent {
+            Some(t) if self.urgent => t.min(self.next_periodic),
             Some(t) if self.requested => (t + self.min_gap).min(self.next_periodic),
             _ => self.next_periodic,
         }
@@ -738,6 +807,7 @@ impl BeaconSchedule {
     pub fn sent(&mut self, now: Instant) {
         self.last_sent = Some(now);
         self.requested = false;
+        self.urgent = false;
         self.next_periodic = now + self.interval;
     }
 }
@@ -825,6 +895,7 @@ mod tests {
             claims: vec![],
             seq: 1,
             notes: Vec::new(),
+            acks: Vec::new(),
         }
     }
 
@@ -1000,7 +1071,12 @@ mod tests {
         let mut t = table(Duration::from_millis(500));
         let t0 = Instant::now();
         let src = src();
-        assert_eq!(t.on_datagram(t0, src, &sealed(&beacon(1))), None);
+        assert_eq!(
+            t.on_datagram(t0, src, &sealed(&beacon(1))),
+            Some(DiscoveryEvent::Echo(1)),
+            "our own beacon is no peer, only an echo"
+        );
+        assert!(t.get(NodeId(1)).is_none());
         assert_eq!(
             t.on_datagram(t0, src, &sealed(&beacon(2))),
             Some(DiscoveryEvent::Discovered(NodeId(2)))
@@ -1127,6 +1203,12 @@ mod tests {
         // The next request is due a gap after that beacon.
         s.request();
         assert_eq!(s.due(), t0 + ms(20));
+        // An urgent request is due at once, within the gap, and only once.
+        s.request_urgent();
+        assert_eq!(s.due(), t0 + ms(10));
+        s.sent(t0 + ms(12));
+        s.request();
+        assert_eq!(s.due(), t0 + ms(22));
         // A request never brings a periodic beacon later.
         let mut p = BeaconSchedule::new(t0, ms(5), ms(5));
         p.sent(t0);
@@ -1159,6 +1241,77 @@ mod tests {
         assert!(s.fire(t0, true));
         assert!(!s.fire(t0 + ms(20), false));
         assert_eq!(s.due(), None);
+    }
+
+    #[test]
+    fn own_beacons_heard_back_advance_the_echo_in_order() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        assert_eq!(t.own_echo(), 0);
+        let mut own = beacon(1);
+        own.seq = 7;
+        assert_eq!(
+            t.on_datagram(now, src(), &sealed(&own)),
+            Some(DiscoveryEvent::Echo(7))
+        );
+        // An older one (or a replay of ours) does not move it back.
+        own.seq = 5;
+        assert_eq!(t.on_datagram(now, src(), &sealed(&own)), None);
+        assert_eq!(t.own_echo(), 7);
+        // One under another key is no echo.
+        own.seq = 9;
+        let forged = own.seal(&BeaconAuth::development(b"other"));
+        assert_eq!(t.on_datagram(now, src(), &forged), None);
+        assert_eq!(t.own_echo(), 7);
+    }
+
+    #[test]
+    fn acknowledgements_round_trip_change_the_peer_and_are_bounded() {
+        let mut t = table(Duration::from_secs(1));
+        let now = Instant::now();
+        let mut b = beacon(2);
+        b.claims.push(Claim {
+            name: "F".into(),
+            claim_time_us: 10,
+        });
+        assert_eq!(
+            t.on_datagram(now, src(), &sealed(&b)),
+            Some(DiscoveryEvent::Discovered(NodeId(2)))
+        );
+        b.seq = 2;
+        b.acks.push(ClaimAck {
+            node: NodeId(1),
+            name: "F".into(),
+            claim_time_us: 9,
+        });
+        assert_eq!(Beacon::open(&sealed(&b), &mut auth(), now), Ok(b.clone()));
+        // An acknowledgement arriving is a change the create race must be woken for.
+        assert_eq!(
+            t.on_datagram(now, src(), &sealed(&b)),
+            Some(DiscoveryEvent::Changed(NodeId(2)))
+        );
+        // Authenticated like the rest: changing the acknowledged claim's time breaks the MAC.
+        let mut bytes = sealed(&b);
+        let at = bytes
+            .windows(2)
+            .rposition(|w| w == [1, b'F'])
+            .expect("the acknowledgement's name");
+        bytes[at + 2] ^= 1;
+        assert!(Beacon::open(&bytes, &mut auth(), now).is_err());
+        // Bounded: one acknowledgement or claim too many and the beacon is malformed.
+        let mut many = beacon(3);
+        many.acks = vec![b.acks[0].clone(); MAX_ACKS + 1];
+        assert!(matches!(
+            Beacon::open(&sealed(&many), &mut auth(), now),
+            Err(BeaconError::Malformed(_))
+        ));
+        many.acks.truncate(MAX_ACKS);
+        assert!(Beacon::open(&sealed(&many), &mut auth(), now).is_ok());
+        many.claims = vec![b.claims[0].clone(); MAX_CLAIMS + 1];
+        assert!(matches!(
+            Beacon::open(&sealed(&many), &mut auth(), now),
+            Err(BeaconError::Malformed(_))
+        ));
     }
 
     proptest! {

@@ -51,6 +51,9 @@ pub enum TransportError {
     /// The transport has shut down.
     #[error("transport is shut down")]
     Shutdown,
+    /// This node already claims as many federation names as a beacon can carry.
+    #[error("this node already claims {0} federation names for creation")]
+    TooManyClaims(usize),
 }
 
 impl TransportError {

@@ -65,8 +65,8 @@ use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability, Seq};
 use crate::dial_limits::DialOutcome;
 use crate::dial_limits::DialStats;
 use crate::discovery::{
-    Beacon, BeaconSchedule, Claim, DiscoveryEvent, DiscoveryStats, PeerInfo, PeerTable, Refusals,
-    Rejection, SolicitSchedule,
+    Beacon, BeaconSchedule, Claim, ClaimAck, DiscoveryEvent, DiscoveryStats, MAX_ACKS, MAX_CLAIMS,
+    PeerInfo, PeerTable, Refusals, Rejection, SolicitSchedule,
 };
 use crate::error::TransportError;
 use crate::fault::{FaultConfig, FaultInjector};
@@ -230,6 +230,8 @@ struct Shared {
     metrics: ShellCounters,
     key_waiters: Mutex<HashMap<FederationTag, Vec<oneshot::Sender<FederationKey>>>>,
     beacon_now: Notify,
+    /// Asks the beacon task for a beacon within `beacon_min_gap` too.
+    beacon_urgent: Notify,
     /// Asks the beacon task to multicast a [`Solicit`].
     solicit_now: Notify,
     /// Counts changes of what [`Transport::discovered`] and [`Transport::peers`] show (a beacon
@@ -239,7 +241,9 @@ struct Shared {
     discovery_cv: Condvar,
     endpoint: quinn::Endpoint,
     control: Sender<ControlWork>,
-    claims: Mutex<Vec<Claim>>,
+    /// Federation names this node claims, each with the other claims of that name it
+    /// acknowledges (the create race). [`Shared::beacon`] numbers a beacon under this lock.
+    claims: Mutex<Vec<(Claim, Vec<ClaimAck>)>>,
     /// The layer above's part of the receive threads (see [`Driver`]); with none, the hooks.
     driver: RwLock<Option<Arc<dyn Driver>>>,
     /// With no driver, the order of receive turns up to the hooks or the event channel (the
@@ -421,14 +425,26 @@ impl Shared {
             })
             .collect();
         notes.sort();
+        // Numbered under the claims' lock: a beacon numbered above what `Transport::set_claim`
+        // returned carries that claim (the create race's barrier counts on it).
+        let claimed = lock(&self.claims);
+        let seq = self.beacon_seq.fetch_add(1, Ordering::Relaxed) + 1;
+        let claims = claimed.iter().map(|(c, _)| c.clone()).collect();
+        let acks = claimed
+            .iter()
+            .flat_map(|(_, a)| a.iter().cloned())
+            .take(MAX_ACKS)
+            .collect();
+        drop(claimed);
         Beacon {
             node: self.node,
             quic_addrs: vec![self.quic_addr],
             federations,
             cert_fingerprint: self.security.fingerprint(),
-            claims: lock(&self.claims).clone(),
-            seq: self.beacon_seq.fetch_add(1, Ordering::Relaxed) + 1,
+            claims,
+            seq,
             notes,
+            acks,
         }
     }
 
@@ -960,6 +976,7 @@ impl Transport {
             metrics: ShellCounters::default(),
             key_waiters: Mutex::new(HashMap::new()),
             beacon_now: Notify::new(),
+            beacon_urgent: Notify::new(),
             solicit_now: Notify::new(),
             discovery_epoch: Mutex::new(0),
             discovery_cv: Condvar::new(),
@@ -1071,6 +1088,14 @@ impl Transport {
         lock(&self.shared.discovery).peers().cloned().collect()
     }
 
+    /// [`Transport::discovered`] and, read with it, the highest number of this node's own
+    /// beacons heard back on the multicast loopback (0: none yet): every beacon that reached
+    /// this node's discovery socket before that one is in the peers.
+    pub fn discovery_snapshot(&self) -> (Vec<PeerInfo>, u64) {
+        let d = lock(&self.shared.discovery);
+        (d.peers().cloned().collect(), d.own_echo())
+    }
+
     /// Counters of the discovery channel: beacons accepted, and dropped by reason.
     pub fn discovery_stats(&self) -> DiscoveryStats {
         lock(&self.shared.discovery).stats().clone()
@@ -1087,10 +1112,30 @@ impl Transport {
         lock(&self.shared.peers).dial_stats()
     }
 
-    /// Sets the federation names this node claims for creation; they are announced in its
-    /// beacons at once and until replaced (the create race of `create_federation_execution`).
-    pub fn set_claims(&self, claims: Vec<Claim>) {
-        *lock(&self.shared.claims) = claims;
+    /// Claims a federation name for creation (or updates the claim of that name) with the
+    /// other nodes' claims of it that this node acknowledges; announced in its beacons at once
+    /// and until withdrawn (the create race of `create_federation_execution`). Returns the
+    /// number of the last beacon built before: every beacon numbered above it carries this
+    /// claim (compare [`Transport::discovery_snapshot`]'s echo). At most
+    /// [`MAX_CLAIMS`](crate::discovery::MAX_CLAIMS) names are claimed at once; a further one
+    /// is refused.
+    pub fn set_claim(&self, claim: Claim, acks: Vec<ClaimAck>) -> Result<u64, TransportError> {
+        let mut claims = lock(&self.shared.claims);
+        let full = claims.len() >= MAX_CLAIMS;
+        match claims.iter_mut().find(|(c, _)| c.name == claim.name) {
+            Some(c) => *c = (claim, acks),
+            None if full => return Err(TransportError::TooManyClaims(MAX_CLAIMS)),
+            None => claims.push((claim, acks)),
+        }
+        let last = self.shared.beacon_seq.load(Ordering::Relaxed);
+        drop(claims);
+        self.shared.beacon_now.notify_one();
+        Ok(last)
+    }
+
+    /// Withdraws this node's claim of federation `name` (announced at once).
+    pub fn withdraw_claim(&self, name: &str) {
+        lock(&self.shared.claims).retain(|(c, _)| c.name != name);
         self.shared.beacon_now.notify_one();
     }
 
@@ -1138,6 +1183,13 @@ impl Transport {
     /// most one per `beacon_min_gap`).
     pub fn announce_now(&self) {
         self.shared.beacon_now.notify_one();
+    }
+
+    /// Sends a beacon at once, even within `beacon_min_gap` of the previous one: for this node's
+    /// own, seldom changes that others wait for (the LRC calls it when it has opened a
+    /// federation it created, so that joiners hear of it at once).
+    pub fn announce_urgently(&self) {
+        self.shared.beacon_urgent.notify_one();
     }
 
     /// Multicasts a query for beacons: every node that hears it answers with its beacon at once
@@ -1820,6 +1872,8 @@ async fn discovery_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
                 maybe_dial(&shared, node);
             }
             Some(DiscoveryEvent::Solicited(_)) => shared.beacon_now.notify_one(),
+            // A create race may wait for its barrier beacon.
+            Some(DiscoveryEvent::Echo(_)) => shared.discovery_changed(),
             Some(DiscoveryEvent::IncompatibleVersion { node, version }) => {
                 tracing::warn!(
                     peer = %node, %src, version,
@@ -1872,6 +1926,7 @@ async fn beacon_loop(shared: Arc<Shared>, sock: Arc<tokio::net::UdpSocket>) {
         tokio::select! {
             _ = tokio::time::sleep_until(due.into()) => {}
             _ = shared.beacon_now.notified() => beacons.request(),
+            _ = shared.beacon_urgent.notified() => beacons.request_urgent(),
             _ = shared.solicit_now.notified() => solicits.request(Instant::now()),
         }
         if shared.shutdown.load(Ordering::Relaxed) {

@@ -24,7 +24,7 @@ use hlamesh_lrc::handles::{
 use hlamesh_timesync::{TimeKind, TimeMessage};
 use hlamesh_transport::beacon_auth::BeaconAuth;
 use hlamesh_transport::data::{DataConfig, DataSender, Nack, Reliability, Repair};
-use hlamesh_transport::discovery::{Beacon, Claim, Solicit};
+use hlamesh_transport::discovery::{Beacon, Claim, ClaimAck, Solicit};
 use hlamesh_transport::flow::AckPolicy;
 use hlamesh_transport::frame::Frame;
 use hlamesh_transport::{FederationKey, FederationTag, NodeId};
@@ -331,6 +331,11 @@ fn beacons(out: &mut Out) {
         }],
         seq: 41,
         notes: vec![("MovingObject".into(), "HLAinteger64Time".into())],
+        acks: vec![ClaimAck {
+            node: NodeId(0x0fed_cba9_8765_4321),
+            name: "NewFed".into(),
+            claim_time_us: 1_700_000_000_000_123,
+        }],
     };
     let auth = BeaconAuth::development(hlamesh_fuzz::targets::beacon::SECRET);
     out.seed("beacon", "beacon-full", &b.seal(&auth));
@@ -342,6 +347,7 @@ fn beacons(out: &mut Out) {
         claims: Vec::new(),
         seq: 1,
         notes: Vec::new(),
+        acks: Vec::new(),
     };
     out.seed("beacon", "beacon-idle", &b.seal(&auth));
     out.seed(

@@ -75,6 +75,7 @@ fn forger(ports: &Ports, fed: &str, stop: Arc<AtomicBool>) -> std::thread::JoinH
                 }],
                 seq: 1,
                 notes: Vec::new(),
+                acks: Vec::new(),
             };
             let _ = sock.send_to(&b.seal(&auth), dest);
             std::thread::sleep(Duration::from_millis(20));

@@ -87,6 +87,7 @@ fn flood(ports: &Ports, sink: SocketAddr, fed: &str, stop: &AtomicBool) -> u64 {
             }],
             seq: 1,
             notes: Vec::new(),
+            acks: Vec::new(),
         };
         let mut bytes = b.seal(&other);
         if sent % 2 == 1 {

@@ -119,6 +119,10 @@ struct Args {
     /// only with --lockstep or --ner-events.
     #[arg(long)]
     evoked: bool,
+    /// Create (--create, --create-only) at this wall-clock time, ms since the Unix epoch, after
+    /// the LRC has started: processes started one after another then claim at one instant.
+    #[arg(long)]
+    create_at_unix_ms: Option<u64>,
 }
 
 /// What the lockstep driver hears from the callbacks, in callback order.
@@ -320,13 +324,23 @@ fn run() -> Result<(), RtiError> {
         },
     )?;
     if a.create || a.create_only {
-        match rti.create_federation_execution(&a.federation, &a.fom) {
-            Ok(()) => out(serde_json::json!({"event":"created"})),
-            Err(RtiError::FederationExecutionAlreadyExists(_)) => {
-                out(serde_json::json!({"event":"exists"}))
-            }
-            Err(e) => return Err(e),
+        if let Some(at) = a.create_at_unix_ms {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            std::thread::sleep(Duration::from_millis(at.saturating_sub(now)));
         }
+        let t = Instant::now();
+        let outcome = match rti.create_federation_execution(&a.federation, &a.fom) {
+            Ok(()) => "created",
+            Err(RtiError::FederationExecutionAlreadyExists(_)) => "exists",
+            Err(e) => return Err(e),
+        };
+        out(serde_json::json!({
+            "event": outcome,
+            "create_ms": t.elapsed().as_secs_f64() * 1e3,
+            "since_start_ms": start.elapsed().as_secs_f64() * 1e3,
+        }));
     }
     if a.create_only {
         std::thread::sleep(Duration::from_millis(a.hold_ms));
