@@ -614,6 +614,15 @@ impl Sim {
                 let keep = self.rng.below(q.len() + 1);
                 q.truncate(keep);
             }
+            // The departure travels on the control queue, the link's announcement on the
+            // causal one, and the two are delivered in any order; in the shell both come from
+            // the peer's control stream, in order, so an announcement never follows the
+            // departure. A link that came up just before the crash is taken as lost with it.
+            if let Some(q) = self.causal.get_mut(&k)
+                && let Some(at) = q.iter().position(|m| matches!(m, Msg::ChannelPeer(_)))
+            {
+                q.truncate(at);
+            }
         }
         self.causal.retain(|(_, t), _| *t != node);
         self.control.retain(|(_, t), _| *t != node);
