@@ -20,8 +20,6 @@
 
 use std::collections::VecDeque;
 
-use bytes::Bytes;
-
 #[derive(Debug)]
 struct Stored {
     first: u64,
@@ -176,7 +174,7 @@ impl RetransmitBuffer {
         first: u64,
         last: u64,
         mut budget: usize,
-        out: &mut Vec<Bytes>,
+        out: &mut Vec<Vec<u8>>,
         mut skip_until: u64,
     ) -> (usize, u64) {
         let start = self
@@ -194,7 +192,7 @@ impl RetransmitBuffer {
                 break;
             }
             budget -= e.len;
-            out.push(Bytes::copy_from_slice(self.datagram(e)));
+            out.push(self.datagram(e).to_vec());
             skip_until = e.first + e.frames;
         }
         (budget, skip_until)
@@ -232,7 +230,7 @@ mod tests {
         assert_eq!((b.len(), b.bytes(), b.first_available(7)), (0, 0, 7));
     }
 
-    fn all(b: &RetransmitBuffer) -> Vec<Bytes> {
+    fn all(b: &RetransmitBuffer) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         b.collect(0, u64::MAX, usize::MAX, &mut out, 0);
         out
@@ -263,7 +261,7 @@ mod tests {
             for (h, e) in held.iter().zip(expect) {
                 assert_eq!(&h[..], &e[..], "round {round}");
             }
-            assert_eq!(b.bytes(), held.iter().map(Bytes::len).sum::<usize>());
+            assert_eq!(b.bytes(), held.iter().map(Vec::len).sum::<usize>());
             assert!(b.bytes() <= 6 * COPY_CHUNK);
         }
         assert!(b.evicted() > 0, "the ceiling evicted the oldest");
