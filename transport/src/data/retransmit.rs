@@ -20,6 +20,8 @@
 
 use std::collections::VecDeque;
 
+use bytes::Bytes;
+
 #[derive(Debug)]
 struct Stored {
     first: u64,
@@ -174,7 +176,7 @@ impl RetransmitBuffer {
         first: u64,
         last: u64,
         mut budget: usize,
-        out: &mut Vec<Vec<u8>>,
+        out: &mut Vec<Bytes>,
         mut skip_until: u64,
     ) -> (usize, u64) {
         let start = self
@@ -192,7 +194,7 @@ impl RetransmitBuffer {
                 break;
             }
             budget -= e.len;
-            out.push(self.datagram(e).to_vec());
+            out.push(Bytes::copy_from_slice(self.datagram(e)));
             skip_until = e.first + e.frames;
         }
         (budget, skip_until)
@@ -230,7 +232,7 @@ mod tests {
         assert_eq!((b.len(), b.bytes(), b.first_available(7)), (0, 0, 7));
     }
 
-    fn all(b: &RetransmitBuffer) -> Vec<Vec<u8>> {
+    fn all(b: &RetransmitBuffer) -> Vec<Bytes> {
         let mut out = Vec::new();
         b.collect(0, u64::MAX, usize::MAX, &mut out, 0);
         out
@@ -261,7 +263,7 @@ mod tests {
             for (h, e) in held.iter().zip(expect) {
                 assert_eq!(&h[..], &e[..], "round {round}");
             }
-            assert_eq!(b.bytes(), held.iter().map(Vec::len).sum::<usize>());
+            assert_eq!(b.bytes(), held.iter().map(Bytes::len).sum::<usize>());
             assert!(b.bytes() <= 6 * COPY_CHUNK);
         }
         assert!(b.evicted() > 0, "the ceiling evicted the oldest");

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use bytes::Bytes;
 use serde_bytes::ByteBuf;
 
 use crate::data::auth::DatagramAuth;
@@ -417,7 +418,7 @@ impl DataSender {
     pub fn on_nack(&mut self, _now: Instant, _from: NodeId, nack: &Nack) -> Repair {
         self.stats.nacks += 1;
         let first_available = self.retransmit.first_available(self.next_seq);
-        let mut found: Vec<Vec<u8>> = Vec::new();
+        let mut found: Vec<Bytes> = Vec::new();
         let mut budget = self.cfg.max_repair_bytes;
         let mut skip_until = 0;
         let mut too_old = false;
@@ -441,7 +442,7 @@ impl DataSender {
         self.stats.repaired_datagrams += found.len() as u64;
         Repair {
             first_available,
-            datagrams: found.into_iter().map(ByteBuf::from).collect(),
+            datagrams: found.iter().map(|d| ByteBuf::from(d.to_vec())).collect(),
         }
     }
 
