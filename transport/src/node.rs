@@ -1116,9 +1116,8 @@ impl Transport {
     /// other nodes' claims of it that this node acknowledges; announced in its beacons at once
     /// and until withdrawn (the create race of `create_federation_execution`). Returns the
     /// number of the last beacon built before: every beacon numbered above it carries this
-    /// claim (compare [`Transport::discovery_snapshot`]'s echo). At most
-    /// [`MAX_CLAIMS`](crate::discovery::MAX_CLAIMS) names are claimed at once; a further one
-    /// is refused.
+    /// claim (compare [`Transport::discovery_snapshot`]'s echo). At most [`MAX_CLAIMS`] names
+    /// are claimed at once; a further one is refused.
     pub fn set_claim(&self, claim: Claim, acks: Vec<ClaimAck>) -> Result<u64, TransportError> {
         let mut claims = lock(&self.shared.claims);
         let full = claims.len() >= MAX_CLAIMS;
