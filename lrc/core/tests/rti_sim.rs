@@ -2869,6 +2869,21 @@ fn regression_partitions_1196_a_late_begun_report_does_not_reopen_a_members_save
     run_with(1196, 300, modes);
 }
 
+/// Partitions, seed 1375: a discovery arrived during a save and was held until
+/// `federation_saved`, so the save's RTI state counted it as made while the federate's saved
+/// state did not know it; a restore of that save failed after its commit (a federate resigned)
+/// and dropped the held discovery with it, keeping the rest of the restored state, so the
+/// federate was later told to remove an instance it had never discovered. A restore that fails
+/// after its commit now delivers what the save held, like the restored run's own data.
+#[test]
+fn regression_partitions_1375_a_failed_restore_still_delivers_what_its_save_held() {
+    let modes = Modes {
+        partitions: true,
+        ..Modes::default()
+    };
+    run_with(1375, 300, modes);
+}
+
 /// Orphans with frequent restores, folding every 5 decisions, seed 1426: a joiner got an
 /// orphan (its registrant resigned with `UnconditionallyDivestAttributes`) from the
 /// coordinator, which hands orphans on while their registrant's LRC hosts no federate; once that

@@ -957,15 +957,16 @@ impl FederationCore {
                 self.callback(h, cb);
             }
         }
-        if failure.is_none() {
-            for (h, cbs) in r.held {
-                for cb in cbs {
-                    self.callback(h, cb);
-                }
+        // What the save held, then the restored run's own data. A restore that failed after its
+        // commit keeps the restored state, and both belong to it: the save's state counts the
+        // held discoveries as made (partition sweep seed 1375: a discovery held at the save and
+        // dropped with a failed restore left the federate told to remove an instance it never
+        // discovered). Before the commit nothing is held.
+        for (h, cbs) in r.held {
+            for cb in cbs {
+                self.callback(h, cb);
             }
         }
-        // The restored run's own data, after what the save held (a restore that failed after
-        // its commit keeps the restored state, and this data belongs to it).
         for (h, cb) in arrived {
             self.callback(h, cb);
         }
