@@ -88,6 +88,12 @@ pub enum RtiError {
     InvalidInteractionClassHandle(String),
     #[error("InvalidParameterHandle: {0}")]
     InvalidParameterHandle(String),
+    /// 10.27–10.29: the handle names no dimension of the FDD.
+    #[error("InvalidDimensionHandle: {0}")]
+    InvalidDimensionHandle(String),
+    /// 10.32: the value is not one of the standard's seven service groups.
+    #[error("InvalidServiceGroup: {0}")]
+    InvalidServiceGroup(String),
     #[error("CouldNotOpenFdd: {0}")]
     CouldNotOpenFdd(String),
     #[error("CouldNotCreateLogicalTimeFactory: {0}")]
