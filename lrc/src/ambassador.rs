@@ -10,6 +10,11 @@
 //! `evoke_callback` receives the LRC's datagrams itself meanwhile, so evoked callbacks cost no
 //! thread hand-off either: the evoked model is the fast one for a federate whose main loop waits
 //! for its grants.
+//!
+//! Data Distribution Management (clause 9) is there only in its first layer: the support
+//! services on the FDD's dimensions (10.26–10.32: [`RtiAmbassador::get_dimension_handle`] …
+//! [`RtiAmbassador::normalize_service_group`]). Regions, range bounds and the region-based
+//! services are not implemented yet.
 
 use std::cell::Cell;
 use std::path::Path;
