@@ -97,6 +97,7 @@ HLAMESH_NUMBER(ObjectClassHandle)
 HLAMESH_NUMBER(InteractionClassHandle)
 HLAMESH_NUMBER(AttributeHandle)
 HLAMESH_NUMBER(ParameterHandle)
+HLAMESH_NUMBER(DimensionHandle)
 #undef HLAMESH_NUMBER
 
 inline uint64_t

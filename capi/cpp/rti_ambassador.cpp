@@ -1010,35 +1010,58 @@ RTIambassadorImplementation::getTransportationName (TransportationType transport
                                    std::to_wstring(int(transportationType)));
 }
 
-DimensionHandleSet
-RTIambassadorImplementation::getAvailableDimensionsForClassAttribute (ObjectClassHandle,
-                                                                      AttributeHandle)
+// Takes a handle list returned by the C ABI as a set of dimension handles.
+static DimensionHandleSet
+takeDimensions (hlm_handle_list list)
 {
-   notImplemented(L"getAvailableDimensionsForClassAttribute");
+   DimensionHandleSet set;
+   for (size_t i = 0; i < list.len; ++i)
+      set.insert(DimensionHandleFriend::fromValue(list.ptr[i]));
+   hlm_handle_list_free(list);
+   return set;
 }
 
 DimensionHandleSet
-RTIambassadorImplementation::getAvailableDimensionsForInteractionClass (InteractionClassHandle)
+RTIambassadorImplementation::getAvailableDimensionsForClassAttribute (ObjectClassHandle theClass,
+                                                                      AttributeHandle theHandle)
 {
-   notImplemented(L"getAvailableDimensionsForInteractionClass");
+   hlm_handle_list l = {nullptr, 0};
+   call(hlm_get_available_dimensions_for_class_attribute, _rti, number(theClass),
+        number(theHandle), &l);
+   return takeDimensions(l);
+}
+
+DimensionHandleSet
+RTIambassadorImplementation::getAvailableDimensionsForInteractionClass (
+   InteractionClassHandle theClass)
+{
+   hlm_handle_list l = {nullptr, 0};
+   call(hlm_get_available_dimensions_for_interaction_class, _rti, number(theClass), &l);
+   return takeDimensions(l);
 }
 
 DimensionHandle
-RTIambassadorImplementation::getDimensionHandle (std::wstring const &)
+RTIambassadorImplementation::getDimensionHandle (std::wstring const & theName)
 {
-   notImplemented(L"getDimensionHandle");
+   uint32_t h = 0;
+   call(hlm_get_dimension_handle, _rti, Utf8(theName).str(), &h);
+   return DimensionHandleFriend::fromValue(h);
 }
 
 std::wstring
-RTIambassadorImplementation::getDimensionName (DimensionHandle)
+RTIambassadorImplementation::getDimensionName (DimensionHandle theHandle)
 {
-   notImplemented(L"getDimensionName");
+   hlm_text t = {nullptr, 0};
+   call(hlm_get_dimension_name, _rti, number(theHandle), &t);
+   return takeText(t);
 }
 
 unsigned long
-RTIambassadorImplementation::getDimensionUpperBound (DimensionHandle)
+RTIambassadorImplementation::getDimensionUpperBound (DimensionHandle theHandle)
 {
-   notImplemented(L"getDimensionUpperBound");
+   uint64_t v = 0;
+   call(hlm_get_dimension_upper_bound, _rti, number(theHandle), &v);
+   return static_cast<unsigned long>(v);
 }
 
 DimensionHandleSet
@@ -1064,16 +1087,17 @@ RTIambassadorImplementation::normalizeFederateHandle (FederateHandle theFederate
 {
    if (!theFederateHandle.isValid())
       throw InvalidFederateHandle(L"the invalid federate handle");
-   return number(theFederateHandle);
+   uint64_t v = 0;
+   call(hlm_normalize_federate_handle, _rti, number(theFederateHandle), &v);
+   return static_cast<unsigned long>(v);
 }
 
 unsigned long
 RTIambassadorImplementation::normalizeServiceGroup (ServiceGroup theServiceGroup)
 {
-   if (int(theServiceGroup) < int(FEDERATION_MANAGEMENT) ||
-       int(theServiceGroup) > int(SUPPORT_SERVICES))
-      throw InvalidServiceGroup(L"service group " + std::to_wstring(int(theServiceGroup)));
-   return static_cast<unsigned long>(theServiceGroup);
+   uint64_t v = 0;
+   call(hlm_normalize_service_group, _rti, int32_t(theServiceGroup), &v);
+   return static_cast<unsigned long>(v);
 }
 
 void RTIambassadorImplementation::enableObjectClassRelevanceAdvisorySwitch () { call(hlm_set_advisory_switch, _rti, int32_t(0), int32_t(1)); }

@@ -108,6 +108,7 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
         "ok CouldNotOpenFDD",
         "ok AttributeScopeAdvisorySwitchIsOn",
         "ok NameNotFound",
+        "ok DDM support services",
         "ok not implemented createRegion",
         "ok ObjectClassNotPublished",
         "ok InvalidUpdateRateDesignator",

@@ -10,6 +10,11 @@
 //! `evoke_callback` receives the LRC's datagrams itself meanwhile, so evoked callbacks cost no
 //! thread hand-off either: the evoked model is the fast one for a federate whose main loop waits
 //! for its grants.
+//!
+//! Data Distribution Management (clause 9) is there only in its first layer: the support
+//! services on the FDD's dimensions (10.26–10.32: [`RtiAmbassador::get_dimension_handle`] …
+//! [`RtiAmbassador::normalize_service_group`]). Regions, range bounds and the region-based
+//! services are not implemented yet.
 
 use std::cell::Cell;
 use std::path::Path;
@@ -31,8 +36,8 @@ use crate::core::{Callback, FederationCore, ReceiveInfo};
 use crate::error::{RtiError, RtiResult};
 use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
-    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
+    MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use crate::node::{Delivery, Lrc};
 pub use hlamesh_timesync::TimeKind;
@@ -506,6 +511,46 @@ fn no_callback(service: &str) -> RtiResult<()> {
     Ok(())
 }
 
+/// The seven service groups of IEEE 1516-2010 (the `HLAserviceGroup` dimension's values, see
+/// [`RtiAmbassador::normalize_service_group`]), in the standard's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServiceGroup {
+    /// Clause 4.
+    FederationManagement = 0,
+    /// Clause 5.
+    DeclarationManagement = 1,
+    /// Clause 6.
+    ObjectManagement = 2,
+    /// Clause 7.
+    OwnershipManagement = 3,
+    /// Clause 8.
+    TimeManagement = 4,
+    /// Clause 9.
+    DataDistributionManagement = 5,
+    /// Clause 10.
+    SupportServices = 6,
+}
+
+impl ServiceGroup {
+    /// The group with number `code` (0 to 6, the standard's order; HLA `InvalidServiceGroup`
+    /// otherwise).
+    pub fn from_code(code: u32) -> RtiResult<ServiceGroup> {
+        use ServiceGroup::*;
+        [
+            FederationManagement,
+            DeclarationManagement,
+            ObjectManagement,
+            OwnershipManagement,
+            TimeManagement,
+            DataDistributionManagement,
+            SupportServices,
+        ]
+        .into_iter()
+        .find(|g| *g as u32 == code)
+        .ok_or_else(|| RtiError::InvalidServiceGroup(format!("service group {code} (0 to 6)")))
+    }
+}
+
 fn lookup(e: LookupError, what: &str) -> RtiError {
     match e {
         LookupError::NameNotFound(n) => RtiError::NameNotFound(format!("{what} {n}")),
@@ -528,6 +573,9 @@ fn lookup(e: LookupError, what: &str) -> RtiError {
             RtiError::InteractionParameterNotDefined(format!(
                 "parameter {parameter} is not defined in interaction class {class}"
             ))
+        }
+        LookupError::InvalidDimensionHandle(h) => {
+            RtiError::InvalidDimensionHandle(format!("dimension handle {h}"))
         }
         other => RtiError::NameNotFound(other.to_string()),
     }
@@ -1962,6 +2010,90 @@ impl RtiAmbassador {
             .parameter_name(ic, p)
             .map(str::to_string)
             .map_err(|e| lookup(e, "parameter"))
+    }
+
+    /// 10.26: the dimensions attribute `a` of `class` may use in regions: the dimensions its
+    /// FDD declaration lists (`InvalidObjectClassHandle`, `InvalidAttributeHandle`,
+    /// `AttributeNotDefined`). Empty for an attribute declared without dimensions.
+    pub fn get_available_dimensions_for_class_attribute(
+        &self,
+        class: ObjectClassHandle,
+        a: AttributeHandle,
+    ) -> RtiResult<Vec<DimensionHandle>> {
+        self.fdd()?
+            .available_dimensions_for_class_attribute(class, a)
+            .map(<[DimensionHandle]>::to_vec)
+            .map_err(|e| lookup(e, "attribute"))
+    }
+
+    /// 10.27: the handle of the FDD's dimension `name` (`NameNotFound`).
+    pub fn get_dimension_handle(&self, name: &str) -> RtiResult<DimensionHandle> {
+        self.fdd()?
+            .dimension_handle(name)
+            .map_err(|e| lookup(e, "dimension"))
+    }
+
+    /// 10.28: the name of dimension `d` (`InvalidDimensionHandle`).
+    pub fn get_dimension_name(&self, d: DimensionHandle) -> RtiResult<String> {
+        self.fdd()?
+            .dimension_name(d)
+            .map(str::to_string)
+            .map_err(|e| lookup(e, "dimension"))
+    }
+
+    /// 10.29: the upper bound of dimension `d`'s normalised range (`InvalidDimensionHandle`).
+    /// A dimension whose FDD declaration gives no `upperBound` — the standard MIM's
+    /// `HLAfederate` is one — has the RTI-chosen bound `u64::MAX`, so that every value
+    /// [`normalize_federate_handle`](Self::normalize_federate_handle) returns lies below it.
+    pub fn get_dimension_upper_bound(&self, d: DimensionHandle) -> RtiResult<u64> {
+        self.fdd()?
+            .dimension_upper_bound(d)
+            .map_err(|e| lookup(e, "dimension"))
+    }
+
+    /// 10.30: the dimensions interaction class `ic` may use in regions
+    /// (`InvalidInteractionClassHandle`). Empty for a class declared without dimensions.
+    pub fn get_available_dimensions_for_interaction_class(
+        &self,
+        ic: InteractionClassHandle,
+    ) -> RtiResult<Vec<DimensionHandle>> {
+        self.fdd()?
+            .available_dimensions_for_interaction_class(ic)
+            .map(<[DimensionHandle]>::to_vec)
+            .map_err(|e| lookup(e, "interaction class"))
+    }
+
+    /// 10.31: the normalised value of federate handle `f` on the standard MIM's `HLAfederate`
+    /// dimension (its normalization is "Normalize Federate Handle service").
+    ///
+    /// hlamesh's normalization is the identity on the handle's number: federate handles are
+    /// assigned once per federation execution and never reused, so distinct federates get
+    /// distinct values, and the value is below `HLAfederate`'s upper bound (`u64::MAX`, see
+    /// [`get_dimension_upper_bound`](Self::get_dimension_upper_bound)). The C++ API's
+    /// `normalizeFederateHandle` returns the same number. `InvalidFederateHandle` for a handle
+    /// that names no federate currently joined to this federation execution.
+    pub fn normalize_federate_handle(&self, f: FederateHandle) -> RtiResult<u64> {
+        let (lrc, fed, _) = self.member()?;
+        lrc.with_core(fed, |c| {
+            if c.view().federates.contains_key(&f) {
+                Ok(u64::from(f.0))
+            } else {
+                Err(RtiError::InvalidFederateHandle(format!(
+                    "federation {fed}: federate {f} is not joined"
+                )))
+            }
+        })
+    }
+
+    /// 10.32: the normalised value of service group `g` on the standard MIM's
+    /// `HLAserviceGroup` dimension (upper bound 7): the group's position in the standard's
+    /// order, federation management 0 through support services 6 (the order of the C++ API's
+    /// `ServiceGroup` enumeration, whose `normalizeServiceGroup` returns the same values).
+    /// A raw value outside the seven groups is refused by [`ServiceGroup::from_code`] with
+    /// `InvalidServiceGroup`.
+    pub fn normalize_service_group(&self, g: ServiceGroup) -> RtiResult<u64> {
+        self.member()?;
+        Ok(u64::from(g as u32))
     }
 
     /// The merged FDD of the joined federation (for encoding helpers).

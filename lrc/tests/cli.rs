@@ -145,3 +145,46 @@ fn show_interaction_class() {
         "{out}"
     );
 }
+
+#[test]
+fn show_lists_dimensions_and_dimension_sets() {
+    let files: Vec<String> = common::RESTAURANT.iter().map(|f| path(f)).collect();
+    let mut args = vec!["fom", "show"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = hlamesh(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  HLAserviceGroup (2) upper bound 7, default range Excluded"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  HLAfederate (1) upper bound none given (RTI bound {})",
+            u64::MAX
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("  SodaFlavor (3) upper bound 3, default range [0..3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  BarQuantity (4) upper bound 25, default range [0..1)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  attribute HLAobjectRoot.Food.Drink.Soda.Flavor {SodaFlavor, BarQuantity}"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  interaction HLAinteractionRoot.CustomerTransactions.FoodServed.MainCourseServed \
+             {WaiterId}"
+        ),
+        "{out}"
+    );
+    args.extend(["--class", "MainCourseServed"]);
+    let (code, out, err) = hlamesh(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("dimensions {WaiterId}"), "{out}");
+}

@@ -379,6 +379,14 @@ int32_t hlm_get_interaction_class_handle (hlm_rti *rti, hlm_str name, uint32_t *
 int32_t hlm_get_interaction_class_name (hlm_rti *rti, uint32_t interaction_class, hlm_text *out, hlm_text *message);
 int32_t hlm_get_parameter_handle (hlm_rti *rti, uint32_t interaction_class, hlm_str name, uint32_t *out, hlm_text *message);
 int32_t hlm_get_parameter_name (hlm_rti *rti, uint32_t interaction_class, uint32_t parameter, hlm_text *out, hlm_text *message);
+int32_t hlm_get_available_dimensions_for_class_attribute (hlm_rti *rti, uint32_t object_class, uint32_t attribute, hlm_handle_list *out, hlm_text *message);
+int32_t hlm_get_dimension_handle (hlm_rti *rti, hlm_str name, uint32_t *out, hlm_text *message);
+int32_t hlm_get_dimension_name (hlm_rti *rti, uint32_t dimension, hlm_text *out, hlm_text *message);
+int32_t hlm_get_dimension_upper_bound (hlm_rti *rti, uint32_t dimension, uint64_t *out, hlm_text *message);
+int32_t hlm_get_available_dimensions_for_interaction_class (hlm_rti *rti, uint32_t interaction_class, hlm_handle_list *out, hlm_text *message);
+int32_t hlm_normalize_federate_handle (hlm_rti *rti, uint32_t federate, uint64_t *out, hlm_text *message);
+/* group: 0 FEDERATION_MANAGEMENT ... 6 SUPPORT_SERVICES */
+int32_t hlm_normalize_service_group (hlm_rti *rti, int32_t group, uint64_t *out, hlm_text *message);
 /* which: 0 object class relevance, 1 attribute relevance, 2 attribute scope, 3 interaction relevance */
 int32_t hlm_set_advisory_switch (hlm_rti *rti, int32_t which, int32_t on, hlm_text *message);
 /* out: 1 when more callbacks are pending */

@@ -193,6 +193,8 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::InvalidAttributeHandle(m) => ("InvalidAttributeHandle", m),
         RtiError::InvalidInteractionClassHandle(m) => ("InvalidInteractionClassHandle", m),
         RtiError::InvalidParameterHandle(m) => ("InvalidParameterHandle", m),
+        RtiError::InvalidDimensionHandle(m) => ("InvalidDimensionHandle", m),
+        RtiError::InvalidServiceGroup(m) => ("InvalidServiceGroup", m),
         RtiError::CouldNotOpenFdd(m) => ("CouldNotOpenFDD", m),
         RtiError::CouldNotCreateLogicalTimeFactory(m) => ("CouldNotCreateLogicalTimeFactory", m),
         RtiError::ErrorReadingFdd(m) => ("ErrorReadingFDD", m),

@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use hlamesh_lrc::ambassador::{CallbackModel, RtiAmbassador, TimeKind};
+use hlamesh_lrc::ambassador::{CallbackModel, RtiAmbassador, ServiceGroup, TimeKind};
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::{RtiError, RtiResult};
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
-    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
+    MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_lrc::node::Lrc;
 
@@ -801,6 +801,42 @@ services! {
     /// 10.18.
     fn hlm_get_parameter_name(r, interaction_class: u32, parameter: u32) -> HlmText {
         r.read()?.get_parameter_name(ic(interaction_class), ParameterHandle(parameter)).map(|n| HlmText::new(&n))
+    }
+    /// 10.26.
+    fn hlm_get_available_dimensions_for_class_attribute(r, object_class: u32, attribute: u32) -> HlmHandleList {
+        r.read()?
+            .get_available_dimensions_for_class_attribute(oc(object_class), AttributeHandle(attribute))
+            .map(|v| HlmHandleList::new(v.iter().map(|d| d.0).collect()))
+    }
+    /// 10.27.
+    fn hlm_get_dimension_handle(r, name: HlmStr) -> u32 {
+        r.read()?.get_dimension_handle(&s(name)).map(|h| h.0)
+    }
+    /// 10.28.
+    fn hlm_get_dimension_name(r, dimension: u32) -> HlmText {
+        r.read()?.get_dimension_name(DimensionHandle(dimension)).map(|n| HlmText::new(&n))
+    }
+    /// 10.29.
+    fn hlm_get_dimension_upper_bound(r, dimension: u32) -> u64 {
+        r.read()?.get_dimension_upper_bound(DimensionHandle(dimension))
+    }
+    /// 10.30.
+    fn hlm_get_available_dimensions_for_interaction_class(r, interaction_class: u32) -> HlmHandleList {
+        r.read()?
+            .get_available_dimensions_for_interaction_class(ic(interaction_class))
+            .map(|v| HlmHandleList::new(v.iter().map(|d| d.0).collect()))
+    }
+    /// 10.31.
+    fn hlm_normalize_federate_handle(r, federate: u32) -> u64 {
+        r.read()?.normalize_federate_handle(FederateHandle(federate))
+    }
+    /// 10.32 (`group`: 0 federation management … 6 support services, the C++ enumeration's
+    /// order).
+    fn hlm_normalize_service_group(r, group: i32) -> u64 {
+        let group = u32::try_from(group)
+            .map_err(|_| RtiError::InvalidServiceGroup(format!("service group {group} (0 to 6)")))
+            .and_then(ServiceGroup::from_code)?;
+        r.read()?.normalize_service_group(group)
     }
     /// 10.31–10.38: the four advisory switches (`which`: 0 object class relevance, 1 attribute
     /// relevance, 2 attribute scope, 3 interaction relevance).

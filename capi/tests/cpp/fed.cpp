@@ -710,7 +710,7 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
          say("ok CouldNotOpenFDD");
       }
       createOrJoinExisting(rti, fed, fom, L"");
-      rti.joinFederationExecution(L"pub", L"Test", fed);
+      FederateHandle self = rti.joinFederationExecution(L"pub", L"Test", fed);
       h.load(rti);
       // Advisory switches: attribute scope is off by default (the standard MIM's value).
       rti.enableAttributeScopeAdvisorySwitch();
@@ -739,6 +739,40 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       catch (NameNotFound const &)
       {
          say("ok NameNotFound");
+      }
+      // The DDM support services: the standard MIM's dimensions, a MOM interaction's dimension
+      // set, and the normalization of service groups and federate handles.
+      {
+         DimensionHandle federate = rti.getDimensionHandle(L"HLAfederate");
+         DimensionHandle group = rti.getDimensionHandle(L"HLAserviceGroup");
+         InteractionClassHandle report = rti.getInteractionClassHandle(
+            L"HLAmanager.HLAfederate.HLAreport.HLAreportObjectClassPublication");
+         DimensionHandleSet dims = rti.getAvailableDimensionsForInteractionClass(report);
+         if (rti.getDimensionName(group) != L"HLAserviceGroup" ||
+             rti.getDimensionUpperBound(group) != 7 ||
+             dims.size() != 1 || dims.count(federate) != 1 ||
+             !rti.getAvailableDimensionsForClassAttribute(h.car, h.colour).empty() ||
+             rti.normalizeServiceGroup(SUPPORT_SERVICES) != 6 ||
+             rti.normalizeServiceGroup(FEDERATION_MANAGEMENT) != 0 ||
+             rti.normalizeFederateHandle(self) >= rti.getDimensionUpperBound(federate))
+            fail("DDM support services");
+         try
+         {
+            rti.getDimensionHandle(L"NoSuchDimension");
+            fail("lookup of an unknown dimension did not throw");
+         }
+         catch (NameNotFound const &)
+         {
+         }
+         try
+         {
+            rti.normalizeServiceGroup(ServiceGroup(99));
+            fail("normalizeServiceGroup of 99 did not throw");
+         }
+         catch (InvalidServiceGroup const &)
+         {
+            say("ok DDM support services");
+         }
       }
       // DDM is not implemented yet: the standard's RTIinternalError with a message saying so.
       try

@@ -167,6 +167,14 @@ pub enum RtiError {
     /// sender's logical time.
     #[error("MessageCanNoLongerBeRetracted: {0}")]
     MessageCanNoLongerBeRetracted(String),
+    // New variants go last: `RtiError` travels in core messages (`wire::Reply::Failed`) and
+    // postcard encodes a variant by its position, so appending keeps every existing encoding.
+    /// 10.26–10.30: the handle names no dimension of the FDD.
+    #[error("InvalidDimensionHandle: {0}")]
+    InvalidDimensionHandle(String),
+    /// 10.32: the value is not one of the standard's seven service groups.
+    #[error("InvalidServiceGroup: {0}")]
+    InvalidServiceGroup(String),
 }
 
 impl RtiError {

@@ -371,12 +371,66 @@ fn print_interaction_tree(
     }
 }
 
+/// `{A, B}`: the names of a dimension set.
+fn dimension_set(fdd: &Fdd, dims: &[hlamesh_lrc::handles::DimensionHandle]) -> String {
+    let names: Vec<&str> = dims
+        .iter()
+        .map(|d| fdd.dimension_name(*d).unwrap_or("?"))
+        .collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// The FDD's dimensions with their upper bounds, default ranges and normalization, then every
+/// attribute and interaction class that has a dimension set.
+fn print_dimensions(fdd: &Fdd) {
+    use hlamesh_lrc::fom::DefaultRange;
+    outln!("dimensions:");
+    for d in fdd.dimensions() {
+        let x = &d.decl;
+        let bound = match x.upper_bound {
+            Some(b) => b.to_string(),
+            None => format!("none given (RTI bound {})", u64::MAX),
+        };
+        let default = match x.default_range {
+            DefaultRange::Excluded => "Excluded".to_string(),
+            DefaultRange::Range { lower, upper } => format!("[{lower}..{upper})"),
+        };
+        outln!(
+            "  {} ({}) upper bound {bound}, default range {default}, normalization: {}",
+            x.name,
+            d.handle,
+            x.normalization.as_deref().unwrap_or("none given")
+        );
+    }
+    outln!("dimension sets:");
+    for a in fdd.attributes() {
+        if !a.dimensions.is_empty() {
+            outln!(
+                "  attribute {}.{} {}",
+                fdd.object_class_name(a.class).unwrap_or("?"),
+                a.name,
+                dimension_set(fdd, &a.dimensions)
+            );
+        }
+    }
+    for c in fdd.interaction_classes() {
+        if !c.dimensions.is_empty() {
+            outln!(
+                "  interaction {} {}",
+                c.qualified_name,
+                dimension_set(fdd, &c.dimensions)
+            );
+        }
+    }
+}
+
 fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
     let Some(name) = class else {
         outln!("object classes:");
         print_object_tree(fdd, fdd.object_root(), 1);
         outln!("interaction classes:");
         print_interaction_tree(fdd, fdd.interaction_root(), 1);
+        print_dimensions(fdd);
         return Ok(());
     };
     if let Ok(h) = fdd.object_class_handle(name) {
@@ -388,14 +442,19 @@ fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
             let attr = fdd.attribute(h, a).map_err(|e| e.to_string())?;
             let from = fdd.object_class_name(attr.class).unwrap_or("?");
             outln!(
-                "    {:>4} {:<32} {}  [{}, {}, from {}]",
+                "    {:>4} {:<32} {}  [{}, {}, from {}]{}",
                 attr.handle,
                 attr.name,
                 type_summary(fdd, attr.data_type),
                 fdd.transportation_type_name(attr.transportation)
                     .unwrap_or("?"),
                 order(attr.order),
-                from
+                from,
+                if attr.dimensions.is_empty() {
+                    String::new()
+                } else {
+                    format!(" dimensions {}", dimension_set(fdd, &attr.dimensions))
+                }
             );
         }
         return Ok(());
@@ -404,12 +463,13 @@ fn show(fdd: &Fdd, class: Option<&str>) -> Result<(), String> {
         Ok(h) => {
             let c = fdd.interaction_class(h).map_err(|e| e.to_string())?;
             outln!(
-                "interaction class {} (handle {}) [{}, {}]",
+                "interaction class {} (handle {}) [{}, {}] dimensions {}",
                 c.qualified_name,
                 c.handle,
                 fdd.transportation_type_name(c.transportation)
                     .unwrap_or("?"),
-                order(c.order)
+                order(c.order),
+                dimension_set(fdd, &c.dimensions)
             );
             outln!("  parameters (inherited first):");
             for p in fdd.available_parameters(h).map_err(|e| e.to_string())? {

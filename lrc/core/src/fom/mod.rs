@@ -20,6 +20,15 @@
 //! `[min..max]` or `(min..max)`, comma-separated per dimension (`HLAfixedArray` needs a count
 //! in every dimension; its element count is their product); an enumerated type needs at least
 //! one enumerator.
+//!
+//! Data Distribution Management: the loader reads the `dimensions` (upper bound, normalization
+//! text, default range as a typed [`DefaultRange`], a malformed one refused at its place), merges
+//! them across modules (a dimension defined in two modules must be defined identically, else
+//! `InconsistentFDD`), and resolves each attribute's and interaction class's dimension set to
+//! [`DimensionHandle`](crate::handles::DimensionHandle)s, which the support services
+//! ([`Fdd::dimension_handle`], [`Fdd::available_dimensions_for_class_attribute`], …) answer
+//! from. A dimension with no `upperBound` (the standard MIM's `HLAfederate`) has the bound
+//! `u64::MAX`. Regions and the region-based services are not implemented yet.
 
 mod error;
 mod fdd;

@@ -231,8 +231,30 @@ pub struct DimensionDecl {
     pub upper_bound: Option<u64>,
     /// Normalization function (text).
     pub normalization: Option<String>,
-    /// Default range (text: `[a..b)`, `[a)` or `Excluded`).
+    /// Default range as written (`[a..b)`, `[a)` or `Excluded`); kept as text because the FDD
+    /// digest covers it in this form.
     pub value: Option<String>,
+    /// The default range [`value`](Self::value) denotes (derived from it, so equality and the
+    /// digest are unchanged by this field).
+    pub default_range: DefaultRange,
+}
+
+/// A dimension's `value` (its "value when unspecified", IEEE 1516.2-2010 Table 8): the range a
+/// region takes on this dimension when it does not specify one, or `Excluded`, which leaves the
+/// dimension out of the overlap test for such a region. hlamesh loads and checks it; regions, and
+/// so the overlap test that will use it, are not implemented yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefaultRange {
+    /// `Excluded`, or no `value` given (the standard's default).
+    Excluded,
+    /// `[lower..upper)` — `[v)` is the one-value range `[v..v+1)`. `lower < upper`, and
+    /// `upper` is at most the dimension's upper bound when it has one.
+    Range {
+        /// Inclusive lower bound.
+        lower: u64,
+        /// Exclusive upper bound.
+        upper: u64,
+    },
 }
 
 /// The `time` element.

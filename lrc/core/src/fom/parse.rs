@@ -375,13 +375,19 @@ impl Reader<'_> {
                 })?),
             },
         };
+        let value = Self::text(n, "value");
+        let default_range = match (&value, Self::child(n, "value")) {
+            (Some(v), Some(c)) => default_range(v, upper_bound).map_err(|m| self.err(c, m))?,
+            _ => DefaultRange::Excluded,
+        };
         Ok(DimensionDecl {
             name: self.req_text(n, "name")?,
             pos: self.pos(n),
             data_type: self.name_ref(n, "dataType"),
             upper_bound,
             normalization: Self::text(n, "normalization"),
-            value: Self::text(n, "value"),
+            value,
+            default_range,
         })
     }
 
@@ -777,6 +783,49 @@ impl Reader<'_> {
 /// One dimension of an array's cardinality as the 2010 OMT writes it: `Dynamic`, a count `N`,
 /// or a range of counts written `[min..max]` or `(min..max)` (both bounds included; the two
 /// spellings occur in published FOMs and mean the same).
+/// A dimension's `value`: `Excluded`, `[lower..upper)` or `[v)` (= `[v..v+1)`), with
+/// `lower < upper <= upper_bound` (when the dimension has one). Spaces around the numbers are
+/// allowed; `Excluded` is matched without regard to case.
+fn default_range(text: &str, upper_bound: Option<u64>) -> Result<DefaultRange, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("Excluded") {
+        return Ok(DefaultRange::Excluded);
+    }
+    let bad = || {
+        format!(
+            "<value> {text:?} is not a default range: expected [lower..upper), [value) or Excluded"
+        )
+    };
+    let inner = t
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(bad)?;
+    let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+    let (lower, upper) = match inner.split_once("..") {
+        Some((lo, hi)) => (num(lo)?, num(hi)?),
+        None => {
+            let v = num(inner)?;
+            let next = v
+                .checked_add(1)
+                .ok_or_else(|| format!("<value> {text:?}: the range [{v}) has no upper end"))?;
+            (v, next)
+        }
+    };
+    if lower >= upper {
+        return Err(format!(
+            "<value> {text:?}: the lower bound must be below the upper bound"
+        ));
+    }
+    if let Some(ub) = upper_bound
+        && upper > ub
+    {
+        return Err(format!(
+            "<value> {text:?}: the range ends beyond the dimension's upper bound {ub}"
+        ));
+    }
+    Ok(DefaultRange::Range { lower, upper })
+}
+
 fn cardinality_dim(p: &str) -> Result<CardinalityDim, String> {
     if p.eq_ignore_ascii_case("Dynamic") {
         return Ok(CardinalityDim::Dynamic);
