@@ -56,10 +56,13 @@ pub use turn::{Driver, Turn};
 
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 pub use crate::core::TransportEvent;
-use crate::core::batch::{DATA_TIMEOUT_SLACK, MAX_BATCH_DELAY};
+use crate::core::batch::MAX_BATCH_DELAY;
 use crate::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use crate::core::dispatch::{self, Inbound};
 use crate::core::mesh::{Mesh, Route};
+use crate::core::schedule::{
+    INITIAL_READ_TIMEOUT, ReadTimeout, RoomStep, RoomWait, busy_sender_deadline, earliest,
+};
 use crate::core::{Output, ReceivePath};
 use crate::data::{self, DataConfig, DataReceiver, DataSender, Reliability, Seq};
 use crate::dial_limits::DialOutcome;
@@ -201,10 +204,6 @@ impl ChannelParts for FedChannel {
         f(&mut lock(&self.sender))
     }
 }
-
-/// The longest one `wait_for_room` call waits, whatever the receivers do (each stalls after
-/// `flow_stall` anyway; this bounds the case of many receivers stalling one after another).
-const MAX_FLOW_WAIT: Duration = Duration::from_secs(2);
 
 struct Shared {
     node: NodeId,
@@ -783,54 +782,41 @@ impl FederationChannel {
             return FlowWait::Open;
         }
         let start = Instant::now();
+        let mut plan = RoomWait::new(start);
         let mut w = lock(&self.fed.members);
-        let mut flushed = false;
-        loop {
+        let result = loop {
             let now = Instant::now();
-            let until = match w.room(now) {
-                Room::Open => break,
-                Room::Wait { until } => until,
-            };
-            if now >= start + MAX_FLOW_WAIT {
-                drop(w);
-                flow.count_wait(start.elapsed());
-                return FlowWait::TimedOut;
-            }
-            if !flushed {
-                // Receivers acknowledge what they received: a pending batch must go out first.
-                // Then ask for acknowledgements now: a receiver's regular ones follow its own
-                // window, which may be wider than ours.
-                drop(w);
-                self.flush();
-                let asks = lock(&self.fed.members).ack_requests();
-                // Frames only: acknowledgement requests hand nothing up.
-                let mut events = Vec::new();
-                for o in asks {
-                    self.shared.execute(Some(&self.fed), o, &mut events);
+            let room = w.room(now);
+            match plan.step(now, room) {
+                RoomStep::Done(result) => break result,
+                RoomStep::AskForAcks => {
+                    drop(w);
+                    self.flush();
+                    let asks = lock(&self.fed.members).ack_requests();
+                    // Frames only: acknowledgement requests hand nothing up.
+                    let mut events = Vec::new();
+                    for o in asks {
+                        self.shared.execute(Some(&self.fed), o, &mut events);
+                    }
+                    for ev in events {
+                        self.shared.emit(ev);
+                    }
+                    w = lock(&self.fed.members);
                 }
-                for ev in events {
-                    self.shared.emit(ev);
+                RoomStep::Sleep(dur) => {
+                    w = flow
+                        .room
+                        .wait_timeout(w, dur)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
                 }
-                flushed = true;
-                w = lock(&self.fed.members);
-                continue;
             }
-            let dur = until
-                .min(start + MAX_FLOW_WAIT)
-                .saturating_duration_since(now);
-            w = flow
-                .room
-                .wait_timeout(w, dur)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        };
         drop(w);
-        if !flushed {
-            return FlowWait::Open;
+        if plan.waited() || result == FlowWait::TimedOut {
+            flow.count_wait(start.elapsed());
         }
-        let waited = start.elapsed();
-        flow.count_wait(waited);
-        FlowWait::Waited(waited)
+        result
     }
 
     /// Sends the pending batch now, if any.
@@ -931,8 +917,7 @@ impl Transport {
                 .and_then(|_| s.set_nonblocking(true))
                 .map_err(TransportError::socket("configure discovery socket"))?;
         }
-        let data_recv =
-            sockets::multicast_receiver(cfg.data_port, Some(Duration::from_millis(10)))?;
+        let data_recv = sockets::multicast_receiver(cfg.data_port, Some(INITIAL_READ_TIMEOUT))?;
         let data_send = sockets::multicast_sender(interface, cfg.multicast_ttl)?;
         if let Err(e) = sockets::drop_own_datagrams(&data_recv, &data_send) {
             tracing::debug!("own datagrams will be read back and discarded: {e}");
@@ -2013,7 +1998,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         )
     });
     let mut buf = RecvBuffer::new();
-    let mut read_timeout = Duration::from_millis(10);
+    let mut read_timeout = ReadTimeout::default();
     // The end of the previous turn: recent enough for the socket role's millisecond decisions,
     // and one clock read per datagram less.
     let mut turn_end = Instant::now();
@@ -2028,7 +2013,7 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             }
             // An application thread reads the socket: run the timers only.
             DataTurn::Yielded | DataTurn::Timers => {
-                shared.borrowing.data_thread_sleep(read_timeout);
+                shared.borrowing.data_thread_sleep(read_timeout.current());
                 false
             }
         };
@@ -2084,10 +2069,9 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
                 });
             }
             next = earliest(next, lock(&fed.recv).poll_timeout());
-            // A sender busy on another thread is sending anyway: its timers can wait a little
-            // (but not a long receive timeout: it may leave a pending batch behind).
+            // A sender busy on another thread is sending anyway: its timers can wait a little.
             let Ok(mut side) = fed.sender.try_lock() else {
-                next = earliest(next, Some(now + DATA_TIMEOUT_SLACK * 2));
+                next = earliest(next, Some(busy_sender_deadline(now)));
                 continue;
             };
             if side.timeout_due(now) {
@@ -2112,31 +2096,18 @@ fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
             // (and so lets `send` start batching at all).
             next = earliest(next, side.poll_timeout(now));
         }
-        // Sleep in recv until the earliest timer, within [0.5 ms, 20 ms]; the upper bound lets a
-        // sender's first tail heartbeat (armed by a send on another thread) go out in time.
+        // Sleep in recv until the earliest timer (the bounds and slack: core::schedule).
         feds.clear();
-        let want = next
-            .map(|t| t.saturating_duration_since(now))
-            .unwrap_or(Duration::from_millis(20))
-            .clamp(Duration::from_micros(500), Duration::from_millis(20));
-        if want.abs_diff(read_timeout) > DATA_TIMEOUT_SLACK {
-            read_timeout = want;
-            let _ = sock.set_read_timeout(Some(want));
+        if let Some(t) = read_timeout.update(now, next) {
+            let _ = sock.set_read_timeout(Some(t));
         }
         // Not receiving, the data thread sleeps at most until its timer too (recv_role).
         turn_end = now;
         shared.data_wake_by_ns.store(
-            shared.ns_since_epoch(turn_end + read_timeout),
+            shared.ns_since_epoch(turn_end + read_timeout.current()),
             Ordering::Relaxed,
         );
         shared.idle();
-    }
-}
-
-fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 

@@ -46,9 +46,11 @@
 //! How the shell drives a part, in every case: take its lock, hand it the input, then execute
 //! [`Output`]s until there are none, still under the lock for the receive path (the order of
 //! the outputs is the order of delivery, and the event hook sees them under it), then run its
-//! timers by `poll_timeout()`. What the shell still decides itself: which thread runs what, when
-//! to wait (`wait_for_room` blocks on a condvar until [`Output::FlowOpened`] or its deadline),
-//! and the I/O (sockets, quinn, the key waiters of `open_federation`).
+//! timers by `poll_timeout()`. How long the shell's threads wait is decided here
+//! too ([`schedule`]: the data thread's receive timeout, and a sender's wait for room in the
+//! flow window); the shell only blocks as told. What the shell still decides itself: which
+//! thread runs what, and the I/O (sockets, quinn, the order of the handshake steps, the key
+//! waiters of `open_federation`).
 
 pub mod batch;
 pub mod channel;
@@ -56,6 +58,7 @@ pub mod dispatch;
 mod event;
 pub mod mesh;
 pub mod receive;
+pub mod schedule;
 
 pub use batch::BatchPolicy;
 pub use channel::{ChannelParts, Members, SendSide};
