@@ -1,0 +1,275 @@
+//! A federation's data channel as the application sees it ([`FederationChannel`]): sends on
+//! the caller's thread, flow control's wait for room, and what the channel's parts report.
+
+use super::*;
+
+/// A federation's data channel on this node: send reliable or best-effort messages on the
+/// federation's multicast group from the caller's thread.
+#[derive(Clone)]
+pub struct FederationChannel {
+    pub(super) fed: Arc<FedChannel>,
+    pub(super) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for FederationChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FederationChannel")
+            .field("name", &self.fed.name)
+            .field("group", &self.fed.group)
+            .finish()
+    }
+}
+
+impl FederationChannel {
+    /// Notes something about the federation for this node's beacons to announce beside its
+    /// name ([`crate::discovery::Beacon::notes`]; the LRC notes the logical time
+    /// implementation). A changed note goes out with the next beacon, soon.
+    pub fn set_note(&self, note: &str) {
+        let changed = {
+            let mut n = lock(&self.fed.note);
+            let changed = *n != note;
+            if changed {
+                *n = note.to_string();
+            }
+            changed
+        };
+        if changed {
+            self.shared.beacon_now.notify_one();
+        }
+    }
+
+    /// The federation's wire tag.
+    pub fn tag(&self) -> FederationTag {
+        self.fed.tag
+    }
+
+    /// The multicast group carrying its data.
+    pub fn group(&self) -> SocketAddrV4 {
+        self.fed.group
+    }
+
+    /// The federation key (to hand to a joining member over an authenticated channel).
+    pub fn key(&self) -> &FederationKey {
+        &self.fed.key
+    }
+
+    /// Sends one message; returns its sequence number if reliable. Runs on the caller's thread.
+    ///
+    /// Batching is automatic: a message after a pause leaves at once, in its own datagram; while
+    /// the caller streams (sends back to back), small messages are packed into a pending datagram
+    /// that leaves when full, on [`FederationChannel::flush`], before a control message tagged
+    /// with this federation, or at the latest `max_batch_delay` (1 ms) later from the data
+    /// thread. [`FederationChannel::set_batching`] turns it off.
+    pub fn send(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+    ) -> Result<Option<u64>, TransportError> {
+        self.send_as(reliability, payload, false)
+    }
+
+    /// Sends one message that may wait for the next one: it goes into the pending datagram, and
+    /// the next message this channel sends, of the same reliability and if it fits, leaves in
+    /// the same datagram; the data thread sends it alone `max_batch_delay` (1 ms) later if no
+    /// message follows. For a message the receivers gain nothing from before the next one
+    /// (the LRC holds a regulating federate's timestamped update for the time-advance request
+    /// that follows it). Sent at once, like [`FederationChannel::send`], when batching is off or
+    /// when the data thread would not wake in time to send it.
+    pub fn send_held(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+    ) -> Result<Option<u64>, TransportError> {
+        self.send_as(reliability, payload, true)
+    }
+
+    /// Sends one reliable message the caller numbered itself (`number`: the number the stream
+    /// gives it, its last fragment's — see [`crate::data::DataConfig::reliable_numbers`]), like
+    /// [`FederationChannel::send`] (or [`FederationChannel::send_held`] with `hold`). Nothing
+    /// is sent, and [`crate::data::SendError::OutOfSequence`] returned and counted, if the
+    /// stream would number it otherwise: a caller's count never drifts from the stream
+    /// unnoticed.
+    pub fn send_numbered(
+        &self,
+        number: u64,
+        payload: &[u8],
+        hold: bool,
+    ) -> Result<u64, TransportError> {
+        let seq = self.send_with(Reliability::Reliable, payload, hold, Some(Seq(number)))?;
+        Ok(seq.unwrap_or(number))
+    }
+
+    /// How this channel numbers reliable messages: (largest payload sent whole, payload per
+    /// fragment); see [`crate::data::DataConfig::reliable_numbers`].
+    pub fn numbering(&self) -> (usize, usize) {
+        let cfg = self.shared.data_config();
+        (cfg.max_whole_payload(), cfg.fragment_payload())
+    }
+
+    fn send_as(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+        hold: bool,
+    ) -> Result<Option<u64>, TransportError> {
+        self.send_with(reliability, payload, hold, None)
+    }
+
+    fn send_with(
+        &self,
+        reliability: Reliability,
+        payload: &[u8],
+        hold: bool,
+        number: Option<Seq>,
+    ) -> Result<Option<u64>, TransportError> {
+        if payload.len() > self.shared.cfg.max_message {
+            return Err(TransportError::MessageTooLarge {
+                size: payload.len(),
+                max: self.shared.cfg.max_message,
+            });
+        }
+        let now = Instant::now();
+        let msg = Outgoing {
+            reliability,
+            payload,
+            hold,
+            heard: self.fed.heard.load(Ordering::Relaxed),
+            timer_by: self.shared.data_wake_by(),
+            number,
+        };
+        let mut side = lock(&self.fed.sender);
+        let (seq, sent) = self
+            .shared
+            .emit_data(&self.fed, |mut out| side.send(now, msg, &mut out));
+        side.sent(now, (sent > 0).then(Instant::now));
+        drop(side);
+        let seq = seq?;
+        if let Some(s) = seq
+            && self.fed.flow.on
+        {
+            lock(&self.fed.members).on_sent(s.0, payload.len());
+        }
+        self.fed.sent.sent(reliability);
+        Ok(seq.map(|s| s.0))
+    }
+
+    /// Flow control: whether a reliable message may be sent now without waiting (always, with
+    /// flow control off). Cheap: for a check under another lock, before
+    /// [`FederationChannel::wait_for_room`].
+    pub fn has_room(&self) -> bool {
+        !self.fed.flow.on || lock(&self.fed.members).room(Instant::now()) == Room::Open
+    }
+
+    /// Flow control: waits while this node's slowest receiver in the federation is more than
+    /// the window behind its reliable stream (see [`crate::flow`]). Returns at once when there
+    /// is room, when flow control is off, or on the transport's own threads (they must never
+    /// wait: acknowledgements arrive through them). Call it with no lock held that a receive
+    /// thread may need, before or after a send (`send` itself never waits).
+    pub fn wait_for_room(&self) -> FlowWait {
+        let flow = &self.fed.flow;
+        if !flow.on || on_receive_thread() {
+            return FlowWait::Open;
+        }
+        let start = Instant::now();
+        let mut plan = RoomWait::new(start);
+        let mut w = lock(&self.fed.members);
+        let result = loop {
+            let now = Instant::now();
+            let room = w.room(now);
+            match plan.step(now, room) {
+                RoomStep::Done(result) => break result,
+                RoomStep::AskForAcks => {
+                    drop(w);
+                    self.flush();
+                    let asks = lock(&self.fed.members).ack_requests();
+                    // Frames only: acknowledgement requests hand nothing up.
+                    let mut events = Vec::new();
+                    for o in asks {
+                        self.shared.execute(Some(&self.fed), o, &mut events);
+                    }
+                    for ev in events {
+                        self.shared.emit(ev);
+                    }
+                    w = lock(&self.fed.members);
+                }
+                RoomStep::Sleep(dur) => {
+                    w = flow
+                        .room
+                        .wait_timeout(w, dur)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+        };
+        drop(w);
+        if plan.waited() || result == FlowWait::TimedOut {
+            flow.count_wait(start.elapsed());
+        }
+        result
+    }
+
+    /// Sends the pending batch now, if any.
+    pub fn flush(&self) {
+        let mut side = lock(&self.fed.sender);
+        let now = Instant::now();
+        self.shared
+            .emit_data(&self.fed, |mut out| side.flush(now, &mut out));
+    }
+
+    /// Turns automatic batching on (the default) or off (every message in its own datagram at
+    /// once, as for measuring the unbatched path). Turning it off flushes the pending batch.
+    pub fn set_batching(&self, on: bool) {
+        lock(&self.fed.sender).set_batching(on);
+        if !on {
+            self.flush();
+        }
+    }
+
+    /// Bytes waiting in the pending batch (0: none).
+    pub fn pending_bytes(&self) -> usize {
+        lock(&self.fed.sender).pending_bytes()
+    }
+
+    /// Whether automatic batching is on.
+    pub fn batching(&self) -> bool {
+        lock(&self.fed.sender).batching()
+    }
+
+    /// The sequence number of the last reliable message sent.
+    pub fn high_water(&self) -> u64 {
+        lock(&self.fed.sender).high_water()
+    }
+
+    /// Peers whose data this node currently accepts in this federation.
+    pub fn members(&self) -> Vec<NodeId> {
+        lock(&self.fed.members).members()
+    }
+
+    /// The first reliable sequence number of member `node`'s stream this node receives, `None`
+    /// if `node` is not a member. A peer's stream starts where the peer stood when the two
+    /// became channel members (1 if it had sent nothing yet): what it sent before never arrives
+    /// here, and the layer above must get that state another way (state transfer).
+    pub fn first_seq(&self, node: NodeId) -> Option<u64> {
+        lock(&self.fed.members).first_seq(node)
+    }
+
+    /// The data plane's receive counters.
+    pub fn stats(&self) -> data::RecvStats {
+        lock(&self.fed.recv).stats()
+    }
+
+    /// Flow-control counters (see [`crate::flow`]).
+    pub fn flow_stats(&self) -> crate::metrics::FlowStats {
+        self.fed.flow_stats()
+    }
+
+    /// The data plane's send counters.
+    pub fn send_stats(&self) -> data::SendStats {
+        lock(&self.fed.sender).sender().stats()
+    }
+
+    /// How many reliable messages from `node` were delivered in order so far.
+    pub fn delivered(&self, node: NodeId) -> u64 {
+        lock(&self.fed.recv).delivered(node)
+    }
+}
