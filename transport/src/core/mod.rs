@@ -56,6 +56,7 @@ pub mod batch;
 pub mod channel;
 pub mod dispatch;
 mod event;
+pub mod hello;
 pub mod mesh;
 pub mod receive;
 pub mod schedule;

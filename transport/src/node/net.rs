@@ -4,6 +4,7 @@
 //! liveness.
 
 use super::*;
+use crate::core::hello;
 
 /// Most incoming handshakes in progress at once; further ones are ignored (the peer retries
 /// with its next dial). Each holds a QUIC connection's state for up to `HANDSHAKE_TIMEOUT`.
@@ -115,37 +116,32 @@ async fn accept_one(shared: &Arc<Shared>, incoming: quinn::Incoming) -> Result<(
     let guard = CloseOnDrop(Some(conn.clone()));
     let (mut send, mut recv) = conn.accept_bi().await.map_err(|e| e.to_string())?;
     // The peer is not authenticated before its Hello is checked: a small frame limit.
-    let Frame::Hello {
-        node,
-        version,
-        proof,
-    } = read_frame(shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?
-    else {
-        return Err(HandshakeError::Refused("first frame was not Hello".into()));
+    let first = read_frame(shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?;
+    let verdict = {
+        let peers = lock(&shared.peers);
+        hello::on_hello(&peers, &first, |node, proof| {
+            shared
+                .security
+                .verify_proof(&conn, Role::Dialer, node, proof)
+        })
     };
-    let proof_ok = version == PROTOCOL_VERSION
-        && shared
-            .security
-            .verify_proof(&conn, Role::Dialer, node, proof.as_ref());
-    let refusal = lock(&shared.peers).admit(node, version, proof_ok).err();
-    if let Some(reason) = refusal.map(|r| r.to_string()) {
-        let _ = send_all(
-            &mut send,
-            &Frame::Refused {
-                reason: reason.clone(),
-            },
-        )
-        .await;
-        let _ = send.finish();
-        // Let the refusal reach the peer before the close overtakes it.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        conn.close(CLOSE_REFUSED.into(), b"refused");
-        return Err(HandshakeError::Refused(reason));
-    }
-    let ack = Frame::HelloAck {
-        node: shared.node,
-        proof: shared.security.proof(&conn, Role::Acceptor, shared.node),
+    let node = match verdict {
+        hello::Accept::Welcome { node } => node,
+        hello::Accept::Refuse { reply, reason } => {
+            if let Some(reply) = reply {
+                let _ = send_all(&mut send, &reply).await;
+                let _ = send.finish();
+                // Let the refusal reach the peer before the close overtakes it.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                conn.close(CLOSE_REFUSED.into(), b"refused");
+            }
+            return Err(HandshakeError::Refused(reason.0));
+        }
     };
+    let ack = hello::hello_ack(
+        shared.node,
+        shared.security.proof(&conn, Role::Acceptor, shared.node),
+    );
     send_all(&mut send, &ack).await?;
     guard.disarm();
     register(shared, node, conn, send, recv);
@@ -186,36 +182,27 @@ async fn dial(shared: Arc<Shared>, info: PeerInfo) {
         // given back now, not at the idle timeout.
         let guard = CloseOnDrop(Some(conn.clone()));
         let (mut send, mut recv) = conn.open_bi().await.map_err(|e| e.to_string())?;
-        let hello = Frame::Hello {
-            node: shared.node,
-            version: PROTOCOL_VERSION,
-            proof: shared.security.proof(&conn, Role::Dialer, shared.node),
-        };
+        let hello = hello::hello(
+            shared.node,
+            shared.security.proof(&conn, Role::Dialer, shared.node),
+        );
         send_all(&mut send, &hello).await?;
         let answer =
             read_frame(&shared, &mut FrameReader::new(), &mut recv, MAX_HELLO_FRAME).await?;
-        match answer {
-            Frame::HelloAck { node: n, proof } if n == node => {
-                if !shared
-                    .security
-                    .verify_proof(&conn, Role::Acceptor, node, proof.as_ref())
-                {
-                    conn.close(CLOSE_REFUSED.into(), b"refused");
-                    return Err(HandshakeError::Refused(format!(
-                        "node {node} did not prove the federation secret"
-                    )));
-                }
-                guard.disarm();
-                register(&shared, node, conn, send, recv);
-                Ok(())
+        let verdict = hello::on_answer(node, &answer, |proof| {
+            shared
+                .security
+                .verify_proof(&conn, Role::Acceptor, node, proof)
+        });
+        if let Err(reason) = verdict {
+            if matches!(answer, Frame::HelloAck { .. }) {
+                conn.close(CLOSE_REFUSED.into(), b"refused");
             }
-            Frame::Refused { reason } => Err(HandshakeError::Refused(format!(
-                "refused by {node}: {reason}"
-            ))),
-            other => Err(HandshakeError::Refused(format!(
-                "unexpected answer to Hello: {other:?}"
-            ))),
+            return Err(HandshakeError::Refused(reason.0));
         }
+        guard.disarm();
+        register(&shared, node, conn, send, recv);
+        Ok(())
     };
     let addr = info.source;
     // On timeout the future is dropped, and with it the connection attempt (quinn closes a
