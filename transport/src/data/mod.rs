@@ -7,6 +7,9 @@
 //! messages exactly once and in order, asks for repairs with [`Nack`]s and reports a sender whose
 //! retransmit buffer no longer holds what it misses ([`RecvEvent::FellBehind`]). A
 //! [`CausalGate`] holds control messages until the data they follow has been delivered.
+//! [`chain`] holds the logic by which one sender's stream can be spread over several multicast
+//! groups (DDM cells, `docs/DDM.md`) and a receiver in some of them still knows what it is due;
+//! it is tested on its own and not wired into the sender and receiver yet.
 //!
 //! What it is not: it owns no socket, no clock and no thread. The shell passes `now` in, moves
 //! datagrams between sockets and these state machines, and carries [`Nack`]/[`Repair`] over QUIC.
@@ -79,6 +82,7 @@
 
 pub mod auth;
 mod best_effort_window;
+pub mod chain;
 mod gate;
 mod reassembly;
 mod receiver;
