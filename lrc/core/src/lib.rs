@@ -37,6 +37,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod cells;
 pub mod core;
 pub mod create_race;
 pub mod encoding;
