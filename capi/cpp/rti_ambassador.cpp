@@ -715,108 +715,187 @@ RTIambassadorImplementation::changeInteractionOrderType (InteractionClassHandle 
    call(hlm_change_interaction_order_type, _rti, number(theClass), int32_t(theType));
 }
 
-// ---------------------------------------------------------------- 9: DDM (not implemented)
+// ---------------------------------------------------------------- 9: DDM
+
+// Region handle numbers of a set, kept alive for a call.
+class Regions
+{
+public:
+   explicit Regions (RegionHandleSet const & regions)
+   {
+      for (RegionHandle const & r : regions)
+         _v.push_back(RegionHandleFriend::value(r));
+   }
+   hlm_regions regions () const { return hlm_regions{_v.data(), _v.size()}; }
+
+private:
+   std::vector<uint64_t> _v;
+};
+
+// (attributes, regions) pairs, kept alive for a call.
+class RegionPairs
+{
+public:
+   explicit RegionPairs (AttributeHandleSetRegionHandleSetPairVector const & pairs)
+   {
+      for (auto const & p : pairs)
+      {
+         _attrs.emplace_back();
+         for (AttributeHandle const & a : p.first)
+            _attrs.back().push_back(number(a));
+         _regions.emplace_back();
+         for (RegionHandle const & r : p.second)
+            _regions.back().push_back(RegionHandleFriend::value(r));
+      }
+      for (size_t i = 0; i < _attrs.size(); ++i)
+         _v.push_back(hlm_region_pair{hlm_handles{_attrs[i].data(), _attrs[i].size()},
+                                      hlm_regions{_regions[i].data(), _regions[i].size()}});
+   }
+   hlm_region_pairs pairs () const { return hlm_region_pairs{_v.data(), _v.size()}; }
+
+private:
+   std::vector<std::vector<uint32_t>> _attrs;
+   std::vector<std::vector<uint64_t>> _regions;
+   std::vector<hlm_region_pair> _v;
+};
 
 RegionHandle
-RTIambassadorImplementation::createRegion (DimensionHandleSet const &)
+RTIambassadorImplementation::createRegion (DimensionHandleSet const & theDimensions)
 {
-   notImplemented(L"createRegion");
+   Numbers d(theDimensions);
+   uint64_t h = 0;
+   call(hlm_create_region, _rti, d.handles(), &h);
+   return RegionHandleFriend::fromValue(h);
 }
 
 void
-RTIambassadorImplementation::commitRegionModifications (RegionHandleSet const &)
+RTIambassadorImplementation::commitRegionModifications (RegionHandleSet const & theRegionHandleSet)
 {
-   notImplemented(L"commitRegionModifications");
+   Regions r(theRegionHandleSet);
+   call(hlm_commit_region_modifications, _rti, r.regions());
 }
 
 void
-RTIambassadorImplementation::deleteRegion (RegionHandle const &)
+RTIambassadorImplementation::deleteRegion (RegionHandle const & theRegion)
 {
-   notImplemented(L"deleteRegion");
+   call(hlm_delete_region, _rti, uint64_t(RegionHandleFriend::value(theRegion)));
 }
 
 ObjectInstanceHandle
 RTIambassadorImplementation::registerObjectInstanceWithRegions (
-   ObjectClassHandle, AttributeHandleSetRegionHandleSetPairVector const &)
+   ObjectClassHandle theClass,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector)
 {
-   notImplemented(L"registerObjectInstanceWithRegions");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   uint64_t h = 0;
+   call(hlm_register_object_instance_with_regions, _rti, number(theClass), p.pairs(), &h);
+   return ObjectInstanceHandleFriend::fromValue(h);
 }
 
 ObjectInstanceHandle
 RTIambassadorImplementation::registerObjectInstanceWithRegions (
-   ObjectClassHandle, AttributeHandleSetRegionHandleSetPairVector const &, std::wstring const &)
+   ObjectClassHandle theClass,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector,
+   std::wstring const & theObjectInstanceName)
 {
-   notImplemented(L"registerObjectInstanceWithRegions");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   Utf8 name(theObjectInstanceName);
+   uint64_t h = 0;
+   call(hlm_register_object_instance_with_regions_and_name, _rti, number(theClass), p.pairs(),
+        name.str(), &h);
+   return ObjectInstanceHandleFriend::fromValue(h);
 }
 
 void
 RTIambassadorImplementation::associateRegionsForUpdates (
-   ObjectInstanceHandle, AttributeHandleSetRegionHandleSetPairVector const &)
+   ObjectInstanceHandle theObject,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector)
 {
-   notImplemented(L"associateRegionsForUpdates");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   call(hlm_associate_regions_for_updates, _rti, object(theObject), p.pairs());
 }
 
 void
 RTIambassadorImplementation::unassociateRegionsForUpdates (
-   ObjectInstanceHandle, AttributeHandleSetRegionHandleSetPairVector const &)
+   ObjectInstanceHandle theObject,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector)
 {
-   notImplemented(L"unassociateRegionsForUpdates");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   call(hlm_unassociate_regions_for_updates, _rti, object(theObject), p.pairs());
 }
 
 void
 RTIambassadorImplementation::subscribeObjectClassAttributesWithRegions (
-   ObjectClassHandle, AttributeHandleSetRegionHandleSetPairVector const &, bool,
-   std::wstring const &)
+   ObjectClassHandle theClass,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector,
+   bool active, std::wstring const & updateRateDesignator)
 {
-   notImplemented(L"subscribeObjectClassAttributesWithRegions");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   Utf8 rate(updateRateDesignator);
+   call(hlm_subscribe_object_class_attributes_with_regions, _rti, number(theClass), p.pairs(),
+        int32_t(active ? 1 : 0), rate.str());
 }
 
 void
 RTIambassadorImplementation::unsubscribeObjectClassAttributesWithRegions (
-   ObjectClassHandle, AttributeHandleSetRegionHandleSetPairVector const &)
+   ObjectClassHandle theClass,
+   AttributeHandleSetRegionHandleSetPairVector const & theAttributeHandleSetRegionHandleSetPairVector)
 {
-   notImplemented(L"unsubscribeObjectClassAttributesWithRegions");
+   RegionPairs p(theAttributeHandleSetRegionHandleSetPairVector);
+   call(hlm_unsubscribe_object_class_attributes_with_regions, _rti, number(theClass), p.pairs());
 }
 
 void
-RTIambassadorImplementation::subscribeInteractionClassWithRegions (InteractionClassHandle,
-                                                                   RegionHandleSet const &, bool)
+RTIambassadorImplementation::subscribeInteractionClassWithRegions (
+   InteractionClassHandle theClass, RegionHandleSet const & theRegionHandleSet, bool active)
 {
-   notImplemented(L"subscribeInteractionClassWithRegions");
+   Regions r(theRegionHandleSet);
+   call(hlm_subscribe_interaction_class_with_regions, _rti, number(theClass), r.regions(),
+        int32_t(active ? 1 : 0));
 }
 
 void
-RTIambassadorImplementation::unsubscribeInteractionClassWithRegions (InteractionClassHandle,
-                                                                     RegionHandleSet const &)
+RTIambassadorImplementation::unsubscribeInteractionClassWithRegions (
+   InteractionClassHandle theClass, RegionHandleSet const & theRegionHandleSet)
 {
-   notImplemented(L"unsubscribeInteractionClassWithRegions");
+   Regions r(theRegionHandleSet);
+   call(hlm_unsubscribe_interaction_class_with_regions, _rti, number(theClass), r.regions());
 }
 
 void
-RTIambassadorImplementation::sendInteractionWithRegions (InteractionClassHandle,
-                                                         ParameterHandleValueMap const &,
-                                                         RegionHandleSet const &,
-                                                         VariableLengthData const &)
+RTIambassadorImplementation::sendInteractionWithRegions (
+   InteractionClassHandle theInteraction, ParameterHandleValueMap const & theParameterValues,
+   RegionHandleSet const & theRegionHandleSet, VariableLengthData const & theUserSuppliedTag)
 {
-   notImplemented(L"sendInteractionWithRegions");
+   Values v(theParameterValues);
+   Regions r(theRegionHandleSet);
+   call(hlm_send_interaction_with_regions, _rti, number(theInteraction), v.values(), r.regions(),
+        bytes(theUserSuppliedTag));
 }
 
 MessageRetractionHandle
-RTIambassadorImplementation::sendInteractionWithRegions (InteractionClassHandle,
-                                                         ParameterHandleValueMap const &,
-                                                         RegionHandleSet const &,
-                                                         VariableLengthData const &,
-                                                         LogicalTime const &)
+RTIambassadorImplementation::sendInteractionWithRegions (
+   InteractionClassHandle theInteraction, ParameterHandleValueMap const & theParameterValues,
+   RegionHandleSet const & theRegionHandleSet, VariableLengthData const & theUserSuppliedTag,
+   LogicalTime const & theTime)
 {
-   notImplemented(L"sendInteractionWithRegions");
+   Values v(theParameterValues);
+   Regions r(theRegionHandleSet);
+   uint64_t h = 0;
+   call(hlm_send_interaction_with_regions_and_time, _rti, number(theInteraction), v.values(),
+        r.regions(), bytes(theUserSuppliedTag), timeOf(theTime), &h);
+   return MessageRetractionHandleFriend::fromValue(h);
 }
 
 void
 RTIambassadorImplementation::requestAttributeValueUpdateWithRegions (
-   ObjectClassHandle, AttributeHandleSetRegionHandleSetPairVector const &,
-   VariableLengthData const &)
+   ObjectClassHandle theClass,
+   AttributeHandleSetRegionHandleSetPairVector const & theSet,
+   VariableLengthData const & theUserSuppliedTag)
 {
-   notImplemented(L"requestAttributeValueUpdateWithRegions");
+   RegionPairs p(theSet);
+   call(hlm_request_attribute_value_update_with_regions, _rti, number(theClass), p.pairs(),
+        bytes(theUserSuppliedTag));
 }
 
 // ---------------------------------------------------------------- 10: support services
@@ -1065,21 +1144,32 @@ RTIambassadorImplementation::getDimensionUpperBound (DimensionHandle theHandle)
 }
 
 DimensionHandleSet
-RTIambassadorImplementation::getDimensionHandleSet (RegionHandle)
+RTIambassadorImplementation::getDimensionHandleSet (RegionHandle theRegionHandle)
 {
-   notImplemented(L"getDimensionHandleSet");
+   hlm_handle_list l = {nullptr, 0};
+   call(hlm_get_dimension_handle_set, _rti, uint64_t(RegionHandleFriend::value(theRegionHandle)),
+        &l);
+   return takeDimensions(l);
 }
 
 RangeBounds
-RTIambassadorImplementation::getRangeBounds (RegionHandle, DimensionHandle)
+RTIambassadorImplementation::getRangeBounds (RegionHandle theRegionHandle,
+                                             DimensionHandle theDimensionHandle)
 {
-   notImplemented(L"getRangeBounds");
+   hlm_range r = {0, 0};
+   call(hlm_get_range_bounds, _rti, uint64_t(RegionHandleFriend::value(theRegionHandle)),
+        number(theDimensionHandle), &r);
+   return RangeBounds(static_cast<unsigned long>(r.lower), static_cast<unsigned long>(r.upper));
 }
 
 void
-RTIambassadorImplementation::setRangeBounds (RegionHandle, DimensionHandle, RangeBounds const &)
+RTIambassadorImplementation::setRangeBounds (RegionHandle theRegionHandle,
+                                             DimensionHandle theDimensionHandle,
+                                             RangeBounds const & theRangeBounds)
 {
-   notImplemented(L"setRangeBounds");
+   call(hlm_set_range_bounds, _rti, uint64_t(RegionHandleFriend::value(theRegionHandle)),
+        number(theDimensionHandle), uint64_t(theRangeBounds.getLowerBound()),
+        uint64_t(theRangeBounds.getUpperBound()));
 }
 
 unsigned long

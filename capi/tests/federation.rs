@@ -109,7 +109,7 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
         "ok AttributeScopeAdvisorySwitchIsOn",
         "ok NameNotFound",
         "ok DDM support services",
-        "ok not implemented createRegion",
+        "ok DDM regions",
         "ok ObjectClassNotPublished",
         "ok InvalidUpdateRateDesignator",
         "ok getUpdateRateValueForAttribute",

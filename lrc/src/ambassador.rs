@@ -11,10 +11,13 @@
 //! thread hand-off either: the evoked model is the fast one for a federate whose main loop waits
 //! for its grants.
 //!
-//! Data Distribution Management (clause 9) is there only in its first layer: the support
-//! services on the FDD's dimensions (10.26–10.32: [`RtiAmbassador::get_dimension_handle`] …
-//! [`RtiAmbassador::normalize_service_group`]). Regions, range bounds and the region-based
-//! services are not implemented yet.
+//! Data Distribution Management (clause 9): the support services on the FDD's dimensions
+//! (10.26–10.32: [`RtiAmbassador::get_dimension_handle`] …
+//! [`RtiAmbassador::normalize_service_group`]), regions and range bounds
+//! ([`RtiAmbassador::create_region`], [`RtiAmbassador::set_range_bounds`],
+//! [`RtiAmbassador::commit_region_modifications`], …) and every region-based service of 9.5–9.13,
+//! with exact overlap filtering at the receiving LRC ([`crate::core::regions`]). Not there yet:
+//! per-cell multicast groups (the network still carries every update to every LRC).
 
 use std::cell::Cell;
 use std::path::Path;
@@ -25,6 +28,7 @@ use std::time::{Duration, Instant};
 use crate::callback_queue::{Amb, CallbackQueue};
 pub use crate::core::advisory::AdvisorySwitch;
 use crate::core::mom::CallbackQueueView;
+pub use crate::core::regions::{AttrRegionPairs, RangeBounds};
 pub use crate::core::restore::{RestoreFailureReason, RestoreStatus};
 use crate::core::save::SaveReport;
 pub use crate::core::save::{SaveFailureReason, SaveStatus};
@@ -38,6 +42,7 @@ use crate::fom::{Fdd, LookupError, OrderType};
 use crate::handles::{
     AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
     MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    RegionHandle,
 };
 use crate::node::{Delivery, Lrc};
 pub use hlamesh_timesync::TimeKind;
@@ -2094,6 +2099,362 @@ impl RtiAmbassador {
     pub fn normalize_service_group(&self, g: ServiceGroup) -> RtiResult<u64> {
         self.member()?;
         Ok(u64::from(g as u32))
+    }
+
+    /// Runs a DDM service on the core under the LRC's lock, reported to the MOM like the
+    /// others (`args` only when this federate's service reporting is on).
+    fn ddm<T: std::fmt::Debug>(
+        &self,
+        service: &str,
+        paced: bool,
+        args: impl FnOnce() -> Vec<String>,
+        op: impl FnOnce(&mut FederationCore, FederateHandle) -> RtiResult<T>,
+    ) -> RtiResult<T> {
+        let (lrc, fed, h) = self.member()?;
+        let run = |c: &mut FederationCore| {
+            let args = c.mom_supplied(h, args);
+            c.mom_reported(h, service, args, |c| op(c, h))
+        };
+        if paced {
+            lrc.with_core_paced(fed, run)
+        } else {
+            lrc.with_core(fed, run)
+        }
+    }
+
+    /// 9.2: creates a region over `dims` (`InvalidDimensionHandle`). Each dimension starts at
+    /// the FDD's default range for it (the full range where that is `Excluded`), committed.
+    /// Regions, their overlap and what the receiving LRC filters with them:
+    /// [`crate::core::regions`].
+    ///
+    /// ```no_run
+    /// # fn f(rti: &hlamesh_lrc::ambassador::RtiAmbassador) -> hlamesh_lrc::error::RtiResult<()> {
+    /// use hlamesh_lrc::ambassador::RangeBounds;
+    /// let x = rti.get_dimension_handle("X")?;
+    /// let vehicle = rti.get_object_class_handle("Vehicle")?;
+    /// let position = rti.get_attribute_handle(vehicle, "Position")?;
+    /// let near = rti.create_region(&[x])?;
+    /// rti.set_range_bounds(near, x, RangeBounds::new(0, 100))?;
+    /// rti.commit_region_modifications(&[near])?;
+    /// rti.subscribe_object_class_attributes_with_regions(vehicle, &[(vec![position], vec![near])], true)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn create_region(&self, dims: &[DimensionHandle]) -> RtiResult<RegionHandle> {
+        self.ddm(
+            "createRegion",
+            false,
+            || vec![format!("{dims:?}")],
+            |c, h| c.create_region(h, dims),
+        )
+    }
+
+    /// 9.3: the template ranges of `regions` (set with [`Self::set_range_bounds`]) take
+    /// effect: update regions are announced to the federation in this LRC's stream, in order
+    /// with the updates (`InvalidRegion`, `RegionNotCreatedByThisFederate`).
+    pub fn commit_region_modifications(&self, regions: &[RegionHandle]) -> RtiResult<()> {
+        self.ddm(
+            "commitRegionModifications",
+            true,
+            || vec![format!("{regions:?}")],
+            |c, h| c.commit_region_modifications(h, regions),
+        )
+    }
+
+    /// 9.4 (`RegionInUseForUpdateOrSubscription` while associated or subscribed with).
+    pub fn delete_region(&self, region: RegionHandle) -> RtiResult<()> {
+        self.ddm(
+            "deleteRegion",
+            false,
+            || vec![format!("{region:?}")],
+            |c, h| c.delete_region(h, region),
+        )
+    }
+
+    /// 9.5 without a name: registers an instance with update regions for attributes
+    /// (`InvalidRegionContext` for a region with a dimension an attribute cannot use).
+    pub fn register_object_instance_with_regions(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+    ) -> RtiResult<ObjectInstanceHandle> {
+        self.ddm(
+            "registerObjectInstanceWithRegions",
+            true,
+            || vec![format!("{class:?}"), format!("{pairs:?}")],
+            |c, h| c.register_object_instance_with_regions(h, class, pairs, None),
+        )
+    }
+
+    /// 9.5 with a name this federate reserved.
+    pub fn register_object_instance_with_regions_and_name(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        name: &str,
+    ) -> RtiResult<ObjectInstanceHandle> {
+        self.ddm(
+            "registerObjectInstanceWithRegions",
+            true,
+            || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{pairs:?}"),
+                    format!("{name:?}"),
+                ]
+            },
+            |c, h| c.register_object_instance_with_regions(h, class, pairs, Some(name)),
+        )
+    }
+
+    /// 9.6: associates update regions with attributes of an instance (added to earlier ones).
+    pub fn associate_regions_for_updates(
+        &self,
+        object: ObjectInstanceHandle,
+        pairs: &AttrRegionPairs,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "associateRegionsForUpdates",
+            true,
+            || vec![format!("{object:?}"), format!("{pairs:?}")],
+            |c, h| c.associate_regions_for_updates(h, object, pairs),
+        )
+    }
+
+    /// 9.7: removes update-region associations (an attribute left with none is in the
+    /// default region, which overlaps everything).
+    pub fn unassociate_regions_for_updates(
+        &self,
+        object: ObjectInstanceHandle,
+        pairs: &AttrRegionPairs,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "unassociateRegionsForUpdates",
+            true,
+            || vec![format!("{object:?}"), format!("{pairs:?}")],
+            |c, h| c.unassociate_regions_for_updates(h, object, pairs),
+        )
+    }
+
+    /// 9.8 (`active = false` is the passive variant): adds region subscriptions; the federate
+    /// discovers and reflects an instance's attributes only where an update region overlaps.
+    pub fn subscribe_object_class_attributes_with_regions(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        active: bool,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "subscribeObjectClassAttributesWithRegions",
+            false,
+            || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{pairs:?}"),
+                    format!("{active:?}"),
+                ]
+            },
+            |c, h| c.subscribe_object_class_attributes_with_regions(h, class, pairs, active, None),
+        )
+    }
+
+    /// 9.8 with an update rate designator (as [`Self::subscribe_object_class_attributes_with_rate`]).
+    pub fn subscribe_object_class_attributes_with_regions_and_rate(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        active: bool,
+        rate: &str,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "subscribeObjectClassAttributesWithRegions",
+            false,
+            || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{pairs:?}"),
+                    format!("{active:?}"),
+                    format!("{rate:?}"),
+                ]
+            },
+            |c, h| {
+                c.subscribe_object_class_attributes_with_regions(
+                    h,
+                    class,
+                    pairs,
+                    active,
+                    Some(rate),
+                )
+            },
+        )
+    }
+
+    /// 9.9.
+    pub fn unsubscribe_object_class_attributes_with_regions(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "unsubscribeObjectClassAttributesWithRegions",
+            false,
+            || vec![format!("{class:?}"), format!("{pairs:?}")],
+            |c, h| c.unsubscribe_object_class_attributes_with_regions(h, class, pairs),
+        )
+    }
+
+    /// 9.10 (`active = false` is the passive variant).
+    pub fn subscribe_interaction_class_with_regions(
+        &self,
+        ic: InteractionClassHandle,
+        regions: &[RegionHandle],
+        active: bool,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "subscribeInteractionClassWithRegions",
+            false,
+            || {
+                vec![
+                    format!("{ic:?}"),
+                    format!("{regions:?}"),
+                    format!("{active:?}"),
+                ]
+            },
+            |c, h| c.subscribe_interaction_class_with_regions(h, ic, regions, active),
+        )
+    }
+
+    /// 9.11.
+    pub fn unsubscribe_interaction_class_with_regions(
+        &self,
+        ic: InteractionClassHandle,
+        regions: &[RegionHandle],
+    ) -> RtiResult<()> {
+        self.ddm(
+            "unsubscribeInteractionClassWithRegions",
+            false,
+            || vec![format!("{ic:?}"), format!("{regions:?}")],
+            |c, h| c.unsubscribe_interaction_class_with_regions(h, ic, regions),
+        )
+    }
+
+    /// 9.12 (receive order): only federates with an overlapping subscription region (or a
+    /// subscription without regions) receive it.
+    pub fn send_interaction_with_regions(
+        &self,
+        ic: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        regions: &[RegionHandle],
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core_paced(fed, |c| {
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{ic:?}"),
+                    format!("{params:?}"),
+                    format!("{regions:?}"),
+                    format!("{tag:?}"),
+                ]
+            });
+            c.mom_reported(h, "sendInteractionWithRegions", args, |c| {
+                c.send_interaction_with_regions(h, ic, params, regions, tag.to_vec(), None)
+                    .map(drop)
+            })
+        })
+    }
+
+    /// 9.12 with a logical time (ordered like [`Self::send_interaction_with_time`]); returns
+    /// its retraction handle.
+    pub fn send_interaction_with_regions_and_time(
+        &self,
+        ic: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        regions: &[RegionHandle],
+        tag: &[u8],
+        time: Time,
+    ) -> RtiResult<MessageRetractionHandle> {
+        let (lrc, fed, h) = self.member()?;
+        let time = self.of_kind(time)?.encode().to_vec();
+        lrc.with_core_paced(fed, |c| {
+            let args = c.mom_supplied(h, || {
+                vec![
+                    format!("{ic:?}"),
+                    format!("{params:?}"),
+                    format!("{regions:?}"),
+                    format!("{tag:?}"),
+                    format!("{time:?}"),
+                ]
+            });
+            c.mom_reported(h, "sendInteractionWithRegions", args, |c| {
+                c.send_interaction_with_regions(h, ic, params, regions, tag.to_vec(), Some(time))
+                    .and_then(issued)
+            })
+        })
+    }
+
+    /// 9.13: asks the owners of instances of `class` whose update regions overlap the paired
+    /// regions to provide those attributes.
+    pub fn request_attribute_value_update_with_regions(
+        &self,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        tag: &[u8],
+    ) -> RtiResult<()> {
+        self.ddm(
+            "requestAttributeValueUpdateWithRegions",
+            false,
+            || {
+                vec![
+                    format!("{class:?}"),
+                    format!("{pairs:?}"),
+                    format!("{tag:?}"),
+                ]
+            },
+            |c, h| c.request_attribute_value_update_with_regions(h, class, pairs, tag.to_vec()),
+        )
+    }
+
+    /// 10.28: the dimensions of a region of this federate.
+    pub fn get_dimension_handle_set(
+        &self,
+        region: RegionHandle,
+    ) -> RtiResult<Vec<DimensionHandle>> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.get_dimension_handle_set(h, region))
+    }
+
+    /// 10.29: a region's range on a dimension, as last set (the template: a range set and not
+    /// committed yet is returned too) (`RegionDoesNotContainSpecifiedDimension`).
+    pub fn get_range_bounds(
+        &self,
+        region: RegionHandle,
+        dim: DimensionHandle,
+    ) -> RtiResult<RangeBounds> {
+        let (lrc, fed, h) = self.member()?;
+        lrc.with_core(fed, |c| c.get_range_bounds(h, region, dim))
+    }
+
+    /// 10.30: sets a region's template range on a dimension; it takes effect at
+    /// [`Self::commit_region_modifications`] (`InvalidRangeBound` unless
+    /// `lower < upper ≤` the dimension's upper bound).
+    pub fn set_range_bounds(
+        &self,
+        region: RegionHandle,
+        dim: DimensionHandle,
+        bounds: RangeBounds,
+    ) -> RtiResult<()> {
+        self.ddm(
+            "setRangeBounds",
+            false,
+            || {
+                vec![
+                    format!("{region:?}"),
+                    format!("{dim:?}"),
+                    format!("{bounds:?}"),
+                ]
+            },
+            |c, h| c.set_range_bounds(h, region, dim, bounds),
+        )
     }
 
     /// The merged FDD of the joined federation (for encoding helpers).

@@ -21,8 +21,10 @@ pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// Current format version (5: queued callbacks carry their retraction handle, and
 /// `request_retraction` may be among them; 6: the decision log is kept compacted, each
 /// decision with its number; 7: subscriptions keep their update rates; 8: each federate's MOM
-/// state and the federation's Auto-Provide switch, and ownership transfers the MOM made).
-pub const FORMAT_VERSION: u16 = 8;
+/// state and the federation's Auto-Provide switch, and ownership transfers the MOM made; 9: each
+/// federate's DDM regions, associations and region subscriptions, and the update regions its LRC
+/// knew).
+pub const FORMAT_VERSION: u16 = 9;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -285,6 +287,7 @@ mod tests {
             held: Vec::new(),
             requests: Vec::new(),
             mom: Default::default(),
+            regions: Default::default(),
         }
     }
 

@@ -161,6 +161,11 @@ typedef struct { const uint32_t *ptr; size_t len; } hlm_handles;
 typedef struct { uint32_t handle; const uint8_t *ptr; size_t len; } hlm_value;
 typedef struct { const hlm_value *ptr; size_t len; } hlm_values;
 typedef struct { const hlm_str *ptr; size_t len; } hlm_strs;
+/* DDM: region handles (64 bits), (attributes, regions) pairs, a range [lower, upper). */
+typedef struct { const uint64_t *ptr; size_t len; } hlm_regions;
+typedef struct { hlm_handles attributes; hlm_regions regions; } hlm_region_pair;
+typedef struct { const hlm_region_pair *ptr; size_t len; } hlm_region_pairs;
+typedef struct { uint64_t lower; uint64_t upper; } hlm_range;
 
 /* A logical time or interval. */
 #define HLM_TIME_NONE (-1)   /* no value (query_galt / query_lits with nothing to report) */
@@ -387,6 +392,24 @@ int32_t hlm_get_available_dimensions_for_interaction_class (hlm_rti *rti, uint32
 int32_t hlm_normalize_federate_handle (hlm_rti *rti, uint32_t federate, uint64_t *out, hlm_text *message);
 /* group: 0 FEDERATION_MANAGEMENT ... 6 SUPPORT_SERVICES */
 int32_t hlm_normalize_service_group (hlm_rti *rti, int32_t group, uint64_t *out, hlm_text *message);
+int32_t hlm_create_region (hlm_rti *rti, hlm_handles dimensions, uint64_t *out, hlm_text *message);
+int32_t hlm_commit_region_modifications (hlm_rti *rti, hlm_regions region_set, hlm_text *message);
+int32_t hlm_delete_region (hlm_rti *rti, uint64_t region, hlm_text *message);
+int32_t hlm_register_object_instance_with_regions (hlm_rti *rti, uint32_t object_class, hlm_region_pairs region_pairs, uint64_t *out, hlm_text *message);
+int32_t hlm_register_object_instance_with_regions_and_name (hlm_rti *rti, uint32_t object_class, hlm_region_pairs region_pairs, hlm_str name, uint64_t *out, hlm_text *message);
+int32_t hlm_associate_regions_for_updates (hlm_rti *rti, uint64_t object, hlm_region_pairs region_pairs, hlm_text *message);
+int32_t hlm_unassociate_regions_for_updates (hlm_rti *rti, uint64_t object, hlm_region_pairs region_pairs, hlm_text *message);
+/* rate: empty for none */
+int32_t hlm_subscribe_object_class_attributes_with_regions (hlm_rti *rti, uint32_t object_class, hlm_region_pairs region_pairs, int32_t active, hlm_str rate, hlm_text *message);
+int32_t hlm_unsubscribe_object_class_attributes_with_regions (hlm_rti *rti, uint32_t object_class, hlm_region_pairs region_pairs, hlm_text *message);
+int32_t hlm_subscribe_interaction_class_with_regions (hlm_rti *rti, uint32_t interaction_class, hlm_regions region_set, int32_t active, hlm_text *message);
+int32_t hlm_unsubscribe_interaction_class_with_regions (hlm_rti *rti, uint32_t interaction_class, hlm_regions region_set, hlm_text *message);
+int32_t hlm_send_interaction_with_regions (hlm_rti *rti, uint32_t interaction_class, hlm_values parameters, hlm_regions region_set, hlm_bytes tag, hlm_text *message);
+int32_t hlm_send_interaction_with_regions_and_time (hlm_rti *rti, uint32_t interaction_class, hlm_values parameters, hlm_regions region_set, hlm_bytes tag, hlm_time time, uint64_t *out, hlm_text *message);
+int32_t hlm_request_attribute_value_update_with_regions (hlm_rti *rti, uint32_t object_class, hlm_region_pairs region_pairs, hlm_bytes tag, hlm_text *message);
+int32_t hlm_get_dimension_handle_set (hlm_rti *rti, uint64_t region, hlm_handle_list *out, hlm_text *message);
+int32_t hlm_get_range_bounds (hlm_rti *rti, uint64_t region, uint32_t dimension, hlm_range *out, hlm_text *message);
+int32_t hlm_set_range_bounds (hlm_rti *rti, uint64_t region, uint32_t dimension, uint64_t lower, uint64_t upper, hlm_text *message);
 /* which: 0 object class relevance, 1 attribute relevance, 2 attribute scope, 3 interaction relevance */
 int32_t hlm_set_advisory_switch (hlm_rti *rti, int32_t which, int32_t on, hlm_text *message);
 /* out: 1 when more callbacks are pending */

@@ -195,6 +195,16 @@ pub fn class_of(e: &RtiError) -> (&'static str, &str) {
         RtiError::InvalidParameterHandle(m) => ("InvalidParameterHandle", m),
         RtiError::InvalidDimensionHandle(m) => ("InvalidDimensionHandle", m),
         RtiError::InvalidServiceGroup(m) => ("InvalidServiceGroup", m),
+        RtiError::InvalidRegion(m) => ("InvalidRegion", m),
+        RtiError::RegionNotCreatedByThisFederate(m) => ("RegionNotCreatedByThisFederate", m),
+        RtiError::RegionDoesNotContainSpecifiedDimension(m) => {
+            ("RegionDoesNotContainSpecifiedDimension", m)
+        }
+        RtiError::InvalidRangeBound(m) => ("InvalidRangeBound", m),
+        RtiError::InvalidRegionContext(m) => ("InvalidRegionContext", m),
+        RtiError::RegionInUseForUpdateOrSubscription(m) => {
+            ("RegionInUseForUpdateOrSubscription", m)
+        }
         RtiError::CouldNotOpenFdd(m) => ("CouldNotOpenFDD", m),
         RtiError::CouldNotCreateLogicalTimeFactory(m) => ("CouldNotCreateLogicalTimeFactory", m),
         RtiError::ErrorReadingFdd(m) => ("ErrorReadingFDD", m),

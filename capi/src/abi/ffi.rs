@@ -70,6 +70,47 @@ pub struct HlmStrs {
     pub len: usize,
 }
 
+/// 64-bit region handles borrowed from the caller (`hlm_regions`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HlmRegions {
+    /// First handle (may be NULL when `len` is 0).
+    pub ptr: *const u64,
+    /// Count.
+    pub len: usize,
+}
+
+/// One (attributes, regions) pair (`hlm_region_pair`): the standard's
+/// `AttributeHandleSetRegionHandleSetPair`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HlmRegionPair {
+    /// Attribute handles.
+    pub attributes: HlmHandles,
+    /// Region handles.
+    pub regions: HlmRegions,
+}
+
+/// Pairs borrowed from the caller (`hlm_region_pairs`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HlmRegionPairs {
+    /// First pair.
+    pub ptr: *const HlmRegionPair,
+    /// Count.
+    pub len: usize,
+}
+
+/// A region's range on one dimension (`hlm_range`), written to an `out` parameter.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HlmRange {
+    /// Inclusive lower bound.
+    pub lower: u64,
+    /// Exclusive upper bound.
+    pub upper: u64,
+}
+
 /// `hlm_time`: a logical time or interval of either standard kind, or none.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,6 +370,30 @@ impl FromC for HlmHandles {
     }
 }
 
+impl FromC for HlmRegions {
+    type Out = Vec<u64>;
+    const C: &'static str = "hlm_regions";
+    unsafe fn to_rust(self) -> RtiResult<Vec<u64>> {
+        // SAFETY: forwarded contract of `to_rust`.
+        Ok(unsafe { items(self.ptr, self.len) }?.to_vec())
+    }
+}
+
+impl FromC for HlmRegionPairs {
+    type Out = Vec<(Vec<u32>, Vec<u64>)>;
+    const C: &'static str = "hlm_region_pairs";
+    unsafe fn to_rust(self) -> RtiResult<Vec<(Vec<u32>, Vec<u64>)>> {
+        // SAFETY: forwarded contract of `to_rust`.
+        let ps = unsafe { items(self.ptr, self.len) }?;
+        let mut out = Vec::with_capacity(ps.len());
+        for p in ps {
+            // SAFETY: forwarded contract of `to_rust` (each pair's two lists).
+            out.push(unsafe { (p.attributes.to_rust()?, p.regions.to_rust()?) });
+        }
+        Ok(out)
+    }
+}
+
 impl FromC for HlmValues {
     type Out = Vec<(u32, Vec<u8>)>;
     const C: &'static str = "hlm_values";
@@ -381,6 +446,9 @@ impl ToC for HlmTime {
 }
 impl ToC for HlmText {
     const C: &'static str = "hlm_text";
+}
+impl ToC for HlmRange {
+    const C: &'static str = "hlm_range";
 }
 impl ToC for HlmHandleList {
     const C: &'static str = "hlm_handle_list";

@@ -13,13 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use hlamesh_lrc::ambassador::{CallbackModel, RtiAmbassador, ServiceGroup, TimeKind};
+use hlamesh_lrc::ambassador::{CallbackModel, RangeBounds, RtiAmbassador, ServiceGroup, TimeKind};
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::{RtiError, RtiResult};
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
     AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
     MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    RegionHandle,
 };
 use hlamesh_lrc::node::Lrc;
 
@@ -29,8 +30,8 @@ use crate::abi::callbacks::{
 use crate::abi::designator::{Settings, parse_designator};
 use crate::abi::exceptions::code_and_message;
 use crate::abi::ffi::{
-    FromC, HlmBytes, HlmHandleList, HlmHandles, HlmStr, HlmStrs, HlmText, HlmTime, HlmValues,
-    TIME_FLOAT64, TIME_INTEGER64, ToC,
+    FromC, HlmBytes, HlmHandleList, HlmHandles, HlmRange, HlmRegionPairs, HlmRegions, HlmStr,
+    HlmStrs, HlmText, HlmTime, HlmValues, TIME_FLOAT64, TIME_INTEGER64, ToC,
 };
 
 /// `hlm_rti`: one federate's ambassador as C sees it (opaque).
@@ -214,6 +215,12 @@ fn param_values(v: Vec<(u32, Vec<u8>)>) -> Vec<(ParameterHandle, Vec<u8>)> {
     v.into_iter()
         .map(|(h, b)| (ParameterHandle(h), b))
         .collect()
+}
+fn regions(v: Vec<u64>) -> Vec<RegionHandle> {
+    v.into_iter().map(RegionHandle).collect()
+}
+fn pairs(v: Vec<(Vec<u32>, Vec<u64>)>) -> Vec<(Vec<AttributeHandle>, Vec<RegionHandle>)> {
+    v.into_iter().map(|(a, r)| (attrs(a), regions(r))).collect()
 }
 fn s(v: Option<String>) -> String {
     v.unwrap_or_default()
@@ -837,6 +844,87 @@ services! {
             .map_err(|_| RtiError::InvalidServiceGroup(format!("service group {group} (0 to 6)")))
             .and_then(ServiceGroup::from_code)?;
         r.read()?.normalize_service_group(group)
+    }
+    /// 9.2: `out` is the region handle.
+    fn hlm_create_region(r, dimensions: HlmHandles) -> u64 {
+        let dims: Vec<DimensionHandle> = dimensions.into_iter().map(DimensionHandle).collect();
+        r.read()?.create_region(&dims).map(|h| h.0)
+    }
+    /// 9.3.
+    fn hlm_commit_region_modifications(r, region_set: HlmRegions) {
+        r.read()?.commit_region_modifications(&regions(region_set))
+    }
+    /// 9.4.
+    fn hlm_delete_region(r, region: u64) {
+        r.read()?.delete_region(RegionHandle(region))
+    }
+    /// 9.5; `out` is the instance handle.
+    fn hlm_register_object_instance_with_regions(r, object_class: u32, region_pairs: HlmRegionPairs) -> u64 {
+        r.read()?.register_object_instance_with_regions(oc(object_class), &pairs(region_pairs)).map(|h| h.0)
+    }
+    /// 9.5 with a name.
+    fn hlm_register_object_instance_with_regions_and_name(r, object_class: u32, region_pairs: HlmRegionPairs, name: HlmStr) -> u64 {
+        r.read()?
+            .register_object_instance_with_regions_and_name(oc(object_class), &pairs(region_pairs), &s(name))
+            .map(|h| h.0)
+    }
+    /// 9.6.
+    fn hlm_associate_regions_for_updates(r, object: u64, region_pairs: HlmRegionPairs) {
+        r.read()?.associate_regions_for_updates(obj(object), &pairs(region_pairs))
+    }
+    /// 9.7.
+    fn hlm_unassociate_regions_for_updates(r, object: u64, region_pairs: HlmRegionPairs) {
+        r.read()?.unassociate_regions_for_updates(obj(object), &pairs(region_pairs))
+    }
+    /// 9.8 (`rate` empty: none, as the C++ API's default).
+    fn hlm_subscribe_object_class_attributes_with_regions(r, object_class: u32, region_pairs: HlmRegionPairs, active: i32, rate: HlmStr) {
+        let (c, p) = (oc(object_class), pairs(region_pairs));
+        match s(rate) {
+            rate if rate.is_empty() => r.read()?.subscribe_object_class_attributes_with_regions(c, &p, active != 0),
+            rate => r.read()?.subscribe_object_class_attributes_with_regions_and_rate(c, &p, active != 0, &rate),
+        }
+    }
+    /// 9.9.
+    fn hlm_unsubscribe_object_class_attributes_with_regions(r, object_class: u32, region_pairs: HlmRegionPairs) {
+        r.read()?.unsubscribe_object_class_attributes_with_regions(oc(object_class), &pairs(region_pairs))
+    }
+    /// 9.10.
+    fn hlm_subscribe_interaction_class_with_regions(r, interaction_class: u32, region_set: HlmRegions, active: i32) {
+        r.read()?.subscribe_interaction_class_with_regions(ic(interaction_class), &regions(region_set), active != 0)
+    }
+    /// 9.11.
+    fn hlm_unsubscribe_interaction_class_with_regions(r, interaction_class: u32, region_set: HlmRegions) {
+        r.read()?.unsubscribe_interaction_class_with_regions(ic(interaction_class), &regions(region_set))
+    }
+    /// 9.12.
+    fn hlm_send_interaction_with_regions(r, interaction_class: u32, parameters: HlmValues, region_set: HlmRegions, tag: HlmBytes) {
+        r.read()?.send_interaction_with_regions(ic(interaction_class), param_values(parameters), &regions(region_set), &tag)
+    }
+    /// 9.12 with a time; `out` is the message retraction handle.
+    fn hlm_send_interaction_with_regions_and_time(r, interaction_class: u32, parameters: HlmValues, region_set: HlmRegions, tag: HlmBytes, time: HlmTime) -> u64 {
+        r.read()?
+            .send_interaction_with_regions_and_time(ic(interaction_class), param_values(parameters), &regions(region_set), &tag, time.time()?)
+            .map(|h| h.0)
+    }
+    /// 9.13.
+    fn hlm_request_attribute_value_update_with_regions(r, object_class: u32, region_pairs: HlmRegionPairs, tag: HlmBytes) {
+        r.read()?.request_attribute_value_update_with_regions(oc(object_class), &pairs(region_pairs), &tag)
+    }
+    /// 10.28 (the C++ API's 10.33 getDimensionHandleSet of a region).
+    fn hlm_get_dimension_handle_set(r, region: u64) -> HlmHandleList {
+        r.read()?
+            .get_dimension_handle_set(RegionHandle(region))
+            .map(|v| HlmHandleList::new(v.iter().map(|d| d.0).collect()))
+    }
+    /// 10.29.
+    fn hlm_get_range_bounds(r, region: u64, dimension: u32) -> HlmRange {
+        r.read()?
+            .get_range_bounds(RegionHandle(region), DimensionHandle(dimension))
+            .map(|b| HlmRange { lower: b.lower, upper: b.upper })
+    }
+    /// 10.30.
+    fn hlm_set_range_bounds(r, region: u64, dimension: u32, lower: u64, upper: u64) {
+        r.read()?.set_range_bounds(RegionHandle(region), DimensionHandle(dimension), RangeBounds::new(lower, upper))
     }
     /// 10.31–10.38: the four advisory switches (`which`: 0 object class relevance, 1 attribute
     /// relevance, 2 attribute scope, 3 interaction relevance).

@@ -774,17 +774,74 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
             say("ok DDM support services");
          }
       }
-      // DDM is not implemented yet: the standard's RTIinternalError with a message saying so.
-      try
+      // DDM regions on the standard MIM's HLAfederate dimension: template and commit, the
+      // exceptions, and a region in use by a subscription.
       {
-         rti.createRegion(DimensionHandleSet());
-         fail("createRegion did not throw");
-      }
-      catch (RTIinternalError const & e)
-      {
-         if (narrow(e.what()).find("not implemented in hlamesh yet") == std::string::npos)
-            fail("createRegion: " + narrow(e.what()));
-         say("ok not implemented createRegion");
+         DimensionHandle federate = rti.getDimensionHandle(L"HLAfederate");
+         InteractionClassHandle report = rti.getInteractionClassHandle(
+            L"HLAmanager.HLAfederate.HLAreport.HLAreportObjectClassPublication");
+         DimensionHandleSet dims;
+         dims.insert(federate);
+         RegionHandle region = rti.createRegion(dims);
+         DimensionHandleSet got = rti.getDimensionHandleSet(region);
+         if (got.size() != 1 || got.count(federate) != 1)
+            fail("getDimensionHandleSet");
+         rti.setRangeBounds(region, federate, RangeBounds(3, 9));
+         RangeBounds b = rti.getRangeBounds(region, federate);
+         if (b.getLowerBound() != 3 || b.getUpperBound() != 9)
+            fail("getRangeBounds after setRangeBounds");
+         RegionHandleSet regions;
+         regions.insert(region);
+         rti.commitRegionModifications(regions);
+         try
+         {
+            rti.setRangeBounds(region, federate, RangeBounds(5, 5));
+            fail("an empty range did not throw");
+         }
+         catch (InvalidRangeBound const &)
+         {
+         }
+         try
+         {
+            rti.getRangeBounds(region, rti.getDimensionHandle(L"HLAserviceGroup"));
+            fail("a dimension the region lacks did not throw");
+         }
+         catch (RegionDoesNotContainSpecifiedDimension const &)
+         {
+         }
+         try
+         {
+            // Car.Colour has no dimensions: no region fits it.
+            AttributeHandleSet colour;
+            colour.insert(h.colour);
+            AttributeHandleSetRegionHandleSetPairVector pairs;
+            pairs.push_back(std::make_pair(colour, regions));
+            rti.subscribeObjectClassAttributesWithRegions(h.car, pairs);
+            fail("a region out of its attribute's context did not throw");
+         }
+         catch (InvalidRegionContext const &)
+         {
+         }
+         rti.subscribeInteractionClassWithRegions(report, regions);
+         try
+         {
+            rti.deleteRegion(region);
+            fail("deleting a region in use did not throw");
+         }
+         catch (RegionInUseForUpdateOrSubscription const &)
+         {
+         }
+         rti.unsubscribeInteractionClassWithRegions(report, regions);
+         rti.deleteRegion(region);
+         try
+         {
+            rti.getDimensionHandleSet(region);
+            fail("a deleted region did not throw");
+         }
+         catch (InvalidRegion const &)
+         {
+            say("ok DDM regions");
+         }
       }
       try
       {

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use hlamesh_lrc::core::regions::{Extent, RangeBounds};
 use hlamesh_lrc::core::restore::{SavedMember, SavedMembership};
 use hlamesh_lrc::core::save::{SavedFederateState, SavedInstance};
 use hlamesh_lrc::core::wire::{
@@ -18,8 +19,8 @@ use hlamesh_lrc::core::wire::{
 use hlamesh_lrc::encoding::dynamic::{self, Value};
 use hlamesh_lrc::fom::{Fdd, FomModule, STANDARD_MIM_XML};
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
-    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
+    MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_timesync::{TimeKind, TimeMessage};
 use hlamesh_transport::beacon_auth::BeaconAuth;
@@ -28,6 +29,15 @@ use hlamesh_transport::discovery::{Beacon, Claim, ClaimAck, Solicit};
 use hlamesh_transport::flow::AckPolicy;
 use hlamesh_transport::frame::Frame;
 use hlamesh_transport::{FederationKey, FederationTag, NodeId};
+
+/// A region's ranges on one dimension, as the wire carries them.
+fn extent(dim: u32, lower: u64, upper: u64) -> Extent {
+    Extent(
+        [(DimensionHandle(dim), RangeBounds::new(lower, upper))]
+            .into_iter()
+            .collect(),
+    )
+}
 
 struct Out {
     root: PathBuf,
@@ -461,6 +471,35 @@ fn lrc_wire(out: &mut Out) {
                 number: 3,
             },
         ),
+        (
+            "update-regions",
+            DataMsg::UpdateRegions {
+                object: obj,
+                producer: fed,
+                attrs: vec![(a(1), vec![extent(1, 10, 20)]), (a(2), Vec::new())],
+            },
+        ),
+        (
+            "interaction-in-regions",
+            DataMsg::InteractionInRegions {
+                class: InteractionClassHandle(2),
+                producer: fed,
+                params: vec![(ParameterHandle(1), b"hi".to_vec())],
+                tag: b"t".to_vec(),
+                time: None,
+                tso: false,
+                retraction: None,
+                regions: vec![extent(1, 0, 5), extent(2, 3, 4)],
+            },
+        ),
+        (
+            "request-update-in-regions",
+            DataMsg::RequestUpdateInRegions {
+                class: ObjectClassHandle(3),
+                attrs: vec![(vec![a(1)], vec![extent(1, 0, 100)])],
+                tag: Vec::new(),
+            },
+        ),
     ];
     for (name, m) in data {
         out.seed("lrc_wire", &format!("data-{name}"), &m.encode());
@@ -667,6 +706,7 @@ fn saved_state() -> SavedFederateState {
             service_reporting: Some(3),
             ..Default::default()
         },
+        regions: Default::default(),
     }
 }
 

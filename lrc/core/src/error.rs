@@ -175,6 +175,25 @@ pub enum RtiError {
     /// 10.32: the value is not one of the standard's seven service groups.
     #[error("InvalidServiceGroup: {0}")]
     InvalidServiceGroup(String),
+    /// 9.3–9.13, 10.28–10.30: the handle names no region that exists (never created, or
+    /// deleted).
+    #[error("InvalidRegion: {0}")]
+    InvalidRegion(String),
+    /// 9.3–9.13, 10.30: the region exists but another federate created it.
+    #[error("RegionNotCreatedByThisFederate: {0}")]
+    RegionNotCreatedByThisFederate(String),
+    /// 10.29, 10.30: the region does not specify that dimension.
+    #[error("RegionDoesNotContainSpecifiedDimension: {0}")]
+    RegionDoesNotContainSpecifiedDimension(String),
+    /// 10.30: lower bound not below the upper bound, or an upper bound above the dimension's.
+    #[error("InvalidRangeBound: {0}")]
+    InvalidRangeBound(String),
+    /// 9.5–9.13: a region specifies a dimension the attribute or interaction class cannot use.
+    #[error("InvalidRegionContext: {0}")]
+    InvalidRegionContext(String),
+    /// 9.4: the region is associated for updates or used in a subscription.
+    #[error("RegionInUseForUpdateOrSubscription: {0}")]
+    RegionInUseForUpdateOrSubscription(String),
 }
 
 impl RtiError {

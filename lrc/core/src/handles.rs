@@ -159,6 +159,51 @@ impl fmt::Display for ObjectInstanceHandle {
     }
 }
 
+/// A DDM region (9.2): the creating federate's handle in the high 32 bits and that federate's
+/// counter of created regions (1, 2, …) in the low 32 bits, so the creator's LRC allocates it
+/// with no round trip and it is unique in the federation execution. Encoded as 8 big-endian
+/// bytes, like [`ObjectInstanceHandle`]. Regions live at their creator's LRC (see
+/// `core::regions`); other LRCs see only the ranges of the update regions announced for an
+/// instance and of the regions an interaction was sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RegionHandle(pub u64);
+
+impl RegionHandle {
+    /// Length of the byte encoding.
+    pub const ENCODED_LEN: usize = 8;
+
+    /// The handle of the `counter`-th region `federate` created.
+    pub fn new(federate: FederateHandle, counter: u32) -> Self {
+        Self((u64::from(federate.0) << 32) | u64::from(counter))
+    }
+
+    /// The federate that created the region.
+    pub fn creator(self) -> FederateHandle {
+        FederateHandle((self.0 >> 32) as u32)
+    }
+
+    /// The creator's counter.
+    pub fn counter(self) -> u32 {
+        (self.0 & 0xffff_ffff) as u32
+    }
+
+    /// The federation-wide byte encoding (8 bytes, big-endian).
+    pub fn encode(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// Decodes bytes produced by [`Self::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<Self, HandleDecodeError> {
+        decode_federate_scoped(bytes).map(Self)
+    }
+}
+
+impl fmt::Display for RegionHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.creator(), self.counter())
+    }
+}
+
 /// A message retraction handle (8.21), returned by the timestamped update, interaction and
 /// delete services: the sending federate's handle in the high 32 bits and that federate's
 /// serial number of timestamped sends (1, 2, …) in the low 32 bits, so the sender's LRC issues

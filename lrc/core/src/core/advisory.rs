@@ -10,13 +10,14 @@
 //! difference becomes callbacks. While a switch is off the told set is frozen, so enabling it
 //! later reports exactly what changed since the federate last heard.
 //!
-//! Semantics (no DDM here, so regions never narrow anything):
+//! Semantics (DDM narrows only the scope advisories, see [`super::regions`]):
 //! - start/stop registration for class C: some *other* federate actively subscribes, at C or a
 //!   superclass, to an attribute this federate publishes for C;
 //! - turn updates on/off for (instance, attributes): among the attributes this federate owns,
 //!   those some other federate actively subscribes to at the instance's class or a superclass;
 //! - attributes in/out of scope for (instance, attributes): among the attributes a federate
-//!   subscribes to at the class it knows the instance as, those owned by *another* federate;
+//!   subscribes to at the class it knows the instance as, those owned by *another* federate
+//!   and, where it subscribes with regions, whose update regions overlap them;
 //! - turn interactions on/off: some other federate actively subscribes to the class or a
 //!   superclass.
 //!
@@ -360,7 +361,11 @@ impl FederationCore {
                 && let Some(subs) = lf.decl.subscribed_attrs(*known)
             {
                 for a in subs {
-                    if inst.owner_of(*a).is_some_and(|g| g != f) {
+                    // With regions, only where an update region overlaps a subscription
+                    // region (see `super::regions`).
+                    if inst.owner_of(*a).is_some_and(|g| g != f)
+                        && self.attr_in_region(fdd, f, *known, o, *a)
+                    {
                         scope.insert(*a);
                     }
                 }

@@ -144,7 +144,7 @@ use super::{Action, FederationCore};
 use crate::error::RtiError;
 
 impl FederationCore {
-    fn check_class_attrs(
+    pub(crate) fn check_class_attrs(
         &self,
         class: ObjectClassHandle,
         attrs: &[AttributeHandle],
@@ -159,6 +159,11 @@ impl FederationCore {
             })?;
         }
         Ok(())
+    }
+
+    /// `ObjectClassNotDefined` unless the FDD defines `class`.
+    pub(crate) fn check_class(&self, class: ObjectClassHandle) -> Result<(), RtiError> {
+        self.check_class_attrs(class, &[])
     }
 
     fn check_interaction(&self, ic: InteractionClassHandle) -> Result<(), RtiError> {
@@ -288,8 +293,26 @@ impl FederationCore {
             Some(name) => self.subscribed_rate(name)?,
             None => None,
         };
-        let interval_us = rate.as_ref().map(|r| r.interval_us);
         let set: BTreeSet<AttributeHandle> = attrs.iter().copied().collect();
+        // With region subscriptions to the class, this set is their default-region part
+        // (see `super::regions`).
+        let (set, active) = self
+            .region_sub_with_default(f, class, set.clone(), active)
+            .unwrap_or((set, active));
+        self.apply_object_subscription(f, class, set, active, rate)
+    }
+
+    /// Makes `set` the federate's whole subscription to `class` (empty: none), declares it and
+    /// discovers what it now may.
+    pub(crate) fn apply_object_subscription(
+        &mut self,
+        f: super::FederateHandle,
+        class: ObjectClassHandle,
+        set: BTreeSet<AttributeHandle>,
+        active: bool,
+        rate: Option<SubscribedRate>,
+    ) -> Result<(), RtiError> {
+        let interval_us = rate.as_ref().map(|r| r.interval_us);
         let lf = self.local_mut(f)?;
         match rate {
             Some(r) if !set.is_empty() => {
@@ -341,6 +364,29 @@ impl FederationCore {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "unsubscribeObjectClassAttributes")?;
         self.check_class_attrs(class, attrs.unwrap_or(&[]))?;
+        // With region subscriptions to the class, only its default-region part goes (see
+        // `super::regions`).
+        if let Some(sub) = self
+            .regions
+            .feds
+            .get(&f)
+            .and_then(|r| r.object_subs.get(&class))
+        {
+            let mut default = sub.default.clone();
+            match attrs {
+                None => default.clear(),
+                Some(a) => {
+                    for x in a {
+                        default.remove(x);
+                    }
+                }
+            }
+            let active = sub.default_active;
+            let rate = self.local(f)?.decl.rates.get(&class).cloned();
+            if let Some((set, active)) = self.region_sub_with_default(f, class, default, active) {
+                return self.apply_object_subscription(f, class, set, active, rate);
+            }
+        }
         let lf = self.local_mut(f)?;
         let mut remaining = Vec::new();
         let mut active = false;
@@ -392,11 +438,33 @@ impl FederationCore {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "subscribeInteractionClass")?;
         self.check_interaction(ic)?;
-        self.local_mut(f)?
-            .decl
-            .subscribed_interactions
-            .insert(ic, active);
-        self.declare(f, Declaration::SubscribeInteraction(ic, active));
+        let state = self
+            .region_interaction_with_default(f, ic, Some(active))
+            .unwrap_or(active);
+        self.set_interaction_subscription(f, ic, Some(state))
+    }
+
+    /// Records and declares the federate's subscription to `ic` (`Some(active)`) or its
+    /// absence (`None`).
+    pub(crate) fn set_interaction_subscription(
+        &mut self,
+        f: super::FederateHandle,
+        ic: InteractionClassHandle,
+        state: Option<bool>,
+    ) -> Result<(), RtiError> {
+        let subs = &mut self.local_mut(f)?.decl.subscribed_interactions;
+        match state {
+            Some(active) => {
+                subs.insert(ic, active);
+            }
+            None => {
+                subs.remove(&ic);
+            }
+        }
+        self.declare(
+            f,
+            Declaration::SubscribeInteraction(ic, state.unwrap_or(false)),
+        );
         Ok(())
     }
 
@@ -409,9 +477,9 @@ impl FederationCore {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "unsubscribeInteractionClass")?;
         self.check_interaction(ic)?;
-        self.local_mut(f)?.decl.subscribed_interactions.remove(&ic);
-        self.declare(f, Declaration::SubscribeInteraction(ic, false));
-        Ok(())
+        // Region subscriptions to the class stay (see `super::regions`).
+        let state = self.region_interaction_with_default(f, ic, None);
+        self.set_interaction_subscription(f, ic, state)
     }
 
     /// Queues a data message and applies it locally through the same path as remote data.
@@ -437,7 +505,9 @@ impl FederationCore {
         let hold = reliable
             && matches!(
                 msg,
-                DataMsg::Update { tso: true, .. } | DataMsg::Interaction { tso: true, .. }
+                DataMsg::Update { tso: true, .. }
+                    | DataMsg::Interaction { tso: true, .. }
+                    | DataMsg::InteractionInRegions { tso: true, .. }
             )
             && self.view.nodes.iter().filter(|n| **n != self.me).count() >= 2;
         let class = match &msg {
@@ -445,7 +515,9 @@ impl FederationCore {
                 .objects
                 .get(object)
                 .map(|i| super::DataClass::Object(i.class)),
-            DataMsg::Interaction { class, .. } => Some(super::DataClass::Interaction(*class)),
+            DataMsg::Interaction { class, .. } | DataMsg::InteractionInRegions { class, .. } => {
+                Some(super::DataClass::Interaction(*class))
+            }
             _ => None,
         };
         self.actions.push_back(Action::SendData {

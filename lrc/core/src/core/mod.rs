@@ -17,7 +17,8 @@
 //! [`update_rate`] (update rate designators: the reductions at sender and receiver and their
 //! deadlines), [`retraction`] (8.21 retract and 6.23 requestRetraction), [`mom`] (the Management
 //! Object Model: who maintains which `HLAmanager` instance, its values, the MOM interactions),
-//! [`wire`] (messages).
+//! [`regions`] (DDM: regions, update-region associations, region subscriptions and the overlap
+//! filter), [`wire`] (messages).
 
 pub mod advisory;
 pub mod compaction;
@@ -30,6 +31,7 @@ pub mod mom;
 pub mod objects;
 pub mod order_type;
 pub mod ownership;
+pub mod regions;
 pub mod resignation;
 pub mod restore;
 pub mod retraction;
@@ -577,6 +579,8 @@ pub struct FederationCore {
     pub(crate) rates: update_rate::UpdateRates,
     /// The Management Object Model's state: counters, report periods, handles (see [`mom`]).
     pub(crate) mom: mom::MomState,
+    /// DDM regions, associations and region subscriptions (see [`regions`]).
+    pub(crate) regions: regions::RegionState,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -642,6 +646,7 @@ impl FederationCore {
             time_messages_in: 0,
             rates: Default::default(),
             mom: Default::default(),
+            regions: Default::default(),
         }
     }
 

@@ -37,6 +37,17 @@ pub struct Instance {
     pub origin: Node,
 }
 
+/// A received interaction's fields (see `apply_interaction`).
+struct Received {
+    class: InteractionClassHandle,
+    producer: FederateHandle,
+    params: Vec<(ParameterHandle, Vec<u8>)>,
+    tag: Vec<u8>,
+    time: Option<Timestamp>,
+    tso: bool,
+    retraction: Option<u32>,
+}
+
 /// What every reflection of one received update shares (see `reflect_to_locals`).
 struct Reflected {
     object: ObjectInstanceHandle,
@@ -183,6 +194,18 @@ impl FederationCore {
         class: ObjectClassHandle,
         name: Option<&str>,
     ) -> Result<ObjectInstanceHandle, RtiError> {
+        self.register_object_instance_in(f, class, name, BTreeMap::new())
+    }
+
+    /// 6.8, and 9.5 with the update regions `assoc` (announced just before the registration,
+    /// see [`super::regions`]).
+    pub(crate) fn register_object_instance_in(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        name: Option<&str>,
+        assoc: BTreeMap<AttributeHandle, BTreeSet<crate::handles::RegionHandle>>,
+    ) -> Result<ObjectInstanceHandle, RtiError> {
         self.refuse_during_save_or_restore(f, "registerObjectInstance")?;
         let fdd = self.fdd_ref()?;
         self.local(f)?;
@@ -227,6 +250,7 @@ impl FederationCore {
         if let Ok(p) = fdd.attribute_handle(class, PRIVILEGE_TO_DELETE) {
             owned.insert(p);
         }
+        self.associate_new_instance(f, object, assoc);
         self.send_data(
             true,
             DataMsg::Register {
@@ -416,6 +440,35 @@ impl FederationCore {
         tag: Vec<u8>,
         time: Option<Timestamp>,
     ) -> Result<Option<MessageRetractionHandle>, RtiError> {
+        self.send_interaction_in(f, class, params, tag, time, None)
+    }
+
+    /// 9.12: sends an interaction with regions: only federates with a subscription region of
+    /// the class that overlaps one of them receive it (see [`super::regions`]).
+    pub fn send_interaction_with_regions(
+        &mut self,
+        f: FederateHandle,
+        class: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        regions: &[crate::handles::RegionHandle],
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+    ) -> Result<Option<MessageRetractionHandle>, RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "sendInteractionWithRegions")?;
+        let extents = self.interaction_extents(f, class, regions)?;
+        self.send_interaction_in(f, class, params, tag, time, Some(extents))
+    }
+
+    fn send_interaction_in(
+        &mut self,
+        f: FederateHandle,
+        class: InteractionClassHandle,
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+        time: Option<Timestamp>,
+        regions: Option<Vec<super::regions::Extent>>,
+    ) -> Result<Option<MessageRetractionHandle>, RtiError> {
         self.refuse_during_save_or_restore(f, "sendInteraction")?;
         let fdd = self.fdd_ref()?;
         let lf = self.local(f)?;
@@ -444,18 +497,29 @@ impl FederationCore {
         let tso = self.time_send_order(f, &time, preferred)?;
         let stamp = self.decode_time(&time);
         let handle = stamp.map(|_| self.issue_retraction_handle(f));
-        let seq = self.send_data(
-            reliable,
-            DataMsg::Interaction {
+        let retraction = handle.filter(|_| tso).map(MessageRetractionHandle::serial);
+        let msg = match regions {
+            None => DataMsg::Interaction {
                 class,
                 producer: f,
                 params,
                 tag,
                 time,
                 tso,
-                retraction: handle.filter(|_| tso).map(MessageRetractionHandle::serial),
+                retraction,
             },
-        );
+            Some(regions) => DataMsg::InteractionInRegions {
+                class,
+                producer: f,
+                params,
+                tag,
+                time,
+                tso,
+                retraction,
+                regions,
+            },
+        };
+        let seq = self.send_data(reliable, msg);
         if reliable {
             self.time_data_sent(f, seq, tso);
         }
@@ -661,6 +725,10 @@ impl FederationCore {
             return None;
         }
         let k = lf.decl.promoted_object_class(&fdd, inst.class)?;
+        // With regions, only once an update region overlaps (see `super::regions`).
+        if !self.discoverable_in_regions(&fdd, f, k, o) {
+            return None;
+        }
         let name = inst.name.clone();
         let producer = o.registrant();
         if let Some(lf) = self.locals.get_mut(&f) {
@@ -716,6 +784,7 @@ impl FederationCore {
         let Some(instance) = self.objects.remove(&o) else {
             return;
         };
+        self.regions_instance_removed(o);
         self.mom_on_instance_removed(o);
         let handle = match (tso_seq, producer, retraction) {
             (Some(_), Some(p), Some(serial)) => {
@@ -819,6 +888,7 @@ impl FederationCore {
         self.interest.remove(&h);
         self.interest_changed();
         self.locals.remove(&h);
+        self.regions.feds.remove(&h);
     }
 
     /// Applies one data message (from another LRC or from this one).
@@ -860,11 +930,16 @@ impl FederationCore {
             DataMsg::Register { object, .. } => Some(object.registrant()),
             DataMsg::Update { producer, .. }
             | DataMsg::Interaction { producer, .. }
+            | DataMsg::InteractionInRegions { producer, .. }
+            | DataMsg::UpdateRegions { producer, .. }
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
             DataMsg::Retract { handle, .. } => Some(handle.federate()),
-            DataMsg::RequestUpdate { .. } | DataMsg::Epoch(_) | DataMsg::Time { .. } => None,
+            DataMsg::RequestUpdate { .. }
+            | DataMsg::RequestUpdateInRegions { .. }
+            | DataMsg::Epoch(_)
+            | DataMsg::Time { .. } => None,
         };
         // A federate's own update or interaction applied here while it is this LRC's only
         // federate reaches no time manager but its own, which it skips: nothing for the
@@ -1000,63 +1075,43 @@ impl FederationCore {
                 tso,
                 retraction,
             } => {
-                let Ok(ic) = fdd.interaction_class(class) else {
-                    return;
+                let i = Received {
+                    class,
+                    producer,
+                    params,
+                    tag,
+                    time,
+                    tso,
+                    retraction,
                 };
-                let reliable = ic.transportation.0 != 2;
-                let retraction = retraction
-                    .filter(|_| tso && reliable)
-                    .map(|s| MessageRetractionHandle::new(producer, s));
-                // A MOM report is the RTI's: its producer's federate gets it too (see `mom`).
-                let report = self.mom_is_report(class);
-                // The producer's own interaction, with no other local federate: nobody to give
-                // it to (and no list of them to build).
-                let fs: Vec<FederateHandle> =
-                    if report || self.locals.keys().any(|f| *f != producer) {
-                        self.locals.keys().copied().collect()
-                    } else {
-                        Vec::new()
-                    };
-                for f in fs {
-                    if f == producer && !report {
-                        continue;
-                    }
-                    let Some(lf) = self.locals.get(&f) else {
-                        continue;
-                    };
-                    let Some(k) = lf.decl.promoted_interaction_class(&fdd, class) else {
-                        continue;
-                    };
-                    let allowed = fdd.available_parameters(k).unwrap_or_default();
-                    let ps: Vec<(ParameterHandle, Vec<u8>)> = params
-                        .iter()
-                        .filter(|(p, _)| allowed.contains(p))
-                        .cloned()
-                        .collect();
-                    let info = received(producer, &time, reliable, retraction);
-                    let cb = Callback::ReceiveInteraction {
-                        class: k,
-                        params: ps,
-                        tag: tag.clone(),
-                        info,
-                    };
-                    let t = self.decode_time(&time);
-                    if reliable {
-                        served.push(f);
-                        self.time_deliver(f, producer, seq, t, tso, cb);
-                    } else {
-                        self.time_deliver(f, producer, seq, t, false, cb);
-                    }
-                }
-                // A MOM request, adjustment or service about a local federate (see `mom`).
-                if self
-                    .mom
-                    .handles
-                    .as_ref()
-                    .is_none_or(|m| m.interaction_names.contains_key(&class))
-                {
-                    self.mom_on_interaction(class, &params);
-                }
+                self.apply_interaction(&fdd, seq, i, None, served);
+            }
+            DataMsg::InteractionInRegions {
+                class,
+                producer,
+                params,
+                tag,
+                time,
+                tso,
+                retraction,
+                regions,
+            } => {
+                let i = Received {
+                    class,
+                    producer,
+                    params,
+                    tag,
+                    time,
+                    tso,
+                    retraction,
+                };
+                self.apply_interaction(&fdd, seq, i, Some(&regions), served);
+            }
+            DataMsg::UpdateRegions { object, attrs, .. } => {
+                self.apply_update_regions(object, attrs);
+            }
+            DataMsg::RequestUpdateInRegions { class, attrs, tag } => {
+                self.apply_request_in_regions(class, attrs, tag);
             }
             DataMsg::Delete {
                 object,
@@ -1126,6 +1181,86 @@ impl FederationCore {
             // Epochs are handled in `apply_data`; time messages were handed to the managers
             // before the stream gate (`on_data`) and only advance the stream here.
             DataMsg::Epoch(_) | DataMsg::Time { .. } => {}
+        }
+    }
+
+    /// Delivers a received interaction (sent with `regions`, `None`: without) to the local
+    /// federates subscribed to it whose subscription regions overlap.
+    fn apply_interaction(
+        &mut self,
+        fdd: &crate::fom::Fdd,
+        seq: u64,
+        i: Received,
+        regions: Option<&[super::regions::Extent]>,
+        served: &mut Vec<FederateHandle>,
+    ) {
+        let Received {
+            class,
+            producer,
+            params,
+            tag,
+            time,
+            tso,
+            retraction,
+        } = i;
+        let Ok(ic) = fdd.interaction_class(class) else {
+            return;
+        };
+        let reliable = ic.transportation.0 != 2;
+        let retraction = retraction
+            .filter(|_| tso && reliable)
+            .map(|s| MessageRetractionHandle::new(producer, s));
+        // A MOM report is the RTI's: its producer's federate gets it too (see `mom`).
+        let report = self.mom_is_report(class);
+        // The producer's own interaction, with no other local federate: nobody to give
+        // it to (and no list of them to build).
+        let fs: Vec<FederateHandle> = if report || self.locals.keys().any(|f| *f != producer) {
+            self.locals.keys().copied().collect()
+        } else {
+            Vec::new()
+        };
+        for f in fs {
+            if f == producer && !report {
+                continue;
+            }
+            let Some(lf) = self.locals.get(&f) else {
+                continue;
+            };
+            let Some(k) = lf.decl.promoted_interaction_class(fdd, class) else {
+                continue;
+            };
+            if !self.interaction_in_region(fdd, f, k, regions) {
+                continue;
+            }
+            let allowed = fdd.available_parameters(k).unwrap_or_default();
+            let ps: Vec<(ParameterHandle, Vec<u8>)> = params
+                .iter()
+                .filter(|(p, _)| allowed.contains(p))
+                .cloned()
+                .collect();
+            let info = received(producer, &time, reliable, retraction);
+            let cb = Callback::ReceiveInteraction {
+                class: k,
+                params: ps,
+                tag: tag.clone(),
+                info,
+            };
+            let t = self.decode_time(&time);
+            if reliable {
+                served.push(f);
+                self.time_deliver(f, producer, seq, t, tso, cb);
+            } else {
+                self.time_deliver(f, producer, seq, t, false, cb);
+            }
+        }
+        // A MOM request, adjustment or service about a local federate (see `mom`).
+        if self
+            .mom
+            .handles
+            .as_ref()
+            .is_none_or(|m| m.interaction_names.contains_key(&class))
+        {
+            self.mom_on_interaction(class, &params);
         }
     }
 
@@ -1211,16 +1346,19 @@ impl FederationCore {
             let Some(subs) = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k)) else {
                 continue;
             };
-            if !values.iter().any(|(a, _)| subs.contains(a)) {
+            if !values
+                .iter()
+                .any(|(a, _)| subs.contains(a) && self.in_region(f, k, update.object, *a))
+            {
                 continue;
             }
             if let Some((g, gk)) = found.replace((f, k)) {
-                let copy = self.subscribed_values(g, gk, values.iter().cloned());
+                let copy = self.subscribed_values(g, gk, update.object, values.iter().cloned());
                 self.reflect_one(g, gk, update, copy, tag.clone(), served);
             }
         }
         if let Some((g, gk)) = found {
-            let vals = self.subscribed_values(g, gk, values);
+            let vals = self.subscribed_values(g, gk, update.object, values);
             self.reflect_one(g, gk, update, vals, tag, served);
         }
     }
@@ -1231,13 +1369,32 @@ impl FederationCore {
         &self,
         f: FederateHandle,
         k: ObjectClassHandle,
+        o: ObjectInstanceHandle,
         values: impl IntoIterator<Item = (AttributeHandle, Vec<u8>)>,
     ) -> Vec<(AttributeHandle, Vec<u8>)> {
         let subs = self.locals.get(&f).and_then(|l| l.decl.subscribed_attrs(k));
         values
             .into_iter()
-            .filter(|(a, _)| subs.is_some_and(|s| s.contains(a)))
+            .filter(|(a, _)| subs.is_some_and(|s| s.contains(a)) && self.in_region(f, k, o, *a))
             .collect()
+    }
+
+    /// Whether attribute `a` of `o` (known as `k`) is in federate `f`'s subscription regions
+    /// (always, when it subscribes without regions: see [`super::regions`]).
+    fn in_region(
+        &self,
+        f: FederateHandle,
+        k: ObjectClassHandle,
+        o: ObjectInstanceHandle,
+        a: AttributeHandle,
+    ) -> bool {
+        if self.regions.feds.is_empty() {
+            return true;
+        }
+        match &self.fdd {
+            Some(fdd) => self.attr_in_region(fdd, f, k, o, a),
+            None => true,
+        }
     }
 
     /// Queues one federate's reflection (`known`: the class it knows the instance as), through

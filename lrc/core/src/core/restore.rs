@@ -1023,6 +1023,8 @@ impl FederationCore {
             states.push((m.post, st));
         }
         self.objects.clear();
+        // Regions come back with the federates that created them (see `super::regions`).
+        self.regions = Default::default();
         // Resignations of the abandoned run that were waiting for data: the saved state rules.
         self.resign_gate.clear();
         // Negotiations belonged to the abandoned run; owners come back with the instances.
@@ -1039,6 +1041,7 @@ impl FederationCore {
             held.insert(*h, st.held.clone());
             self.locals.insert(*h, local_from_saved(st));
             self.mom_restore(*h, &st.mom);
+            self.regions_restore(*h, &st.regions);
             for i in &st.instances {
                 let origin = self
                     .view
@@ -1238,6 +1241,7 @@ mod tests {
             held: Vec::new(),
             requests: Vec::new(),
             mom: Default::default(),
+            regions: Default::default(),
         }
     }
 

@@ -457,6 +457,9 @@ pub struct SavedFederateState {
     pub requests: Vec<(Request, bool)>,
     /// Its MOM state: counters, reporting, switches, FOM modules (see `super::mom`).
     pub mom: super::mom::SavedMom,
+    /// Its DDM regions, associations and region subscriptions, and the update regions of every
+    /// instance its LRC knew (see `super::regions`).
+    pub regions: super::regions::SavedRegions,
 }
 
 /// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
@@ -840,6 +843,7 @@ impl FederationCore {
                 .map(|p| (p.body.clone(), p.multiple))
                 .collect(),
             mom: self.mom_capture(f),
+            regions: self.regions_capture(f),
         })
     }
 

@@ -236,6 +236,11 @@ impl FederationCore {
                 declarations.push((*h, d));
             }
             declarations.push((*h, Declaration::AutomaticResign(lf.auto_resign)));
+            declarations.extend(
+                self.update_region_declarations(*h)
+                    .into_iter()
+                    .map(|d| (*h, d)),
+            );
             for (ic, active) in &lf.decl.subscribed_interactions {
                 if *active {
                     declarations.push((*h, Declaration::SubscribeInteraction(*ic, true)));
@@ -334,6 +339,13 @@ impl FederationCore {
         for o in stale {
             self.remove_instance(o, Vec::new(), None, None);
         }
+        // Update regions first, so that no instance is discovered before its regions are known
+        // (see `super::regions`).
+        for (_, d) in &declarations {
+            if let Declaration::UpdateRegions { object, attrs } = d {
+                self.apply_update_regions(*object, attrs.clone());
+            }
+        }
         for i in instances {
             if let Some(known) = self.objects.get_mut(&i.object) {
                 known.values.extend(i.values);
@@ -413,6 +425,9 @@ impl FederationCore {
                     | DataMsg::Interaction { .. }
                     | DataMsg::RequestUpdate { .. }
                     | DataMsg::HandOver { .. }
+                    | DataMsg::InteractionInRegions { .. }
+                    | DataMsg::RequestUpdateInRegions { .. }
+                    | DataMsg::UpdateRegions { .. }
             ) {
                 self.apply_data(from, seq, true, m);
             }
@@ -459,6 +474,10 @@ impl FederationCore {
     }
 
     pub(crate) fn apply_declaration(&mut self, f: FederateHandle, d: Declaration) {
+        if let Declaration::UpdateRegions { object, attrs } = d {
+            self.apply_update_regions(object, attrs);
+            return;
+        }
         let ri: &mut RemoteInterest = self.interest.entry(f).or_default();
         match d {
             Declaration::SubscribeObject(c, attrs) => {
@@ -502,6 +521,8 @@ impl FederationCore {
                         .insert(class, RemoteSubscription { attrs, interval_us });
                 }
             }
+            // Applied above.
+            Declaration::UpdateRegions { .. } => {}
         }
         self.interest_changed();
     }

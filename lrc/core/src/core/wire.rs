@@ -14,8 +14,11 @@ use crate::handles::{
     ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
 };
 
-/// Version byte in front of every core message.
-pub const WIRE_VERSION: u8 = 14;
+/// Version byte in front of every core message (15: the DDM messages `UpdateRegions`,
+/// `InteractionInRegions`, `RequestUpdateInRegions` and `Declaration::UpdateRegions`, appended
+/// after every earlier variant so no earlier encoding changed; an LRC of 14 could not decode
+/// them, so the two refuse each other instead).
+pub const WIRE_VERSION: u8 = 15;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,6 +100,16 @@ pub enum Declaration {
         attrs: Vec<AttributeHandle>,
         /// Interval of the rate, microseconds.
         interval_us: Option<u64>,
+    },
+    /// Last (postcard encodes a variant by its position): the update regions the federate
+    /// associated with attributes of `object`, as [`DataMsg::UpdateRegions`] announces them;
+    /// travels in state-transfer snapshots so a late joiner filters like the others (see
+    /// `super::regions`).
+    UpdateRegions {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// (attribute, extents of its update regions).
+        attrs: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
     },
 }
 
@@ -251,6 +264,53 @@ pub enum DataMsg {
         /// Its place among the time messages `from` sent to other LRCs, by either path (see
         /// `super::time`, "stale statuses").
         number: u64,
+    },
+    // DDM (see `super::regions`). New variants go last: postcard encodes a variant by its
+    // position, so appending keeps the encoding of every message above.
+    /// The update regions of attributes of `object`, as `producer` associated them: for each
+    /// attribute listed, the committed ranges of every region (empty: the default region).
+    /// Replaces what was announced for those attributes before.
+    UpdateRegions {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Associating federate.
+        producer: FederateHandle,
+        /// (attribute, extents of its update regions).
+        attrs: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
+    },
+    /// An interaction sent with regions (9.12): as [`DataMsg::Interaction`], with the committed
+    /// ranges of the regions it was sent with.
+    InteractionInRegions {
+        /// Class as sent.
+        class: InteractionClassHandle,
+        /// Producing federate.
+        producer: FederateHandle,
+        /// Parameters.
+        #[serde(with = "handle_bytes")]
+        params: Vec<(ParameterHandle, Vec<u8>)>,
+        /// User tag.
+        #[serde(with = "serde_bytes")]
+        tag: Vec<u8>,
+        /// Logical time, if timestamped.
+        #[serde(with = "serde_bytes")]
+        time: Option<Timestamp>,
+        /// Sent in time-stamp order.
+        tso: bool,
+        /// The producer's retraction serial when `tso`.
+        retraction: Option<u32>,
+        /// Extents of the regions it was sent with.
+        regions: Vec<super::regions::Extent>,
+    },
+    /// A value-update request with regions (9.13): instances of `class` (with subclasses)
+    /// whose update regions for the paired attributes overlap one of the extents.
+    RequestUpdateInRegions {
+        /// Class.
+        class: ObjectClassHandle,
+        /// (attributes, extents of the request's regions).
+        attrs: Vec<(Vec<AttributeHandle>, Vec<super::regions::Extent>)>,
+        /// User tag.
+        #[serde(with = "serde_bytes")]
+        tag: Vec<u8>,
     },
 }
 

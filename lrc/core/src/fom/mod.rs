@@ -28,7 +28,8 @@
 //! [`DimensionHandle`](crate::handles::DimensionHandle)s, which the support services
 //! ([`Fdd::dimension_handle`], [`Fdd::available_dimensions_for_class_attribute`], …) answer
 //! from. A dimension with no `upperBound` (the standard MIM's `HLAfederate`) has the bound
-//! `u64::MAX`. Regions and the region-based services are not implemented yet.
+//! `u64::MAX`. Regions, the region-based services and the overlap test that uses the default
+//! ranges are in [`crate::core::regions`].
 
 mod error;
 mod fdd;

@@ -241,8 +241,7 @@ pub struct DimensionDecl {
 
 /// A dimension's `value` (its "value when unspecified", IEEE 1516.2-2010 Table 8): the range a
 /// region takes on this dimension when it does not specify one, or `Excluded`, which leaves the
-/// dimension out of the overlap test for such a region. hlamesh loads and checks it; regions, and
-/// so the overlap test that will use it, are not implemented yet.
+/// dimension out of the overlap test for such a region (see `crate::core::regions::overlap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DefaultRange {
     /// `Excluded`, or no `value` given (the standard's default).

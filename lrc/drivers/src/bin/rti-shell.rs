@@ -44,6 +44,19 @@
 //!   interactions, or a malformed federate-level one). `reflect` lines carry the value as `hex`,
 //!   `discover` the `class`, `interaction` the `class` and `params` (handle → hex);
 //!   `attribute_is_owned_by_rti` prints `owner` with `"owner":"rti"`.
+//! - DDM (REGION is a name this shell gave a region, or `#N` for the raw handle N; REGIONS
+//!   comma-separated; RANGES `DIM=LO..HI` comma-separated): `region NAME RANGES` creates a
+//!   region over those dimensions with those ranges, committed (prints `region` with the name
+//!   as label and the `region` handle), `move REGION RANGES` sets and commits,
+//!   `set-bounds REGION DIM LO HI` only sets, `commit REGIONS`, `bounds REGION DIM` (prints
+//!   `bounds`), `delete-region REGION`, `scope-advisory` (turns attribute scope advisories on),
+//!   `subscribe-regions CLASS ATTRS REGIONS [passive]`, `unsubscribe-regions CLASS ATTRS
+//!   REGIONS`, `register-object-regions CLASS ATTRS REGIONS` (prints `registered_object`),
+//!   `associate OBJ ATTRS REGIONS`, `unassociate OBJ ATTRS REGIONS`,
+//!   `subscribe-interaction-regions ICLASS REGIONS`, `unsubscribe-interaction-regions ICLASS
+//!   REGIONS`, `send-regions ICLASS REGIONS TAG`, `send-regions-at ICLASS REGIONS TIME TAG`,
+//!   `request-regions CLASS ATTRS REGIONS`. Callbacks print `in_scope` / `out_of_scope`
+//!   (`object`, `attrs`) and `provide` (`object`, `attrs`).
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
@@ -59,21 +72,24 @@
 //!
 //! Every command answers `{"event":"ok","cmd":…}` or `{"event":"failed","cmd":…,"error":…}`.
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use clap::Parser;
 use hlamesh_drivers::lab_net::LabNetArgs;
 use hlamesh_drivers::startup::out;
 use hlamesh_lrc::ambassador::{
-    CallbackModel, FederateAmbassador, LogicalTimeInterval, RestoreFailureReason, RestoreStatus,
-    RtiAmbassador, SaveFailureReason, SaveStatus, SynchronizationPointFailureReason, Time,
+    CallbackModel, FederateAmbassador, LogicalTimeInterval, RangeBounds, RestoreFailureReason,
+    RestoreStatus, RtiAmbassador, SaveFailureReason, SaveStatus, SynchronizationPointFailureReason,
+    Time,
 };
 use hlamesh_lrc::core::wire::ResignAction;
 use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::fom::OrderType;
 use hlamesh_lrc::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, MessageRetractionHandle,
-    ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle,
+    MessageRetractionHandle, ObjectClassHandle, ObjectInstanceHandle, ParameterHandle,
+    RegionHandle,
 };
 use hlamesh_lrc::node::Lrc;
 use serde_json::json;
@@ -213,6 +229,20 @@ impl FederateAmbassador for Amb {
             json!({"event":"remove","object":object.0,"time":time_of(Some(time)),
             "retraction":retraction(handle),"received":format!("{received_order:?}")}),
         );
+    }
+    fn attributes_in_scope(&mut self, object: ObjectInstanceHandle, attrs: &[AttributeHandle]) {
+        out(json!({"event":"in_scope","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn attributes_out_of_scope(&mut self, object: ObjectInstanceHandle, attrs: &[AttributeHandle]) {
+        out(json!({"event":"out_of_scope","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn provide_attribute_value_update(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+        _tag: &[u8],
+    ) {
+        out(json!({"event":"provide","object":object.0,"attrs":nums(attrs)}));
     }
     fn request_retraction(&mut self, handle: MessageRetractionHandle) {
         out(json!({"event":"request_retraction","handle":handle.0}));
@@ -396,6 +426,7 @@ fn run() -> Result<(), RtiError> {
         &a.join_fom,
     )?;
     out(json!({"event":"joined","handle":h.0,"node":lrc.node_id().0}));
+    let mut regions: BTreeMap<String, RegionHandle> = BTreeMap::new();
     let obj = |s: &str| -> Result<ObjectInstanceHandle, RtiError> {
         s.parse()
             .map(ObjectInstanceHandle)
@@ -404,6 +435,13 @@ fn run() -> Result<(), RtiError> {
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let words: Vec<&str> = line.split_whitespace().collect();
+        if let Some(r) = ddm(&rti, &mut regions, &words) {
+            match r {
+                Ok(()) => out(json!({"event":"ok","cmd":line})),
+                Err(e) => out(json!({"event":"failed","cmd":line,"error":e.to_string()})),
+            }
+            continue;
+        }
         let r = match words.as_slice() {
             ["register", label] => rti.register_federation_synchronization_point(label, b"tag"),
             ["register", label, names] => {
@@ -657,6 +695,167 @@ fn run() -> Result<(), RtiError> {
         }
     }
     Ok(())
+}
+
+/// Region names (or `#N`) to handles.
+fn region_list(
+    names: &BTreeMap<String, RegionHandle>,
+    list: &str,
+) -> Result<Vec<RegionHandle>, RtiError> {
+    list.split(',')
+        .filter(|n| !n.is_empty())
+        .map(|n| match n.strip_prefix('#') {
+            Some(raw) => raw
+                .parse()
+                .map(RegionHandle)
+                .map_err(|_| RtiError::RtiInternalError(format!("bad region {n:?}"))),
+            None => names
+                .get(n)
+                .copied()
+                .ok_or_else(|| RtiError::RtiInternalError(format!("no region named {n:?}"))),
+        })
+        .collect()
+}
+
+/// `DIM=LO..HI,…` to (dimension, bounds).
+fn ranges(
+    rti: &RtiAmbassador,
+    list: &str,
+) -> Result<Vec<(DimensionHandle, RangeBounds)>, RtiError> {
+    let bad = || RtiError::RtiInternalError(format!("bad ranges {list:?}"));
+    list.split(',')
+        .map(|r| {
+            let (d, range) = r.split_once('=').ok_or_else(bad)?;
+            let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
+            let lo = lo.parse().map_err(|_| bad())?;
+            let hi = hi.parse().map_err(|_| bad())?;
+            Ok((rti.get_dimension_handle(d)?, RangeBounds::new(lo, hi)))
+        })
+        .collect()
+}
+
+fn number<T: std::str::FromStr>(s: &str) -> Result<T, RtiError> {
+    s.parse()
+        .map_err(|_| RtiError::RtiInternalError(format!("bad number {s:?}")))
+}
+
+/// The DDM commands (see the module docs); `None` for another command.
+fn ddm(
+    rti: &RtiAmbassador,
+    names: &mut BTreeMap<String, RegionHandle>,
+    words: &[&str],
+) -> Option<Result<(), RtiError>> {
+    let obj = |s: &str| number(s).map(ObjectInstanceHandle);
+    let pairs = |c: ObjectClassHandle, attrs: &str, rs: &str| -> Result<_, RtiError> {
+        let a = attrs
+            .split(',')
+            .map(|n| rti.get_attribute_handle(c, n))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(vec![(a, region_list(names, rs)?)])
+    };
+    let set_all = |r: RegionHandle, list: &str| -> Result<(), RtiError> {
+        for (d, b) in ranges(rti, list)? {
+            rti.set_range_bounds(r, d, b)?;
+        }
+        Ok(())
+    };
+    Some(match words {
+        ["region", name, list] => (|| {
+            let dims: Vec<DimensionHandle> = ranges(rti, list)?.into_iter().map(|x| x.0).collect();
+            let r = rti.create_region(&dims)?;
+            set_all(r, list)?;
+            rti.commit_region_modifications(&[r])?;
+            names.insert(name.to_string(), r);
+            out(json!({"event":"region","label":name,"region":r.0}));
+            Ok(())
+        })(),
+        ["move", r, list] => region_list(names, r).and_then(|rs| {
+            for r in &rs {
+                set_all(*r, list)?;
+            }
+            rti.commit_region_modifications(&rs)
+        }),
+        ["set-bounds", r, d, lo, hi] => region_list(names, r).and_then(|rs| {
+            let d = rti.get_dimension_handle(d)?;
+            let b = RangeBounds::new(number(lo)?, number(hi)?);
+            rs.iter().try_for_each(|r| rti.set_range_bounds(*r, d, b))
+        }),
+        ["commit", rs] => {
+            region_list(names, rs).and_then(|rs| rti.commit_region_modifications(&rs))
+        }
+        ["bounds", r, d] => region_list(names, r).and_then(|rs| {
+            let d = rti.get_dimension_handle(d)?;
+            let b = rti.get_range_bounds(rs[0], d)?;
+            out(json!({"event":"bounds","lower":b.lower,"upper":b.upper}));
+            Ok(())
+        }),
+        ["delete-region", r] => {
+            region_list(names, r).and_then(|rs| rs.iter().try_for_each(|r| rti.delete_region(*r)))
+        }
+        ["scope-advisory"] => rti.enable_attribute_scope_advisory_switch(),
+        ["subscribe-regions", class, attrs, rs, mode @ ..] => {
+            rti.get_object_class_handle(class).and_then(|c| {
+                let active = mode.first() != Some(&"passive");
+                rti.subscribe_object_class_attributes_with_regions(c, &pairs(c, attrs, rs)?, active)
+            })
+        }
+        ["unsubscribe-regions", class, attrs, rs] => {
+            rti.get_object_class_handle(class).and_then(|c| {
+                rti.unsubscribe_object_class_attributes_with_regions(c, &pairs(c, attrs, rs)?)
+            })
+        }
+        ["register-object-regions", class, attrs, rs] => {
+            rti.get_object_class_handle(class).and_then(|c| {
+                let o = rti.register_object_instance_with_regions(c, &pairs(c, attrs, rs)?)?;
+                out(json!({"event":"registered_object","object":o.0}));
+                Ok(())
+            })
+        }
+        ["associate", o, attrs, rs] => obj(o).and_then(|o| {
+            let c = rti.get_known_object_class_handle(o)?;
+            rti.associate_regions_for_updates(o, &pairs(c, attrs, rs)?)
+        }),
+        ["unassociate", o, attrs, rs] => obj(o).and_then(|o| {
+            let c = rti.get_known_object_class_handle(o)?;
+            rti.unassociate_regions_for_updates(o, &pairs(c, attrs, rs)?)
+        }),
+        ["subscribe-interaction-regions", class, rs] => {
+            rti.get_interaction_class_handle(class).and_then(|c| {
+                rti.subscribe_interaction_class_with_regions(c, &region_list(names, rs)?, true)
+            })
+        }
+        ["unsubscribe-interaction-regions", class, rs] => {
+            rti.get_interaction_class_handle(class).and_then(|c| {
+                rti.unsubscribe_interaction_class_with_regions(c, &region_list(names, rs)?)
+            })
+        }
+        ["send-regions", class, rs, tag] => rti.get_interaction_class_handle(class).and_then(|c| {
+            rti.send_interaction_with_regions(
+                c,
+                Vec::new(),
+                &region_list(names, rs)?,
+                tag.as_bytes(),
+            )
+        }),
+        ["send-regions-at", class, rs, t, tag] => {
+            rti.get_interaction_class_handle(class).and_then(|c| {
+                let rs = region_list(names, rs)?;
+                let h = rti.send_interaction_with_regions_and_time(
+                    c,
+                    Vec::new(),
+                    &rs,
+                    tag.as_bytes(),
+                    float_time(t)?,
+                )?;
+                out(json!({"event":"sent","label":tag,"handle":h.0}));
+                Ok(())
+            })
+        }
+        ["request-regions", class, attrs, rs] => rti.get_object_class_handle(class).and_then(|c| {
+            rti.request_attribute_value_update_with_regions(c, &pairs(c, attrs, rs)?, b"regions")
+        }),
+        _ => return None,
+    })
 }
 
 fn class_attrs(

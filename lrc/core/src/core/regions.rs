@@ -1,0 +1,1999 @@
+//! Data Distribution Management regions (IEEE 1516-2010 clause 9, 10.28–10.30): regions, their
+//! templates and committed ranges, update-region associations, region subscriptions, and the
+//! exact overlap filter at the receiving LRC.
+//!
+//! # Regions
+//!
+//! A region belongs to the federate that created it ([`FederationCore::create_region`]) and lives
+//! at that federate's LRC only, in its [`FederateRegions`]: a range ([`RangeBounds`], half-open
+//! `[lower, upper)`, `lower < upper ≤` the dimension's upper bound) for each dimension of its
+//! set. `set_range_bounds` changes the *template*; the ranges the federation uses are the
+//! *committed* ones, which `commit_region_modifications` replaces by the template. A new region
+//! starts, template and committed alike, with each dimension's default range from the FDD, or
+//! the dimension's full range `[0, upper bound)` where the FDD says `Excluded`.
+//! [`RegionHandle`]s are `(creator, counter)` like instance handles, so they are unique in the
+//! federation execution and the creator is known from the handle alone.
+//!
+//! # How update regions reach the receivers (the design choice)
+//!
+//! Filtering is exact and happens at the receiving LRC (every LRC receives the whole stream; the
+//! per-cell multicast groups of issue 23 that will let the kernel drop most of it are not built
+//! yet and belong in the transport core). For that each receiver must know, for every instance
+//! attribute, the ranges of the update regions it is associated with, *in order with the
+//! updates*. So the sender's LRC announces them in its own reliable data stream, as
+//! [`DataMsg::UpdateRegions`] (the committed ranges of every region associated with each listed
+//! attribute, as [`Extent`]s), whenever they change: at `register_object_instance_with_regions`
+//! (before the registration, so a receiver decides discovery with the regions already known),
+//! `associate_regions_for_updates`, `unassociate_regions_for_updates`, and at
+//! `commit_region_modifications` of a region some instance is associated with. An update sent
+//! after a commit is thus judged by every receiver against the committed ranges, and one sent
+//! before against the old ones: a moving entity's regions take effect in stream order with its
+//! updates. Every LRC keeps the last announcement per instance attribute
+//! ([`RegionState::update_regions`]); an instance attribute never announced (or announced with no
+//! region) is in the *default region*, which overlaps every region.
+//!
+//! Interactions sent with regions carry their regions' committed ranges in the message
+//! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
+//! ([`DataMsg::RequestUpdateInRegions`]).
+//!
+//! # Subscriptions and overlap
+//!
+//! A federate's subscription to a class attribute is the union of its *default-region*
+//! subscription (5.6 `subscribe_object_class_attributes`, which overlaps everything) and its
+//! region subscriptions (9.8); 5.7 removes only the former and 9.9 only the latter. The
+//! declarations ([`super::declarations`]) keep the union, so promotion, relevance advisories and
+//! the other LRCs see every subscribed attribute; this module keeps which attributes are
+//! subscribed with which regions ([`ClassRegionSub`]). Interactions likewise
+//! ([`InteractionRegionSub`]).
+//!
+//! Two regions overlap when, on every dimension either specifies, their ranges intersect; a
+//! dimension a region does not specify takes the FDD's default range for it, and a dimension
+//! whose default is `Excluded` and that one of the two leaves unspecified does not constrain
+//! ([`overlap`]). A receiving LRC then
+//! - discovers an instance for a federate only once an update region of an attribute the
+//!   federate subscribes overlaps one of its subscription regions for that attribute (or either
+//!   side is the default region),
+//! - reflects only the attributes for which that holds, and
+//! - delivers an interaction only where one of the regions it was sent with overlaps one of the
+//!   federate's subscription regions for the class it receives it as.
+//!
+//! A change of overlap (a committed move of either side, an association, a subscription) moves
+//! the attribute in or out of the federate's scope: with attribute scope advisories on the
+//! federate gets `attributes_in_scope` / `attributes_out_of_scope` ([`super::advisory`]), and an
+//! instance that comes into overlap for the first time is discovered.
+//!
+//! Not here yet: the update rate designator of a region subscription is that of the class
+//! (as for 5.6); relevance advisories (`turn_updates_on`, start registration) count a region
+//! subscription as a subscription without asking for overlap; `ConveyRegionDesignatorSets`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::wire::DataMsg;
+use super::{Callback, FederationCore};
+use crate::error::RtiError;
+use crate::fom::{DefaultRange, Fdd};
+use crate::handles::{
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle, RegionHandle,
+};
+
+/// A half-open range `[lower, upper)` of a dimension's normalised values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RangeBounds {
+    /// Inclusive lower bound.
+    pub lower: u64,
+    /// Exclusive upper bound.
+    pub upper: u64,
+}
+
+impl RangeBounds {
+    /// `[lower, upper)`.
+    pub fn new(lower: u64, upper: u64) -> Self {
+        RangeBounds { lower, upper }
+    }
+
+    /// Whether the two ranges share a value.
+    pub fn intersects(&self, other: &RangeBounds) -> bool {
+        self.lower < other.upper && other.lower < self.upper
+    }
+}
+
+/// The ranges of one region, as they travel on the wire and as the overlap test takes them: a
+/// dimension it does not list takes its default range.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extent(pub BTreeMap<DimensionHandle, RangeBounds>);
+
+/// The range dimension `d` has in a region that does not specify it: the FDD's default range,
+/// `None` for `Excluded` (or a dimension the FDD does not define).
+fn default_range(fdd: &Fdd, d: DimensionHandle) -> Option<RangeBounds> {
+    match fdd.dimension(d).ok()?.decl.default_range {
+        DefaultRange::Excluded => None,
+        DefaultRange::Range { lower, upper } => Some(RangeBounds { lower, upper }),
+    }
+}
+
+/// Whether two regions overlap: on every dimension either of them specifies, the ranges
+/// intersect, an unspecified dimension taking the FDD's default range; a dimension one of them
+/// leaves unspecified with an `Excluded` default does not constrain.
+pub fn overlap(fdd: &Fdd, a: &Extent, b: &Extent) -> bool {
+    let dims = a.0.keys().chain(b.0.keys());
+    for d in dims {
+        let ra = a.0.get(d).copied().or_else(|| default_range(fdd, *d));
+        let rb = b.0.get(d).copied().or_else(|| default_range(fdd, *d));
+        if let (Some(x), Some(y)) = (ra, rb)
+            && !x.intersects(&y)
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// One region at its creator's LRC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    /// The ranges `set_range_bounds` changed, not committed yet (one per dimension of the set).
+    pub template: Extent,
+    /// The ranges in force (one per dimension of the set).
+    pub committed: Extent,
+}
+
+/// A federate's subscription to a class's attributes, where some use regions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassRegionSub {
+    /// Attributes subscribed without regions (the default region: overlaps everything).
+    pub default: BTreeSet<AttributeHandle>,
+    /// Whether the subscription without regions is active.
+    pub default_active: bool,
+    /// Subscription regions per attribute.
+    pub regions: BTreeMap<AttributeHandle, BTreeSet<RegionHandle>>,
+    /// Whether the region subscription is active.
+    pub active: bool,
+}
+
+impl ClassRegionSub {
+    /// Every subscribed attribute (with or without regions).
+    pub fn attrs(&self) -> BTreeSet<AttributeHandle> {
+        self.default
+            .iter()
+            .chain(self.regions.keys())
+            .copied()
+            .collect()
+    }
+
+    /// Whether any part of the subscription is active.
+    pub fn any_active(&self) -> bool {
+        (self.default_active && !self.default.is_empty())
+            || (self.active && !self.regions.is_empty())
+    }
+}
+
+/// A federate's subscription to an interaction class, where it uses regions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InteractionRegionSub {
+    /// Subscribed without regions too (value: active).
+    pub default: Option<bool>,
+    /// Subscription regions.
+    pub regions: BTreeSet<RegionHandle>,
+    /// Whether the region subscription is active.
+    pub active: bool,
+}
+
+impl InteractionRegionSub {
+    /// Whether any part of the subscription is active.
+    fn any_active(&self) -> bool {
+        self.default == Some(true) || (self.active && !self.regions.is_empty())
+    }
+}
+
+/// The regions of one local federate, its update-region associations and region
+/// subscriptions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FederateRegions {
+    /// The counter of the last region created.
+    pub last: u32,
+    /// Its regions.
+    pub regions: BTreeMap<RegionHandle, Region>,
+    /// Update regions it associated, per instance and attribute.
+    pub assoc: BTreeMap<ObjectInstanceHandle, BTreeMap<AttributeHandle, BTreeSet<RegionHandle>>>,
+    /// Object class subscriptions that use regions.
+    pub object_subs: BTreeMap<ObjectClassHandle, ClassRegionSub>,
+    /// Interaction class subscriptions that use regions.
+    pub interaction_subs: BTreeMap<InteractionClassHandle, InteractionRegionSub>,
+}
+
+impl FederateRegions {
+    fn in_use(&self, r: RegionHandle) -> bool {
+        self.assoc
+            .values()
+            .any(|m| m.values().any(|s| s.contains(&r)))
+            || self
+                .object_subs
+                .values()
+                .any(|s| s.regions.values().any(|x| x.contains(&r)))
+            || self
+                .interaction_subs
+                .values()
+                .any(|s| s.regions.contains(&r))
+    }
+
+    fn used_in_subscription(&self, rs: &BTreeSet<RegionHandle>) -> bool {
+        self.object_subs
+            .values()
+            .any(|s| s.regions.values().any(|x| !x.is_disjoint(rs)))
+            || self
+                .interaction_subs
+                .values()
+                .any(|s| !s.regions.is_disjoint(rs))
+    }
+
+    /// The committed extents of `rs` (regions that exist).
+    fn extents<'a>(&self, rs: impl IntoIterator<Item = &'a RegionHandle>) -> Vec<Extent> {
+        rs.into_iter()
+            .filter_map(|r| self.regions.get(r))
+            .map(|r| r.committed.clone())
+            .collect()
+    }
+}
+
+/// The core's DDM state (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct RegionState {
+    /// Per local federate.
+    pub feds: BTreeMap<FederateHandle, FederateRegions>,
+    /// The update regions of every instance attribute as last announced in its sender's stream
+    /// (an attribute that is absent is in the default region).
+    pub update_regions: BTreeMap<ObjectInstanceHandle, BTreeMap<AttributeHandle, Vec<Extent>>>,
+}
+
+/// What a save keeps of the DDM state for one federate (see `super::save`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedRegions {
+    /// The federate's regions, associations and region subscriptions.
+    pub federate: FederateRegions,
+    /// The update regions of every instance its LRC knew.
+    pub update_regions: Vec<(ObjectInstanceHandle, AttrExtents)>,
+}
+
+/// The update regions of an instance's attributes: (attribute, extents of its regions).
+pub type AttrExtents = Vec<(AttributeHandle, Vec<Extent>)>;
+
+/// `(attributes, regions)` pairs of the region services (the standard's
+/// `AttributeHandleSetRegionHandleSetPairVector`).
+pub type AttrRegionPairs = [(Vec<AttributeHandle>, Vec<RegionHandle>)];
+
+impl FederationCore {
+    /// The region `r` of federate `f`, or the standard's exception: `InvalidRegion` if no
+    /// region `r` exists, `RegionNotCreatedByThisFederate` if another federate created it.
+    fn own_region(&self, f: FederateHandle, r: RegionHandle) -> Result<&Region, RtiError> {
+        if let Some(reg) = self.regions.feds.get(&f).and_then(|x| x.regions.get(&r)) {
+            return Ok(reg);
+        }
+        let c = r.creator();
+        let elsewhere = if self.locals.contains_key(&c) {
+            self.regions
+                .feds
+                .get(&c)
+                .is_some_and(|x| x.regions.contains_key(&r))
+        } else {
+            // A region of a federate on another LRC: known to exist only by its creator; a
+            // handle naming a joined federate and a counter it can have issued counts as one.
+            c != f && self.view.federates.contains_key(&c) && r.counter() > 0
+        };
+        if elsewhere {
+            Err(RtiError::RegionNotCreatedByThisFederate(format!(
+                "federation {}: region {r} was created by federate {c}, not {f}",
+                self.name
+            )))
+        } else {
+            Err(RtiError::InvalidRegion(format!(
+                "federation {}: federate {f} has no region {r}",
+                self.name
+            )))
+        }
+    }
+
+    fn region_dims(
+        &self,
+        f: FederateHandle,
+        r: RegionHandle,
+    ) -> Result<Vec<DimensionHandle>, RtiError> {
+        Ok(self.own_region(f, r)?.template.0.keys().copied().collect())
+    }
+
+    /// `InvalidRegionContext` unless every dimension of each region is available in `avail`.
+    fn check_context(
+        &self,
+        f: FederateHandle,
+        regions: &[RegionHandle],
+        avail: &[DimensionHandle],
+        what: &dyn Fn() -> String,
+    ) -> Result<(), RtiError> {
+        for r in regions {
+            for d in self.region_dims(f, *r)? {
+                if !avail.contains(&d) {
+                    return Err(RtiError::InvalidRegionContext(format!(
+                        "federation {}: region {r} specifies dimension {d}, which {} cannot use",
+                        self.name,
+                        what()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks `(attributes, regions)` pairs for class `class`: attributes defined, regions
+    /// this federate's, dimensions available for each attribute.
+    fn check_pairs(
+        &self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+    ) -> Result<(), RtiError> {
+        let fdd = self.fdd_ref()?;
+        for (attrs, regions) in pairs {
+            for r in regions {
+                self.own_region(f, *r)?;
+            }
+            for a in attrs {
+                let avail = fdd
+                    .available_dimensions_for_class_attribute(class, *a)
+                    .map_err(|e| {
+                        RtiError::AttributeNotDefined(format!("federation {}: {e}", self.name))
+                    })?;
+                self.check_context(f, regions, avail, &|| {
+                    format!("attribute {a} of class {class}")
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_dimension(&self, d: DimensionHandle) -> Result<u64, RtiError> {
+        self.fdd_ref()?.dimension_upper_bound(d).map_err(|_| {
+            RtiError::InvalidDimensionHandle(format!(
+                "federation {}: dimension handle {d}",
+                self.name
+            ))
+        })
+    }
+
+    /// 9.2: creates a region over `dims` (`InvalidDimensionHandle` for a handle the FDD does not
+    /// define). Each dimension starts at its default range, or its full range where the default
+    /// is `Excluded`; the ranges are committed at once.
+    pub fn create_region(
+        &mut self,
+        f: FederateHandle,
+        dims: &[DimensionHandle],
+    ) -> Result<RegionHandle, RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "createRegion")?;
+        let fdd = self.fdd_ref()?;
+        let mut ext = Extent::default();
+        for d in dims {
+            let ub = self.check_dimension(*d)?;
+            let range = default_range(&fdd, *d).unwrap_or(RangeBounds::new(0, ub));
+            ext.0.insert(*d, range);
+        }
+        let fr = self.regions.feds.entry(f).or_default();
+        fr.last = fr.last.saturating_add(1);
+        let r = RegionHandle::new(f, fr.last);
+        fr.regions.insert(
+            r,
+            Region {
+                template: ext.clone(),
+                committed: ext,
+            },
+        );
+        Ok(r)
+    }
+
+    /// 10.28: the dimensions of region `r`.
+    pub fn get_dimension_handle_set(
+        &self,
+        f: FederateHandle,
+        r: RegionHandle,
+    ) -> Result<Vec<DimensionHandle>, RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "getDimensionHandleSet")?;
+        self.region_dims(f, r)
+    }
+
+    /// 10.29: the range of region `r` on dimension `d`, as set (the template: what
+    /// `set_range_bounds` last set, committed or not).
+    pub fn get_range_bounds(
+        &self,
+        f: FederateHandle,
+        r: RegionHandle,
+        d: DimensionHandle,
+    ) -> Result<RangeBounds, RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "getRangeBounds")?;
+        self.check_dimension(d)?;
+        let reg = self.own_region(f, r)?;
+        reg.template.0.get(&d).copied().ok_or_else(|| {
+            RtiError::RegionDoesNotContainSpecifiedDimension(format!(
+                "federation {}: region {r} does not specify dimension {d}",
+                self.name
+            ))
+        })
+    }
+
+    /// 10.30: sets the template range of region `r` on dimension `d`; it takes effect at
+    /// [`Self::commit_region_modifications`]. `InvalidRangeBound` unless `lower < upper ≤` the
+    /// dimension's upper bound.
+    pub fn set_range_bounds(
+        &mut self,
+        f: FederateHandle,
+        r: RegionHandle,
+        d: DimensionHandle,
+        bounds: RangeBounds,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "setRangeBounds")?;
+        let ub = self.check_dimension(d)?;
+        let reg = self.own_region(f, r)?;
+        if !reg.template.0.contains_key(&d) {
+            return Err(RtiError::RegionDoesNotContainSpecifiedDimension(format!(
+                "federation {}: region {r} does not specify dimension {d}",
+                self.name
+            )));
+        }
+        if bounds.lower >= bounds.upper || bounds.upper > ub {
+            return Err(RtiError::InvalidRangeBound(format!(
+                "federation {}: [{}, {}) on dimension {d} (upper bound {ub}): the lower bound \
+                 must be below the upper, and the upper at most the dimension's",
+                self.name, bounds.lower, bounds.upper
+            )));
+        }
+        if let Some(reg) = self
+            .regions
+            .feds
+            .get_mut(&f)
+            .and_then(|x| x.regions.get_mut(&r))
+        {
+            reg.template.0.insert(d, bounds);
+        }
+        Ok(())
+    }
+
+    /// 9.3: the template ranges of `regions` take effect. The instances whose update regions
+    /// changed are announced in this LRC's stream (see the module docs); the federate's own
+    /// subscriptions are re-evaluated at once (discoveries, scope advisories).
+    pub fn commit_region_modifications(
+        &mut self,
+        f: FederateHandle,
+        regions: &[RegionHandle],
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "commitRegionModifications")?;
+        for r in regions {
+            self.own_region(f, *r)?;
+        }
+        let set: BTreeSet<RegionHandle> = regions.iter().copied().collect();
+        let Some(fr) = self.regions.feds.get_mut(&f) else {
+            return Ok(());
+        };
+        let mut changed = false;
+        for r in &set {
+            if let Some(reg) = fr.regions.get_mut(r)
+                && reg.committed != reg.template
+            {
+                reg.committed = reg.template.clone();
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+        let announce: Vec<(ObjectInstanceHandle, Vec<AttributeHandle>)> = fr
+            .assoc
+            .iter()
+            .filter_map(|(o, m)| {
+                let attrs: Vec<AttributeHandle> = m
+                    .iter()
+                    .filter(|(_, rs)| !rs.is_disjoint(&set))
+                    .map(|(a, _)| *a)
+                    .collect();
+                (!attrs.is_empty()).then_some((*o, attrs))
+            })
+            .collect();
+        let subscribed = fr.used_in_subscription(&set);
+        for (o, attrs) in announce {
+            self.announce_update_regions(f, o, &attrs);
+        }
+        if subscribed {
+            self.subscriptions_moved(f);
+        }
+        Ok(())
+    }
+
+    /// 9.4: deletes region `r` (`RegionInUseForUpdateOrSubscription` while it is associated
+    /// for updates or used in a subscription).
+    pub fn delete_region(&mut self, f: FederateHandle, r: RegionHandle) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "deleteRegion")?;
+        self.own_region(f, r)?;
+        if let Some(fr) = self.regions.feds.get_mut(&f) {
+            if fr.in_use(r) {
+                return Err(RtiError::RegionInUseForUpdateOrSubscription(format!(
+                    "federation {}: region {r} is associated for updates or used in a \
+                     subscription",
+                    self.name
+                )));
+            }
+            fr.regions.remove(&r);
+        }
+        Ok(())
+    }
+
+    /// Announces the update regions of instance `o`'s attributes `attrs` as federate `f`
+    /// associated them (the committed ranges; none: the default region), in this LRC's stream.
+    pub(crate) fn announce_update_regions(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        let Some(fr) = self.regions.feds.get(&f) else {
+            return;
+        };
+        let m = fr.assoc.get(&o);
+        let list: Vec<(AttributeHandle, Vec<Extent>)> = attrs
+            .iter()
+            .map(|a| {
+                let ext = m
+                    .and_then(|m| m.get(a))
+                    .map(|rs| fr.extents(rs))
+                    .unwrap_or_default();
+                (*a, ext)
+            })
+            .collect();
+        self.send_data(
+            true,
+            DataMsg::UpdateRegions {
+                object: o,
+                producer: f,
+                attrs: list,
+            },
+        );
+    }
+
+    /// Applies an announcement of update regions (from any LRC's stream, this one's too).
+    pub(crate) fn apply_update_regions(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: Vec<(AttributeHandle, Vec<Extent>)>,
+    ) {
+        let m = self.regions.update_regions.entry(object).or_default();
+        for (a, ext) in attrs {
+            if ext.is_empty() {
+                m.remove(&a);
+            } else {
+                m.insert(a, ext);
+            }
+        }
+        if m.is_empty() {
+            self.regions.update_regions.remove(&object);
+        }
+        if self.objects.contains_key(&object) {
+            self.discover_for_subscribers(object);
+            self.advise_instance(object);
+        }
+    }
+
+    /// Federate `f`'s subscription regions changed: what it discovers and what is in its scope
+    /// may have changed with them.
+    fn subscriptions_moved(&mut self, f: FederateHandle) {
+        let objs: Vec<ObjectInstanceHandle> = self.objects.keys().copied().collect();
+        for o in objs {
+            self.discover_for(f, o);
+        }
+        self.advise();
+    }
+
+    /// Whether federate `f`, which knows instance `o` as `known` and subscribes to attribute
+    /// `a` there, has it in its regions: subscribed without regions, or the attribute is in
+    /// the default region, or one of its update regions overlaps one of the subscription
+    /// regions.
+    pub(crate) fn attr_in_region(
+        &self,
+        fdd: &Fdd,
+        f: FederateHandle,
+        known: ObjectClassHandle,
+        o: ObjectInstanceHandle,
+        a: AttributeHandle,
+    ) -> bool {
+        let Some(fr) = self.regions.feds.get(&f) else {
+            return true;
+        };
+        let Some(sub) = fr.object_subs.get(&known) else {
+            return true;
+        };
+        if sub.default.contains(&a) {
+            return true;
+        }
+        let Some(rs) = sub.regions.get(&a) else {
+            return false;
+        };
+        let Some(ext) = self.regions.update_regions.get(&o).and_then(|m| m.get(&a)) else {
+            return true;
+        };
+        rs.iter()
+            .filter_map(|r| fr.regions.get(r))
+            .any(|reg| ext.iter().any(|e| overlap(fdd, &reg.committed, e)))
+    }
+
+    /// Whether federate `f` may discover `o` as `known`: some attribute it subscribes to there
+    /// is in its regions (see [`Self::attr_in_region`]).
+    pub(crate) fn discoverable_in_regions(
+        &self,
+        fdd: &Fdd,
+        f: FederateHandle,
+        known: ObjectClassHandle,
+        o: ObjectInstanceHandle,
+    ) -> bool {
+        let Some(sub) = self
+            .regions
+            .feds
+            .get(&f)
+            .and_then(|fr| fr.object_subs.get(&known))
+        else {
+            return true;
+        };
+        !sub.default.is_empty()
+            || sub
+                .regions
+                .keys()
+                .any(|a| self.attr_in_region(fdd, f, known, o, *a))
+    }
+
+    /// Whether federate `f` receives an interaction it knows as `known`, sent with regions
+    /// `sent` (`None`: the default region).
+    pub(crate) fn interaction_in_region(
+        &self,
+        fdd: &Fdd,
+        f: FederateHandle,
+        known: InteractionClassHandle,
+        sent: Option<&[Extent]>,
+    ) -> bool {
+        let Some(fr) = self.regions.feds.get(&f) else {
+            return true;
+        };
+        let Some(sub) = fr.interaction_subs.get(&known) else {
+            return true;
+        };
+        let Some(sent) = sent.filter(|s| !s.is_empty()) else {
+            return true;
+        };
+        sub.default.is_some()
+            || sub
+                .regions
+                .iter()
+                .filter_map(|r| fr.regions.get(r))
+                .any(|reg| sent.iter().any(|e| overlap(fdd, &reg.committed, e)))
+    }
+
+    /// The subscription set 5.6 / 5.7 leave for `class` when the federate also subscribes
+    /// with regions there: `attrs` become its default-region part; `None` when it does not.
+    pub(crate) fn region_sub_with_default(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        attrs: BTreeSet<AttributeHandle>,
+        active: bool,
+    ) -> Option<(BTreeSet<AttributeHandle>, bool)> {
+        let sub = self.regions.feds.get_mut(&f)?.object_subs.get_mut(&class)?;
+        sub.default = attrs;
+        sub.default_active = active;
+        Some((sub.attrs(), sub.any_active()))
+    }
+
+    /// 5.8 / 5.9 when the federate also subscribes to `ic` with regions: the default part
+    /// becomes `default`; returns whether the class stays subscribed and is active (`None`:
+    /// no region subscription to `ic`).
+    pub(crate) fn region_interaction_with_default(
+        &mut self,
+        f: FederateHandle,
+        ic: InteractionClassHandle,
+        default: Option<bool>,
+    ) -> Option<bool> {
+        let sub = self
+            .regions
+            .feds
+            .get_mut(&f)?
+            .interaction_subs
+            .get_mut(&ic)?;
+        sub.default = default;
+        Some(sub.any_active())
+    }
+
+    /// 9.8: subscribes to attributes of `class` with regions (`active = false`: passive),
+    /// adding to what the federate subscribed before; `rate` as in 5.6.
+    pub fn subscribe_object_class_attributes_with_regions(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        active: bool,
+        rate: Option<&str>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "subscribeObjectClassAttributesWithRegions")?;
+        self.check_class(class)?;
+        self.check_pairs(f, class, pairs)?;
+        let rate = match rate {
+            Some(name) => self.subscribed_rate(name)?,
+            None => self.local(f)?.decl.rates.get(&class).cloned(),
+        };
+        let current = self
+            .local(f)?
+            .decl
+            .subscribed_objects
+            .get(&class)
+            .cloned()
+            .unwrap_or_default();
+        let fr = self.regions.feds.entry(f).or_default();
+        let sub = fr
+            .object_subs
+            .entry(class)
+            .or_insert_with(|| ClassRegionSub {
+                default: current.attrs,
+                default_active: current.active,
+                ..Default::default()
+            });
+        for (attrs, regions) in pairs {
+            if regions.is_empty() {
+                continue;
+            }
+            for a in attrs {
+                sub.regions
+                    .entry(*a)
+                    .or_default()
+                    .extend(regions.iter().copied());
+            }
+        }
+        sub.active = active;
+        let (set, any_active) = (sub.attrs(), sub.any_active());
+        self.apply_object_subscription(f, class, set, any_active, rate)?;
+        self.subscriptions_moved(f);
+        Ok(())
+    }
+
+    /// 9.9: removes the regions from the subscriptions of the attributes they are paired with;
+    /// an attribute left with no region (and not subscribed without regions) is unsubscribed.
+    pub fn unsubscribe_object_class_attributes_with_regions(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unsubscribeObjectClassAttributesWithRegions")?;
+        self.check_class(class)?;
+        self.check_pairs(f, class, pairs)?;
+        let rate = self.local(f)?.decl.rates.get(&class).cloned();
+        let Some(fr) = self.regions.feds.get_mut(&f) else {
+            return Ok(());
+        };
+        let Some(sub) = fr.object_subs.get_mut(&class) else {
+            return Ok(());
+        };
+        for (attrs, regions) in pairs {
+            for a in attrs {
+                if let Some(rs) = sub.regions.get_mut(a) {
+                    for r in regions {
+                        rs.remove(r);
+                    }
+                    if rs.is_empty() {
+                        sub.regions.remove(a);
+                    }
+                }
+            }
+        }
+        let (set, any_active) = (sub.attrs(), sub.any_active());
+        if sub.regions.is_empty() {
+            fr.object_subs.remove(&class);
+        }
+        self.apply_object_subscription(f, class, set, any_active, rate)?;
+        self.advise();
+        Ok(())
+    }
+
+    /// 9.10: subscribes to interaction class `ic` with regions (`active = false`: passive).
+    pub fn subscribe_interaction_class_with_regions(
+        &mut self,
+        f: FederateHandle,
+        ic: InteractionClassHandle,
+        regions: &[RegionHandle],
+        active: bool,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "subscribeInteractionClassWithRegions")?;
+        let fdd = self.fdd_ref()?;
+        let avail = fdd
+            .available_dimensions_for_interaction_class(ic)
+            .map_err(|e| {
+                RtiError::InteractionClassNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+        for r in regions {
+            self.own_region(f, *r)?;
+        }
+        self.check_context(f, regions, avail, &|| format!("interaction class {ic}"))?;
+        let current = self
+            .local(f)?
+            .decl
+            .subscribed_interactions
+            .get(&ic)
+            .copied();
+        let fr = self.regions.feds.entry(f).or_default();
+        let sub = fr
+            .interaction_subs
+            .entry(ic)
+            .or_insert_with(|| InteractionRegionSub {
+                default: current,
+                ..Default::default()
+            });
+        sub.regions.extend(regions.iter().copied());
+        sub.active = active;
+        let any_active = sub.any_active();
+        self.set_interaction_subscription(f, ic, Some(any_active))
+    }
+
+    /// 9.11: removes the regions from the federate's subscription to `ic`; with none left (and
+    /// no subscription without regions) the class is unsubscribed.
+    pub fn unsubscribe_interaction_class_with_regions(
+        &mut self,
+        f: FederateHandle,
+        ic: InteractionClassHandle,
+        regions: &[RegionHandle],
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unsubscribeInteractionClassWithRegions")?;
+        let fdd = self.fdd_ref()?;
+        fdd.interaction_class(ic).map_err(|e| {
+            RtiError::InteractionClassNotDefined(format!("federation {}: {e}", self.name))
+        })?;
+        for r in regions {
+            self.own_region(f, *r)?;
+        }
+        let Some(fr) = self.regions.feds.get_mut(&f) else {
+            return Ok(());
+        };
+        let Some(sub) = fr.interaction_subs.get_mut(&ic) else {
+            return Ok(());
+        };
+        for r in regions {
+            sub.regions.remove(r);
+        }
+        let state = if sub.regions.is_empty() {
+            let d = sub.default;
+            fr.interaction_subs.remove(&ic);
+            d
+        } else {
+            Some(sub.any_active())
+        };
+        self.set_interaction_subscription(f, ic, state)
+    }
+
+    /// 9.5: registers an instance with update regions for some of its attributes. The
+    /// regions are announced before the registration (see the module docs), so no receiver
+    /// discovers the instance before it knows where it is.
+    pub fn register_object_instance_with_regions(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        name: Option<&str>,
+    ) -> Result<ObjectInstanceHandle, RtiError> {
+        self.refuse_during_save_or_restore(f, "registerObjectInstanceWithRegions")?;
+        self.local(f)?;
+        self.check_class(class)?;
+        self.check_pairs(f, class, pairs)?;
+        let lf = self.local(f)?;
+        for (attrs, _) in pairs {
+            for a in attrs {
+                if !lf.decl.publishes(class, *a) {
+                    return Err(RtiError::AttributeNotPublished(format!(
+                        "federation {}: federate {f} does not publish attribute {a} of class \
+                         {class}",
+                        self.name
+                    )));
+                }
+            }
+        }
+        let mut assoc: BTreeMap<AttributeHandle, BTreeSet<RegionHandle>> = BTreeMap::new();
+        for (attrs, regions) in pairs {
+            for a in attrs {
+                assoc.entry(*a).or_default().extend(regions.iter().copied());
+            }
+        }
+        assoc.retain(|_, rs| !rs.is_empty());
+        self.register_object_instance_in(f, class, name, assoc)
+    }
+
+    /// Records federate `f`'s associations for a new instance `o` and announces them (called by
+    /// the registration just before it sends the registration).
+    pub(crate) fn associate_new_instance(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        assoc: BTreeMap<AttributeHandle, BTreeSet<RegionHandle>>,
+    ) {
+        if assoc.is_empty() {
+            return;
+        }
+        let attrs: Vec<AttributeHandle> = assoc.keys().copied().collect();
+        self.regions
+            .feds
+            .entry(f)
+            .or_default()
+            .assoc
+            .insert(o, assoc);
+        self.announce_update_regions(f, o, &attrs);
+    }
+
+    fn check_known(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+    ) -> Result<ObjectClassHandle, RtiError> {
+        let known = self.local(f)?.known.contains_key(&o);
+        match self.objects.get(&o) {
+            Some(i) if known => Ok(i.class),
+            _ => Err(RtiError::ObjectInstanceNotKnown(format!(
+                "federation {}: federate {f} does not know object instance {o}",
+                self.name
+            ))),
+        }
+    }
+
+    /// 9.6: associates regions with attributes of instance `o` for updates (added to those
+    /// associated before).
+    pub fn associate_regions_for_updates(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        pairs: &AttrRegionPairs,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "associateRegionsForUpdates")?;
+        let class = self.check_known(f, o)?;
+        self.check_pairs(f, class, pairs)?;
+        let fr = self.regions.feds.entry(f).or_default();
+        let m = fr.assoc.entry(o).or_default();
+        let mut touched = BTreeSet::new();
+        for (attrs, regions) in pairs {
+            if regions.is_empty() {
+                continue;
+            }
+            for a in attrs {
+                m.entry(*a).or_default().extend(regions.iter().copied());
+                touched.insert(*a);
+            }
+        }
+        if m.is_empty() {
+            fr.assoc.remove(&o);
+        }
+        let touched: Vec<AttributeHandle> = touched.into_iter().collect();
+        if !touched.is_empty() {
+            self.announce_update_regions(f, o, &touched);
+        }
+        Ok(())
+    }
+
+    /// 9.7: removes the associations of regions with attributes of instance `o`; an attribute
+    /// left with none is in the default region again.
+    pub fn unassociate_regions_for_updates(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        pairs: &AttrRegionPairs,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "unassociateRegionsForUpdates")?;
+        let class = self.check_known(f, o)?;
+        self.check_pairs(f, class, pairs)?;
+        let Some(fr) = self.regions.feds.get_mut(&f) else {
+            return Ok(());
+        };
+        let Some(m) = fr.assoc.get_mut(&o) else {
+            return Ok(());
+        };
+        let mut touched = BTreeSet::new();
+        for (attrs, regions) in pairs {
+            for a in attrs {
+                if let Some(rs) = m.get_mut(a) {
+                    let before = rs.len();
+                    for r in regions {
+                        rs.remove(r);
+                    }
+                    if rs.len() != before {
+                        touched.insert(*a);
+                    }
+                    if rs.is_empty() {
+                        m.remove(a);
+                    }
+                }
+            }
+        }
+        if m.is_empty() {
+            fr.assoc.remove(&o);
+        }
+        let touched: Vec<AttributeHandle> = touched.into_iter().collect();
+        if !touched.is_empty() {
+            self.announce_update_regions(f, o, &touched);
+        }
+        Ok(())
+    }
+
+    /// The committed extents of federate `f`'s regions `rs`, after checking them against
+    /// interaction class `ic`'s available dimensions.
+    pub(crate) fn interaction_extents(
+        &self,
+        f: FederateHandle,
+        ic: InteractionClassHandle,
+        rs: &[RegionHandle],
+    ) -> Result<Vec<Extent>, RtiError> {
+        let fdd = self.fdd_ref()?;
+        let avail = fdd
+            .available_dimensions_for_interaction_class(ic)
+            .map_err(|e| {
+                RtiError::InteractionClassNotDefined(format!("federation {}: {e}", self.name))
+            })?;
+        for r in rs {
+            self.own_region(f, *r)?;
+        }
+        self.check_context(f, rs, avail, &|| format!("interaction class {ic}"))?;
+        Ok(self
+            .regions
+            .feds
+            .get(&f)
+            .map(|fr| fr.extents(rs))
+            .unwrap_or_default())
+    }
+
+    /// 9.13: asks the owners of the instances of `class` (with subclasses) for the values of
+    /// the attributes paired with regions, where the instance attribute's update regions overlap
+    /// one of those regions.
+    pub fn request_attribute_value_update_with_regions(
+        &mut self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        pairs: &AttrRegionPairs,
+        tag: Vec<u8>,
+    ) -> Result<(), RtiError> {
+        self.local(f)?;
+        self.refuse_during_save_or_restore(f, "requestAttributeValueUpdateWithRegions")?;
+        self.check_class(class)?;
+        self.check_pairs(f, class, pairs)?;
+        let fr = self.regions.feds.get(&f);
+        let attrs: Vec<(Vec<AttributeHandle>, Vec<Extent>)> = pairs
+            .iter()
+            .map(|(a, rs)| (a.clone(), fr.map(|fr| fr.extents(rs)).unwrap_or_default()))
+            .collect();
+        self.send_data(true, DataMsg::RequestUpdateInRegions { class, attrs, tag });
+        Ok(())
+    }
+
+    /// Applies a region-scoped value-update request: the local owners of matching instance
+    /// attributes are asked to provide them.
+    pub(crate) fn apply_request_in_regions(
+        &mut self,
+        class: ObjectClassHandle,
+        attrs: Vec<(Vec<AttributeHandle>, Vec<Extent>)>,
+        tag: Vec<u8>,
+    ) {
+        let Some(fdd) = self.fdd.clone() else { return };
+        let mut per: BTreeMap<(ObjectInstanceHandle, FederateHandle), BTreeSet<AttributeHandle>> =
+            BTreeMap::new();
+        for (o, i) in &self.objects {
+            if !super::declarations::object_class_is_a(&fdd, i.class, class) {
+                continue;
+            }
+            let ur = self.regions.update_regions.get(o);
+            for (attrs, ext) in &attrs {
+                for a in attrs {
+                    let Some(owner) = i.owner_of(*a) else {
+                        continue;
+                    };
+                    if !self.locals.contains_key(&owner) {
+                        continue;
+                    }
+                    let inside = match ur.and_then(|m| m.get(a)) {
+                        None => true,
+                        Some(u) => {
+                            ext.is_empty()
+                                || u.iter().any(|x| ext.iter().any(|y| overlap(&fdd, x, y)))
+                        }
+                    };
+                    if inside {
+                        per.entry((*o, owner)).or_default().insert(*a);
+                    }
+                }
+            }
+        }
+        for ((o, owner), a) in per {
+            self.callback(
+                owner,
+                Callback::ProvideAttributeValueUpdate {
+                    object: o,
+                    attrs: a.into_iter().collect(),
+                    tag: tag.clone(),
+                },
+            );
+        }
+    }
+
+    /// The update regions federate `f` associated, one declaration per instance, for a
+    /// state-transfer snapshot.
+    pub(crate) fn update_region_declarations(
+        &self,
+        f: FederateHandle,
+    ) -> Vec<super::wire::Declaration> {
+        let Some(fr) = self.regions.feds.get(&f) else {
+            return Vec::new();
+        };
+        fr.assoc
+            .iter()
+            .map(|(o, m)| super::wire::Declaration::UpdateRegions {
+                object: *o,
+                attrs: m.iter().map(|(a, rs)| (*a, fr.extents(rs))).collect(),
+            })
+            .collect()
+    }
+
+    /// Federate `f`'s DDM state for its save file.
+    pub(crate) fn regions_capture(&self, f: FederateHandle) -> SavedRegions {
+        SavedRegions {
+            federate: self.regions.feds.get(&f).cloned().unwrap_or_default(),
+            update_regions: self
+                .regions
+                .update_regions
+                .iter()
+                .map(|(o, m)| (*o, m.iter().map(|(a, e)| (*a, e.clone())).collect()))
+                .collect(),
+        }
+    }
+
+    /// Restores federate `f`'s DDM state from its save file (its handle is the saved one, so
+    /// its region handles are too).
+    pub(crate) fn regions_restore(&mut self, f: FederateHandle, saved: &SavedRegions) {
+        if saved.federate != FederateRegions::default() {
+            self.regions.feds.insert(f, saved.federate.clone());
+        }
+        for (o, attrs) in &saved.update_regions {
+            let m = self.regions.update_regions.entry(*o).or_default();
+            for (a, e) in attrs {
+                m.insert(*a, e.clone());
+            }
+        }
+    }
+
+    /// Forgets what this module knows of a removed instance.
+    pub(crate) fn regions_instance_removed(&mut self, o: ObjectInstanceHandle) {
+        self.regions.update_regions.remove(&o);
+        for fr in self.regions.feds.values_mut() {
+            fr.assoc.remove(&o);
+        }
+    }
+
+    /// The regions of federate `f` (for tests and the save).
+    pub fn federate_regions(&self, f: FederateHandle) -> Option<&FederateRegions> {
+        self.regions.feds.get(&f)
+    }
+
+    /// The update regions announced for instance `o` (for tests).
+    pub fn update_regions_of(
+        &self,
+        o: ObjectInstanceHandle,
+    ) -> Option<&BTreeMap<AttributeHandle, Vec<Extent>>> {
+        self.regions.update_regions.get(&o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::advisory::AdvisorySwitch;
+    use crate::core::{Action, Completion, Event};
+    use crate::handles::ParameterHandle;
+
+    const FOM: &str = include_str!("../../../../foms/Regions.xml");
+
+    /// One LRC with a publisher and a subscriber federate: the subscriber's filter is the
+    /// receiving LRC's, which the local apply of the publisher's stream goes through.
+    struct Fed {
+        core: FederationCore,
+        vehicle: ObjectClassHandle,
+        position: AttributeHandle,
+        status: AttributeHandle,
+        radio: InteractionClassHandle,
+        text: ParameterHandle,
+        x: DimensionHandle,
+        y: DimensionHandle,
+        channel: DimensionHandle,
+        p: FederateHandle,
+        s: FederateHandle,
+    }
+
+    /// A callback as the tests compare them.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum Got {
+        Discover(ObjectInstanceHandle),
+        Reflect(ObjectInstanceHandle, Vec<AttributeHandle>, u64),
+        InScope(ObjectInstanceHandle, Vec<AttributeHandle>),
+        OutOfScope(ObjectInstanceHandle, Vec<AttributeHandle>),
+        Interaction(u64),
+        Provide(ObjectInstanceHandle, Vec<AttributeHandle>),
+    }
+
+    fn n(v: u64) -> Vec<u8> {
+        v.to_be_bytes().to_vec()
+    }
+
+    fn num(v: &[u8]) -> u64 {
+        u64::from_be_bytes(v.try_into().unwrap_or([0; 8]))
+    }
+
+    impl Fed {
+        fn new() -> Fed {
+            let modules = vec![("Regions.xml".to_string(), FOM.to_string())];
+            let mut core = FederationCore::create("F", 1, 0, modules).expect("create");
+            let p = Self::join(&mut core, "pub");
+            let s = Self::join(&mut core, "sub");
+            let fdd = core.fdd_ref().expect("fdd");
+            let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+            let radio = fdd.interaction_class_handle("Radio").expect("Radio");
+            let mut fed = Fed {
+                vehicle,
+                position: fdd.attribute_handle(vehicle, "Position").expect("Position"),
+                status: fdd.attribute_handle(vehicle, "Status").expect("Status"),
+                radio,
+                text: fdd.parameter_handle(radio, "Text").expect("Text"),
+                x: fdd.dimension_handle("X").expect("X"),
+                y: fdd.dimension_handle("Y").expect("Y"),
+                channel: fdd.dimension_handle("Channel").expect("Channel"),
+                core,
+                p,
+                s,
+            };
+            fed.drain();
+            fed
+        }
+
+        fn join(core: &mut FederationCore, name: &str) -> FederateHandle {
+            let t = core.join(Some(name.into()), "t");
+            for _ in 0..10 {
+                while let Some(a) = core.poll_action() {
+                    if let Action::Complete {
+                        ticket,
+                        result: Ok(Completion::Joined(h)),
+                    } = a
+                        && ticket == t
+                    {
+                        return h;
+                    }
+                }
+                core.handle(0, Event::Tick);
+            }
+            panic!("{name} never joined");
+        }
+
+        /// The subscriber's callbacks queued since the last call (the MOM's left out).
+        fn drain(&mut self) -> Vec<Got> {
+            let mut out = Vec::new();
+            while let Some(a) = self.core.poll_action() {
+                let Action::Callback { federate, callback } = a else {
+                    continue;
+                };
+                let got = match callback {
+                    Callback::DiscoverObjectInstance { object, class, .. }
+                        if class == self.vehicle =>
+                    {
+                        Got::Discover(object)
+                    }
+                    Callback::ReflectAttributeValues { object, values, .. }
+                        if !crate::core::mom::is_mom_instance(object) =>
+                    {
+                        let v = values.first().map(|(_, v)| num(v)).unwrap_or(0);
+                        Got::Reflect(object, values.iter().map(|(a, _)| *a).collect(), v)
+                    }
+                    Callback::AttributesInScope { object, attrs } => Got::InScope(object, attrs),
+                    Callback::AttributesOutOfScope { object, attrs } => {
+                        Got::OutOfScope(object, attrs)
+                    }
+                    Callback::ReceiveInteraction { class, params, .. } if class == self.radio => {
+                        Got::Interaction(params.first().map(|(_, v)| num(v)).unwrap_or(0))
+                    }
+                    Callback::ProvideAttributeValueUpdate { object, attrs, .. }
+                        if federate == self.p =>
+                    {
+                        Got::Provide(object, attrs)
+                    }
+                    _ => continue,
+                };
+                if federate == self.s || matches!(got, Got::Provide(..)) {
+                    out.push(got);
+                }
+            }
+            out
+        }
+
+        /// A region of `f` over X = [lo, hi), committed.
+        fn region_x(&mut self, f: FederateHandle, lo: u64, hi: u64) -> RegionHandle {
+            let r = self.core.create_region(f, &[self.x]).expect("create");
+            self.move_x(f, r, lo, hi);
+            r
+        }
+
+        fn move_x(&mut self, f: FederateHandle, r: RegionHandle, lo: u64, hi: u64) {
+            self.core
+                .set_range_bounds(f, r, self.x, RangeBounds::new(lo, hi))
+                .expect("set");
+            self.core
+                .commit_region_modifications(f, &[r])
+                .expect("commit");
+        }
+
+        fn update(&mut self, o: ObjectInstanceHandle, v: u64) {
+            self.core
+                .update_attribute_values(self.p, o, vec![(self.position, n(v))], Vec::new(), None)
+                .expect("update");
+        }
+    }
+
+    fn ext(v: &[(DimensionHandle, u64, u64)]) -> Extent {
+        Extent(
+            v.iter()
+                .map(|(d, l, u)| (*d, RangeBounds::new(*l, *u)))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn overlap_uses_default_ranges_for_unspecified_dimensions() {
+        let f = Fed::new();
+        let fdd = f.core.fdd_ref().expect("fdd");
+        let (x, y, ch) = (f.x, f.y, f.channel);
+        // Both specify X: they overlap where the ranges do; half-open.
+        assert!(overlap(&fdd, &ext(&[(x, 0, 10)]), &ext(&[(x, 9, 20)])));
+        assert!(!overlap(&fdd, &ext(&[(x, 0, 10)]), &ext(&[(x, 10, 20)])));
+        // Y (Excluded) unspecified on one side does not constrain.
+        assert!(overlap(
+            &fdd,
+            &ext(&[(x, 0, 10), (y, 5, 6)]),
+            &ext(&[(x, 0, 10)])
+        ));
+        assert!(!overlap(
+            &fdd,
+            &ext(&[(x, 0, 10), (y, 5, 6)]),
+            &ext(&[(x, 0, 10), (y, 6, 7)])
+        ));
+        // X unspecified takes [0..1000): everything in range overlaps it.
+        assert!(overlap(&fdd, &ext(&[(x, 999, 1000)]), &ext(&[(y, 0, 1)])));
+        // Channel unspecified takes [0) = [0..1): channel 0 overlaps, channel 3 does not.
+        assert!(overlap(&fdd, &ext(&[(ch, 0, 1)]), &ext(&[(x, 0, 1000)])));
+        assert!(!overlap(&fdd, &ext(&[(ch, 3, 4)]), &ext(&[(x, 0, 1000)])));
+        // Two empty extents (no dimension at all) overlap.
+        assert!(overlap(&fdd, &Extent::default(), &Extent::default()));
+    }
+
+    #[test]
+    fn region_services_and_their_exceptions() {
+        use RtiError as E;
+        let mut f = Fed::new();
+        let (p, s, x, y, ch) = (f.p, f.s, f.x, f.y, f.channel);
+        assert!(matches!(
+            f.core.create_region(p, &[DimensionHandle(99)]),
+            Err(E::InvalidDimensionHandle(_))
+        ));
+        assert!(matches!(
+            f.core.create_region(FederateHandle(77), &[x]),
+            Err(E::FederateNotExecutionMember(_))
+        ));
+        let r = f.core.create_region(p, &[x, ch]).expect("create");
+        assert_eq!(r.creator(), p);
+        assert_eq!(
+            f.core.get_dimension_handle_set(p, r).expect("dims"),
+            vec![x, ch]
+        );
+        // Initial ranges: the defaults ([0..1000), [0)), the full range where Excluded.
+        assert_eq!(
+            f.core.get_range_bounds(p, r, x).expect("x"),
+            RangeBounds::new(0, 1000)
+        );
+        assert_eq!(
+            f.core.get_range_bounds(p, r, ch).expect("ch"),
+            RangeBounds::new(0, 1)
+        );
+        let ry = f.core.create_region(p, &[y]).expect("create");
+        assert_eq!(
+            f.core.get_range_bounds(p, ry, y).expect("y"),
+            RangeBounds::new(0, 1000)
+        );
+        assert!(matches!(
+            f.core.get_range_bounds(p, r, y),
+            Err(E::RegionDoesNotContainSpecifiedDimension(_))
+        ));
+        assert!(matches!(
+            f.core.get_range_bounds(p, r, DimensionHandle(99)),
+            Err(E::InvalidDimensionHandle(_))
+        ));
+        for (lo, hi) in [(5, 5), (6, 5), (0, 1001)] {
+            assert!(matches!(
+                f.core.set_range_bounds(p, r, x, RangeBounds::new(lo, hi)),
+                Err(E::InvalidRangeBound(_))
+            ));
+        }
+        assert!(matches!(
+            f.core.set_range_bounds(p, r, y, RangeBounds::new(0, 1)),
+            Err(E::RegionDoesNotContainSpecifiedDimension(_))
+        ));
+        // Template until commit.
+        f.core
+            .set_range_bounds(p, r, x, RangeBounds::new(10, 20))
+            .expect("set");
+        assert_eq!(
+            f.core.get_range_bounds(p, r, x).expect("x"),
+            RangeBounds::new(10, 20)
+        );
+        let committed = |f: &Fed| {
+            f.core.federate_regions(p).expect("regions").regions[&r]
+                .committed
+                .0[&x]
+        };
+        assert_eq!(committed(&f), RangeBounds::new(0, 1000));
+        f.core.commit_region_modifications(p, &[r]).expect("commit");
+        assert_eq!(committed(&f), RangeBounds::new(10, 20));
+        // Another federate's region; a region that never existed.
+        assert!(matches!(
+            f.core.get_range_bounds(s, r, x),
+            Err(E::RegionNotCreatedByThisFederate(_))
+        ));
+        assert!(matches!(
+            f.core.commit_region_modifications(s, &[r]),
+            Err(E::RegionNotCreatedByThisFederate(_))
+        ));
+        assert!(matches!(
+            f.core.delete_region(s, r),
+            Err(E::RegionNotCreatedByThisFederate(_))
+        ));
+        let never = RegionHandle::new(p, 40);
+        assert!(matches!(
+            f.core.get_dimension_handle_set(p, never),
+            Err(E::InvalidRegion(_))
+        ));
+        // Context: Channel is not a dimension of Vehicle.Position.
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position, f.status])
+            .expect("publish");
+        let pairs = vec![(vec![f.position], vec![r])];
+        assert!(matches!(
+            f.core
+                .register_object_instance_with_regions(p, f.vehicle, &pairs, None),
+            Err(E::InvalidRegionContext(_))
+        ));
+        assert!(matches!(
+            f.core
+                .subscribe_object_class_attributes_with_regions(p, f.vehicle, &pairs, true, None),
+            Err(E::InvalidRegionContext(_))
+        ));
+        // Y is not a dimension of Radio; X and Channel are.
+        f.core
+            .publish_interaction_class(p, f.radio)
+            .expect("publish");
+        assert!(matches!(
+            f.core
+                .send_interaction_with_regions(p, f.radio, Vec::new(), &[ry], Vec::new(), None),
+            Err(E::InvalidRegionContext(_))
+        ));
+        f.core
+            .send_interaction_with_regions(p, f.radio, Vec::new(), &[r], Vec::new(), None)
+            .expect("send");
+        // Not published.
+        let rx = f.region_x(p, 0, 10);
+        let sub_pairs = vec![(vec![f.position], vec![rx])];
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &sub_pairs, None)
+            .expect("register");
+        assert!(matches!(
+            f.core.register_object_instance_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.position], vec![])],
+                None
+            ),
+            Err(E::AttributeNotPublished(_))
+        ));
+        // In use: associated for updates; then used in a subscription.
+        assert!(matches!(
+            f.core.delete_region(p, rx),
+            Err(E::RegionInUseForUpdateOrSubscription(_))
+        ));
+        f.core
+            .unassociate_regions_for_updates(p, o, &sub_pairs)
+            .expect("unassociate");
+        f.core
+            .subscribe_object_class_attributes_with_regions(p, f.vehicle, &sub_pairs, true, None)
+            .expect("subscribe");
+        assert!(matches!(
+            f.core.delete_region(p, rx),
+            Err(E::RegionInUseForUpdateOrSubscription(_))
+        ));
+        f.core
+            .unsubscribe_object_class_attributes_with_regions(p, f.vehicle, &sub_pairs)
+            .expect("unsubscribe");
+        f.core.delete_region(p, rx).expect("delete");
+        assert!(matches!(
+            f.core.get_dimension_handle_set(p, rx),
+            Err(E::InvalidRegion(_))
+        ));
+        assert!(matches!(
+            f.core.associate_regions_for_updates(p, o, &sub_pairs),
+            Err(E::InvalidRegion(_))
+        ));
+        // An instance the federate does not know.
+        assert!(matches!(
+            f.core
+                .associate_regions_for_updates(p, ObjectInstanceHandle::new(s, 9), &pairs),
+            Err(E::ObjectInstanceNotKnown(_))
+        ));
+    }
+
+    /// The subscriber sees a moving vehicle only while its update region overlaps the
+    /// subscription region: discovery at the first overlap, in and out of scope as it moves,
+    /// reflections only inside.
+    #[test]
+    fn a_moving_vehicle_comes_into_and_goes_out_of_scope() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position, f.status])
+            .expect("publish");
+        f.core
+            .set_advisory_switch(s, AdvisorySwitch::AttributeScope, true)
+            .expect("scope on");
+        let watch = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.position], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = f.region_x(p, 500, 510);
+        let o = f
+            .core
+            .register_object_instance_with_regions(
+                p,
+                f.vehicle,
+                &[(vec![f.position, f.status], vec![at])],
+                None,
+            )
+            .expect("register");
+        assert_eq!(f.drain(), vec![], "registered far away: not discovered");
+        f.update(o, 1);
+        assert_eq!(f.drain(), vec![], "far away: not reflected");
+        // Moves into the subscription region: discovered, in scope, then reflected.
+        f.move_x(p, at, 95, 105);
+        assert_eq!(
+            f.drain(),
+            vec![Got::Discover(o), Got::InScope(o, vec![f.position])]
+        );
+        f.update(o, 2);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 2)]);
+        // A template change alone does nothing until committed.
+        f.core
+            .set_range_bounds(p, at, f.x, RangeBounds::new(300, 310))
+            .expect("set");
+        f.update(o, 3);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 3)]);
+        f.core
+            .commit_region_modifications(p, &[at])
+            .expect("commit");
+        assert_eq!(f.drain(), vec![Got::OutOfScope(o, vec![f.position])]);
+        f.update(o, 4);
+        assert_eq!(f.drain(), vec![], "out of scope: not reflected");
+        // Back in: in scope again (no second discovery), reflected.
+        f.move_x(p, at, 0, 10);
+        assert_eq!(f.drain(), vec![Got::InScope(o, vec![f.position])]);
+        f.update(o, 5);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 5)]);
+        // The subscriber's region moves away: out of scope.
+        f.move_x(s, watch, 600, 700);
+        assert_eq!(f.drain(), vec![Got::OutOfScope(o, vec![f.position])]);
+        f.update(o, 6);
+        assert_eq!(f.drain(), vec![]);
+        // Unassociated: the default region overlaps everything.
+        f.core
+            .unassociate_regions_for_updates(p, o, &[(vec![f.position], vec![at])])
+            .expect("unassociate");
+        assert_eq!(f.drain(), vec![Got::InScope(o, vec![f.position])]);
+        f.update(o, 7);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 7)]);
+        // Associated again, far away; a subscription without regions overlaps everything.
+        f.core
+            .associate_regions_for_updates(p, o, &[(vec![f.position], vec![at])])
+            .expect("associate");
+        assert_eq!(f.drain(), vec![Got::OutOfScope(o, vec![f.position])]);
+        f.core
+            .subscribe_object_class_attributes(s, f.vehicle, &[f.position], true)
+            .expect("subscribe");
+        assert_eq!(f.drain(), vec![Got::InScope(o, vec![f.position])]);
+        f.update(o, 8);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 8)]);
+        // Without it again (5.7 leaves the region subscription): out of scope.
+        f.core
+            .unsubscribe_object_class_attributes(s, f.vehicle, None)
+            .expect("unsubscribe");
+        assert_eq!(f.drain(), vec![Got::OutOfScope(o, vec![f.position])]);
+        f.update(o, 9);
+        assert_eq!(f.drain(), vec![]);
+    }
+
+    /// An instance registered without regions is in the default region: a region subscriber
+    /// discovers it at once.
+    #[test]
+    fn the_default_region_overlaps_every_subscription() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position])
+            .expect("publish");
+        let watch = f.region_x(s, 0, 1);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.position], vec![watch])],
+                false,
+                None,
+            )
+            .expect("subscribe");
+        let o = f
+            .core
+            .register_object_instance(p, f.vehicle, None)
+            .expect("register");
+        f.update(o, 1);
+        assert_eq!(
+            f.drain(),
+            vec![Got::Discover(o), Got::Reflect(o, vec![f.position], 1)]
+        );
+    }
+
+    #[test]
+    fn interactions_reach_only_overlapping_subscribers() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        f.core
+            .publish_interaction_class(p, f.radio)
+            .expect("publish");
+        let ear = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_interaction_class_with_regions(s, f.radio, &[ear], true)
+            .expect("subscribe");
+        let near = f.region_x(p, 50, 60);
+        let far = f.region_x(p, 200, 300);
+        let send = |f: &mut Fed, rs: &[RegionHandle], v: u64| {
+            f.core
+                .send_interaction_with_regions(
+                    p,
+                    f.radio,
+                    vec![(f.text, n(v))],
+                    rs,
+                    Vec::new(),
+                    None,
+                )
+                .expect("send");
+        };
+        send(&mut f, &[far], 1);
+        send(&mut f, &[near], 2);
+        send(&mut f, &[far, near], 3);
+        f.core
+            .send_interaction(p, f.radio, vec![(f.text, n(4))], Vec::new(), None)
+            .expect("send");
+        // Channel 3 does not overlap the subscriber's default channel 0.
+        let ch3 = f.core.create_region(p, &[f.channel]).expect("create");
+        f.core
+            .set_range_bounds(p, ch3, f.channel, RangeBounds::new(3, 4))
+            .expect("set");
+        f.core
+            .commit_region_modifications(p, &[ch3])
+            .expect("commit");
+        send(&mut f, &[ch3], 5);
+        assert_eq!(
+            f.drain(),
+            vec![
+                Got::Interaction(2),
+                Got::Interaction(3),
+                Got::Interaction(4)
+            ]
+        );
+        // Unsubscribed from the region: nothing; subscribed without regions: everything.
+        f.core
+            .unsubscribe_interaction_class_with_regions(s, f.radio, &[ear])
+            .expect("unsubscribe");
+        send(&mut f, &[near], 6);
+        assert_eq!(f.drain(), vec![]);
+        f.core
+            .subscribe_interaction_class(s, f.radio, true)
+            .expect("subscribe");
+        f.core
+            .subscribe_interaction_class_with_regions(s, f.radio, &[ear], true)
+            .expect("subscribe");
+        send(&mut f, &[far], 7);
+        assert_eq!(f.drain(), vec![Got::Interaction(7)]);
+        // 5.9 leaves the region subscription.
+        f.core
+            .unsubscribe_interaction_class(s, f.radio)
+            .expect("unsubscribe");
+        send(&mut f, &[far], 8);
+        send(&mut f, &[near], 9);
+        assert_eq!(f.drain(), vec![Got::Interaction(9)]);
+    }
+
+    #[test]
+    fn value_update_requests_with_regions_reach_owners_of_overlapping_instances() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position, f.status])
+            .expect("publish");
+        let a = f.region_x(p, 0, 10);
+        let b = f.region_x(p, 500, 510);
+        let pos = f.position;
+        let oa = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &[(vec![pos], vec![a])], None)
+            .expect("register");
+        let ob = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &[(vec![pos], vec![b])], None)
+            .expect("register");
+        f.drain();
+        let q = f.region_x(s, 5, 6);
+        f.core
+            .request_attribute_value_update_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![pos], vec![q])],
+                Vec::new(),
+            )
+            .expect("request");
+        // oa overlaps; ob does not; neither's Status has regions (default: overlaps).
+        assert_eq!(f.drain(), vec![Got::Provide(oa, vec![pos])]);
+        f.core
+            .request_attribute_value_update_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.status], vec![q])],
+                Vec::new(),
+            )
+            .expect("request");
+        assert_eq!(
+            f.drain(),
+            vec![
+                Got::Provide(oa, vec![f.status]),
+                Got::Provide(ob, vec![f.status])
+            ]
+        );
+    }
+
+    /// A deleted instance takes its update regions with it.
+    #[test]
+    fn deletion_forgets_update_regions() {
+        let mut f = Fed::new();
+        let p = f.p;
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position])
+            .expect("publish");
+        let a = f.region_x(p, 0, 10);
+        let pos = f.position;
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &[(vec![pos], vec![a])], None)
+            .expect("register");
+        assert!(f.core.update_regions_of(o).is_some());
+        f.core
+            .delete_object_instance(p, o, Vec::new(), None)
+            .expect("delete");
+        assert!(f.core.update_regions_of(o).is_none());
+        f.core.delete_region(p, a).expect("no longer in use");
+    }
+
+    /// A save keeps the regions, associations, region subscriptions and the update regions;
+    /// a restore brings them back, so what was in scope at the save is again.
+    #[test]
+    fn save_and_restore_carry_regions() {
+        use crate::core::save::{SaveReport, SavedFederateState};
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position])
+            .expect("publish");
+        let watch = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.position], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = f.region_x(p, 95, 105);
+        let o = f
+            .core
+            .register_object_instance_with_regions(
+                p,
+                f.vehicle,
+                &[(vec![f.position], vec![at])],
+                None,
+            )
+            .expect("register");
+        assert_eq!(f.drain(), vec![Got::Discover(o)]);
+
+        // Save both federates, through the save file's encoding.
+        f.core.request_federation_save(p, "s", None).expect("save");
+        for h in [p, s] {
+            f.core
+                .report_federate_save(h, SaveReport::Begun)
+                .expect("begun");
+            f.core
+                .report_federate_save(h, SaveReport::Complete)
+                .expect("complete");
+        }
+        let mut states: BTreeMap<FederateHandle, SavedFederateState> = BTreeMap::new();
+        while let Some(a) = f.core.poll_action() {
+            if let Action::WriteSave { federate, state } = a {
+                let bytes = postcard::to_allocvec(&*state).expect("encodes");
+                states.insert(federate, postcard::from_bytes(&bytes).expect("decodes"));
+            }
+        }
+        for h in [p, s] {
+            f.core.save_written(h, true);
+        }
+        f.drain();
+        assert_eq!(states.len(), 2);
+        assert_eq!(
+            states[&p].regions.federate.regions[&at].committed.0[&f.x],
+            RangeBounds::new(95, 105)
+        );
+        assert!(
+            states[&s]
+                .regions
+                .federate
+                .object_subs
+                .contains_key(&f.vehicle)
+        );
+        assert_eq!(states[&s].regions.update_regions.len(), 1);
+
+        // Everything moves away, then the federation is restored.
+        f.move_x(p, at, 300, 310);
+        f.move_x(s, watch, 600, 700);
+        f.update(o, 1);
+        assert_eq!(f.drain(), vec![]);
+        let membership = states[&p].membership.clone();
+        f.core
+            .request_federation_restore(p, "s", Ok(membership))
+            .expect("restore");
+        for _ in 0..8 {
+            let mut progressed = false;
+            while let Some(a) = f.core.poll_action() {
+                match a {
+                    Action::LoadRestore { federate, .. } => {
+                        let st = states.get(&federate).cloned().expect("a saved state");
+                        f.core.restore_loaded(federate, Ok(st));
+                        progressed = true;
+                    }
+                    Action::Callback {
+                        federate,
+                        callback: Callback::InitiateFederateRestore { .. },
+                    } => {
+                        f.core
+                            .report_federate_restore(federate, true)
+                            .expect("restored");
+                        progressed = true;
+                    }
+                    _ => {}
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        let fr = f.core.federate_regions(p).expect("p's regions");
+        assert_eq!(fr.regions[&at].committed.0[&f.x], RangeBounds::new(95, 105));
+        assert!(fr.assoc.contains_key(&o));
+        let fs = f.core.federate_regions(s).expect("s's regions");
+        assert_eq!(
+            fs.regions[&watch].committed.0[&f.x],
+            RangeBounds::new(0, 100)
+        );
+        assert!(f.core.update_regions_of(o).is_some());
+        // Overlapping again, as at the save.
+        f.update(o, 2);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 2)]);
+        // And the regions work on: p moves away.
+        f.move_x(p, at, 300, 310);
+        f.update(o, 3);
+        assert_eq!(f.drain(), vec![]);
+    }
+
+    /// The instance's update regions stay with it when its attribute changes hands: the new
+    /// owner's updates are filtered by them until it associates regions of its own.
+    #[test]
+    fn ownership_transfer_keeps_the_instance_regions() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        let q = Fed::join(&mut f.core, "q");
+        let pos = f.position;
+        for h in [p, q] {
+            f.core
+                .publish_object_class_attributes(h, f.vehicle, &[pos])
+                .expect("publish");
+        }
+        f.core
+            .subscribe_object_class_attributes(q, f.vehicle, &[pos], true)
+            .expect("subscribe");
+        let watch = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![pos], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = f.region_x(p, 95, 105);
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &[(vec![pos], vec![at])], None)
+            .expect("register");
+        assert_eq!(f.drain(), vec![Got::Discover(o)]);
+        f.core
+            .unconditional_attribute_ownership_divestiture(p, o, &[pos])
+            .expect("divest");
+        f.core
+            .attribute_ownership_acquisition_if_available(q, o, &[pos])
+            .expect("acquire");
+        for _ in 0..10 {
+            if f.core
+                .is_attribute_owned_by_federate(q, o, pos)
+                .unwrap_or(false)
+            {
+                break;
+            }
+            f.core.handle(0, Event::Tick);
+            f.drain();
+        }
+        assert!(
+            f.core
+                .is_attribute_owned_by_federate(q, o, pos)
+                .expect("query")
+        );
+        f.drain();
+        let update = |f: &mut Fed, v: u64| {
+            f.core
+                .update_attribute_values(q, o, vec![(pos, n(v))], Vec::new(), None)
+                .expect("update");
+        };
+        update(&mut f, 1);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![pos], 1)]);
+        // The new owner's own region replaces them.
+        let far = f.region_x(q, 500, 510);
+        f.core
+            .associate_regions_for_updates(q, o, &[(vec![pos], vec![far])])
+            .expect("associate");
+        update(&mut f, 2);
+        assert_eq!(f.drain(), vec![]);
+    }
+}
