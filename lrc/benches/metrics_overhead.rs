@@ -181,6 +181,7 @@ fn recording_alone(c: &mut Criterion) {
             transportation: TransportationTypeHandle(1),
             time: None,
             retraction: None,
+            sent_regions: None,
         },
     };
     let mut g = c.benchmark_group("metrics_record_send_and_receive");

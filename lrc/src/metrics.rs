@@ -800,6 +800,7 @@ mod tests {
                 transportation: TransportationTypeHandle(1),
                 time: None,
                 retraction: None,
+                sent_regions: None,
             },
         }
     }

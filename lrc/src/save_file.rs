@@ -23,8 +23,9 @@ pub const MAGIC: &[u8; 12] = b"HLAMESH-SAVE";
 /// decision with its number; 7: subscriptions keep their update rates; 8: each federate's MOM
 /// state and the federation's Auto-Provide switch, and ownership transfers the MOM made; 9: each
 /// federate's DDM regions, associations and region subscriptions, and the update regions its LRC
-/// knew).
-pub const FORMAT_VERSION: u16 = 9;
+/// knew; 10: each federate's conveyed region handles, and the sent regions of the reflections
+/// and interactions it holds).
+pub const FORMAT_VERSION: u16 = 10;
 
 /// A save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -288,6 +289,7 @@ mod tests {
             requests: Vec::new(),
             mom: Default::default(),
             regions: Default::default(),
+            conveyed: Default::default(),
         }
     }
 

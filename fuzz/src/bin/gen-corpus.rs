@@ -707,6 +707,7 @@ fn saved_state() -> SavedFederateState {
             ..Default::default()
         },
         regions: Default::default(),
+        conveyed: Default::default(),
     }
 }
 

@@ -22,6 +22,7 @@
 
 pub mod advisory;
 pub mod compaction;
+pub mod convey;
 pub mod coordinator;
 pub mod declarations;
 pub mod eviction;
@@ -128,6 +129,11 @@ pub struct ReceiveInfo {
     /// The sender's retraction handle, when it sent the message in time-stamp order: a later
     /// `request_retraction` names it (see [`retraction`]).
     pub retraction: Option<MessageRetractionHandle>,
+    /// With the receiver's Convey Region Designator Sets switch on, the regions the message was
+    /// sent with that overlap the receiver's subscription regions, as receiver-local handles
+    /// only `get_dimension_handle_set` and `get_range_bounds` take (see [`convey`]); `None`
+    /// with the switch off or for a message sent without regions.
+    pub sent_regions: Option<Vec<crate::handles::RegionHandle>>,
 }
 
 /// A callback for one local federate (the `FederateAmbassador` services). Serializable: queued
@@ -581,6 +587,8 @@ pub struct FederationCore {
     pub(crate) mom: mom::MomState,
     /// DDM regions, associations and region subscriptions (see [`regions`]).
     pub(crate) regions: regions::RegionState,
+    /// Each local federate's conveyed region handles (see [`convey`]).
+    pub(crate) conveyed: BTreeMap<FederateHandle, convey::Conveyed>,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -647,6 +655,7 @@ impl FederationCore {
             rates: Default::default(),
             mom: Default::default(),
             regions: Default::default(),
+            conveyed: BTreeMap::new(),
         }
     }
 

@@ -117,6 +117,7 @@ pub(crate) fn received(
         transportation: transportation(reliable),
         time: time.clone(),
         retraction,
+        sent_regions: None,
     }
 }
 
@@ -1238,7 +1239,8 @@ impl FederationCore {
                 .filter(|(p, _)| allowed.contains(p))
                 .cloned()
                 .collect();
-            let info = received(producer, &time, reliable, retraction);
+            let mut info = received(producer, &time, reliable, retraction);
+            info.sent_regions = self.convey_for_interaction(f, k, regions);
             let cb = Callback::ReceiveInteraction {
                 class: k,
                 params: ps,
@@ -1424,7 +1426,11 @@ impl FederationCore {
         let retraction = update
             .retraction
             .filter(|_| update.reliable && !update.held);
-        let info = received(update.producer, &update.time, update.reliable, retraction);
+        let mut info = received(update.producer, &update.time, update.reliable, retraction);
+        if !self.regions.update_regions.is_empty() {
+            let attrs: Vec<AttributeHandle> = values.iter().map(|(a, _)| *a).collect();
+            info.sent_regions = self.convey_for_reflection(f, known, update.object, &attrs);
+        }
         let cb = Callback::ReflectAttributeValues {
             object: update.object,
             values,

@@ -399,6 +399,9 @@ impl FederationCore {
     ) -> Result<Vec<DimensionHandle>, RtiError> {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "getDimensionHandleSet")?;
+        if r.creator() == f && super::convey::is_conveyed(r) {
+            return self.conveyed_dimensions(f, r);
+        }
         self.region_dims(f, r)
     }
 
@@ -413,6 +416,9 @@ impl FederationCore {
         self.local(f)?;
         self.refuse_during_save_or_restore(f, "getRangeBounds")?;
         self.check_dimension(d)?;
+        if r.creator() == f && super::convey::is_conveyed(r) {
+            return self.conveyed_range_bounds(f, r, d);
+        }
         let reg = self.own_region(f, r)?;
         reg.template.0.get(&d).copied().ok_or_else(|| {
             RtiError::RegionDoesNotContainSpecifiedDimension(format!(

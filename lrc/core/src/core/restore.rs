@@ -1042,6 +1042,7 @@ impl FederationCore {
             self.locals.insert(*h, local_from_saved(st));
             self.mom_restore(*h, &st.mom);
             self.regions_restore(*h, &st.regions);
+            self.conveyed_restore(*h, &st.conveyed);
             for i in &st.instances {
                 let origin = self
                     .view
@@ -1242,6 +1243,7 @@ mod tests {
             requests: Vec::new(),
             mom: Default::default(),
             regions: Default::default(),
+            conveyed: Default::default(),
         }
     }
 

@@ -460,6 +460,9 @@ pub struct SavedFederateState {
     /// Its DDM regions, associations and region subscriptions, and the update regions of every
     /// instance its LRC knew (see `super::regions`).
     pub regions: super::regions::SavedRegions,
+    /// Its conveyed region handles, which reflections it holds may carry (see
+    /// `super::convey`).
+    pub conveyed: super::convey::Conveyed,
 }
 
 /// A federate's time state as saved (`hlamesh_timesync::TimeSnapshot` in serializable form).
@@ -844,6 +847,7 @@ impl FederationCore {
                 .collect(),
             mom: self.mom_capture(f),
             regions: self.regions_capture(f),
+            conveyed: self.conveyed_capture(f),
         })
     }
 

@@ -607,10 +607,10 @@ impl FederationCore {
         let Some(lf) = self.locals.get(&f) else {
             return;
         };
-        let Some(subs) = lf
+        let Some((known, subs)) = lf
             .known
             .get(&object)
-            .and_then(|k| lf.decl.subscribed_attrs(*k))
+            .and_then(|k| lf.decl.subscribed_attrs(*k).map(|s| (*k, s)))
         else {
             return;
         };
@@ -621,11 +621,14 @@ impl FederationCore {
         if values.is_empty() {
             return;
         }
+        let mut info = super::objects::received(v.producer, &v.time, v.reliable, None);
+        let attrs: Vec<AttributeHandle> = values.iter().map(|(a, _)| *a).collect();
+        info.sent_regions = self.convey_for_reflection(f, known, object, &attrs);
         let cb = Callback::ReflectAttributeValues {
             object,
             values,
             tag: v.tag,
-            info: super::objects::received(v.producer, &v.time, v.reliable, None),
+            info,
         };
         self.time_deliver_late(f, v.producer, cb);
     }

@@ -26,9 +26,14 @@
 //! - The four advisory switches (FDD, per federate, and the enable/disable services) are
 //!   `super::super::advisory`'s.
 //!
-//! Not honoured: **Convey Region Designator Sets** is recorded and reported only (hlamesh has
-//! no DDM: no update carries a region); **Delay Subscription Evaluation** likewise (no region
-//! to evaluate late); the automatic resign action is the resignation's (`resignation`). The
+//! - **Convey Region Designator Sets** (per federate, the FDD's `conveyRegionDesignatorSets`
+//!   at the join, off if no module sets it; `HLAsetSwitches.HLAconveyRegionDesignatorSets`): a
+//!   switch of the *receiving* federate; on, its reflections and received interactions sent
+//!   with regions carry the sent regions that overlap its subscription regions, as read-only
+//!   handles of its own (`super::super::convey`).
+//!
+//! Not honoured: **Delay Subscription Evaluation** is recorded and reported only (hlamesh
+//! evaluates subscriptions at once); the automatic resign action is the resignation's (`resignation`). The
 //! FDD's *initial* values of Convey Producing Federate and Auto-Provide are not applied yet:
 //! hlamesh has always conveyed the producer and never auto-provided, and the repository's
 //! Restaurant FOM, which the multi-process tests and tools run on, sets the first off and the
