@@ -153,6 +153,15 @@ fn time_of(bytes: Option<&[u8]>) -> serde_json::Value {
         .map_or(serde_json::Value::Null, |b| json!(f64::from_be_bytes(b)))
 }
 
+/// The conveyed sent-region handles of a reflection or interaction (`null`: none conveyed).
+fn sent_regions(info: &hlamesh_lrc::core::ReceiveInfo) -> serde_json::Value {
+    info.sent_regions
+        .as_ref()
+        .map_or(serde_json::Value::Null, |hs| {
+            json!(hs.iter().map(|h| h.0).collect::<Vec<_>>())
+        })
+}
+
 fn float_time(s: &str) -> Result<Time, RtiError> {
     s.parse::<f64>()
         .ok()
@@ -186,7 +195,8 @@ impl FederateAmbassador for Amb {
         for (a, v) in values {
             out(json!({"event":"reflect","object":object.0,"attr":a.0,
                 "value":String::from_utf8_lossy(v),"hex":hex(v),"producer":info.producer.0,
-                "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction)}));
+                "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction),
+                "sent":sent_regions(info)}));
         }
     }
     fn receive_interaction(
@@ -204,7 +214,7 @@ impl FederateAmbassador for Amb {
             json!({"event":"interaction","label":String::from_utf8_lossy(tag),
             "class":class.0,"params":ps,"producer":info.producer.0,
             "time":time_of(info.time.as_deref()),"retraction":retraction(info.retraction),
-            "received":format!("{:?}", info.received_order)}),
+            "received":format!("{:?}", info.received_order),"sent":sent_regions(info)}),
         );
     }
     fn remove_object_instance(
