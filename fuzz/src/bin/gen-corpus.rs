@@ -500,6 +500,17 @@ fn lrc_wire(out: &mut Out) {
                 tag: Vec::new(),
             },
         ),
+        (
+            "declare-in-regions",
+            DataMsg::Declare {
+                federate: fed,
+                decl: Declaration::SubscribeObjectInRegions {
+                    class: ObjectClassHandle(3),
+                    attrs: vec![a(1), a(2)],
+                    regions: vec![(a(1), vec![extent(1, 0, 100)]), (a(2), Vec::new())],
+                },
+            },
+        ),
     ];
     for (name, m) in data {
         out.seed("lrc_wire", &format!("data-{name}"), &m.encode());

@@ -216,6 +216,88 @@ fn a_region_subscriber_sees_a_moving_vehicle_only_while_it_overlaps() {
     ok(&mut s, "region late X=0..1");
 }
 
+/// The relevance advisories `s` printed up to the interaction tagged `mark`, in order:
+/// `on Attrs`, `off Attrs`, `interaction TAG`.
+fn relevance_until(s: &mut Shell, mark: &str) -> Vec<String> {
+    until(s, "interaction", mark)
+        .into_iter()
+        .filter_map(|l| {
+            Some(match l["event"].as_str()? {
+                "updates_on" => format!("on {}", l["attrs"]),
+                "updates_off" => format!("off {}", l["attrs"]),
+                "interaction" => format!("interaction {}", l["label"].as_str()?),
+                _ => return None,
+            })
+        })
+        .collect()
+}
+
+/// Relevance advisories follow region overlap across processes (issue 23): the owner of a
+/// vehicle, with the attribute relevance advisory switch on, gets `turnUpdatesOn` for its
+/// position when a subscriber on another LRC moves its subscription region over the vehicle's
+/// update region, and `turnUpdatesOff` when it moves away, when the vehicle moves away, and when
+/// the subscription ends; a second subscriber whose region never overlaps changes nothing. Each
+/// step ends with a radio message from the subscriber (the owner hears Radio without regions):
+/// the subscriber's stream is in order, so what its step caused at the owner comes before it.
+#[test]
+fn an_owner_updates_only_while_a_moving_subscription_region_overlaps() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("ddmrel{}", std::process::id());
+    let (mut p, _) = shell(&lab, 1, &ports, &fed, "P");
+    let (mut s, _) = shell(&lab, 2, &ports, &fed, "S");
+    let (mut b, _) = shell(&lab, 3, &ports, &fed, "B");
+
+    ok(&mut p, "relevance-advisory");
+    ok(&mut p, "subscribe-interaction Radio");
+    ok(&mut p, "publish Vehicle Position,Status");
+    ok(&mut p, "region at X=500..510");
+    ok(&mut p, "register-object-regions Vehicle Position,Status at");
+    next_event(&mut p, "registered_object");
+    let pos = position_handle(&mut p);
+    let on = format!("on [{pos}]");
+    let off = format!("off [{pos}]");
+
+    ok(&mut s, "publish-interaction Radio");
+    ok(&mut s, "region watch X=0..100");
+    ok(&mut b, "publish-interaction Radio");
+    ok(&mut b, "region never X=900..1000");
+
+    // (federate, command, what the owner sees up to the radio message that follows it)
+    let steps: &[(char, &str, &[&str])] = &[
+        ('b', "subscribe-regions Vehicle Position never", &[]),
+        ('s', "subscribe-regions Vehicle Position watch", &[]),
+        ('s', "move watch X=495..600", &[&on]),
+        ('s', "set-bounds watch X 0 100", &[]),
+        ('s', "commit watch", &[&off]),
+        ('s', "move watch X=505..506", &[&on]),
+        ('p', "move at X=0..10", &[&off]),
+        ('p', "move at X=500..510", &[&on]),
+        ('b', "move never X=0..1000", &[]),
+        ('b', "unsubscribe-regions Vehicle Position never", &[]),
+        ('s', "unsubscribe-regions Vehicle Position watch", &[&off]),
+        ('s', "subscribe Vehicle Position", &[&on]),
+    ];
+    for (i, (who, step, want)) in steps.iter().enumerate() {
+        let (x, region) = match who {
+            'p' => (&mut p, "at"),
+            's' => (&mut s, "watch"),
+            _ => (&mut b, "never"),
+        };
+        ok(x, step);
+        // The marker goes from the subscriber's LRC (the owner's own steps take effect at
+        // once at its LRC; S's marker then only orders the check).
+        let mark = format!("m{i}");
+        let marker = if *who == 'b' { &mut b } else { &mut s };
+        let r = if *who == 'b' { region } else { "watch" };
+        ok(marker, &format!("send-regions Radio {r} {mark}"));
+        let mut expected: Vec<String> = want.iter().map(|w| w.to_string()).collect();
+        expected.push(format!("interaction {mark}"));
+        assert_eq!(relevance_until(&mut p, &mark), expected, "after `{step}`");
+    }
+}
+
 /// The handle `p`'s shell printed for its region `name` (set aside while waiting for the
 /// command's answer).
 fn p_region(p: &mut Shell, name: &str) -> u64 {

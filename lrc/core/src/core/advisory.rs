@@ -10,11 +10,13 @@
 //! difference becomes callbacks. While a switch is off the told set is frozen, so enabling it
 //! later reports exactly what changed since the federate last heard.
 //!
-//! Semantics (DDM narrows only the scope advisories, see [`super::regions`]):
+//! Semantics (DDM narrows the instance-level advisories, see [`super::regions`]):
 //! - start/stop registration for class C: some *other* federate actively subscribes, at C or a
 //!   superclass, to an attribute this federate publishes for C;
 //! - turn updates on/off for (instance, attributes): among the attributes this federate owns,
-//!   those some other federate actively subscribes to at the instance's class or a superclass;
+//!   those some other federate actively subscribes to at the instance's class or a superclass,
+//!   where it subscribes with regions only if one of them overlaps one of the attribute's
+//!   update regions (no update region: the default region, which overlaps every region);
 //! - attributes in/out of scope for (instance, attributes): among the attributes a federate
 //!   subscribes to at the class it knows the instance as, those owned by *another* federate
 //!   and, where it subscribes with regions, whose update regions overlap them;
@@ -29,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::declarations::{interaction_class_is_a, object_class_is_a};
+use super::regions::relevant_in_regions;
 use super::{Callback, FederationCore};
 use crate::error::RtiError;
 use crate::fom::Fdd;
@@ -227,21 +230,29 @@ impl FederationCore {
         Ok(self.local(f)?.advice.switches.get(switch))
     }
 
-    /// Whether a federate other than `f` actively subscribes to attribute `a` at `class` or a
-    /// superclass of it.
+    /// Whether a federate other than `f` actively subscribes to attribute `a` of instance `o`
+    /// at `class` or a superclass of it, with a subscription region that overlaps one of the
+    /// attribute's update regions where either side uses regions (see `super::regions`).
     fn others_subscribe(
         &self,
         fdd: &Fdd,
         f: FederateHandle,
+        o: ObjectInstanceHandle,
         class: ObjectClassHandle,
         a: AttributeHandle,
     ) -> bool {
+        let update = self.regions.update_regions.get(&o).and_then(|m| m.get(&a));
         self.interest.iter().any(|(g, ri)| {
             *g != f
-                && ri
-                    .objects
-                    .iter()
-                    .any(|(c, sa)| sa.contains(&a) && object_class_is_a(fdd, class, *c))
+                && ri.objects.iter().any(|(c, sa)| {
+                    sa.contains(&a)
+                        && object_class_is_a(fdd, class, *c)
+                        && relevant_in_regions(
+                            fdd,
+                            ri.regions.get(c).and_then(|m| m.get(&a)),
+                            update,
+                        )
+                })
         })
     }
 
@@ -351,7 +362,7 @@ impl FederationCore {
         {
             if sw.attribute_relevance {
                 for a in inst.owned_by(f) {
-                    if self.others_subscribe(fdd, f, inst.class, a) {
+                    if self.others_subscribe(fdd, f, o, inst.class, a) {
                         relevant.insert(a);
                     }
                 }

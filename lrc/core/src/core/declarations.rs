@@ -99,6 +99,11 @@ pub struct RemoteInterest {
     pub interactions: BTreeSet<InteractionClassHandle>,
     /// Every subscription per class, active or passive, with its rate.
     pub subscriptions: BTreeMap<ObjectClassHandle, RemoteSubscription>,
+    /// The subscription regions of the attributes in `objects` subscribed with regions only
+    /// (as [`Declaration::SubscribeObjectInRegions`] declares them; an attribute absent is in
+    /// the default region): relevance advisories follow their overlap (see `super::regions`).
+    pub regions:
+        BTreeMap<ObjectClassHandle, BTreeMap<AttributeHandle, Vec<super::regions::Extent>>>,
 }
 
 /// A federate's subscription to a class as other LRCs know it.
@@ -335,7 +340,8 @@ impl FederationCore {
         }
         let all: Vec<AttributeHandle> = set.into_iter().collect();
         let wire = if active { all.clone() } else { Vec::new() };
-        self.declare(f, Declaration::SubscribeObject(class, wire));
+        let decl = self.subscribe_declaration(f, class, wire);
+        self.declare(f, decl);
         if needs_subscription_declaration(active, interval_us) && !all.is_empty() {
             self.declare(
                 f,

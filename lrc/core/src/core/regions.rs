@@ -62,15 +62,46 @@
 //! federate gets `attributes_in_scope` / `attributes_out_of_scope` ([`super::advisory`]), and an
 //! instance that comes into overlap for the first time is discovered.
 //!
+//! # Relevance advisories (the decision)
+//!
+//! `turnUpdatesOnForObjectInstance` / `turnUpdatesOffForObjectInstance` follow overlap: an
+//! owner's instance attribute is relevant while some *other* federate actively subscribes to it
+//! (at the instance's class or a superclass) in the default region, or with a subscription
+//! region that overlaps one of the attribute's update regions (an attribute without update
+//! regions is in the default region, which overlaps every region). A passive subscription, with
+//! regions or without, is never relevant. For that the owner's LRC must know the other
+//! federates' subscription regions, which live at their creators' LRCs only: a federate that
+//! subscribes to a class with regions declares its active set as
+//! [`Declaration::SubscribeObjectInRegions`] instead of [`Declaration::SubscribeObject`], with
+//! the committed extents of the subscription regions of each attribute it subscribes to with
+//! regions only; set and regions travel in one message, so no LRC ever sees the set without its
+//! regions (which would turn updates on for a moment). It is sent at 9.8, 9.9, 5.6 and 5.7 for a
+//! class that has region subscriptions, at every `commit_region_modifications` of a region used
+//! in one, in state-transfer snapshots and after a restore. Every LRC (the subscriber's own
+//! too: declarations are applied from the stream) keeps them in
+//! [`super::declarations::RemoteInterest::regions`]; the owner's update regions it knows from
+//! [`DataMsg::UpdateRegions`]. So turn-updates-on and -off follow, in each LRC's stream order,
+//! every committed move of either region, (un)association, and (un)subscription.
+//!
+//! `turnInteractionsOn` / `turnInteractionsOff` and `startRegistrationForObjectClass` /
+//! `stopRegistrationForObjectClass` (5.10–5.13) stay based on class subscription, as
+//! IEEE 1516-2010 bases them: an interaction's regions are chosen per send
+//! (`sendInteractionWithRegions`), so a publisher has no standing region overlap could be judged
+//! against before it sends; and registration advice is about a class before any instance (and
+//! so any update region) exists. A region subscription, active, counts there as a
+//! subscription to the class, wherever its regions are.
+//!
+//! `ConveyRegionDesignatorSets` (the sent regions with reflections and interactions) is in
+//! [`super::convey`].
+//!
 //! Not here yet: the update rate designator of a region subscription is that of the class
-//! (as for 5.6); relevance advisories (`turn_updates_on`, start registration) count a region
-//! subscription as a subscription without asking for overlap; `ConveyRegionDesignatorSets`.
+//! (as for 5.6).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::wire::DataMsg;
+use super::wire::{DataMsg, Declaration};
 use super::{Callback, FederationCore};
 use crate::error::RtiError;
 use crate::fom::{DefaultRange, Fdd};
@@ -129,6 +160,21 @@ pub fn overlap(fdd: &Fdd, a: &Extent, b: &Extent) -> bool {
         }
     }
     true
+}
+
+/// Whether an instance attribute with update regions `update` (`None`: the default region) is
+/// relevant to a subscription whose regions are `sub` (`None`: the default region; empty: a
+/// passive region subscription, relevant nowhere), for relevance advisories.
+pub(crate) fn relevant_in_regions(
+    fdd: &Fdd,
+    sub: Option<&Vec<Extent>>,
+    update: Option<&Vec<Extent>>,
+) -> bool {
+    match (sub, update) {
+        (None, _) => true,
+        (Some(s), None) => !s.is_empty(),
+        (Some(s), Some(u)) => s.iter().any(|x| u.iter().any(|y| overlap(fdd, x, y))),
+    }
 }
 
 /// One region at its creator's LRC.
@@ -508,13 +554,71 @@ impl FederationCore {
             })
             .collect();
         let subscribed = fr.used_in_subscription(&set);
+        let classes: Vec<ObjectClassHandle> = fr
+            .object_subs
+            .iter()
+            .filter(|(_, s)| s.regions.values().any(|x| !x.is_disjoint(&set)))
+            .map(|(c, _)| *c)
+            .collect();
         for (o, attrs) in announce {
             self.announce_update_regions(f, o, &attrs);
+        }
+        // The owners' relevance advisories follow the moved subscription regions.
+        for c in classes {
+            let active: Vec<AttributeHandle> = self
+                .local(f)?
+                .decl
+                .subscribed_objects
+                .get(&c)
+                .filter(|s| s.active)
+                .map(|s| s.attrs.iter().copied().collect())
+                .unwrap_or_default();
+            let decl = self.subscribe_declaration(f, c, active);
+            self.send_data(true, DataMsg::Declare { federate: f, decl });
         }
         if subscribed {
             self.subscriptions_moved(f);
         }
         Ok(())
+    }
+
+    /// The declaration of federate `f`'s active subscription set `attrs` to `class`:
+    /// [`Declaration::SubscribeObjectInRegions`] with the committed extents of its subscription
+    /// regions when it subscribes to the class with regions, else
+    /// [`Declaration::SubscribeObject`]. An attribute subscribed actively without regions is
+    /// not listed (the default region); one subscribed with regions only is listed with their
+    /// extents, or with none where its region part is passive.
+    pub(crate) fn subscribe_declaration(
+        &self,
+        f: FederateHandle,
+        class: ObjectClassHandle,
+        attrs: Vec<AttributeHandle>,
+    ) -> Declaration {
+        let Some((fr, sub)) = self
+            .regions
+            .feds
+            .get(&f)
+            .and_then(|fr| fr.object_subs.get(&class).map(|s| (fr, s)))
+        else {
+            return Declaration::SubscribeObject(class, attrs);
+        };
+        let regions = sub
+            .attrs()
+            .into_iter()
+            .filter(|a| !(sub.default_active && sub.default.contains(a)))
+            .map(|a| {
+                let ext = match sub.regions.get(&a) {
+                    Some(rs) if sub.active => fr.extents(rs),
+                    _ => Vec::new(),
+                };
+                (a, ext)
+            })
+            .collect();
+        Declaration::SubscribeObjectInRegions {
+            class,
+            attrs,
+            regions,
+        }
     }
 
     /// 9.4: deletes region `r` (`RegionInUseForUpdateOrSubscription` while it is associated
@@ -1235,6 +1339,10 @@ mod tests {
         OutOfScope(ObjectInstanceHandle, Vec<AttributeHandle>),
         Interaction(u64),
         Provide(ObjectInstanceHandle, Vec<AttributeHandle>),
+        /// The publisher's `turnUpdatesOnForObjectInstance`.
+        UpdatesOn(ObjectInstanceHandle, Vec<AttributeHandle>),
+        /// The publisher's `turnUpdatesOffForObjectInstance`.
+        UpdatesOff(ObjectInstanceHandle, Vec<AttributeHandle>),
     }
 
     fn n(v: u64) -> Vec<u8> {
@@ -1320,9 +1428,24 @@ mod tests {
                     {
                         Got::Provide(object, attrs)
                     }
+                    Callback::TurnUpdatesOnForObjectInstance { object, attrs }
+                        if federate == self.p =>
+                    {
+                        Got::UpdatesOn(object, attrs)
+                    }
+                    Callback::TurnUpdatesOffForObjectInstance { object, attrs }
+                        if federate == self.p =>
+                    {
+                        Got::UpdatesOff(object, attrs)
+                    }
                     _ => continue,
                 };
-                if federate == self.s || matches!(got, Got::Provide(..)) {
+                if federate == self.s
+                    || matches!(
+                        got,
+                        Got::Provide(..) | Got::UpdatesOn(..) | Got::UpdatesOff(..)
+                    )
+                {
                     out.push(got);
                 }
             }
@@ -1642,6 +1765,108 @@ mod tests {
         assert_eq!(f.drain(), vec![Got::OutOfScope(o, vec![f.position])]);
         f.update(o, 9);
         assert_eq!(f.drain(), vec![]);
+    }
+
+    /// The owner's updates of an instance attribute are turned on while another federate's
+    /// active subscription region overlaps one of its update regions (or either side is the
+    /// default region) and off when no overlap remains: either region moved and committed,
+    /// the subscription changed, the association changed.
+    #[test]
+    fn relevance_advisories_follow_region_overlap() {
+        let mut f = Fed::new();
+        let (p, s, pos) = (f.p, f.s, f.position);
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[pos, f.status])
+            .expect("publish");
+        f.core
+            .set_advisory_switch(p, AdvisorySwitch::AttributeRelevance, true)
+            .expect("relevance on");
+        let watch = f.region_x(s, 0, 100);
+        let sub = |f: &mut Fed, active: bool| {
+            f.core
+                .subscribe_object_class_attributes_with_regions(
+                    s,
+                    f.vehicle,
+                    &[(vec![pos], vec![watch])],
+                    active,
+                    None,
+                )
+                .expect("subscribe");
+        };
+        sub(&mut f, true);
+        let at = f.region_x(p, 500, 510);
+        let o = f
+            .core
+            .register_object_instance_with_regions(
+                p,
+                f.vehicle,
+                &[(vec![pos, f.status], vec![at])],
+                None,
+            )
+            .expect("register");
+        assert_eq!(f.drain(), vec![], "far away: not relevant");
+        // The update region moves over the subscription region.
+        f.move_x(p, at, 95, 105);
+        assert_eq!(
+            f.drain(),
+            vec![Got::Discover(o), Got::UpdatesOn(o, vec![pos])]
+        );
+        // A template change alone changes nothing; its commit does.
+        f.core
+            .set_range_bounds(p, at, f.x, RangeBounds::new(300, 310))
+            .expect("set");
+        assert_eq!(f.drain(), vec![]);
+        f.core
+            .commit_region_modifications(p, &[at])
+            .expect("commit");
+        assert_eq!(f.drain(), vec![Got::UpdatesOff(o, vec![pos])]);
+        // The subscription region moves over the update region, then away.
+        f.move_x(s, watch, 250, 350);
+        assert_eq!(f.drain(), vec![Got::UpdatesOn(o, vec![pos])]);
+        f.move_x(s, watch, 0, 100);
+        assert_eq!(f.drain(), vec![Got::UpdatesOff(o, vec![pos])]);
+        f.move_x(s, watch, 250, 350);
+        assert_eq!(f.drain(), vec![Got::UpdatesOn(o, vec![pos])]);
+        // Unsubscribed with regions: off.
+        f.core
+            .unsubscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![pos], vec![watch])],
+            )
+            .expect("unsubscribe");
+        assert_eq!(f.drain(), vec![Got::UpdatesOff(o, vec![pos])]);
+        // A passive region subscription is not relevant; an active one without regions (the
+        // default region) is, whatever the update region; 5.7 leaves the passive part only.
+        sub(&mut f, false);
+        assert_eq!(f.drain(), vec![]);
+        f.core
+            .subscribe_object_class_attributes(s, f.vehicle, &[pos], true)
+            .expect("subscribe");
+        assert_eq!(f.drain(), vec![Got::UpdatesOn(o, vec![pos])]);
+        f.core
+            .unsubscribe_object_class_attributes(s, f.vehicle, None)
+            .expect("unsubscribe");
+        assert_eq!(f.drain(), vec![Got::UpdatesOff(o, vec![pos])]);
+        // Active again (watch at [250, 350) overlaps at [300, 310)).
+        sub(&mut f, true);
+        assert_eq!(f.drain(), vec![Got::UpdatesOn(o, vec![pos])]);
+        // Unassociated: the default region overlaps everything, still on; associated far
+        // away: off.
+        f.core
+            .unassociate_regions_for_updates(p, o, &[(vec![pos], vec![at])])
+            .expect("unassociate");
+        assert_eq!(f.drain(), vec![]);
+        let far = f.region_x(p, 900, 901);
+        f.core
+            .associate_regions_for_updates(p, o, &[(vec![pos], vec![far])])
+            .expect("associate");
+        assert_eq!(f.drain(), vec![Got::UpdatesOff(o, vec![pos])]);
+        // A second update region that overlaps: on.
+        f.core
+            .associate_regions_for_updates(p, o, &[(vec![pos], vec![at])])
+            .expect("associate");
+        assert_eq!(f.drain(), vec![Got::UpdatesOn(o, vec![pos])]);
     }
 
     /// An instance registered without regions is in the default region: a region subscriber

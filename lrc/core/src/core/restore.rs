@@ -1137,7 +1137,7 @@ impl FederationCore {
             .subscribed_objects
             .iter()
             .filter(|(_, s)| s.active && !s.attrs.is_empty())
-            .map(|(c, s)| Declaration::SubscribeObject(*c, s.attrs.iter().copied().collect()))
+            .map(|(c, s)| self.subscribe_declaration(f, *c, s.attrs.iter().copied().collect()))
             .collect();
         decls.extend(
             lf.decl

@@ -228,7 +228,7 @@ impl FederationCore {
                 if s.active {
                     declarations.push((
                         *h,
-                        Declaration::SubscribeObject(*c, s.attrs.iter().copied().collect()),
+                        self.subscribe_declaration(*h, *c, s.attrs.iter().copied().collect()),
                     ));
                 }
             }
@@ -483,6 +483,7 @@ impl FederationCore {
             Declaration::SubscribeObject(c, attrs) => {
                 // Also the whole subscription, active with no rate, unless a
                 // `Subscription` that follows says otherwise (see `super::update_rate`).
+                ri.regions.remove(&c);
                 if attrs.is_empty() {
                     ri.objects.remove(&c);
                     ri.subscriptions.remove(&c);
@@ -519,6 +520,29 @@ impl FederationCore {
                     let attrs = attrs.into_iter().collect();
                     ri.subscriptions
                         .insert(class, RemoteSubscription { attrs, interval_us });
+                }
+            }
+            Declaration::SubscribeObjectInRegions {
+                class,
+                attrs,
+                regions,
+            } => {
+                // As `SubscribeObject`, with the regions (see `super::regions`).
+                if attrs.is_empty() {
+                    ri.objects.remove(&class);
+                    ri.subscriptions.remove(&class);
+                    ri.regions.remove(&class);
+                } else {
+                    let set: std::collections::BTreeSet<_> = attrs.into_iter().collect();
+                    ri.subscriptions.insert(
+                        class,
+                        RemoteSubscription {
+                            attrs: set.clone(),
+                            interval_us: None,
+                        },
+                    );
+                    ri.objects.insert(class, set);
+                    ri.regions.insert(class, regions.into_iter().collect());
                 }
             }
             // Applied above.

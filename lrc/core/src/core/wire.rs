@@ -17,8 +17,9 @@ use crate::handles::{
 /// Version byte in front of every core message (15: the DDM messages `UpdateRegions`,
 /// `InteractionInRegions`, `RequestUpdateInRegions` and `Declaration::UpdateRegions`, appended
 /// after every earlier variant so no earlier encoding changed; an LRC of 14 could not decode
-/// them, so the two refuse each other instead).
-pub const WIRE_VERSION: u8 = 15;
+/// them, so the two refuse each other instead; 16: `Declaration::SubscribeObjectInRegions`,
+/// appended likewise, which relevance advisories by region overlap need).
+pub const WIRE_VERSION: u8 = 16;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -110,6 +111,22 @@ pub enum Declaration {
         object: ObjectInstanceHandle,
         /// (attribute, extents of its update regions).
         attrs: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
+    },
+    /// Last (wire version 16): [`Declaration::SubscribeObject`] for a federate that subscribes
+    /// to `class` with regions, in one message so that no receiver ever sees the set without
+    /// its regions. The active set `attrs` replaces the federate's earlier one for the class,
+    /// and `regions` replaces what was known of its regions there: an attribute listed is
+    /// relevant only where an update region overlaps one of its extents (none listed: nowhere,
+    /// the region part of the subscription being passive); an attribute not listed is
+    /// subscribed in the default region, which overlaps everything. Relevance advisories use it
+    /// (see `super::regions`).
+    SubscribeObjectInRegions {
+        /// Class.
+        class: ObjectClassHandle,
+        /// Actively subscribed attributes (empty: unsubscribed).
+        attrs: Vec<AttributeHandle>,
+        /// (attribute, committed extents of its subscription regions).
+        regions: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
     },
 }
 
@@ -1039,6 +1056,24 @@ mod tests {
                 assert_eq!(DataMsg::decode(&m.encode()).ok(), Some(m));
             }
         }
+    }
+
+    #[test]
+    fn region_subscription_declarations_round_trip() {
+        let mut e = super::super::regions::Extent::default();
+        e.0.insert(
+            crate::handles::DimensionHandle(2),
+            super::super::regions::RangeBounds::new(3, 9),
+        );
+        let m = DataMsg::Declare {
+            federate: FederateHandle(3),
+            decl: Declaration::SubscribeObjectInRegions {
+                class: ObjectClassHandle(7),
+                attrs: vec![AttributeHandle(1), AttributeHandle(2)],
+                regions: vec![(AttributeHandle(1), vec![e]), (AttributeHandle(2), vec![])],
+            },
+        };
+        assert_eq!(DataMsg::decode(&m.encode()), Ok(m));
     }
 
     #[test]

@@ -50,13 +50,14 @@
 //!   as label and the `region` handle), `move REGION RANGES` sets and commits,
 //!   `set-bounds REGION DIM LO HI` only sets, `commit REGIONS`, `bounds REGION DIM` (prints
 //!   `bounds`), `delete-region REGION`, `scope-advisory` (turns attribute scope advisories on),
+//!   `relevance-advisory` (turns attribute relevance advisories on),
 //!   `subscribe-regions CLASS ATTRS REGIONS [passive]`, `unsubscribe-regions CLASS ATTRS
 //!   REGIONS`, `register-object-regions CLASS ATTRS REGIONS` (prints `registered_object`),
 //!   `associate OBJ ATTRS REGIONS`, `unassociate OBJ ATTRS REGIONS`,
 //!   `subscribe-interaction-regions ICLASS REGIONS`, `unsubscribe-interaction-regions ICLASS
 //!   REGIONS`, `send-regions ICLASS REGIONS TAG`, `send-regions-at ICLASS REGIONS TIME TAG`,
 //!   `request-regions CLASS ATTRS REGIONS`. Callbacks print `in_scope` / `out_of_scope`
-//!   (`object`, `attrs`) and `provide` (`object`, `attrs`).
+//!   and `updates_on` / `updates_off` (`object`, `attrs`) and `provide` (`object`, `attrs`).
 //! - `handle` — prints this federate's current handle.
 //! - `join` — joins the federation again (after `connection_lost`, printed as
 //!   `{"event":"connection_lost","fault":…}`).
@@ -245,6 +246,20 @@ impl FederateAmbassador for Amb {
     }
     fn attributes_out_of_scope(&mut self, object: ObjectInstanceHandle, attrs: &[AttributeHandle]) {
         out(json!({"event":"out_of_scope","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn turn_updates_on_for_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"updates_on","object":object.0,"attrs":nums(attrs)}));
+    }
+    fn turn_updates_off_for_object_instance(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        out(json!({"event":"updates_off","object":object.0,"attrs":nums(attrs)}));
     }
     fn provide_attribute_value_update(
         &mut self,
@@ -803,6 +818,7 @@ fn ddm(
             region_list(names, r).and_then(|rs| rs.iter().try_for_each(|r| rti.delete_region(*r)))
         }
         ["scope-advisory"] => rti.enable_attribute_scope_advisory_switch(),
+        ["relevance-advisory"] => rti.enable_attribute_relevance_advisory_switch(),
         ["subscribe-regions", class, attrs, rs, mode @ ..] => {
             rti.get_object_class_handle(class).and_then(|c| {
                 let active = mode.first() != Some(&"passive");
