@@ -115,12 +115,12 @@ pub fn is_conveyed(r: RegionHandle) -> bool {
 
 impl FederationCore {
     /// Handles for `extents` in federate `f`'s conveyed table (deduplicated, sorted).
-    fn convey(&mut self, f: FederateHandle, extents: Vec<&Extent>) -> Vec<RegionHandle> {
+    fn convey(&mut self, f: FederateHandle, extents: Vec<&Extent>) -> Box<[RegionHandle]> {
         let table = self.conveyed.entry(f).or_default();
         let mut hs: Vec<RegionHandle> = extents.into_iter().map(|e| table.intern(f, e)).collect();
         hs.sort_unstable();
         hs.dedup();
-        hs
+        hs.into_boxed_slice()
     }
 
     /// The sent-region set of a reflection of `attrs` of `o` (known as `known`) to federate
@@ -132,7 +132,7 @@ impl FederationCore {
         known: ObjectClassHandle,
         o: ObjectInstanceHandle,
         attrs: &[AttributeHandle],
-    ) -> Option<Vec<RegionHandle>> {
+    ) -> Option<Box<[RegionHandle]>> {
         let ur = self.regions.update_regions.get(&o)?;
         if !attrs.iter().any(|a| ur.contains_key(a)) || !self.mom_convey_regions(f) {
             return None;
@@ -171,7 +171,7 @@ impl FederationCore {
         f: FederateHandle,
         known: InteractionClassHandle,
         regions: Option<&[Extent]>,
-    ) -> Option<Vec<RegionHandle>> {
+    ) -> Option<Box<[RegionHandle]>> {
         let regions = regions.filter(|r| !r.is_empty())?;
         if !self.mom_convey_regions(f) {
             return None;

@@ -133,7 +133,8 @@ pub struct ReceiveInfo {
     /// sent with that overlap the receiver's subscription regions, as receiver-local handles
     /// only `get_dimension_handle_set` and `get_range_bounds` take (see [`convey`]); `None`
     /// with the switch off or for a message sent without regions.
-    pub sent_regions: Option<Vec<crate::handles::RegionHandle>>,
+    /// (A boxed slice: every callback carries a `ReceiveInfo`, kept small.)
+    pub sent_regions: Option<Box<[crate::handles::RegionHandle]>>,
 }
 
 /// A callback for one local federate (the `FederateAmbassador` services). Serializable: queued
@@ -923,10 +924,10 @@ impl FederationCore {
                 match self
                     .save
                     .hold(federate, callback)
-                    .or_else(|cb| self.restore.hold(federate, cb))
+                    .and_then(|cb| self.restore.hold(federate, cb))
                 {
-                    Ok(()) => return,
-                    Err(callback) => callback,
+                    None => return,
+                    Some(callback) => callback,
                 }
             } else {
                 callback

@@ -322,17 +322,17 @@ impl RestoreState {
 
     /// Holds a data or time callback for local federate `f` while a committed restore is in
     /// progress and `f` is one of its members (it is restoring its own state); gives it back
-    /// otherwise.
-    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Result<(), Callback> {
+    /// otherwise (`Some`).
+    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Option<Callback> {
         if self
             .current
             .as_ref()
             .is_some_and(|r| r.committed && r.member(f).is_some())
         {
             self.arrived.push((f, cb));
-            Ok(())
+            None
         } else {
-            Err(cb)
+            Some(cb)
         }
     }
 
@@ -1453,21 +1453,21 @@ mod tests {
             tag: vec![n],
         };
         let mut s = RestoreState::default();
-        assert!(s.hold(f(11), cb(0)).is_err(), "no restore");
+        assert!(s.hold(f(11), cb(0)).is_some(), "no restore");
         s.begin(restore());
         assert!(
-            s.hold(f(1), cb(1)).is_err(),
+            s.hold(f(1), cb(1)).is_some(),
             "not committed: the old run goes on"
         );
         s.commit();
         assert!(
-            s.hold(f(1), cb(2)).is_err(),
+            s.hold(f(1), cb(2)).is_some(),
             "a pre-restore handle is no member now"
         );
-        assert!(s.hold(f(13), cb(3)).is_err(), "not a member");
-        s.hold(f(11), cb(4)).expect("held");
-        s.hold(f(12), cb(5)).expect("held");
-        s.hold(f(11), cb(6)).expect("held");
+        assert!(s.hold(f(13), cb(3)).is_some(), "not a member");
+        assert!(s.hold(f(11), cb(4)).is_none(), "held");
+        assert!(s.hold(f(12), cb(5)).is_none(), "held");
+        assert!(s.hold(f(11), cb(6)).is_none(), "held");
         let (_, arrived) = s.end().expect("in progress");
         assert_eq!(
             arrived,

@@ -335,13 +335,13 @@ impl SaveState {
     }
 
     /// Holds data callback `cb` for `f` if `f` is saving ([`Self::involves`]); otherwise hands
-    /// it back, to be delivered now.
-    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Result<(), Callback> {
+    /// it back (`Some`), to be delivered now.
+    pub(crate) fn hold(&mut self, f: FederateHandle, cb: Callback) -> Option<Callback> {
         if !self.involves(f) {
-            return Err(cb);
+            return Some(cb);
         }
         self.held.entry(f).or_default().push(cb);
-        Ok(())
+        None
     }
 
     /// The data callbacks held for `f` so far.
@@ -1109,7 +1109,7 @@ mod tests {
         s.wait_for_cut(f(1));
         assert_eq!(
             s.hold(f(1), data()),
-            Err(data()),
+            Some(data()),
             "not saving: delivered now"
         );
         assert!(!s.involves(f(1)) && s.status(f(1)).is_none());
@@ -1126,8 +1126,8 @@ mod tests {
         s.begin(save("a", &[1, 2], None, 7));
         assert_eq!(s.id(), 7);
         assert!(s.involves(f(1)) && !s.involves(f(3)));
-        assert_eq!(s.hold(f(1), data()), Ok(()));
-        assert_eq!(s.hold(f(3), data()), Err(data()), "not a member");
+        assert_eq!(s.hold(f(1), data()), None);
+        assert_eq!(s.hold(f(3), data()), Some(data()), "not a member");
         assert_eq!(s.held_for(f(1)), &[data()]);
         s.wait_for_cut(f(2));
         s.wait_for_cut(f(3));
@@ -1189,7 +1189,7 @@ mod tests {
         s.wait_for_grant(f(1), t(10));
         s.wait_for_grant(f(2), t(10));
         assert!(!s.involves(f(1)), "waits for its grant: not saving yet");
-        assert_eq!(s.hold(f(1), data()), Err(data()));
+        assert_eq!(s.hold(f(1), data()), Some(data()));
         assert!(s.granted(f(1), t(9)).is_none(), "earlier grant");
         assert!(!s.involves(f(1)));
         assert_eq!(s.granted(f(1), t(10)), Some(("t".to_string(), t(10))));
@@ -1209,7 +1209,7 @@ mod tests {
         let mut s = SaveState::default();
         s.begin(save("t", &[1, 2], Some(10), 1));
         s.wait_for_grant(f(2), t(10));
-        assert_eq!(s.hold(f(1), data()), Ok(()));
+        assert_eq!(s.hold(f(1), data()), None);
         s.begin(save("u", &[1, 2], Some(20), 2));
         assert!(s.involves(f(2)), "the new save's grant waits start empty");
         assert_eq!(s.held_for(f(1)), &[data()]);
@@ -1261,7 +1261,7 @@ mod tests {
         let mut s = SaveState::default();
         s.begin(save("t", &[1, 2], Some(10), 1));
         s.wait_for_grant(f(2), t(10));
-        assert_eq!(s.hold(f(1), data()), Ok(()));
+        assert_eq!(s.hold(f(1), data()), None);
         s.wait_for_cut(f(1));
         s.cannot_honor();
         s.restored();
