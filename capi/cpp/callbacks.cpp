@@ -10,7 +10,8 @@
 // and with the sender's retraction handle when it was sent in time-stamp order (also when it
 // is delivered in receive order, to a federate that is not constrained: requestRetraction
 // names that handle) or delivered in time-stamp order (the invalid handle if the RTI knows
-// none: a message restored from a save).
+// none: a message restored from a save); reflect and receive with the sent regions when the
+// receiver's Convey Region Designator Sets switch is on and the message was sent with regions.
 
 #include "rti_ambassador.h"
 #include "convert.h"
@@ -100,6 +101,17 @@ objectOf (hlm_event const & e)
    return ObjectInstanceHandleFriend::fromValue(e.object);
 }
 
+// The sent regions of a reflection or interaction (Convey Region Designator Sets): handles of
+// the receiving federate that getRangeBounds and getDimensionHandleSet take.
+RegionHandleSet
+sentRegions (hlm_event const & e)
+{
+   RegionHandleSet s;
+   for (size_t i = 0; i < e.regions_len; ++i)
+      s.insert(RegionHandleFriend::fromValue(e.regions[i]));
+   return s;
+}
+
 void
 deliver (FederateAmbassador & f, hlm_event const & e)
 {
@@ -147,7 +159,9 @@ deliver (FederateAmbassador & f, hlm_event const & e)
    {
       auto values = valueMap<AttributeHandleValueMap, AttributeHandleFriend>(e);
       VariableLengthData t = tag(e);
-      SupplementalReflectInfo info(FederateHandleFriend::fromValue(e.federate));
+      SupplementalReflectInfo info = e.has_regions
+         ? SupplementalReflectInfo(FederateHandleFriend::fromValue(e.federate), sentRegions(e))
+         : SupplementalReflectInfo(FederateHandleFriend::fromValue(e.federate));
       if (e.time.kind == HLM_TIME_NONE)
          return f.reflectAttributeValues(objectOf(e), values, t, order(e.sent_order),
                                          transportation(e.transportation), info);
@@ -167,7 +181,9 @@ deliver (FederateAmbassador & f, hlm_event const & e)
       auto values = valueMap<ParameterHandleValueMap, ParameterHandleFriend>(e);
       VariableLengthData t = tag(e);
       InteractionClassHandle c = InteractionClassHandleFriend::fromValue(e.class_handle);
-      SupplementalReceiveInfo info(FederateHandleFriend::fromValue(e.federate));
+      SupplementalReceiveInfo info = e.has_regions
+         ? SupplementalReceiveInfo(FederateHandleFriend::fromValue(e.federate), sentRegions(e))
+         : SupplementalReceiveInfo(FederateHandleFriend::fromValue(e.federate));
       if (e.time.kind == HLM_TIME_NONE)
          return f.receiveInteraction(c, values, t, order(e.sent_order),
                                      transportation(e.transportation), info);

@@ -136,6 +136,8 @@ fn objects_with(sub_model: &str, pub_model: &str, pub_exe: &std::path::Path) {
         "reflect ok bytes=300",
         "ok CallNotAllowedFromWithinCallback",
         "interaction ok",
+        // Convey Region Designator Sets: Stop's sent region (`hlamesh_core::core::convey`).
+        "ok sentRegions",
         "removed",
         // The deliberate exception from discoverObjectInstance was caught and counted.
         "callback exceptions=1",

@@ -196,8 +196,8 @@ enum hlm_event_kind
    HLM_EV_MULTIPLE_NAME_RESERVATION_SUCCEEDED, /* texts */
    HLM_EV_MULTIPLE_NAME_RESERVATION_FAILED,  /* texts */
    HLM_EV_DISCOVER_OBJECT_INSTANCE,          /* object, class_handle, text, federate */
-   HLM_EV_REFLECT_ATTRIBUTE_VALUES,          /* object, values, tag, federate, orders, transportation, time, retraction */
-   HLM_EV_RECEIVE_INTERACTION,               /* class_handle, values, tag, federate, orders, transportation, time, retraction */
+   HLM_EV_REFLECT_ATTRIBUTE_VALUES,          /* object, values, tag, federate, orders, transportation, time, retraction, regions (has_regions) */
+   HLM_EV_RECEIVE_INTERACTION,               /* class_handle, values, tag, federate, orders, transportation, time, retraction, regions (has_regions) */
    HLM_EV_REMOVE_OBJECT_INSTANCE,            /* object, tag, federate (has_federate), orders, time, retraction */
    HLM_EV_PROVIDE_ATTRIBUTE_VALUE_UPDATE,    /* object, handles, tag */
    HLM_EV_REQUEST_ATTRIBUTE_OWNERSHIP_ASSUMPTION, /* object, handles, tag */
@@ -254,6 +254,11 @@ typedef struct
    uint32_t transportation;      /* 1 RELIABLE, 2 BEST_EFFORT */
    uint64_t retraction;          /* the sender's MessageRetractionHandle of a message it sent
                                   * in time-stamp order; 0: none */
+   int32_t has_regions;          /* reflect / receive: the receiver's Convey Region Designator
+                                  * Sets switch is on and the message was sent with regions */
+   const uint64_t *regions; size_t regions_len; /* then the sent regions overlapping the
+                                  * receiver's subscription regions, as receiver-local region
+                                  * handles for hlm_get_range_bounds / hlm_get_dimension_handle_set */
 } hlm_event;
 
 /* Delivers one event to the federate.  Everything the event points to lives for the call only.

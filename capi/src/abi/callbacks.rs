@@ -83,6 +83,13 @@ pub struct HlmEvent {
     pub transportation: u32,
     /// The sender's message retraction handle (a message sent in time-stamp order; 0: none).
     pub retraction: u64,
+    /// Whether `regions` is set: the sent regions of a reflection or received interaction
+    /// (Convey Region Designator Sets, see `hlamesh_core::core::convey`).
+    pub has_regions: i32,
+    /// The conveyed region handles.
+    pub regions: *const u64,
+    /// Their count.
+    pub regions_len: usize,
 }
 
 impl Default for HlmEvent {
@@ -115,6 +122,9 @@ impl Default for HlmEvent {
             received_order: 1,
             transportation: 1,
             retraction: 0,
+            has_regions: 0,
+            regions: std::ptr::null(),
+            regions_len: 0,
         }
     }
 }
@@ -504,6 +514,13 @@ impl FederateAmbassador for CAmbassador {
                 ..Default::default()
             },
         );
+        let rs = sent_regions(info);
+        let ev = HlmEvent {
+            has_regions: i32::from(info.sent_regions.is_some()),
+            regions: rs.as_ptr(),
+            regions_len: rs.len(),
+            ..ev
+        };
         self.send(&ev);
     }
     fn receive_interaction(
@@ -526,6 +543,13 @@ impl FederateAmbassador for CAmbassador {
                 ..Default::default()
             },
         );
+        let rs = sent_regions(info);
+        let ev = HlmEvent {
+            has_regions: i32::from(info.sent_regions.is_some()),
+            regions: rs.as_ptr(),
+            regions_len: rs.len(),
+            ..ev
+        };
         self.send(&ev);
     }
     fn remove_object_instance(
@@ -870,4 +894,12 @@ fn restore_status(s: RestoreStatus) -> i32 {
         RestoreStatus::FederateRestoring => 4,
         RestoreStatus::FederateWaitingForFederationToRestore => 5,
     }
+}
+
+/// The conveyed sent-region handles of a reflection or interaction, as the C API passes them.
+fn sent_regions(info: &ReceiveInfo) -> Vec<u64> {
+    info.sent_regions
+        .as_ref()
+        .map(|hs| hs.iter().map(|h| h.0).collect())
+        .unwrap_or_default()
 }

@@ -200,6 +200,9 @@ public:
    std::condition_variable cv;
    std::vector<std::string> commands; // Text of Command interactions received
    bool discovered = false, reflected = false, removed = false, stopped = false;
+   // The sent regions of Stop (Convey Region Designator Sets is on in CapiTest.xml).
+   bool hasSentRegions = false;
+   RegionHandleSet sentRegions;
    bool regulating = false, constrained = false;
    int64_t granted = 0;
    int64_t grants = 0;
@@ -395,7 +398,7 @@ public:
    void
    receiveInteraction (InteractionClassHandle theClass, ParameterHandleValueMap const & params,
                        VariableLengthData const & tag, OrderType, TransportationType,
-                       SupplementalReceiveInfo) override
+                       SupplementalReceiveInfo info) override
    {
       if (theClass != h.command)
          fail("interaction not promoted to Command");
@@ -415,6 +418,8 @@ public:
          {
             std::lock_guard<std::mutex> g(m);
             stopped = true;
+            hasSentRegions = info.hasSentRegions;
+            sentRegions = info.sentRegions;
          }
          sendCommand("stop-ok");
       }
@@ -900,8 +905,16 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       params[h.textParam] = data(stopText());
       params[h.reasonParam] = data(text("reason"));
       // With callbacks disabled, the answer to Stop waits until they are enabled again.
+      // Sent with a region on Band, which the subscriber is conveyed (the switch is on).
+      DimensionHandleSet bandSet;
+      bandSet.insert(rti.getDimensionHandle(L"Band"));
+      RegionHandle band = rti.createRegion(bandSet);
+      rti.setRangeBounds(band, rti.getDimensionHandle(L"Band"), RangeBounds(10, 20));
+      RegionHandleSet bands;
+      bands.insert(band);
+      rti.commitRegionModifications(bands);
       rti.disableCallbacks();
-      rti.sendInteraction(h.stop, params, data(text("stop")));
+      rti.sendInteractionWithRegions(h.stop, params, bands, data(text("stop")));
       auto quiet = Clock::now() + std::chrono::milliseconds(500);
       while (Clock::now() < quiet)
       {
@@ -969,6 +982,27 @@ objects (Federate & f, RTIambassador & rti, std::wstring const & fed, std::wstri
       f.await([&] { return f.removed; }, "remove");
       if (!f.discovered || !f.reflected || !f.stopped)
          fail("missing discover, reflect or interaction");
+      // Stop's sent region, conveyed as a handle of this federate whose ranges it can read.
+      {
+         DimensionHandle band = rti.getDimensionHandle(L"Band");
+         if (!f.hasSentRegions || f.sentRegions.size() != 1)
+            fail("Stop without its sent region");
+         RegionHandle r = *f.sentRegions.begin();
+         RangeBounds b = rti.getRangeBounds(r, band);
+         DimensionHandleSet dims = rti.getDimensionHandleSet(r);
+         if (b.getLowerBound() != 10 || b.getUpperBound() != 20 || dims.size() != 1 ||
+             dims.count(band) != 1)
+            fail("the sent region's range");
+         try
+         {
+            rti.deleteRegion(r);
+            fail("deleting a conveyed region did not throw");
+         }
+         catch (InvalidRegion const &)
+         {
+            say("ok sentRegions");
+         }
+      }
       say("callback exceptions=" + std::to_string(hlm_callback_exceptions(nullptr)));
       rti.resignFederationExecution(CANCEL_THEN_DELETE_THEN_DIVEST);
       say("resigned");
