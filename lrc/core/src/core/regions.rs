@@ -561,7 +561,12 @@ impl FederationCore {
             .map(|(c, _)| *c)
             .collect();
         for (o, attrs) in announce {
-            self.announce_update_regions(f, o, &attrs);
+            // Only what it owns: an ex-owner's associations no longer say where the instance
+            // updates (see "Update regions and ownership" in the module docs).
+            let attrs = self.owned_of(f, o, attrs);
+            if !attrs.is_empty() {
+                self.announce_update_regions(f, o, &attrs);
+            }
         }
         // The owners' relevance advisories follow the moved subscription regions.
         for c in classes {
@@ -670,6 +675,43 @@ impl FederationCore {
                 attrs: list,
             },
         );
+    }
+
+    /// Those of `attrs` of instance `o` that federate `f` owns.
+    fn owned_of(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        attrs: impl IntoIterator<Item = AttributeHandle>,
+    ) -> Vec<AttributeHandle> {
+        let inst = self.objects.get(&o);
+        attrs
+            .into_iter()
+            .filter(|a| inst.and_then(|i| i.owner_of(*a)) == Some(f))
+            .collect()
+    }
+
+    /// Local federate `f` now owns `attrs` of `o` (the acquisition notification is next): the
+    /// update regions it associated with them become the instance's, announced in its stream
+    /// before any update it sends (attributes it associated nothing with keep those announced
+    /// before).
+    pub(crate) fn regions_on_acquired(
+        &mut self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        attrs: &[AttributeHandle],
+    ) {
+        let Some(m) = self.regions.feds.get(&f).and_then(|fr| fr.assoc.get(&o)) else {
+            return;
+        };
+        let mine: Vec<AttributeHandle> = attrs
+            .iter()
+            .filter(|a| m.contains_key(a))
+            .copied()
+            .collect();
+        if !mine.is_empty() {
+            self.announce_update_regions(f, o, &mine);
+        }
     }
 
     /// Applies an announcement of update regions (from any LRC's stream, this one's too).
@@ -1088,7 +1130,7 @@ impl FederationCore {
         if m.is_empty() {
             fr.assoc.remove(&o);
         }
-        let touched: Vec<AttributeHandle> = touched.into_iter().collect();
+        let touched = self.owned_of(f, o, touched);
         if !touched.is_empty() {
             self.announce_update_regions(f, o, &touched);
         }
@@ -1133,7 +1175,7 @@ impl FederationCore {
         if m.is_empty() {
             fr.assoc.remove(&o);
         }
-        let touched: Vec<AttributeHandle> = touched.into_iter().collect();
+        let touched = self.owned_of(f, o, touched);
         if !touched.is_empty() {
             self.announce_update_regions(f, o, &touched);
         }
@@ -2226,5 +2268,80 @@ mod tests {
             .expect("associate");
         update(&mut f, 2);
         assert_eq!(f.drain(), vec![]);
+    }
+
+    #[test]
+    fn update_regions_are_the_owners_not_an_ex_owners_or_a_non_owners() {
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        let q = Fed::join(&mut f.core, "q");
+        let pos = f.position;
+        for h in [p, q] {
+            f.core
+                .publish_object_class_attributes(h, f.vehicle, &[pos])
+                .expect("publish");
+        }
+        f.core
+            .subscribe_object_class_attributes(q, f.vehicle, &[pos], true)
+            .expect("subscribe");
+        let watch = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![pos], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = f.region_x(p, 95, 105);
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, f.vehicle, &[(vec![pos], vec![at])], None)
+            .expect("register");
+        assert_eq!(f.drain(), vec![Got::Discover(o)]);
+        // Q, not the owner, associates a far region: P's updates still go where P's region is.
+        let qr = f.region_x(q, 500, 510);
+        f.core
+            .associate_regions_for_updates(q, o, &[(vec![pos], vec![qr])])
+            .expect("associate");
+        f.update(o, 1);
+        assert_eq!(f.drain(), vec![Got::Reflect(o, vec![pos], 1)], "P's region");
+        // Q acquires: its own association becomes the instance's, before its first update.
+        f.core
+            .unconditional_attribute_ownership_divestiture(p, o, &[pos])
+            .expect("divest");
+        f.core
+            .attribute_ownership_acquisition_if_available(q, o, &[pos])
+            .expect("acquire");
+        for _ in 0..10 {
+            if f.core
+                .is_attribute_owned_by_federate(q, o, pos)
+                .unwrap_or(false)
+            {
+                break;
+            }
+            f.core.handle(0, Event::Tick);
+        }
+        f.drain();
+        let update = |f: &mut Fed, v: u64| {
+            f.core
+                .update_attribute_values(q, o, vec![(pos, n(v))], Vec::new(), None)
+                .expect("update");
+        };
+        update(&mut f, 2);
+        assert_eq!(f.drain(), vec![], "Q's region is far away");
+        // The ex-owner's commit of its old region does not move the instance.
+        f.move_x(p, at, 10, 20);
+        update(&mut f, 3);
+        assert_eq!(f.drain(), vec![], "still Q's region");
+        // The owner's does.
+        f.move_x(q, qr, 50, 60);
+        update(&mut f, 4);
+        assert_eq!(
+            f.drain(),
+            vec![Got::Reflect(o, vec![pos], 4)],
+            "Q's region moved in"
+        );
     }
 }

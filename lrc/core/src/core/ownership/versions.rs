@@ -285,6 +285,8 @@ impl FederationCore {
             .ownership
             .take_ready_owners(|o, a| objects.get(&o).map_or(0, |i| i.version(a)));
         for ((f, object, tag), attrs) in notify {
+            // Its own update regions go with its updates from now on (see `regions`).
+            self.regions_on_acquired(f, object, &attrs);
             // A transfer the MOM made is not notified (`HLAmodifyAttributeState`).
             let Some(tag) = tag else { continue };
             self.callback(
