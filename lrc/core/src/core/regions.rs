@@ -94,8 +94,19 @@
 //! `ConveyRegionDesignatorSets` (the sent regions with reflections and interactions) is in
 //! [`super::convey`].
 //!
-//! Not here yet: the update rate designator of a region subscription is that of the class
-//! (as for 5.6).
+//! Not here, and why: the update rate designator of a region subscription is that of the class
+//! (as for 5.6): a designator given to 9.8 replaces the class's, for its default-region part
+//! too (none keeps it). A rate per region would need a rate per (attribute, region) in the
+//! federate's [`Declaration::Subscription`] and a reduction per region at the sender, whose
+//! reduction thins an attribute for all its subscribers at once (see `super::update_rate`);
+//! neither exists, so the class keeps one rate.
+//!
+//! Relevance, a precision left as it is: a federate subscribed at several classes of an
+//! instance's ancestry (say without regions at a superclass and with regions at the class)
+//! makes the attribute relevant if any of those subscriptions is, while its reflections follow
+//! only the class it knows the instance as; the owner's LRC knows the subscribed classes but not
+//! the class the subscriber discovered the instance as (fixed at discovery, at the subscriber's
+//! LRC), so it errs on the side of turning updates on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
