@@ -785,7 +785,7 @@ impl FederationCore {
         let Some(instance) = self.objects.remove(&o) else {
             return;
         };
-        self.regions_instance_removed(o);
+        let regions = self.regions_instance_removed(o);
         self.mom_on_instance_removed(o);
         let handle = match (tso_seq, producer, retraction) {
             (Some(_), Some(p), Some(serial)) => {
@@ -794,7 +794,7 @@ impl FederationCore {
                     .iter()
                     .filter_map(|(f, lf)| lf.known.get(&o).map(|k| (*f, *k)))
                     .collect();
-                self.note_removed(p, serial, o, instance, knew);
+                self.note_removed(p, serial, o, instance, knew, regions);
                 Some(MessageRetractionHandle::new(p, serial))
             }
             _ => None,

@@ -314,6 +314,19 @@ pub struct SavedRegions {
     pub update_regions: Vec<(ObjectInstanceHandle, AttrExtents)>,
 }
 
+/// What the DDM state held of an instance a timed delete removed, kept with it so that a
+/// retraction puts it back where it was (see `super::retraction`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RemovedRegions {
+    /// Its update regions as announced.
+    update: Option<BTreeMap<AttributeHandle, Vec<Extent>>>,
+    /// The associations local federates had made for it.
+    assoc: Vec<(
+        FederateHandle,
+        BTreeMap<AttributeHandle, BTreeSet<RegionHandle>>,
+    )>,
+}
+
 /// The update regions of an instance's attributes: (attribute, extents of its regions).
 pub type AttrExtents = Vec<(AttributeHandle, Vec<Extent>)>;
 
@@ -1336,11 +1349,34 @@ impl FederationCore {
         }
     }
 
-    /// Forgets what this module knows of a removed instance.
-    pub(crate) fn regions_instance_removed(&mut self, o: ObjectInstanceHandle) {
-        self.regions.update_regions.remove(&o);
-        for fr in self.regions.feds.values_mut() {
-            fr.assoc.remove(&o);
+    /// Forgets what this module knows of a removed instance, and returns it (a retracted
+    /// timed delete puts it back: [`Self::regions_instance_restored`]).
+    pub(crate) fn regions_instance_removed(&mut self, o: ObjectInstanceHandle) -> RemovedRegions {
+        RemovedRegions {
+            update: self.regions.update_regions.remove(&o),
+            assoc: self
+                .regions
+                .feds
+                .iter_mut()
+                .filter_map(|(f, fr)| fr.assoc.remove(&o).map(|m| (*f, m)))
+                .collect(),
+        }
+    }
+
+    /// Puts back what [`Self::regions_instance_removed`] took of instance `o`, which a
+    /// retraction restored: it returns where it was, not in the default region.
+    pub(crate) fn regions_instance_restored(
+        &mut self,
+        o: ObjectInstanceHandle,
+        kept: RemovedRegions,
+    ) {
+        if let Some(m) = kept.update {
+            self.regions.update_regions.insert(o, m);
+        }
+        for (f, m) in kept.assoc {
+            if let Some(fr) = self.regions.feds.get_mut(&f) {
+                fr.assoc.insert(o, m);
+            }
         }
     }
 
@@ -2353,6 +2389,67 @@ mod tests {
             f.drain(),
             vec![Got::Reflect(o, vec![pos], 4)],
             "Q's region moved in"
+        );
+    }
+
+    #[test]
+    fn a_retracted_delete_puts_the_instance_back_in_its_regions() {
+        use hlamesh_timesync::{DynInterval, DynTime, LogicalTime};
+        let mut f = Fed::new();
+        let (p, s) = (f.p, f.s);
+        let t = |v: f64| DynTime::new(v).map(|t| t.encode().to_vec());
+        f.core
+            .time_service(p, |m| {
+                m.enable_time_regulation(DynInterval::new(1.0).expect("interval"))
+            })
+            .expect("regulate");
+        f.core
+            .publish_object_class_attributes(p, f.vehicle, &[f.position])
+            .expect("publish");
+        let watch = f.region_x(s, 0, 100);
+        f.core
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                f.vehicle,
+                &[(vec![f.position], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = f.region_x(p, 500, 510);
+        let o = f
+            .core
+            .register_object_instance_with_regions(
+                p,
+                f.vehicle,
+                &[(vec![f.position], vec![at])],
+                None,
+            )
+            .expect("register");
+        f.drain();
+        let regions = f.core.update_regions_of(o).cloned();
+        assert!(regions.is_some());
+        let h = f
+            .core
+            .delete_object_instance(p, o, Vec::new(), t(10.0))
+            .expect("delete")
+            .expect("a retraction handle");
+        assert!(f.core.update_regions_of(o).is_none(), "deleted: forgotten");
+        f.core.retract(p, h).expect("retract");
+        assert_eq!(
+            f.core.update_regions_of(o).cloned(),
+            regions,
+            "back where it was, not in the default region"
+        );
+        // Far away still: S neither discovers nor reflects it.
+        f.update(o, 1);
+        assert_eq!(f.drain(), vec![]);
+        // P's association came back too: its commit moves the instance into S's region.
+        f.move_x(p, at, 50, 60);
+        f.update(o, 2);
+        assert_eq!(
+            f.drain(),
+            vec![Got::Discover(o), Got::Reflect(o, vec![f.position], 2)]
         );
     }
 }

@@ -98,6 +98,8 @@ struct Removed {
     instance: Instance,
     /// Local federates that knew it, and as which class.
     knew: Vec<(FederateHandle, ObjectClassHandle)>,
+    /// Its update regions and associations (see `super::regions`).
+    regions: super::regions::RemovedRegions,
 }
 
 /// The retraction state of one federation core (see the module docs).
@@ -268,7 +270,7 @@ impl FederationCore {
     }
 
     /// A timed delete of `object` by `producer` (its serial `serial`) removed `instance` here;
-    /// `knew` are the local federates that knew it.
+    /// `knew` are the local federates that knew it, `regions` its DDM state.
     pub(crate) fn note_removed(
         &mut self,
         producer: FederateHandle,
@@ -276,6 +278,7 @@ impl FederationCore {
         object: ObjectInstanceHandle,
         instance: Instance,
         knew: Vec<(FederateHandle, ObjectClassHandle)>,
+        regions: super::regions::RemovedRegions,
     ) {
         let removed = self.retractions().removed.entry(producer).or_default();
         if removed.len() >= MAX_DELETES {
@@ -286,6 +289,7 @@ impl FederationCore {
             object,
             instance,
             knew,
+            regions,
         });
     }
 
@@ -340,6 +344,7 @@ impl FederationCore {
             return;
         }
         self.objects.insert(d.object, d.instance);
+        self.regions_instance_restored(d.object, d.regions);
         for (f, k) in d.knew {
             if let Some(lf) = self.locals.get_mut(&f) {
                 lf.known.insert(d.object, k);
