@@ -36,6 +36,31 @@
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
 //! ([`DataMsg::RequestUpdateInRegions`]).
 //!
+//! # Update regions and ownership
+//!
+//! The update regions of an instance attribute are those its *owner* associated: a federate's
+//! associate, unassociate and commit announce only the attributes it owns (a non-owner may
+//! associate regions, which take effect when it acquires the attribute; an ex-owner's commit of
+//! its old region moves nothing), and a federate that acquires attributes announces its own
+//! associations for them at the acquisition, in its stream before its first update
+//! (`regions_on_acquired`). An acquired attribute its new owner associated
+//! nothing with keeps the regions announced before (a choice kept from the first version, see
+//! the test `ownership_transfer_keeps_the_instance_regions`; the reading that the new owner
+//! updates in the default region would announce an empty set there instead). A timed delete
+//! that is retracted puts the instance back with its update regions and the associations made
+//! for it (`super::retraction`), not in the default region.
+//!
+//! Left as it is, and why: the last announcement for an instance attribute wins, whichever
+//! stream it came in. Within one sender's stream that is exact; an ownership transfer involves
+//! two. An update the new owner sent is held at a receiver until the ex-owner's hand-over has
+//! arrived (`super::ownership`) and judged when released, against the new owner's regions,
+//! which it announced before that update: right. But an update the ex-owner sent just before
+//! it handed over may reach a receiver *after* the new owner's announcement (another stream)
+//! and is then judged against the new owner's regions instead of the ex-owner's. Exactness
+//! there needs the announcement tied to the ownership version it belongs to (the version in
+//! [`DataMsg::UpdateRegions`] and update regions kept per version, a wire change); the window is
+//! the transfer itself, and the update was the ex-owner's last.
+//!
 //! # Subscriptions and overlap
 //!
 //! A federate's subscription to a class attribute is the union of its *default-region*

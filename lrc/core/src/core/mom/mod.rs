@@ -86,7 +86,8 @@
 //!   `HLAreportException` for each that fails; enabling service reporting for a federate
 //!   subscribed to `HLAreportServiceInvocation` fails, and no report's receipt is reported),
 //!   `HLAsetSwitches` of a federate and of the federation (`switches.rs`: Convey Producing
-//!   Federate honoured for the receiving federate, Auto-Provide for the federation, decided in
+//!   Federate and Convey Region Designator Sets honoured for the receiving federate, the
+//!   latter also from the FDD (`super::convey`), Auto-Provide for the federation, decided in
 //!   the coordinator's log; a changed switch updates its instance at once),
 //!   `HLAmodifyAttributeState` (`attribute_state.rs`: taking an attribute from its owner, in
 //!   any process, through a transfer decision that notifies neither federate).
@@ -116,8 +117,7 @@
 //! The conditional updates of the MIM are sent for the switches only; the other attributes
 //! go at the `HLAsetTiming` period and on request (a change of time state, say, is not pushed).
 //! The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
-//! `HLAsetSwitches` (see `switches.rs`); Convey Region Designator Sets is recorded and
-//! reported only (no DDM). A `HLAmodifyAttributeState` that loses a race with another
+//! `HLAsetSwitches` (see `switches.rs`). A `HLAmodifyAttributeState` that loses a race with another
 //! transfer of the same attribute has no effect and no exception. The
 //! transportation-type-change services are refused (hlamesh has none). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
