@@ -21,6 +21,7 @@
 //! filter), [`wire`] (messages).
 
 pub mod advisory;
+pub mod cell_route;
 pub mod compaction;
 pub mod coordinator;
 pub mod declarations;
@@ -372,6 +373,23 @@ pub enum Action {
         /// other LRCs receive it (see `send_data`).
         hold: bool,
     },
+    /// Multicast a best-effort message with DDM regions on the groups of the grid cells
+    /// `cells` (see [`cell_route`]; the transport sends it to the default group when they are
+    /// too many). Only best-effort updates whose every attribute has update regions.
+    SendToCells {
+        /// Encoded [`DataMsg`].
+        bytes: Vec<u8>,
+        /// Cell keys ([`cell_route::cell_key`]).
+        cells: Vec<u32>,
+        /// What it is about, for the shell's per-class counters.
+        class: Option<DataClass>,
+    },
+    /// The cells this LRC's subscriptions want to hear changed: the shell makes the transport
+    /// join their groups and leave the others (see [`cell_route`]).
+    SetCells {
+        /// Cell keys ([`cell_route::cell_key`]), sorted.
+        cells: Vec<u32>,
+    },
     /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
     /// time message is what the other LRCs wait for).
     SendTime {
@@ -581,6 +599,9 @@ pub struct FederationCore {
     pub(crate) mom: mom::MomState,
     /// DDM regions, associations and region subscriptions (see [`regions`]).
     pub(crate) regions: regions::RegionState,
+    /// DDM cell routing: where best-effort updates go, which cells this LRC hears (see
+    /// [`cell_route`]).
+    pub(crate) cells: cell_route::CellRouting,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -647,6 +668,7 @@ impl FederationCore {
             rates: Default::default(),
             mom: Default::default(),
             regions: Default::default(),
+            cells: Default::default(),
         }
     }
 
