@@ -247,6 +247,180 @@ pub(crate) fn changes_cells(service: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::regions::RangeBounds;
+    use crate::core::{Completion, Event};
+    use crate::handles::{FederateHandle, ObjectInstanceHandle, RegionHandle};
+
+    const FOM: &str = include_str!("../../../../foms/Cells.xml");
+
+    fn join(core: &mut FederationCore, name: &str) -> FederateHandle {
+        let t = core.join(Some(name.into()), "t");
+        for _ in 0..10 {
+            while let Some(a) = core.poll_action() {
+                if let Action::Complete {
+                    ticket,
+                    result: Ok(Completion::Joined(h)),
+                } = a
+                    && ticket == t
+                {
+                    return h;
+                }
+            }
+            core.handle(0, Event::Tick);
+        }
+        panic!("{name} never joined");
+    }
+
+    /// The cell actions queued since the last call: (cells of each send to cells, whether
+    /// some best-effort data went to the default group, the last `SetCells`).
+    fn drain(core: &mut FederationCore) -> (Vec<Vec<u32>>, bool, Option<Vec<u32>>) {
+        let (mut sends, mut default, mut set) = (Vec::new(), false, None);
+        while let Some(a) = core.poll_action() {
+            match a {
+                Action::SendToCells { cells, .. } => sends.push(cells),
+                Action::SendData {
+                    reliable: false, ..
+                } => default = true,
+                Action::SetCells { cells } => set = Some(cells),
+                _ => {}
+            }
+        }
+        (sends, default, set)
+    }
+
+    struct Fed {
+        core: FederationCore,
+        p: FederateHandle,
+        s: FederateHandle,
+        vehicle: ObjectClassHandle,
+        position: AttributeHandle,
+        x: DimensionHandle,
+        y: DimensionHandle,
+    }
+
+    impl Fed {
+        fn new() -> Fed {
+            let modules = vec![("Cells.xml".to_string(), FOM.to_string())];
+            let mut core = FederationCore::create("F", 1, 0, modules).expect("create");
+            let p = join(&mut core, "pub");
+            let s = join(&mut core, "sub");
+            let fdd = core.fdd_ref().expect("fdd");
+            let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+            let mut f = Fed {
+                position: fdd.attribute_handle(vehicle, "Position").expect("Position"),
+                x: fdd.dimension_handle("X").expect("X"),
+                y: fdd.dimension_handle("Y").expect("Y"),
+                vehicle,
+                core,
+                p,
+                s,
+            };
+            drain(&mut f.core);
+            f
+        }
+
+        /// A committed region of `f` over X and Y.
+        fn region(&mut self, f: FederateHandle, x: (u64, u64), y: (u64, u64)) -> RegionHandle {
+            let r = self
+                .core
+                .create_region(f, &[self.x, self.y])
+                .expect("region");
+            self.bounds(f, r, x, y);
+            r
+        }
+
+        fn bounds(&mut self, f: FederateHandle, r: RegionHandle, x: (u64, u64), y: (u64, u64)) {
+            let c = &mut self.core;
+            c.set_range_bounds(f, r, self.x, RangeBounds::new(x.0, x.1))
+                .expect("x");
+            c.set_range_bounds(f, r, self.y, RangeBounds::new(y.0, y.1))
+                .expect("y");
+            c.mom_reported(f, "commitRegionModifications", None, |c| {
+                c.commit_region_modifications(f, &[r])
+            })
+            .expect("commit");
+        }
+
+        fn update(&mut self, o: ObjectInstanceHandle) {
+            let v = vec![(self.position, vec![1u8])];
+            self.core
+                .update_attribute_values(self.p, o, v, Vec::new(), None)
+                .expect("update");
+        }
+    }
+
+    /// The key of cell (`cx`, `cy`) of Position's 4 × 4 grid (X and Y of [0, 1000)).
+    fn key(f: &Fed, cx: u32, cy: u32) -> u32 {
+        cell_key(space_id(&[f.x, f.y]), Cell(cx * 4 + cy))
+    }
+
+    #[test]
+    fn updates_go_to_the_cells_of_their_update_regions_and_subscribers_join_theirs() {
+        let mut f = Fed::new();
+        let (s, p, vehicle, position) = (f.s, f.p, f.vehicle, f.position);
+        // The subscriber's region: cell (0, 0), a quarter cell (62.5) from its borders.
+        let watch = f.region(s, (0, 100), (0, 100));
+        f.core
+            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
+                c.subscribe_object_class_attributes_with_regions(
+                    s,
+                    vehicle,
+                    &[(vec![position], vec![watch])],
+                    true,
+                    None,
+                )
+            })
+            .expect("subscribe");
+        assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
+
+        // The publisher's update region crosses from cell (0, 0) into (1, 0), then moves on.
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[position])
+            .expect("publish");
+        let at = f.region(p, (240, 260), (10, 20));
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, vehicle, &[(vec![position], vec![at])], None)
+            .expect("register");
+        drain(&mut f.core);
+        f.update(o);
+        let (sends, default, set) = drain(&mut f.core);
+        assert_eq!(sends, vec![vec![key(&f, 0, 0), key(&f, 1, 0)]]);
+        assert!(!default && set.is_none());
+        f.bounds(p, at, (600, 620), (10, 20));
+        f.update(o);
+        assert_eq!(drain(&mut f.core).0, vec![vec![key(&f, 2, 0)]]);
+
+        // The subscriber's region jitters over its border: hysteresis, no change; then it
+        // moves on: it joins the new cell and leaves the old ones once half a cell behind.
+        f.bounds(s, watch, (150, 240), (0, 100));
+        let (_, _, set) = drain(&mut f.core);
+        assert_eq!(
+            set,
+            Some(vec![key(&f, 0, 0), key(&f, 1, 0)]),
+            "joined ahead"
+        );
+        f.bounds(s, watch, (100, 180), (0, 100));
+        assert_eq!(drain(&mut f.core).2, None, "no churn at the border");
+        f.bounds(s, watch, (630, 680), (0, 100));
+        assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 2, 0)]));
+
+        // Without update regions (unassociated: the default region) an update goes to the
+        // default group; a subscriber without regions wants every cell of the space.
+        f.core
+            .unassociate_regions_for_updates(p, o, &[(vec![position], vec![at])])
+            .expect("unassociate");
+        drain(&mut f.core);
+        f.update(o);
+        let (sends, default, _) = drain(&mut f.core);
+        assert!(sends.is_empty() && default);
+        f.core
+            .mom_reported(s, "subscribeObjectClassAttributes", None, |c| {
+                c.subscribe_object_class_attributes(s, vehicle, &[position], true)
+            })
+            .expect("subscribe");
+        assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(16));
+    }
 
     #[test]
     fn space_ids_do_not_depend_on_the_order_of_the_dimensions() {
