@@ -62,6 +62,24 @@ pub trait DriverIo<F, R> {
     /// Sends the channel's pending datagram now.
     fn flush(&mut self, channel: &F);
 
+    /// Sends a best-effort message on the DDM cell groups of `cells` (see
+    /// [`crate::core::cell_route`]). By default, like [`DriverIo::send`] best effort: on the
+    /// federation's default group, which every member hears.
+    fn send_to_cells(
+        &mut self,
+        channel: &F,
+        bytes: &[u8],
+        cells: &[u32],
+    ) -> Result<(), Self::Error> {
+        let _ = cells;
+        self.send(channel, false, bytes, false).map(|_| ())
+    }
+
+    /// This LRC's subscriptions want to hear the DDM cells `cells`: join their groups, leave the
+    /// others. By default nothing (a shell without cell groups hears everything on the default
+    /// group).
+    fn set_cells(&mut self, _channel: &F, _cells: &[u32]) {}
+
     /// Sends a control message to LRC `to`; with `behind`, released there only after this
     /// LRC's data on that channel sent so far.
     fn send_control(
@@ -332,6 +350,23 @@ pub fn run_actions<F, R: Clone, D: DriverIo<F, R>>(
                         hold,
                     };
                     send_data(io, fed, federation, d);
+                }
+            }
+            HostAction::SendToCells {
+                bytes,
+                cells,
+                class,
+            } => {
+                if let Some(fed) = host.get_mut(federation) {
+                    match io.send_to_cells(&fed.io, &bytes, &cells) {
+                        Ok(()) => io.data_sent(fed, federation, class, bytes.len(), None),
+                        Err(e) => tracing::warn!(federation, "data send failed: {e}"),
+                    }
+                }
+            }
+            HostAction::SetCells { cells } => {
+                if let Some(fed) = host.get(federation) {
+                    io.set_cells(&fed.io, &cells);
                 }
             }
             HostAction::SendTime { seq, bytes } => {

@@ -327,6 +327,15 @@ impl Lrc {
             .load(Ordering::Relaxed)
     }
 
+    /// The DDM cell-group counters of `federation` on this LRC (groups joined and left,
+    /// fallbacks, datagrams sent on cell groups, best-effort datagrams received; see
+    /// `docs/DDM.md`), `None` if it is not open here. The same figures feed the
+    /// `hlamesh_ddm_*` metrics.
+    pub fn cell_stats(&self, federation: &str) -> Option<hlamesh_transport::metrics::CellStats> {
+        let st = self.lock();
+        st.host.get(federation).map(|f| f.io.channel.cell_stats())
+    }
+
     /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
     /// `federation`: one per broadcast, however many LRCs receive it (0 if it is not open
     /// here). The same figure feeds `hlamesh_time_null_messages_sent_total`.
@@ -560,6 +569,7 @@ impl Lrc {
         channel.set_note(time_kind.name());
         st.tags.insert(channel.tag(), Arc::from(name));
         core.set_stream_numbering(numbering(&channel));
+        core.set_cells_per_dimension(channel.cells_per_dimension());
         let metrics = FedMetrics::new(name, self.shared.metrics_on);
         st.host.open(name, core, Io { channel, metrics });
         drop(st);
@@ -635,6 +645,7 @@ impl Lrc {
             })?;
         let mut core = FederationCore::joining(name, self.node_id().0, self.now(), members);
         core.set_stream_numbering(numbering(&channel));
+        core.set_cells_per_dimension(channel.cells_per_dimension());
         core.set_mom_host(&host_name());
         let mut st = self.lock();
         st.tags.insert(channel.tag(), Arc::from(name));
@@ -921,6 +932,19 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
 
     fn flush(&mut self, channel: &Io) {
         channel.channel.flush();
+    }
+
+    fn send_to_cells(
+        &mut self,
+        channel: &Io,
+        bytes: &[u8],
+        cells: &[u32],
+    ) -> Result<(), Self::Error> {
+        channel.channel.send_to_cells(bytes, cells)
+    }
+
+    fn set_cells(&mut self, channel: &Io, cells: &[u32]) {
+        channel.channel.set_cells(cells);
     }
 
     fn send_control(

@@ -103,6 +103,19 @@ pub struct TransportConfig {
     pub data_group_prefix: u8,
     /// Fixed data group for every federation instead of the hashed one.
     pub data_group: Option<Ipv4Addr>,
+    /// DDM cell groups (see `docs/DDM.md` and [`crate::core::cells`]): the grid has this many
+    /// cells along each of the first two dimensions of a routing space. Must be the same at
+    /// every member of a federation (it decides which cell a region is in). Default 4.
+    pub cells_per_dimension: u32,
+    /// Cell groups (slots) per federation, so at most this many memberships of the data
+    /// socket per federation besides its default group: at most 19, so that one federation fits
+    /// in Linux's default `net.ipv4.igmp_max_memberships` (20) with its default group; 0 turns
+    /// cell groups off (everything on the default group). Must be the same at every member of a
+    /// federation. Default 16.
+    pub max_joined_cells: u32,
+    /// A best-effort message sent with regions whose cells map to more groups than this goes to
+    /// the default group instead, once (counted as a fallback). Default 8.
+    pub max_cells_per_send: u32,
     /// QUIC UDP port (0 = any free port).
     pub quic_port: u16,
     /// How often beacons are sent.
@@ -180,6 +193,9 @@ impl Default for TransportConfig {
             data_group_base: Ipv4Addr::new(239, 255, 0, 0),
             data_group_prefix: 16,
             data_group: None,
+            cells_per_dimension: 4,
+            max_joined_cells: 16,
+            max_cells_per_send: 8,
             quic_port: 0,
             beacon_interval: Duration::from_millis(200),
             beacon_expiry: Duration::from_secs(3),
@@ -303,8 +319,46 @@ impl TransportConfig {
         Ipv4Addr::from(base | offset)
     }
 
+    /// The multicast group of cell slot `slot` of a federation (see [`crate::core::cells`]):
+    /// the addresses right after the federation's hashed default group, inside the same range
+    /// (`data_group_base` / `data_group_prefix`, wrapping, skipping the .0 and .255 host parts
+    /// as the default groups do). Another federation's default or cell group may coincide with
+    /// one: that costs filtering (every datagram names its federation), never correctness.
+    pub fn cell_group_for(&self, tag: FederationTag, slot: u32) -> Ipv4Addr {
+        let prefix = u32::from(self.data_group_prefix.min(31));
+        let host_bits = 32 - prefix;
+        let base = u32::from(self.data_group_base) & (u32::MAX << host_bits);
+        let span = (1u64 << host_bits).saturating_sub(2).max(1);
+        let offset = ((tag.0 % span) + 1 + u64::from(slot)) % span + 1;
+        Ipv4Addr::from(base | offset as u32)
+    }
+
+    /// The cell groups of a federation, one per slot (none when `max_joined_cells` is 0 or a
+    /// fixed `data_group` is configured: then everything travels on the default group).
+    pub fn cell_groups_for(&self, tag: FederationTag) -> Vec<Ipv4Addr> {
+        if self.data_group.is_some() {
+            return Vec::new();
+        }
+        (0..self.max_joined_cells)
+            .map(|s| self.cell_group_for(tag, s))
+            .collect()
+    }
+
     /// Checks values that would otherwise fail obscurely later.
     pub fn validate(&self) -> Result<(), TransportError> {
+        if self.max_joined_cells > 19 {
+            return Err(TransportError::Config(format!(
+                "max_joined_cells {} over 19 (net.ipv4.igmp_max_memberships is 20 by default, \
+                 one is the federation's default group)",
+                self.max_joined_cells
+            )));
+        }
+        if !(1..=256).contains(&self.cells_per_dimension) {
+            return Err(TransportError::Config(format!(
+                "cells_per_dimension {} outside 1..=256",
+                self.cells_per_dimension
+            )));
+        }
         if !self.discovery_group.is_multicast() {
             return Err(TransportError::Config(format!(
                 "discovery_group {} is not a multicast address",
@@ -517,6 +571,32 @@ mod tests {
         )
         .expect("parses");
         assert!(matches!(c.security, SecurityConfig::Certificates { .. }));
+    }
+
+    #[test]
+    fn cell_groups_follow_the_default_group_inside_the_range() {
+        let c = TransportConfig::default();
+        let tag = FederationTag::from_name("Restaurant");
+        let d = c.data_group_for(tag);
+        let cells = c.cell_groups_for(tag);
+        assert_eq!(cells.len(), 16);
+        let distinct: std::collections::BTreeSet<_> = cells.iter().collect();
+        assert_eq!(distinct.len(), 16);
+        for g in &cells {
+            assert_ne!(*g, d);
+            assert_eq!(g.octets()[..2], [239, 255]);
+            assert!(g.octets()[3] != 0 || g.octets()[2] != 0);
+        }
+        let fixed = TransportConfig {
+            data_group: Some(Ipv4Addr::new(239, 1, 1, 1)),
+            ..TransportConfig::default()
+        };
+        assert!(fixed.cell_groups_for(tag).is_empty());
+        let too_many = TransportConfig {
+            max_joined_cells: 20,
+            ..TransportConfig::default()
+        };
+        assert!(too_many.validate().is_err());
     }
 
     #[test]

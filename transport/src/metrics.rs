@@ -129,6 +129,20 @@ pub mod names {
     pub const CONTROL_FRAMES_RECEIVED: &str = "hlamesh_control_frames_received_total";
     /// Control frames refused because their length prefix exceeded the limit.
     pub const CONTROL_FRAMES_OVERSIZE: &str = "hlamesh_control_frames_oversize_total";
+    /// DDM cell groups joined (label `federation`; see [`crate::core::cells`]).
+    pub const CELL_GROUPS_JOINED: &str = "hlamesh_ddm_cell_groups_joined_total";
+    /// DDM cell groups left (label `federation`).
+    pub const CELL_GROUPS_LEFT: &str = "hlamesh_ddm_cell_groups_left_total";
+    /// DDM cell fallbacks (labels `federation`, `kind` = wide_region: a message sent to the
+    /// default group because its region covered too many groups; join_failed: a join the
+    /// kernel refused).
+    pub const CELL_FALLBACKS: &str = "hlamesh_ddm_cell_fallbacks_total";
+    /// Datagrams sent on DDM cell groups (label `federation`; one per group a message went to).
+    pub const CELL_DATAGRAMS_SENT: &str = "hlamesh_ddm_cell_datagrams_sent_total";
+    /// Best-effort data datagrams received (label `federation`; with cell groups the kernel
+    /// drops those of groups not joined before they are counted).
+    pub const BEST_EFFORT_DATAGRAMS_RECEIVED: &str =
+        "hlamesh_ddm_best_effort_datagrams_received_total";
 }
 
 /// Every family the transport exports, in the order [`describe`] registers them.
@@ -169,6 +183,11 @@ pub const FAMILIES: &[&str] = &[
     names::CONTROL_FRAMES_SENT,
     names::CONTROL_FRAMES_RECEIVED,
     names::CONTROL_FRAMES_OVERSIZE,
+    names::CELL_GROUPS_JOINED,
+    names::CELL_GROUPS_LEFT,
+    names::CELL_FALLBACKS,
+    names::CELL_DATAGRAMS_SENT,
+    names::BEST_EFFORT_DATAGRAMS_RECEIVED,
 ];
 
 /// Registers help text and units of the transport's families (idempotent).
@@ -274,6 +293,31 @@ pub fn describe() {
             FLOW_STALLS,
             Unit::Count,
             "Receivers left out of the flow-control window because they stopped acknowledging.",
+        );
+        c(
+            CELL_GROUPS_JOINED,
+            Unit::Count,
+            "DDM cell multicast groups joined for region subscriptions.",
+        );
+        c(
+            CELL_GROUPS_LEFT,
+            Unit::Count,
+            "DDM cell multicast groups left as region subscriptions changed.",
+        );
+        c(
+            CELL_FALLBACKS,
+            Unit::Count,
+            "DDM cell fallbacks: messages sent to the default group (region too wide), joins refused.",
+        );
+        c(
+            CELL_DATAGRAMS_SENT,
+            Unit::Count,
+            "Datagrams sent on DDM cell groups (one per group a best-effort message went to).",
+        );
+        c(
+            BEST_EFFORT_DATAGRAMS_RECEIVED,
+            Unit::Count,
+            "Best-effort data datagrams received (cell groups not joined are dropped by the kernel).",
         );
         c(
             REPAIRS_RECEIVED,
@@ -623,6 +667,65 @@ pub struct FederationSample {
     pub sent: (u64, u64),
     /// Flow control.
     pub flow: FlowStats,
+    /// DDM cell groups.
+    pub cells: CellStats,
+}
+
+/// One federation's DDM cell-group counters on this node (see [`crate::core::cells`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CellStats {
+    /// Cell groups joined now.
+    pub joined_now: u64,
+    /// Cell groups joined so far.
+    pub joined: u64,
+    /// Cell groups left so far.
+    pub left: u64,
+    /// Joins the kernel refused (the receiver then gets that cell only if it shares the default
+    /// group's traffic; see `docs/DDM.md`).
+    pub join_failures: u64,
+    /// Best-effort messages with regions sent to the default group because their cells mapped
+    /// to more than `max_cells_per_send` groups.
+    pub wide_fallbacks: u64,
+    /// Best-effort messages sent on cell groups.
+    pub messages: u64,
+    /// Datagrams sent on cell groups (a message to k groups: k).
+    pub datagrams: u64,
+    /// Best-effort data datagrams received (on the default group and the cell groups alike).
+    pub best_effort_received: u64,
+}
+
+/// The shell's DDM cell-group counters of one federation.
+#[derive(Debug, Default)]
+pub struct CellCounters {
+    /// See [`CellStats::joined`].
+    pub joined: AtomicU64,
+    /// See [`CellStats::left`].
+    pub left: AtomicU64,
+    /// See [`CellStats::join_failures`].
+    pub join_failures: AtomicU64,
+    /// See [`CellStats::wide_fallbacks`].
+    pub wide_fallbacks: AtomicU64,
+    /// See [`CellStats::messages`].
+    pub messages: AtomicU64,
+    /// See [`CellStats::datagrams`].
+    pub datagrams: AtomicU64,
+}
+
+impl CellCounters {
+    /// The counters now, with `joined_now` groups joined and `best_effort_received` datagrams.
+    pub fn stats(&self, joined_now: u64, best_effort_received: u64) -> CellStats {
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        CellStats {
+            joined_now,
+            joined: l(&self.joined),
+            left: l(&self.left),
+            join_failures: l(&self.join_failures),
+            wide_fallbacks: l(&self.wide_fallbacks),
+            messages: l(&self.messages),
+            datagrams: l(&self.datagrams),
+            best_effort_received,
+        }
+    }
 }
 
 /// Flow-control counters of one federation (see [`crate::flow`]).
@@ -878,6 +981,28 @@ fn export_federation(f: &FederationSample, o: &FederationSample) {
         os.repaired_datagrams,
     );
     inc(REPAIRS_RECEIVED, &one, r.repairs, or.repairs);
+    let (c, oc) = (&f.cells, &o.cells);
+    inc(CELL_GROUPS_JOINED, &one, c.joined, oc.joined);
+    inc(CELL_GROUPS_LEFT, &one, c.left, oc.left);
+    inc(
+        CELL_FALLBACKS,
+        &with("kind", "wide_region"),
+        c.wide_fallbacks,
+        oc.wide_fallbacks,
+    );
+    inc(
+        CELL_FALLBACKS,
+        &with("kind", "join_failed"),
+        c.join_failures,
+        oc.join_failures,
+    );
+    inc(CELL_DATAGRAMS_SENT, &one, c.datagrams, oc.datagrams);
+    inc(
+        BEST_EFFORT_DATAGRAMS_RECEIVED,
+        &one,
+        c.best_effort_received,
+        oc.best_effort_received,
+    );
     inc(FELL_BEHIND, &one, r.fell_behind, or.fell_behind);
     inc(
         FELL_BEHIND_MESSAGES,

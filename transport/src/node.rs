@@ -65,6 +65,7 @@ pub use turn::{Driver, Turn};
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 pub use crate::core::TransportEvent;
 use crate::core::batch::MAX_BATCH_DELAY;
+use crate::core::cells::{CellGroups, CellRoute};
 use crate::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use crate::core::dispatch::{self, Inbound};
 use crate::core::mesh::{Mesh, Route};
@@ -156,6 +157,10 @@ struct FedChannel {
     /// What the application noted about the federation, announced in the beacons (a leaf
     /// lock; see [`FederationChannel::set_note`]).
     note: Mutex<String>,
+    /// The DDM cell groups: where best-effort messages with regions go, which groups this
+    /// node joined (sans-I/O, see [`crate::core::cells`]; a leaf lock).
+    cells: Mutex<CellGroups>,
+    cell_counters: m::CellCounters,
 }
 
 /// What the shell keeps of a federation's flow control (see [`crate::flow`]) besides the
@@ -180,6 +185,12 @@ impl Flow {
 }
 
 impl FedChannel {
+    fn cell_stats(&self) -> m::CellStats {
+        let joined_now = lock(&self.cells).joined().len() as u64;
+        let received = lock(&self.recv).stats().best_effort_datagrams;
+        self.cell_counters.stats(joined_now, received)
+    }
+
     fn flow_stats(&self) -> m::FlowStats {
         m::FlowStats {
             waits: self.flow.waits.load(Ordering::Relaxed),
@@ -380,6 +391,32 @@ impl Shared {
             // A reliable message stays in the retransmit buffer and will be repaired on NACK;
             // a best-effort one is simply lost, which its contract allows.
             tracing::debug!("multicast send failed: {e}");
+        }
+        (r, n)
+    }
+
+    /// [`Shared::emit_data`] to each of `groups` (on the data port): one copy of each datagram
+    /// per group (DDM cell groups; see [`crate::core::cells`]).
+    fn emit_data_to<R>(
+        &self,
+        groups: &[Ipv4Addr],
+        f: impl FnOnce(&mut dyn FnMut(&[u8])) -> R,
+    ) -> (R, u64) {
+        let sock = &self.data_send;
+        let port = self.cfg.data_port;
+        let mut io_err = None;
+        let mut n = 0u64;
+        let r = f(&mut |dgram: &[u8]| {
+            for g in groups {
+                n += 1;
+                self.stats.datagrams_out.fetch_add(1, Ordering::Relaxed);
+                if let Err(e) = sock.send_to(dgram, SocketAddrV4::new(*g, port)) {
+                    io_err.get_or_insert(e);
+                }
+            }
+        });
+        if let Some(e) = io_err {
+            tracing::debug!("multicast send to a cell group failed: {e}");
         }
         (r, n)
     }
@@ -991,6 +1028,12 @@ impl Transport {
                 wait_ns: AtomicU64::new(0),
             },
             note: Mutex::new(String::new()),
+            cells: Mutex::new(CellGroups::new(
+                self.shared.cfg.cell_groups_for(tag),
+                group_ip,
+                self.shared.cfg.max_cells_per_send as usize,
+            )),
+            cell_counters: m::CellCounters::default(),
         });
         self.shared
             .federations
@@ -1045,6 +1088,9 @@ impl Transport {
                 *fed.group.ip(),
                 self.shared.interface,
             );
+            for g in lock(&fed.cells).want(&[]).leave {
+                let _ = sockets::leave(&self.shared.data_recv, g, self.shared.interface);
+            }
             let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
             for p in peers {
                 let _ = self.shared.send_frame(p, &Frame::Left { tag });

@@ -11,7 +11,8 @@
 //! every move. Exact overlap is decided by the federation core afterwards; the grid only decides
 //! what the kernel may drop, so it errs on the side of too much.
 //!
-//! Pure functions of the ranges: no clock, no I/O.
+//! Pure functions of the ranges: no clock, no I/O. The federation core uses them in
+//! [`crate::core::cell_route`] (which cells an update goes to, which cells this LRC joins).
 
 use std::collections::BTreeSet;
 

@@ -88,6 +88,20 @@ pub enum HostAction<F, R> {
         /// May wait for the next message of this LRC's stream.
         hold: bool,
     },
+    /// Multicast a best-effort message on DDM cell groups (see [`Action::SendToCells`]).
+    SendToCells {
+        /// Encoded data message.
+        bytes: Vec<u8>,
+        /// Cell keys.
+        cells: Vec<u32>,
+        /// What it is about, for per-class counters.
+        class: Option<crate::core::DataClass>,
+    },
+    /// Join the DDM cell groups of these cells, leave the others (see [`Action::SetCells`]).
+    SetCells {
+        /// Cell keys.
+        cells: Vec<u32>,
+    },
     /// Multicast a time message reliably and at once (see [`Action::SendTime`]).
     SendTime {
         /// Its number in this LRC's reliable stream.
@@ -406,6 +420,20 @@ impl<F, R: Clone> Host<F, R> {
                         class,
                         hold,
                     });
+                }
+                Action::SendToCells {
+                    bytes,
+                    cells,
+                    class,
+                } => {
+                    return Some(HostAction::SendToCells {
+                        bytes,
+                        cells,
+                        class,
+                    });
+                }
+                Action::SetCells { cells } => {
+                    return Some(HostAction::SetCells { cells });
                 }
                 Action::SendTime { seq, bytes } => {
                     return Some(HostAction::SendTime { seq, bytes });

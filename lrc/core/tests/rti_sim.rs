@@ -689,6 +689,16 @@ impl Sim {
                     class: None,
                     hold: false,
                 },
+                // The simulated links have no groups: a cell-group message reaches every link
+                // like any best-effort one (the receiver filters), and joins change nothing.
+                HostAction::SendToCells { bytes, class, .. } => HostAction::SendData {
+                    reliable: false,
+                    seq: None,
+                    bytes,
+                    class,
+                    hold: false,
+                },
+                HostAction::SetCells { .. } => return,
                 a => a,
             };
             match a {
@@ -826,7 +836,9 @@ impl Sim {
                         (a, b) => panic!("unexpected completion {a:?} {b:?}"),
                     }
                 }
-                HostAction::SendTime { .. } => unreachable!("mapped to SendData above"),
+                HostAction::SendTime { .. }
+                | HostAction::SendToCells { .. }
+                | HostAction::SetCells { .. } => unreachable!("mapped above"),
                 HostAction::FederateLost { .. } => self.lost_reported += 1,
                 HostAction::Closed { core, .. } => node.closed = Some(core),
                 HostAction::ConnectionLost { reason, .. } => {

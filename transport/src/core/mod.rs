@@ -53,6 +53,7 @@
 //! waiters of `open_federation`).
 
 pub mod batch;
+pub mod cells;
 pub mod channel;
 pub mod dispatch;
 mod event;

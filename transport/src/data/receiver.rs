@@ -88,6 +88,10 @@ pub struct RecvStats {
     pub delivered_reliable: u64,
     /// Best-effort messages delivered.
     pub delivered_best_effort: u64,
+    /// Best-effort datagrams from other nodes that passed authentication (duplicates
+    /// included; with DDM cell groups, a copy on each group of this node's that the message
+    /// went to).
+    pub best_effort_datagrams: u64,
     /// Reliable frames received again (already delivered or buffered).
     pub duplicate_frames: u64,
     /// Best-effort datagrams received again (or too late to tell).
@@ -483,6 +487,7 @@ impl DataReceiver {
                 drain_in_order(peer, &mut sink);
             }
             DatagramKind::BestEffort => {
+                sink.stats.best_effort_datagrams += 1;
                 let (admit, lost) = peer.best_effort.admit(h.seq);
                 sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
                 if admit == Admit::Duplicate {

@@ -153,6 +153,100 @@ impl FederationChannel {
         Ok(seq.map(|s| s.0))
     }
 
+    /// Sends one best-effort message with DDM regions whose update region covers the cells
+    /// `cells` (cell keys, see [`crate::core::cells`]): one datagram to each distinct cell group
+    /// they map to, every copy with the same best-effort number (a receiver in several of them
+    /// delivers it once), never batched with other messages. With no cell, or more distinct
+    /// groups than `max_cells_per_send` (counted as a fallback), it goes to the default group
+    /// like [`FederationChannel::send`]. Runs on the caller's thread.
+    pub fn send_to_cells(&self, payload: &[u8], cells: &[u32]) -> Result<(), TransportError> {
+        let groups = match lock(&self.fed.cells).route(cells) {
+            CellRoute::Groups(g) => g,
+            CellRoute::Default { fallback } => {
+                if fallback {
+                    self.fed
+                        .cell_counters
+                        .wide_fallbacks
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                return self.send(Reliability::BestEffort, payload).map(|_| ());
+            }
+        };
+        if payload.len() > self.shared.cfg.max_message {
+            return Err(TransportError::MessageTooLarge {
+                size: payload.len(),
+                max: self.shared.cfg.max_message,
+            });
+        }
+        let now = Instant::now();
+        let mut side = lock(&self.fed.sender);
+        // What is pending belongs to the default group: it leaves first, there.
+        self.shared
+            .emit_data(&self.fed, |mut out| side.flush(now, &mut out));
+        let (r, sent) = self.shared.emit_data_to(&groups, |mut out| {
+            side.send_now(now, Reliability::BestEffort, payload, &mut out)
+        });
+        side.sent(now, (sent > 0).then(Instant::now));
+        drop(side);
+        r?;
+        self.fed.sent.sent(Reliability::BestEffort);
+        let c = &self.fed.cell_counters;
+        c.messages.fetch_add(1, Ordering::Relaxed);
+        c.datagrams.fetch_add(sent, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The cells this node's region subscriptions want are now `cells` (cell keys, see
+    /// [`crate::core::cells`]; the layer above applies the join and leave margins): joins the
+    /// cell groups newly needed, then leaves those no longer needed. A join the kernel refuses
+    /// is counted and logged (see `docs/DDM.md`, "Resolution and limits") and tried again at
+    /// the next change.
+    pub fn set_cells(&self, cells: &[u32]) {
+        let change = lock(&self.fed.cells).want(cells);
+        let (sock, iface) = (&self.shared.data_recv, self.shared.interface);
+        let c = &self.fed.cell_counters;
+        for g in change.join {
+            match sockets::join(sock, g, iface) {
+                Ok(()) => {
+                    c.joined.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    lock(&self.fed.cells).join_failed(g);
+                    c.join_failures.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(
+                        federation = %self.fed.name,
+                        "cannot join DDM cell group {g}: {e}; raise net.ipv4.igmp_max_memberships \
+                         or lower max_joined_cells"
+                    );
+                }
+            }
+        }
+        for g in change.leave {
+            match sockets::leave(sock, g, iface) {
+                Ok(()) => {
+                    c.left.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => tracing::debug!(federation = %self.fed.name, "leave {g}: {e}"),
+            }
+        }
+    }
+
+    /// The DDM grid's cells per dimension (`cells_per_dimension`), 0 when this federation has
+    /// no cell groups (`max_joined_cells` 0, or a fixed `data_group`): then the layer above
+    /// need not compute cells at all.
+    pub fn cells_per_dimension(&self) -> u32 {
+        if lock(&self.fed.cells).slot_count() == 0 {
+            0
+        } else {
+            self.shared.cfg.cells_per_dimension
+        }
+    }
+
+    /// The DDM cell-group counters of this federation on this node.
+    pub fn cell_stats(&self) -> crate::metrics::CellStats {
+        self.fed.cell_stats()
+    }
+
     /// Flow control: whether a reliable message may be sent now without waiting (always, with
     /// flow control off). Cheap: for a check under another lock, before
     /// [`FederationChannel::wait_for_room`].

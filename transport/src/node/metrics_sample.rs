@@ -69,6 +69,7 @@ impl Shared {
                 send: lock(&f.sender).sender().stats(),
                 sent: f.sent.totals(),
                 flow: f.flow_stats(),
+                cells: f.cell_stats(),
             })
             .collect();
         s

@@ -526,13 +526,25 @@ impl FederationCore {
             }
             _ => None,
         };
-        self.actions.push_back(Action::SendData {
-            reliable,
-            seq: reliable.then_some(seq),
-            bytes,
-            class,
-            hold,
-        });
+        let cells = if reliable {
+            None
+        } else {
+            self.cells_of_send(&msg)
+        };
+        match cells {
+            Some(cells) => self.actions.push_back(Action::SendToCells {
+                bytes,
+                cells,
+                class,
+            }),
+            None => self.actions.push_back(Action::SendData {
+                reliable,
+                seq: reliable.then_some(seq),
+                bytes,
+                class,
+                hold,
+            }),
+        }
         let me = self.me;
         self.apply_data(me, None, reliable, msg);
         seq

@@ -21,6 +21,7 @@
 //! filter), [`wire`] (messages).
 
 pub mod advisory;
+pub mod cell_route;
 pub mod compaction;
 pub mod convey;
 pub mod coordinator;
@@ -379,6 +380,23 @@ pub enum Action {
         /// other LRCs receive it (see `send_data`).
         hold: bool,
     },
+    /// Multicast a best-effort message with DDM regions on the groups of the grid cells
+    /// `cells` (see [`cell_route`]; the transport sends it to the default group when they are
+    /// too many). Only best-effort updates whose every attribute has update regions.
+    SendToCells {
+        /// Encoded [`DataMsg`].
+        bytes: Vec<u8>,
+        /// Cell keys ([`cell_route::cell_key`]).
+        cells: Vec<u32>,
+        /// What it is about, for the shell's per-class counters.
+        class: Option<DataClass>,
+    },
+    /// The cells this LRC's subscriptions want to hear changed: the shell makes the transport
+    /// join their groups and leave the others (see [`cell_route`]).
+    SetCells {
+        /// Cell keys ([`cell_route::cell_key`]), sorted.
+        cells: Vec<u32>,
+    },
     /// Multicast an encoded [`DataMsg::Time`] reliably and at once (never held for a batch: a
     /// time message is what the other LRCs wait for).
     SendTime {
@@ -590,6 +608,9 @@ pub struct FederationCore {
     pub(crate) regions: regions::RegionState,
     /// Each local federate's conveyed region handles (see [`convey`]).
     pub(crate) conveyed: BTreeMap<FederateHandle, convey::Conveyed>,
+    /// DDM cell routing: where best-effort updates go, which cells this LRC hears (see
+    /// [`cell_route`]).
+    pub(crate) cells: cell_route::CellRouting,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -657,6 +678,7 @@ impl FederationCore {
             mom: Default::default(),
             regions: Default::default(),
             conveyed: BTreeMap::new(),
+            cells: Default::default(),
         }
     }
 

@@ -16,9 +16,10 @@
 //!
 //! # How update regions reach the receivers (the design choice)
 //!
-//! Filtering is exact and happens at the receiving LRC (every LRC receives the whole stream; the
-//! per-cell multicast groups of issue 23 that will let the kernel drop most of it are not built
-//! yet and belong in the transport core). For that each receiver must know, for every instance
+//! Filtering is exact and happens at the receiving LRC (the reliable stream reaches every LRC;
+//! best-effort updates with update regions travel on per-cell multicast groups, see
+//! [`super::cell_route`], so the kernel drops most of what a receiver did not ask for, and this
+//! filter removes what the coarse grid lets through). For that each receiver must know, for every instance
 //! attribute, the ranges of the update regions it is associated with, *in order with the
 //! updates*. So the sender's LRC announces them in its own reliable data stream, as
 //! [`DataMsg::UpdateRegions`] (the committed ranges of every region associated with each listed

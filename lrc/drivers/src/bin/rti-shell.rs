@@ -64,6 +64,10 @@
 //! - `list` — `list_federation_executions`; the report prints `{"event":"executions",
 //!   "list":[[name, time implementation], …]}` (`--time` names the one of a federation this
 //!   shell creates).
+//! - `cells` — prints this LRC's DDM cell-group counters of the federation
+//!   (`{"event":"cells","joined_now":…,"joined":…,"left":…,"join_failures":…,
+//!   "wide_fallbacks":…,"messages":…,"datagrams":…,"best_effort_received":…}`; see
+//!   `docs/DDM.md`).
 //! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
 //!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
 //! - `disconnect` — resign (DeleteObjects) and disconnect, staying up; `connect` connects
@@ -578,6 +582,16 @@ fn run() -> Result<(), RtiError> {
                         "welcome_bytes": w.map(|w| w.bytes),
                     }));
                 }),
+            ["cells"] => {
+                let c = lrc.cell_stats(&a.federation).unwrap_or_default();
+                out(
+                    json!({"event":"cells","joined_now":c.joined_now,"joined":c.joined,
+                    "left":c.left,"join_failures":c.join_failures,
+                    "wide_fallbacks":c.wide_fallbacks,"messages":c.messages,
+                    "datagrams":c.datagrams,"best_effort_received":c.best_effort_received}),
+                );
+                Ok(())
+            }
             ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
                 let nodes: Vec<u64> = v.iter().map(|n| n.0).collect();
                 out(json!({"event":"lrcs","nodes":nodes}));

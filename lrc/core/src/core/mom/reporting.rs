@@ -86,6 +86,9 @@ impl FederationCore {
         op: impl FnOnce(&mut Self) -> Result<R, RtiError>,
     ) -> Result<R, RtiError> {
         let r = op(self);
+        if r.is_ok() && super::super::cell_route::changes_cells(service) {
+            self.refresh_cells();
+        }
         if supplied.is_some() || (r.is_err() && self.mom.exception_reporting.contains(&f)) {
             let outcome = match &r {
                 Ok(v) => Ok(returned(v)),

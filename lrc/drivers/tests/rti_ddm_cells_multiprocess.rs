@@ -1,0 +1,137 @@
+//! DDM cell groups across processes (issue 23, "the network does the filtering"), with
+//! `rti-shell` federates on three LRCs (network namespaces when run as root, loopback
+//! otherwise): a publisher moves a vehicle whose best-effort `Position` (`foms/Cells.xml`) has
+//! an update region across the four cells of the `X` axis (4 × 4 cells of 250 × 250 over
+//! `X`, `Y` in `[0, 1000)`); subscriber A's region covers one cell, B's another. Each gets
+//! exactly the reflections of the updates that overlap its region, and the kernel dropped the
+//! rest: A and B each received only the datagrams of their own cell's group, while the
+//! publisher's counters show it sent them to all four. Design: `docs/DDM.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Instant;
+
+use common::lab::{Lab, Ports, serial};
+use common::shell::{Shell, T, next_event, ok, shell_with};
+
+fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
+    let fom = common::fom("Cells.xml").display().to_string();
+    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
+}
+
+/// The values `s` reflected up to the interaction tagged `mark`, in order.
+fn reflected_until(s: &mut Shell, mark: &str) -> Vec<String> {
+    let end = Instant::now() + T;
+    let mut got = Vec::new();
+    loop {
+        let l = match s.backlog.pop_front() {
+            Some(l) => l,
+            None => {
+                s.p.lines
+                    .recv_timeout(end.saturating_duration_since(Instant::now()))
+                    .unwrap_or_else(|_| panic!("[{}] no interaction {mark}; got {got:?}", s.name))
+            }
+        };
+        assert_ne!(l["event"], "error", "[{}] {l}", s.name);
+        match l["event"].as_str() {
+            Some("reflect") => got.push(l["value"].as_str().unwrap_or_default().to_string()),
+            Some("interaction") if l["label"] == mark => return got,
+            _ => {}
+        }
+    }
+}
+
+/// The `cells` counters `s` prints.
+fn cells(s: &mut Shell) -> serde_json::Value {
+    ok(s, "cells");
+    next_event(s, "cells")
+}
+
+#[test]
+fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("cells{}", std::process::id());
+    let (mut p, _) = shell(&lab, 1, &ports, &fed, "P");
+    let (mut a, _) = shell(&lab, 2, &ports, &fed, "A");
+    let (mut b, _) = shell(&lab, 3, &ports, &fed, "B");
+
+    // A watches cell (0, 0), B cell (2, 0); grown by the join margin (a quarter cell, 62.5)
+    // neither region reaches a neighbouring cell. Both hear the marker without regions.
+    for (s, range) in [
+        (&mut a, "X=0..100,Y=0..100"),
+        (&mut b, "X=580..680,Y=0..100"),
+    ] {
+        ok(s, &format!("region mine {range}"));
+        ok(s, "subscribe-regions Vehicle Position mine");
+        ok(s, "subscribe-interaction Radio");
+        // The join is done when the subscription returns: one cell group.
+        let c = cells(s);
+        assert_eq!(c["joined_now"], 1, "[{}] {c}", s.name);
+        assert_eq!(c["join_failures"], 0, "[{}] {c}", s.name);
+    }
+
+    ok(&mut p, "publish Vehicle Position");
+    ok(&mut p, "publish-interaction Radio");
+    ok(&mut p, "region at X=10..30,Y=10..20");
+    ok(&mut p, "region mark X=0..1000");
+    ok(&mut p, "register-object-regions Vehicle Position at");
+    let o = next_event(&mut p, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+
+    // The vehicle crosses the four cells along X at Y in [10, 20): five updates in each.
+    const PER_CELL: usize = 5;
+    for (cell, x) in [(0, 10), (1, 300), (2, 600), (3, 900)] {
+        ok(&mut p, &format!("move at X={x}..{},Y=10..20", x + 20));
+        for k in 0..PER_CELL {
+            ok(&mut p, &format!("update {o} Position c{cell}-{k}"));
+        }
+    }
+    ok(&mut p, "send-regions Radio mark end");
+
+    let expect =
+        |cell: usize| -> Vec<String> { (0..PER_CELL).map(|k| format!("c{cell}-{k}")).collect() };
+    assert_eq!(reflected_until(&mut a, "end"), expect(0), "A's reflections");
+    assert_eq!(reflected_until(&mut b, "end"), expect(2), "B's reflections");
+
+    // The publisher sent each update once, to its cell's group: 4 groups × 5 datagrams.
+    let pc = cells(&mut p);
+    eprintln!("publisher cells: {pc}");
+    assert_eq!(pc["messages"], 4 * PER_CELL, "{pc}");
+    assert_eq!(pc["datagrams"], 4 * PER_CELL, "{pc}");
+    assert_eq!(pc["wide_fallbacks"], 0, "{pc}");
+    // A and B received only their own cell's datagrams: the kernel dropped the other three
+    // groups' (the marker and the region announcements are reliable, not counted here).
+    for s in [&mut a, &mut b] {
+        let c = cells(s);
+        eprintln!("[{}] cells: {c}", s.name);
+        assert_eq!(c["best_effort_received"], PER_CELL, "[{}] {c}", s.name);
+        assert_eq!(c["joined_now"], 1, "[{}] {c}", s.name);
+    }
+
+    // A moves its region to B's cell: it joins that group and leaves its own (the old cell is
+    // more than half a cell behind), and hears the vehicle there.
+    ok(&mut a, "move mine X=600..650,Y=0..100");
+    let c = cells(&mut a);
+    assert_eq!(
+        (c["joined"].as_u64(), c["left"].as_u64()),
+        (Some(2), Some(1)),
+        "{c}"
+    );
+    ok(&mut p, "move at X=610..630,Y=10..20");
+    ok(&mut p, &format!("update {o} Position moved"));
+    ok(&mut p, "send-regions Radio mark end2");
+    assert_eq!(
+        reflected_until(&mut a, "end2"),
+        vec!["moved"],
+        "A after its move"
+    );
+    assert_eq!(reflected_until(&mut b, "end2"), vec!["moved"], "B");
+    for s in [&mut a, &mut b] {
+        let c = cells(s);
+        assert_eq!(c["best_effort_received"], PER_CELL + 1, "[{}] {c}", s.name);
+    }
+}
