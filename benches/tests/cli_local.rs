@@ -6,20 +6,41 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
+use wait_timeout::ChildExt;
+
+/// Far above any tiny run here (the slowest, with the C++ SDK install, takes about a minute).
+const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `--timeout-s` bounds each wait inside the bench; this bounds the whole process, so that a
+/// deadlock (as a metrics scrape once had) fails the test instead of hanging the suite.
+fn wait_bounded(child: &mut std::process::Child, args: &[&str]) -> std::process::ExitStatus {
+    match child
+        .wait_timeout(RUN_LIMIT)
+        .expect("wait for hlamesh-bench")
+    {
+        Some(s) => s,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hlamesh-bench {args:?} still running after {RUN_LIMIT:?}: hung");
+        }
+    }
+}
 
 fn run(args: &[&str], name: &str) -> (Value, String) {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
     let out = dir.join(format!("{name}.json"));
-    let status = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
         .args(args)
         .args(["--local", "--timeout-s", "120", "--out"])
         .arg(&out)
-        .status()
+        .spawn()
         .expect("run hlamesh-bench");
+    let status = wait_bounded(&mut child, args);
     assert!(status.success(), "hlamesh-bench {args:?} failed");
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("json written")).expect("json");
@@ -613,31 +634,32 @@ fn peer_mode_runs_latency_through_a_serve_process() {
     let dir =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{}", std::process::id()));
     let out = dir.join("peer-latency.json");
-    let status = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
-        .args([
-            "latency",
-            "--peer",
-            &listen,
-            "--interface",
-            "127.0.0.1",
-            "--samples",
-            "200",
-            "--block",
-            "100",
-            "--warmup",
-            "20",
-            "--sizes",
-            "100",
-            "--reliability",
-            "reliable",
-            "--timeout-s",
-            "60",
-            "--out",
-        ])
+    let args = [
+        "latency",
+        "--peer",
+        &listen,
+        "--interface",
+        "127.0.0.1",
+        "--samples",
+        "200",
+        "--block",
+        "100",
+        "--warmup",
+        "20",
+        "--sizes",
+        "100",
+        "--reliability",
+        "reliable",
+        "--timeout-s",
+        "60",
+        "--out",
+    ];
+    let mut driver = Command::new(env!("CARGO_BIN_EXE_hlamesh-bench"))
+        .args(args)
         .arg(&out)
-        .status()
+        .spawn()
         .expect("run the driver");
-    assert!(status.success());
+    assert!(wait_bounded(&mut driver, &args).success());
     let j: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
     assert!(

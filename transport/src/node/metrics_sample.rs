@@ -63,13 +63,21 @@ impl Shared {
             .collect();
         s.federations = feds
             .iter()
-            .map(|f| m::FederationSample {
-                name: f.name.clone(),
-                recv: lock(&f.recv).stats(),
-                send: lock(&f.sender).sender().stats(),
-                sent: f.sent.totals(),
-                flow: f.flow_stats(),
-                cells: f.cell_stats(),
+            .map(|f| {
+                // Each lock in its own statement: a guard taken inside the struct literal would
+                // live to the end of it, and `cell_stats` takes the receive path's lock again
+                // (a self-deadlock on every scrape of an open federation).
+                let recv = lock(&f.recv).stats();
+                let send = lock(&f.sender).sender().stats();
+                let cells = f.cell_stats();
+                m::FederationSample {
+                    name: f.name.clone(),
+                    recv,
+                    send,
+                    sent: f.sent.totals(),
+                    flow: f.flow_stats(),
+                    cells,
+                }
             })
             .collect();
         s
