@@ -131,9 +131,13 @@ pub struct CellChange {
 }
 
 impl CellMembership {
-    /// Margins (in cells) of the default hysteresis: join a quarter cell ahead, leave half a
-    /// cell behind.
-    pub const JOIN_MARGIN: f64 = 0.25;
+    /// Margins (in cells) of the default hysteresis: join exactly the cells a region covers,
+    /// leave one only once the region is half a cell away from it. No join margin: a join takes
+    /// effect in the local kernel when the call returns, and a quarter-cell margin made a static
+    /// region the size of one cell join the 3 × 3 cells around it (9/16 of the traffic of a
+    /// 4 × 4 grid instead of 1/16). The leave margin alone keeps a region jittering at a border
+    /// from joining and leaving on every move.
+    pub const JOIN_MARGIN: f64 = 0.0;
     /// See [`CellMembership::JOIN_MARGIN`].
     pub const LEAVE_MARGIN: f64 = 0.5;
 

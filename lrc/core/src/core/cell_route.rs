@@ -15,7 +15,8 @@
 //!   covering more than `MAX_KEYS_PER_SEND` cells). Reliable updates, interactions and everything
 //!   else stay on the default group.
 //! - **Receiver**: for each attribute a local federate subscribes to, the cells of its
-//!   subscription regions for it, grown by [`CellMembership::JOIN_MARGIN`] and kept until they
+//!   subscription regions for it (grown by [`CellMembership::JOIN_MARGIN`], none by default)
+//!   and kept until they
 //!   fall out of the regions grown by [`CellMembership::LEAVE_MARGIN`]; an attribute subscribed
 //!   without regions (the default region) wants every cell of its space. The wanted set is
 //!   recomputed after each service that changes subscriptions or regions
@@ -173,6 +174,12 @@ impl FederationCore {
                     let rsub = fr.and_then(|r| r.object_subs.get(class));
                     for a in &sub.attrs {
                         let dims = attr_dims(&fdd, *class, *a);
+                        // No dimensions: it can have no update region, so no update of it is
+                        // ever sent to a cell; joining its space's group would be a wasted
+                        // membership on every subscriber of a FOM without DDM.
+                        if dims.is_empty() {
+                            continue;
+                        }
                         let space = space_id(&dims);
                         let entry = spaces
                             .entry(space)
@@ -248,6 +255,7 @@ pub(crate) fn changes_cells(service: &str) -> bool {
 mod tests {
     use super::*;
     use crate::core::regions::RangeBounds;
+    use crate::core::wire::ResignAction;
     use crate::core::{Completion, Event};
     use crate::handles::{FederateHandle, ObjectInstanceHandle, RegionHandle};
 
@@ -391,14 +399,17 @@ mod tests {
         f.update(o);
         assert_eq!(drain(&mut f.core).0, vec![vec![key(&f, 2, 0)]]);
 
-        // The subscriber's region jitters over its border: hysteresis, no change; then it
-        // moves on: it joins the new cell and leaves the old ones once half a cell behind.
-        f.bounds(s, watch, (150, 240), (0, 100));
+        // The subscriber's region grows up to its border: no join ahead of need; across it it
+        // joins the next cell; then it jitters back: hysteresis, no change; then it moves on:
+        // it joins the new cell and leaves the old ones once half a cell behind.
+        f.bounds(s, watch, (150, 250), (0, 100));
+        assert_eq!(drain(&mut f.core).2, None, "no join ahead of need");
+        f.bounds(s, watch, (150, 260), (0, 100));
         let (_, _, set) = drain(&mut f.core);
         assert_eq!(
             set,
             Some(vec![key(&f, 0, 0), key(&f, 1, 0)]),
-            "joined ahead"
+            "joined on overlap"
         );
         f.bounds(s, watch, (100, 180), (0, 100));
         assert_eq!(drain(&mut f.core).2, None, "no churn at the border");
@@ -420,6 +431,50 @@ mod tests {
             })
             .expect("subscribe");
         assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(16));
+    }
+
+    /// A resigned subscriber's cells are left once its resignation is applied (the resign call
+    /// itself leaves its subscriptions in place until then).
+    #[test]
+    fn a_resigned_subscribers_cells_are_left() {
+        let mut f = Fed::new();
+        let (s, vehicle, position) = (f.s, f.vehicle, f.position);
+        let watch = f.region(s, (0, 100), (0, 100));
+        f.core
+            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
+                c.subscribe_object_class_attributes_with_regions(
+                    s,
+                    vehicle,
+                    &[(vec![position], vec![watch])],
+                    true,
+                    None,
+                )
+            })
+            .expect("subscribe");
+        assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
+        let t = f
+            .core
+            .mom_reported(s, "resignFederationExecution", None, |c| {
+                c.resign(s, ResignAction::NoAction)
+            })
+            .expect("resign");
+        let mut left = None;
+        for _ in 0..10 {
+            let mut done = false;
+            while let Some(a) = f.core.poll_action() {
+                match a {
+                    Action::SetCells { cells } => left = Some(cells),
+                    Action::Complete { ticket, .. } if ticket == t => done = true,
+                    _ => {}
+                }
+            }
+            if done {
+                break;
+            }
+            f.core.handle(0, Event::Tick);
+        }
+        assert_eq!(left, Some(Vec::new()), "the cells were left");
+        assert!(f.core.wanted_cells().is_empty());
     }
 
     #[test]

@@ -890,6 +890,9 @@ impl FederationCore {
         self.interest_changed();
         self.locals.remove(&h);
         self.regions.feds.remove(&h);
+        // Its subscriptions are gone only now (the resign call itself left them in place until
+        // the decision): the cells only they wanted are left.
+        self.refresh_cells();
     }
 
     /// Applies one data message (from another LRC or from this one).

@@ -2185,6 +2185,9 @@ mod tests {
             )
             .expect("register");
         assert_eq!(f.drain(), vec![Got::Discover(o)]);
+        f.core.refresh_cells();
+        let cells_at_save = f.core.wanted_cells().to_vec();
+        assert!(!cells_at_save.is_empty());
 
         // Save both federates, through the save file's encoding.
         f.core.request_federation_save(p, "s", None).expect("save");
@@ -2226,6 +2229,12 @@ mod tests {
         f.move_x(s, watch, 600, 700);
         f.update(o, 1);
         assert_eq!(f.drain(), vec![]);
+        f.core.refresh_cells();
+        assert_ne!(
+            f.core.wanted_cells(),
+            cells_at_save,
+            "s's region moved cells"
+        );
         let membership = states[&p].membership.clone();
         f.core
             .request_federation_restore(p, "s", Ok(membership))
@@ -2264,6 +2273,8 @@ mod tests {
             RangeBounds::new(0, 100)
         );
         assert!(f.core.update_regions_of(o).is_some());
+        // The restore recomputed the cells this LRC joins from the restored subscription.
+        assert_eq!(f.core.wanted_cells(), cells_at_save);
         // Overlapping again, as at the save.
         f.update(o, 2);
         assert_eq!(f.drain(), vec![Got::Reflect(o, vec![f.position], 2)]);

@@ -1124,6 +1124,9 @@ impl FederationCore {
         self.request_snapshots();
         self.advise();
         self.pump_time();
+        // The restored subscriptions and regions decide the cells this LRC joins, not the
+        // abandoned run's.
+        self.refresh_cells();
     }
 
     /// Sends local federate `f`'s active subscriptions and resign action, which other LRCs learn

@@ -189,6 +189,11 @@ impl FederationCore {
             }
             Ok(())
         })();
+        // A manager's subscription change moves the cells this LRC joins, as the federate's own
+        // call would (`cell_route`).
+        if r.is_ok() && super::super::cell_route::changes_cells(&service) {
+            self.refresh_cells();
+        }
         // Service reporting: the MOM invoked the service at the federate.
         let outcome = match &r {
             Ok(()) => Ok(Vec::new()),

@@ -1782,3 +1782,53 @@ fn a_restore_brings_back_each_federates_mom_state_as_saved() {
     );
     assert!(one.core.mom.producer_hidden.contains(&a));
 }
+
+/// A manager's `HLAservice` subscription changes move the DDM cell groups this LRC joins, as the
+/// federate's own calls do; attributes without dimensions (the MIM's) join no cell group.
+#[test]
+fn a_managers_subscription_changes_move_the_cells_and_dimensionless_attributes_join_none() {
+    let mut one = One::with_fom(include_str!("../../../../../foms/Cells.xml"));
+    let m = one.join("M");
+    let b = one.join("B");
+    one.drain();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+    let pos = fdd.attribute_handle(vehicle, "Position").expect("Position");
+    let privilege = fdd
+        .attribute_handle(vehicle, "HLAprivilegeToDeleteObject")
+        .expect("privilege");
+    assert!(
+        fdd.available_dimensions_for_class_attribute(vehicle, privilege)
+            .expect("dimensions")
+            .is_empty()
+    );
+    one.core
+        .mom_reported(m, "subscribeObjectClassAttributes", None, |c| {
+            c.subscribe_object_class_attributes(m, vehicle, &[privilege], true)
+        })
+        .expect("subscribe");
+    assert!(
+        one.core.wanted_cells().is_empty(),
+        "no dimensions, no cell group"
+    );
+    let params = [
+        ("HLAobjectClass", handle_value(&vehicle.encode())),
+        ("HLAattributeList", handle_list([pos.encode().to_vec()])),
+        ("HLAactive", true.encode()),
+    ];
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAsubscribeObjectClassAttributes",
+        b,
+        &params,
+    );
+    // Without regions: every cell of Position's 4 × 4 grid.
+    assert_eq!(one.core.wanted_cells().len(), 16);
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAunsubscribeObjectClassAttributes",
+        b,
+        &params[..2],
+    );
+    assert!(one.core.wanted_cells().is_empty());
+}
