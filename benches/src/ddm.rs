@@ -327,6 +327,15 @@ fn set_square(
     Ok(())
 }
 
+/// A joined federate with the handles both sides use.
+struct Joined {
+    rti: RtiAmbassador,
+    lrc: Lrc,
+    class: ObjectClassHandle,
+    position: AttributeHandle,
+    dims: (DimensionHandle, DimensionHandle),
+}
+
 /// Starts an LRC, joins `federation` (created with [`FOM`] when `create`) and looks up the
 /// class, attribute and dimensions.
 fn federate(
@@ -335,16 +344,7 @@ fn federate(
     create: bool,
     amb: Box<dyn FederateAmbassador>,
     deadline: Instant,
-) -> Result<
-    (
-        RtiAmbassador,
-        Lrc,
-        ObjectClassHandle,
-        AttributeHandle,
-        (DimensionHandle, DimensionHandle),
-    ),
-    BenchError,
-> {
+) -> Result<Joined, BenchError> {
     let _ = hlamesh_transport::metrics::install();
     let lrc = Lrc::start(net.transport_config())?;
     let mut rti = RtiAmbassador::with_lrc(lrc.clone());
@@ -366,7 +366,13 @@ fn federate(
         rti.get_dimension_handle("X")?,
         rti.get_dimension_handle("Y")?,
     );
-    Ok((rti, lrc, class, position, dims))
+    Ok(Joined {
+        rti,
+        lrc,
+        class,
+        position,
+        dims,
+    })
 }
 
 struct Quiet;
@@ -380,8 +386,13 @@ fn say(v: serde_json::Value) {
 /// [`PublisherCommand`]s on stdin until it closes or `timeout` passes.
 pub fn publisher(net: &NetParams, federation: &str, timeout: Duration) -> Result<(), BenchError> {
     let deadline = Instant::now() + timeout;
-    let (rti, lrc, class, position, dims) =
-        federate(net, federation, false, Box::new(Quiet), deadline)?;
+    let Joined {
+        rti,
+        lrc,
+        class,
+        position,
+        dims,
+    } = federate(net, federation, false, Box::new(Quiet), deadline)?;
     rti.publish_object_class_attributes(class, &[position])?;
     let mut p = Publisher {
         rti,
@@ -756,7 +767,13 @@ impl Subscriber {
         let amb = Box::new(SubAmb {
             tally: tally.clone(),
         });
-        let (rti, lrc, class, position, dims) = federate(net, federation, true, amb, deadline)?;
+        let Joined {
+            rti,
+            lrc,
+            class,
+            position,
+            dims,
+        } = federate(net, federation, true, amb, deadline)?;
         let region = if regions {
             let r = rti.create_region(&[dims.0, dims.1])?;
             set_square(&rti, r, dims, watch)?;
