@@ -84,6 +84,8 @@ pub struct DdmOptions {
     pub seed: u64,
     /// Also run a subscription region placed half a cell off the grid (it covers four cells).
     pub unaligned: bool,
+    /// Run the baseline first instead of last (to see whether the order matters).
+    pub baseline_first: bool,
     /// Seconds of the moving-subscription phase (0: none).
     pub move_seconds: f64,
     /// Speed of the moving subscription region, units per second.
@@ -724,7 +726,7 @@ pub struct DdmReport {
     pub max_joined_cells: u32,
     /// Grid cells of the X × Y routing space.
     pub cells: u64,
-    /// The runs; the last is the baseline without regions.
+    /// The runs in the order they ran; `no-regions` is the baseline.
     pub runs: Vec<DdmRun>,
     /// Each regions run against the baseline.
     pub ratios: Vec<DdmRatios>,
@@ -868,7 +870,11 @@ pub fn run(
         plan.push(("regions-unaligned", true, vec![unaligned]));
     }
     let all_watches: Vec<Square> = plan.iter().map(|p| p.2[0]).collect();
-    plan.push(("no-regions", false, all_watches));
+    if opts.baseline_first {
+        plan.insert(0, ("no-regions", false, all_watches));
+    } else {
+        plan.push(("no-regions", false, all_watches));
+    }
     let mut runs = Vec::new();
     let mut moving = None;
     for (i, (name, regions, watches)) in plan.into_iter().enumerate() {
@@ -888,9 +894,10 @@ pub fn run(
         }
     }
     let ratio = |a: f64, b: f64| a / b.max(f64::MIN_POSITIVE);
-    let ratios: Vec<DdmRatios> = match runs.split_last() {
-        Some((base, rest)) => rest
+    let ratios: Vec<DdmRatios> = match runs.iter().find(|r| !r.regions) {
+        Some(base) => runs
             .iter()
+            .filter(|r| r.regions)
             .map(|r| DdmRatios {
                 run: r.name.clone(),
                 datagrams: ratio(r.datagrams_received as f64, base.datagrams_received as f64),
@@ -1088,7 +1095,9 @@ fn one_run(
         join_failures: cells1.join_failures,
     };
     let moving = match (index, opts.move_seconds > 0.0) {
-        (0, true) if regions => Some(move_phase(&sub, opts, watch, (cell, per_dim), deadline)?),
+        (_, true) if name == "regions-aligned" => {
+            Some(move_phase(&sub, opts, watch, (cell, per_dim), deadline)?)
+        }
         _ => None,
     };
     drop(pubs);

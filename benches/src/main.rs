@@ -196,6 +196,9 @@ enum Cmd {
         /// Skip the run with the subscription region half a cell off the grid.
         #[arg(long)]
         no_unaligned: bool,
+        /// Run the baseline (no regions) first instead of last.
+        #[arg(long)]
+        baseline_first: bool,
         /// Seconds of the moving-subscription phase (0: none).
         #[arg(long, default_value_t = 4.0)]
         move_seconds: f64,
@@ -541,6 +544,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             speed,
             seed,
             no_unaligned,
+            baseline_first,
             move_seconds,
             move_speed,
             move_hz,
@@ -559,6 +563,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 speed,
                 seed,
                 unaligned: !no_unaligned,
+                baseline_first,
                 move_seconds,
                 move_speed,
                 move_hz,
