@@ -6,12 +6,13 @@
 //! Structure: the measured system is a [`sut::Sut`] — HLA update→reflect through the RTI API
 //! ([`rti`]) or the transport's data channel — chosen by [`session::Level`]; [`placement`] starts
 //! the peer processes on loopback, in a namespace lab or on other machines; [`latency`],
-//! [`throughput`] (with [`fanin`]), [`time`] and [`scale`] drive the runs; [`procstat`] reads CPU use from /proc;
+//! [`throughput`] (with [`fanin`]), [`time`], [`scale`] and [`ddm`] drive the runs; [`procstat`] reads CPU use from /proc;
 //! [`report`] writes the table, the JSON and the plot ([`plot`]) as SVG ([`svg`]) and PNG ([`raster`]).
 #![forbid(unsafe_code)]
 
 pub mod api;
 pub mod cpus;
+pub mod ddm;
 pub mod error;
 pub mod fanin;
 pub mod latency;

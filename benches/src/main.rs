@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use hlamesh_benches::BenchError;
 use hlamesh_benches::api::{self, Api, CppFederate};
 use hlamesh_benches::cpus::Pinning;
+use hlamesh_benches::ddm::{self, DdmOptions};
 use hlamesh_benches::latency::{self, LatencyOptions};
 use hlamesh_benches::net::NetParams;
 use hlamesh_benches::peer::{self, Role};
@@ -156,6 +157,57 @@ enum Cmd {
         /// k + 1-th, round robin), shared (all on one CPU) or free (unpinned).
         #[arg(long, value_enum, default_value = "free")]
         pin: Pinning,
+    },
+    /// DDM cell groups (issue 23): P publishers move E entities with update regions over the
+    /// plane, one subscriber watches a fraction f of it; datagrams received, CPU per relevant
+    /// update and update → reflect latency against the same run without regions, and the
+    /// cell-group joins of a moving subscription region.
+    Ddm {
+        #[command(flatten)]
+        place: Place,
+        /// Publisher processes.
+        #[arg(long, default_value_t = 2)]
+        publishers: usize,
+        /// Entities in all (spread over the publishers).
+        #[arg(long, default_value_t = 64)]
+        entities: usize,
+        /// Updates per entity per second (best effort, evenly paced).
+        #[arg(long, default_value_t = 20.0)]
+        rate: f64,
+        /// Measured seconds per run.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Unmeasured seconds of traffic before each run.
+        #[arg(long, default_value_t = 1.0)]
+        warmup: f64,
+        /// Fraction of the plane the subscription region covers (a square).
+        #[arg(long, default_value_t = 0.0625)]
+        fraction: f64,
+        /// Half the side of an entity's update region (the plane is 1000 × 1000).
+        #[arg(long, default_value_t = 10)]
+        radius: u64,
+        /// Entity speed, units per second (its update region is committed again every
+        /// radius / 2 it moves: one reliable region announcement to every member).
+        #[arg(long, default_value_t = 10.0)]
+        speed: f64,
+        /// Seed of the entities' start positions and headings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Skip the run with the subscription region half a cell off the grid.
+        #[arg(long)]
+        no_unaligned: bool,
+        /// Run the baseline (no regions) first instead of last.
+        #[arg(long)]
+        baseline_first: bool,
+        /// Seconds of the moving-subscription phase (0: none).
+        #[arg(long, default_value_t = 4.0)]
+        move_seconds: f64,
+        /// Speed of the moving subscription region, units per second.
+        #[arg(long, default_value_t = 250.0)]
+        move_speed: f64,
+        /// Region moves (commits) per second while moving.
+        #[arg(long, default_value_t = 20.0)]
+        move_hz: f64,
     },
     /// The other machine's side of `--peer`: starts a peer process for every driver connection.
     Serve {
@@ -397,7 +449,9 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 raw_group,
             };
             let timeout = Duration::from_secs(timeout_s);
-            if role == Role::Time {
+            if role == Role::DdmPublisher {
+                hlamesh_benches::ddm::publisher(&net, &federation, timeout)?;
+            } else if role == Role::Time {
                 time::federate(
                     &net,
                     &federation,
@@ -475,6 +529,54 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             print!("{}", latency::table(&r));
             let out = place.out.unwrap_or_else(|| report::default_out("latency"));
             let plots = report::write_outputs(&out, &r, &latency::plot(&r))?;
+            println!("wrote {}, {plots}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Ddm {
+            place,
+            publishers,
+            entities,
+            rate,
+            seconds,
+            warmup,
+            fraction,
+            radius,
+            speed,
+            seed,
+            no_unaligned,
+            baseline_first,
+            move_seconds,
+            move_speed,
+            move_hz,
+        } => {
+            if let (Some(hosts), None) = (place.lab, &place.in_lab) {
+                return run_in_lab(&place, hosts);
+            }
+            let opts = DdmOptions {
+                publishers,
+                entities,
+                rate_hz: rate,
+                seconds,
+                warmup_s: warmup,
+                fraction,
+                radius,
+                speed,
+                seed,
+                unaligned: !no_unaligned,
+                baseline_first,
+                move_seconds,
+                move_speed,
+                move_hz,
+            };
+            let r = ddm::run(
+                &placement(&place),
+                &opts,
+                command,
+                Duration::from_secs(place.timeout_s),
+            )?;
+            print!("{}", ddm::table(&r));
+            let out = place.out.unwrap_or_else(|| report::default_out("ddm"));
+            let plots = report::write_outputs(&out, &r, &ddm::plot(&r))?;
             println!("wrote {}, {plots}", out.display());
             Ok(ExitCode::SUCCESS)
         }

@@ -30,6 +30,8 @@ pub enum Role {
     Source,
     /// A federate of the `time` subcommand (see [`crate::time`]).
     Time,
+    /// A publisher of moving entities of the `ddm` subcommand (see [`crate::ddm`]).
+    DdmPublisher,
 }
 
 impl Role {
@@ -40,6 +42,7 @@ impl Role {
             Role::Sink => "sink",
             Role::Source => "source",
             Role::Time => "time",
+            Role::DdmPublisher => "ddm-publisher",
         }
     }
 }
@@ -94,9 +97,10 @@ pub fn run(
                     }
                 })
             }
-            Role::Time => {
+            Role::Time | Role::DdmPublisher => {
                 return Err(BenchError::Protocol(
-                    "the time role runs in time::federate".into(),
+                    "the time and ddm-publisher roles run in time::federate and ddm::publisher"
+                        .into(),
                 ));
             }
             Role::Source => {

@@ -783,3 +783,92 @@ fn api_cpp_tiny_local_runs_measure_both_apis() {
     assert!(num(r, "ratio") > 0.0);
     assert!(running(&exe).is_empty(), "C++ federates left behind");
 }
+
+#[test]
+fn ddm_tiny_local_run_compares_regions_with_the_baseline() {
+    let (j, svg) = run(
+        &[
+            "ddm",
+            "--publishers",
+            "2",
+            "--entities",
+            "64",
+            "--rate",
+            "20",
+            "--seconds",
+            "1",
+            "--warmup",
+            "0.3",
+            "--move-seconds",
+            "1",
+        ],
+        "ddm",
+    );
+    assert_eq!(j["subcommand"], "ddm");
+    machine_is_described(&j);
+    assert_eq!(num(&j, "cells_per_dimension"), 4.0);
+    assert_eq!(num(&j, "cells"), 16.0);
+    let runs = j["runs"].as_array().expect("runs");
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        ["regions-aligned", "regions-unaligned", "no-regions"]
+    );
+    for r in runs {
+        // Every publisher sent its share: 64 entities × 20 Hz × 1 s (seed 1 puts some of them in
+        // both squares).
+        assert_eq!(num(r, "updates_sent"), 1280.0, "{r}");
+        assert!(num(r, "relevant_sent") > 0.0, "{r}");
+        assert!(num(r, "datagrams_received") >= num(r, "best_effort_datagrams_received"));
+        assert!(num(r, "relevant_reflected") <= num(r, "reflected"), "{r}");
+        assert!(
+            num(r, "relevant_reflected") <= num(r, "relevant_sent"),
+            "{r}"
+        );
+        // Loopback loses (almost) nothing: most relevant updates arrive.
+        assert!(
+            num(r, "relevant_reflected") >= 0.8 * num(r, "relevant_sent"),
+            "{r}"
+        );
+        assert!(num(r, "cpu_us_per_relevant") > 0.0, "{r}");
+        assert_eq!(num(r, "join_failures"), 0.0, "{r}");
+        latency_is_plausible(&r["latency"], num(r, "relevant_reflected"));
+    }
+    let (aligned, unaligned, base) = (&runs[0], &runs[1], &runs[2]);
+    // Exact filtering: with regions every reflection is relevant; one cell, or four.
+    for (r, cells) in [(aligned, 1.0), (unaligned, 4.0)] {
+        assert_eq!(num(r, "reflected"), num(r, "relevant_reflected"), "{r}");
+        assert_eq!(num(r, "cells_covered"), cells, "{r}");
+        assert_eq!(num(r, "groups_joined_now"), cells, "{r}");
+        assert!(
+            num(r, "cell_datagrams_sent") >= num(r, "updates_sent"),
+            "{r}"
+        );
+        assert!(num(r, "region_commits") > 0.0, "{r}");
+    }
+    // Without regions everything reaches the subscriber, on the default group.
+    assert_eq!(num(base, "region_commits"), 0.0);
+    assert_eq!(num(base, "cell_datagrams_sent"), 0.0);
+    assert!(
+        num(base, "reflected") >= 0.8 * num(base, "updates_sent"),
+        "{base}"
+    );
+    assert!(
+        num(aligned, "best_effort_datagrams_received")
+            < num(base, "best_effort_datagrams_received")
+    );
+    let ratios = j["ratios"].as_array().expect("ratios");
+    assert_eq!(ratios.len(), 2);
+    let expect = num(aligned, "datagrams_received") / num(base, "datagrams_received");
+    assert!((num(&ratios[0], "datagrams") - expect).abs() < 1e-9);
+    assert!(j["datagram_target_met"].is_boolean() && j["cpu_target_met"].is_boolean());
+    let m = &j["moving"];
+    assert_eq!(num(m, "commits"), 20.0, "{m}");
+    assert!(num(m, "joins") > 0.0, "{m}");
+    assert!(num(m, "exact_joins_per_s") > 0.0, "{m}");
+    assert_eq!(num(m, "join_failures"), 0.0, "{m}");
+    assert!(svg.starts_with("<svg") && svg.contains("no-regions"));
+}
