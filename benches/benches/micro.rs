@@ -29,6 +29,7 @@ fn update(payload: usize, time: bool) -> DataMsg {
         tso: time,
         versions: vec![0],
         retraction: time.then_some(1),
+        after: 0,
     }
 }
 

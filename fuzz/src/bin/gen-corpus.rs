@@ -392,6 +392,7 @@ fn lrc_wire(out: &mut Out) {
                 tso: true,
                 versions: vec![0, 2],
                 retraction: Some(3),
+                after: 0,
             },
         ),
         (

@@ -413,6 +413,11 @@ impl FederationCore {
         versions: Vec<u32>,
         retraction: Option<MessageRetractionHandle>,
     ) -> u64 {
+        let after = if reliable {
+            0
+        } else {
+            self.regions.announced_at.get(&object).copied().unwrap_or(0)
+        };
         let seq = self.send_data(
             reliable,
             DataMsg::Update {
@@ -424,6 +429,7 @@ impl FederationCore {
                 tso,
                 versions,
                 retraction: retraction.map(MessageRetractionHandle::serial),
+                after,
             },
         );
         if reliable {
@@ -1020,7 +1026,14 @@ impl FederationCore {
                 tso,
                 versions,
                 retraction,
+                after,
             } => {
+                // A best-effort update that overtook the region announcement it follows would
+                // be judged against older regions (see `super::regions`): dropped.
+                if from != self.me && after > self.applied_upto(from) {
+                    self.regions.stale_drops += 1;
+                    return;
+                }
                 // Behind an update of the same stream that is held, it waits too (order).
                 // A MOM instance's updates come from the LRC that maintains it (see `mom`).
                 let verdict = if super::mom::is_mom_instance(object) {
@@ -1054,6 +1067,7 @@ impl FederationCore {
                                 tso,
                                 versions,
                                 retraction,
+                                after: 0,
                             },
                         );
                         return;

@@ -33,6 +33,19 @@
 //! ([`RegionState::update_regions`]); an instance attribute never announced (or announced with no
 //! region) is in the *default region*, which overlaps every region.
 //!
+//! # Best effort and region moves
+//!
+//! A best-effort update does not travel in the sender's reliable stream (it goes to the cell
+//! groups, or the default group, at once), so under loss it can reach a receiver before the
+//! announcement of the update-region move it was sent after, which waits there for a repair:
+//! judged against the old regions it could be reflected by a subscriber whose region the
+//! entity had already left (`lrc/drivers/tests/rti_ddm_moving_loss_multiprocess.rs` showed it
+//! at every run with 10 % loss). So each best-effort update carries the stream number of its
+//! sender's last announcement for the instance (`DataMsg::Update::after`), and a receiver that
+//! has not applied that sender's stream that far drops it (best effort may be lost; counted in
+//! [`FederationCore::ddm_stale_drops`]). Only the instance's own announcements count, so a
+//! gap elsewhere in the stream drops nothing.
+//!
 //! Interactions sent with regions carry their regions' committed ranges in the message
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
 //! ([`DataMsg::RequestUpdateInRegions`]).
@@ -329,6 +342,12 @@ pub struct RegionState {
     /// The update regions of every instance attribute as last announced in its sender's stream
     /// (an attribute that is absent is in the default region).
     pub update_regions: BTreeMap<ObjectInstanceHandle, BTreeMap<AttributeHandle, Vec<Extent>>>,
+    /// Sender side: the stream number of this LRC's last update-region announcement per
+    /// instance, which its best-effort updates carry (`DataMsg::Update::after`).
+    pub announced_at: BTreeMap<ObjectInstanceHandle, u64>,
+    /// Receiver side: best-effort updates dropped because they arrived before the
+    /// update-region announcement they were sent after had been applied here.
+    pub stale_drops: u64,
 }
 
 /// What a save keeps of the DDM state for one federate (see `super::save`).
@@ -717,7 +736,7 @@ impl FederationCore {
                 (*a, ext)
             })
             .collect();
-        self.send_data(
+        let seq = self.send_data(
             true,
             DataMsg::UpdateRegions {
                 object: o,
@@ -725,6 +744,13 @@ impl FederationCore {
                 attrs: list,
             },
         );
+        self.regions.announced_at.insert(o, seq);
+    }
+
+    /// Best-effort updates dropped here because they overtook the update-region announcement
+    /// they were sent after (see the module docs, "Best effort and region moves").
+    pub fn ddm_stale_drops(&self) -> u64 {
+        self.regions.stale_drops
     }
 
     /// Those of `attrs` of instance `o` that federate `f` owns.

@@ -56,7 +56,7 @@ impl FederationCore {
     }
 
     /// How far `node`'s reliable stream was applied here (a snapshot counts for what it covers).
-    fn applied_upto(&self, node: Node) -> u64 {
+    pub(crate) fn applied_upto(&self, node: Node) -> u64 {
         let seen = self.time.last_seq.get(&node).copied().unwrap_or(0);
         let covered = self.streams.get(&node).map_or(0, |s| s.skip_upto);
         seen.max(covered)

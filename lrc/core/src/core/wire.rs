@@ -18,8 +18,10 @@ use crate::handles::{
 /// `InteractionInRegions`, `RequestUpdateInRegions` and `Declaration::UpdateRegions`, appended
 /// after every earlier variant so no earlier encoding changed; an LRC of 14 could not decode
 /// them, so the two refuse each other instead; 16: `Declaration::SubscribeObjectInRegions`,
-/// appended likewise, which relevance advisories by region overlap need).
-pub const WIRE_VERSION: u8 = 16;
+/// appended likewise, which relevance advisories by region overlap need; 17: `after` in
+/// `DataMsg::Update`, so that a best-effort update never overtakes the update-region
+/// announcement it was sent after).
+pub const WIRE_VERSION: u8 = 17;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -169,6 +171,12 @@ pub enum DataMsg {
         /// The producer's retraction serial (see [`MessageRetractionHandle`]) when `tso`: the
         /// receivers hand the handle to the federate with the reflection.
         retraction: Option<u32>,
+        /// A best-effort update: the stream number of the sender's last update-region
+        /// announcement for `object` (0: none). A receiver that has not applied the sender's
+        /// stream that far drops it, since it would judge it against older update regions than
+        /// those it was sent with (see `super::regions`). Reliable updates travel in that
+        /// stream, in order, and carry 0.
+        after: u64,
     },
     /// An interaction.
     Interaction {
@@ -958,7 +966,9 @@ impl DataMsg {
                 time,
                 versions,
                 ..
-            } => values(v) + tag.len() + time.as_ref().map_or(0, Vec::len) + 5 * versions.len(),
+            } => {
+                values(v) + tag.len() + time.as_ref().map_or(0, Vec::len) + 5 * versions.len() + 10
+            }
             DataMsg::Interaction {
                 params, tag, time, ..
             } => values(params) + tag.len() + time.as_ref().map_or(0, Vec::len),
@@ -1033,6 +1043,7 @@ mod tests {
                     time: time.clone(),
                     tso: time.is_some(),
                     retraction: time.is_some().then_some(300),
+                    after: if time.is_some() { 0 } else { 1 << 33 },
                 },
                 DataMsg::Interaction {
                     class: InteractionClassHandle(12),
@@ -1129,6 +1140,7 @@ mod tests {
                 tso: true,
                 versions: vec![0, 1, 2],
                 retraction: Some(5),
+                after: 0,
             },
             DataMsg::Interaction {
                 class: InteractionClassHandle(4),

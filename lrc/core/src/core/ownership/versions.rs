@@ -431,6 +431,7 @@ impl FederationCore {
                     tso: _,
                     versions,
                     retraction: _,
+                    after: _,
                 } => {
                     let key = (from, producer, object);
                     let verdict = if blocked.contains(&key) {
@@ -469,6 +470,7 @@ impl FederationCore {
                                     tso: false,
                                     versions,
                                     retraction: None,
+                                    after: 0,
                                 },
                             ));
                         }
@@ -539,6 +541,7 @@ mod tests {
             tso: false,
             versions: vec![v],
             retraction: None,
+            after: 0,
         }
     }
 

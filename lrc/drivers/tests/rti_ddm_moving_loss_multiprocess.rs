@@ -1,0 +1,148 @@
+//! A moving entity crossing cell boundaries with loss injected (issue 23, test 3), with
+//! `rti-shell` federates on three LRCs in network namespaces: a publisher moves a vehicle of
+//! `foms/Cells.xml` along `X` through all four cells of the grid, updating its reliable `Status`
+//! (dimension `X`) and its best-effort `Position` (dimensions `X`, `Y`, sent on the cell groups)
+//! at each step; nftables drops 10 % of the datagrams entering subscriber A's data port. A's
+//! region covers parts of three cells. A reflects every reliable update whose update region
+//! overlapped its region when it was sent exactly once and in order, and nothing else; of the
+//! best-effort updates, only overlapping ones, each at most once. B, without regions, reflects
+//! every reliable update. Semantics: `hlamesh_core::core::regions`; cells: `docs/DDM.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Instant;
+
+use common::lab::{Lab, Ports, serial};
+use common::shell::{Shell, T, next_event, ok, shell_with};
+
+fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
+    let fom = common::fom("Cells.xml").display().to_string();
+    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
+}
+
+/// The values `s` reflected up to the interaction tagged `mark`, in order.
+fn reflected_until(s: &mut Shell, mark: &str) -> Vec<String> {
+    let end = Instant::now() + T;
+    let mut got = Vec::new();
+    loop {
+        let l = match s.backlog.pop_front() {
+            Some(l) => l,
+            None => {
+                s.p.lines
+                    .recv_timeout(end.saturating_duration_since(Instant::now()))
+                    .unwrap_or_else(|_| panic!("[{}] no interaction {mark}; got {got:?}", s.name))
+            }
+        };
+        assert_ne!(l["event"], "error", "[{}] {l}", s.name);
+        match l["event"].as_str() {
+            Some("reflect") => got.push(l["value"].as_str().unwrap_or_default().to_string()),
+            Some("interaction") if l["label"] == mark => return got,
+            _ => {}
+        }
+    }
+}
+
+/// Steps of the vehicle: its update region is `[x, x + WIDTH)` on `X` at step `i`.
+const STEPS: u64 = 120;
+const STRIDE: u64 = 8;
+const WIDTH: u64 = 20;
+/// A's region on `X` (all of `Y`): parts of cells 0 and 2, all of cell 1.
+const WATCH: (u64, u64) = (200, 600);
+
+fn x_of(i: u64) -> u64 {
+    20 + i * STRIDE
+}
+
+fn overlaps(i: u64) -> bool {
+    let x = x_of(i);
+    x < WATCH.1 && x + WIDTH > WATCH.0
+}
+
+#[test]
+fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    if !lab.is_namespaces() {
+        eprintln!("SKIP loss injection: needs root and nftables (network namespaces)");
+        return;
+    }
+    let ports = Ports::unique();
+    let fed = format!("ddmloss{}", std::process::id());
+    let (mut p, _) = shell(&lab, 1, &ports, &fed, "P");
+    let (mut a, _) = shell(&lab, 2, &ports, &fed, "A");
+    let (mut b, _) = shell(&lab, 3, &ports, &fed, "B");
+    assert!(lab.loss(2, 10, ports.data), "nftables loss rule");
+
+    ok(
+        &mut a,
+        &format!("region mine X={}..{},Y=0..1000", WATCH.0, WATCH.1),
+    );
+    ok(&mut a, "subscribe-regions Vehicle Position mine");
+    // Status has only the X dimension: its regions must not name Y.
+    ok(&mut a, &format!("region minex X={}..{}", WATCH.0, WATCH.1));
+    ok(&mut a, "subscribe-regions Vehicle Status minex");
+    ok(&mut b, "subscribe Vehicle Position,Status");
+    for s in [&mut a, &mut b] {
+        ok(s, "subscribe-interaction Radio");
+    }
+    ok(&mut p, "publish Vehicle Position,Status");
+    ok(&mut p, "publish-interaction Radio");
+    let x0 = x_of(0);
+    ok(
+        &mut p,
+        &format!("region at X={x0}..{},Y=10..20", x0 + WIDTH),
+    );
+    ok(&mut p, &format!("region atx X={x0}..{}", x0 + WIDTH));
+    ok(&mut p, "region mark X=0..1000");
+    ok(&mut p, "register-object-regions Vehicle Position at");
+    let o = next_event(&mut p, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    ok(&mut p, &format!("associate {o} Status atx"));
+
+    for i in 0..STEPS {
+        if i > 0 {
+            let x = x_of(i);
+            ok(&mut p, &format!("move at X={x}..{},Y=10..20", x + WIDTH));
+            ok(&mut p, &format!("move atx X={x}..{}", x + WIDTH));
+        }
+        ok(&mut p, &format!("update {o} Status s{i}"));
+        ok(&mut p, &format!("update {o} Position p{i}"));
+    }
+    ok(&mut p, "send-regions Radio mark end");
+
+    let got = reflected_until(&mut a, "end");
+    let (status, position): (Vec<&String>, Vec<&String>) =
+        got.iter().partition(|v| v.starts_with('s'));
+    let want: Vec<String> = (0..STEPS)
+        .filter(|i| overlaps(*i))
+        .map(|i| format!("s{i}"))
+        .collect();
+    assert!(want.len() > 40, "the test moves through the region");
+    let status: Vec<String> = status.into_iter().cloned().collect();
+    assert_eq!(
+        status, want,
+        "A: every overlapping reliable update once, in order, nothing else"
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    for v in &position {
+        let i: u64 = v[1..].parse().expect("p<step>");
+        assert!(overlaps(i), "A reflected {v}, sent while not overlapping");
+        assert!(seen.insert(i), "A reflected {v} twice");
+    }
+    eprintln!(
+        "A: {} reliable, {} of {} overlapping best-effort updates through 10 % loss",
+        status.len(),
+        position.len(),
+        want.len()
+    );
+
+    let all = reflected_until(&mut b, "end");
+    let status_b: Vec<&String> = all.iter().filter(|v| v.starts_with('s')).collect();
+    assert_eq!(
+        status_b.len() as u64,
+        STEPS,
+        "B (no regions): every reliable update"
+    );
+}
