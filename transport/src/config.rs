@@ -20,8 +20,11 @@ use crate::id::FederationTag;
 /// 5: beacons carry a note per federation ([`crate::discovery::Beacon::notes`]); a node of
 /// version 4 could not decode them. 6: beacons acknowledge other nodes' create claims
 /// ([`crate::discovery::Beacon::acks`]); a node of version 5 could not decode them, and would
-/// never acknowledge a claim (its rivals would wait the whole old settle interval).
-pub const PROTOCOL_VERSION: u16 = 6;
+/// never acknowledge a claim (its rivals would wait the whole old settle interval). 7: data
+/// datagrams of wire version 3 (DDM cell traffic as its own kind,
+/// [`crate::data::DatagramKind::CellBestEffort`]); a node of version 6 would drop every cell
+/// update of a newer sender.
+pub const PROTOCOL_VERSION: u16 = 7;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -74,7 +74,8 @@ pub mod names {
     pub const MESSAGES_SENT: &str = "hlamesh_data_messages_sent_total";
     /// Messages delivered to the layer above (labels `federation`, `kind`).
     pub const MESSAGES_DELIVERED: &str = "hlamesh_data_messages_delivered_total";
-    /// Best-effort messages that never arrived (label `federation`).
+    /// Default-group best-effort datagrams that never arrived (label `federation`; loss on DDM
+    /// cell groups is not measured: a receiver cannot tell a cell it did not join from loss).
     pub const BEST_EFFORT_LOST: &str = "hlamesh_data_best_effort_lost_total";
     /// Duplicates received and discarded (labels `federation`, `kind`).
     pub const DUPLICATES: &str = "hlamesh_data_duplicates_total";
@@ -245,7 +246,7 @@ pub fn describe() {
         c(
             BEST_EFFORT_LOST,
             Unit::Count,
-            "Best-effort messages that never arrived.",
+            "Best-effort datagrams on the default group that never arrived (loss on DDM cell groups is not measured).",
         );
         c(
             DUPLICATES,

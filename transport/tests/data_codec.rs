@@ -67,6 +67,24 @@ fn header_layout_is_as_documented() {
     assert_eq!(&d[d.len() - 16..], &auth.mac(&d[..d.len() - 16]));
 }
 
+/// A DDM cell message: kind byte 4, numbered from the sender's cell counter (1 here, after a
+/// default-group best-effort message took best-effort number 1 and a reliable one seq 1).
+#[test]
+fn cell_kind_byte_and_number() {
+    let (mut tx, _) = pair(DataConfig::default());
+    let _ = send(&mut tx, Reliability::Reliable, b"r");
+    let _ = send(&mut tx, Reliability::BestEffort, b"b");
+    let mut d = Vec::new();
+    tx.send_cells(Instant::now(), b"c", &mut |x: &[u8]| d.push(x.to_vec()))
+        .expect("send");
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0][1], 4, "cell best-effort kind byte");
+    assert_eq!(&d[0][24..32], &1u64.to_le_bytes());
+    let h = peek(&d[0]).expect("peek");
+    assert_eq!(h.kind, DatagramKind::CellBestEffort);
+    assert_eq!(Frames::validate(&d[0], &h), Ok(()));
+}
+
 #[test]
 fn unfragmented_delivery_is_zero_copy() {
     let (mut tx, mut rx) = pair(DataConfig::default());
@@ -311,7 +329,7 @@ proptest! {
     /// never panic, and never allocate more than the configured bounds.
     #[test]
     fn authentic_random_bodies_never_panic(
-        kind in 1u8..=3, frames in any::<u16>(), seq in any::<u64>(),
+        kind in 1u8..=4, frames in any::<u16>(), seq in any::<u64>(),
         body in proptest::collection::vec(any::<u8>(), 0..1500),
     ) {
         let auth = DatagramAuth::new(&KEY);

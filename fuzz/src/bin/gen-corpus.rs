@@ -135,6 +135,18 @@ fn datagrams(out: &mut Out) -> Vec<Vec<u8>> {
         Reliability::BestEffort,
         &[9u8; 1300],
     );
+    // DDM cell best-effort (kind 4), whole and fragmented.
+    for (name, payload) in [
+        ("cell", &b"speed 13"[..]),
+        ("cell-fragmented", &[5u8; 1300][..]),
+    ] {
+        let mut ds = Vec::new();
+        tx.send_cells(now, payload, &mut |d: &[u8]| ds.push(d.to_vec()))
+            .expect("send");
+        for (i, d) in ds.into_iter().enumerate() {
+            all.push((format!("{name}-{i}"), d));
+        }
+    }
     // Batched: several messages in one datagram.
     let mut ds = Vec::new();
     for m in [&b"a"[..], b"bb", b"ccc"] {
@@ -863,6 +875,9 @@ fn receiver_scripts(out: &mut Out) {
         0, 2, 0xb8, 0x0b, 0, 0x05, // reliable, 3000 bytes, fragments 0 and 2 lost
         0, 1, 10, 1, 0, // best-effort
         0, 2, 0xb8, 0x0b, 1, 0x02, // best-effort, fragmented, fragment 1 lost
+        0, 1, 12, 3, 0, // DDM cell best-effort
+        0, 1, 14, 7, 0, // DDM cell best-effort, arriving twice (two joined groups)
+        0, 2, 0xb8, 0x0b, 7, 0x04, // cell, fragmented, twice, fragment 2 lost
         2,    // heartbeat
         7, 5, 0, // 5 ms
         7, 0xf4, 0x01, // 500 ms
@@ -875,6 +890,8 @@ fn receiver_scripts(out: &mut Out) {
         4, 0xd0, 0x07, 0, 0x01, // rogue reliable 2000 bytes, fragment 0 lost
         3, 0, 1, 3, 1, 1, 2, 0, 0, 1, 0, 5, 1, 2, 3, 4, 5, 0, // forged fragment frame
         3, 0, 2, 3, 9, 0, 0, 8, 1, 0, // forged best-effort, raw 8-byte body
+        3, 0, 4, 3, 9, 1, 2, 0, 5, 0, 0, 3, 0, 1, // forged cell best-effort, two whole frames
+        4, 0xd0, 0x07, 3, 0x02, // rogue cell send, 2000 bytes, fragment 1 lost
         11, 3, 4, 0x10, 0x00, 3, 0x20, // forged heartbeat
         5, 3, 200, 2, 0, 3, 1, 0, 1, 3, 5, 0, 0, 0, 0, 0,
         1, // repair: a kept datagram and a forged one

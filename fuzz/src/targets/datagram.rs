@@ -57,7 +57,7 @@ fn check(d: &[u8], auth: &DatagramAuth) {
             let high = wire::heartbeat_best_effort_high(d);
             w.push_raw(&high.to_le_bytes());
         }
-        DatagramKind::Reliable | DatagramKind::BestEffort => {
+        DatagramKind::Reliable | DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
             assert_eq!(
                 frames.len(),
                 usize::from(h.frames),

@@ -1,10 +1,12 @@
 //! A `DataReceiver` under a script of hostile and honest traffic.
 //!
 //! Two members send to the receiver: `HONEST` follows the protocol through a real
-//! `DataSender` (some of its datagrams are withheld, reordered or replayed, its NACKs are
-//! answered by the sender), and `ROGUE` holds the federation key and sends anything with a
-//! valid MAC: any kind, frame count, sequence number and body, forged heartbeats, repairs with
-//! any `first_available` and any datagrams, next to a real stream of its own. The script also
+//! `DataSender` (reliable, best-effort and DDM cell sends, a cell datagram sometimes arriving
+//! twice as from two joined groups; some of its datagrams are withheld, reordered or replayed,
+//! its NACKs are answered by the sender), and `ROGUE` holds the federation key and sends
+//! anything with a valid MAC: any kind (cell best-effort too), frame count, sequence number and
+//! body, forged heartbeats, repairs with any `first_available` and any datagrams, next to a
+//! real stream of its own (cell sends too). The script also
 //! advances time, adds and removes members and moves the rogue's stream
 //! (`start_sender_at`). A key holder can impersonate any member; the rogue does not claim to
 //! be the honest member, so that the honest stream's fate can be checked.
@@ -182,7 +184,12 @@ impl Harness {
             2 => usize::from(input.u16() % 4000),
             _ => 600,
         };
-        let reliable = input.u8() & 1 == 0;
+        // Bit 0 clear: reliable; set: best effort, to cell groups if bit 1 is set too (then bit
+        // 2 delivers each datagram twice, as from two joined groups).
+        let how = input.u8();
+        let reliable = how & 1 == 0;
+        let cells = !reliable && how & 2 != 0;
+        let twice = cells && how & 4 != 0;
         let lose = input.u8();
         self.honest_messages += 1;
         let tag = self.honest_messages.to_le_bytes();
@@ -193,11 +200,16 @@ impl Harness {
         } else {
             Reliability::BestEffort
         };
-        self.honest
-            .send(self.now, rel, &payload, &mut |d: &[u8]| {
-                out.push(Bytes::copy_from_slice(d))
-            })
-            .expect("honest send");
+        let mut emit = |d: &[u8]| out.push(Bytes::copy_from_slice(d));
+        if cells {
+            self.honest
+                .send_cells(self.now, &payload, &mut emit)
+                .expect("honest cell send");
+        } else {
+            self.honest
+                .send(self.now, rel, &payload, &mut emit)
+                .expect("honest send");
+        }
         if reliable {
             self.honest_sent.insert(self.honest.high_water().0, payload);
         } else {
@@ -208,6 +220,9 @@ impl Harness {
                 self.held.push(d);
             } else {
                 self.keep(d.clone());
+                if twice {
+                    self.feed(d.clone());
+                }
                 self.feed(d);
             }
         }
@@ -225,7 +240,8 @@ impl Harness {
 
     fn rogue_send(&mut self, input: &mut Input<'_>) {
         let len = usize::from(input.u16() % 3000);
-        let rel = if input.u8() & 1 == 0 {
+        let how = input.u8();
+        let rel = if how & 1 == 0 {
             Reliability::Reliable
         } else {
             Reliability::BestEffort
@@ -233,9 +249,12 @@ impl Harness {
         let lose = input.u8();
         let payload = vec![0xee; len];
         let mut out = Vec::new();
-        let _ = self.rogue.send(self.now, rel, &payload, &mut |d: &[u8]| {
-            out.push(Bytes::copy_from_slice(d))
-        });
+        let mut emit = |d: &[u8]| out.push(Bytes::copy_from_slice(d));
+        if rel == Reliability::BestEffort && how & 2 != 0 {
+            let _ = self.rogue.send_cells(self.now, &payload, &mut emit);
+        } else {
+            let _ = self.rogue.send(self.now, rel, &payload, &mut emit);
+        }
         for (i, d) in out.into_iter().enumerate() {
             self.keep(d.clone());
             if lose & (1 << (i % 8)) == 0 {

@@ -241,17 +241,17 @@ impl SendSide {
         self.tx.flush(now, out);
     }
 
-    /// Sends one message at once, in its own datagram(s), whatever the batching policy says
-    /// (a DDM cell-group message: its datagrams go elsewhere than the pending batch's, so flush
-    /// that first, to its own destination). Report the end with [`SendSide::sent`].
-    pub fn send_now(
+    /// Sends one DDM cell-group message at once, in its own datagram(s), whatever the batching
+    /// policy says, numbered in the sender's cell space ([`DataSender::send_cells`]): its
+    /// datagrams go elsewhere than the pending batch's, so flush that first, to its own
+    /// destination. Report the end with [`SendSide::sent`].
+    pub fn send_cells(
         &mut self,
         now: Instant,
-        reliability: Reliability,
         payload: &[u8],
         out: &mut impl FnMut(&[u8]),
-    ) -> Result<Option<Seq>, SendError> {
-        self.tx.send(now, reliability, payload, out)
+    ) -> Result<(), SendError> {
+        self.tx.send_cells(now, payload, out)
     }
 
     /// Bytes waiting in the pending datagram.

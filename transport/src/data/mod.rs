@@ -22,6 +22,12 @@
 //! - **Best-effort** datagrams have their own per-sender counter, used only to drop duplicates
 //!   and to count loss; they are never repaired. A best-effort message with a lost fragment is
 //!   dropped and counted when its reassembly times out or is evicted.
+//! - **DDM cell** best-effort datagrams ([`DataSender::send_cells`], kind
+//!   [`DatagramKind::CellBestEffort`]) have a third per-sender counter: a receiver hears only
+//!   the cell groups it joined, so their numbers have gaps it cannot tell from loss. It uses
+//!   them only to drop the copy of a message that arrives on a second joined group; loss there
+//!   is not measured. Default-group best-effort numbers stay gap-free for every receiver, so
+//!   `best_effort_lost` counts their loss exactly, and heartbeats announce only them.
 //! - **Unknown start**: a sender added with [`DataReceiver::add_sender`] is expected from
 //!   sequence 1, so a receiver that first hears it mid-stream NACKs from 1 (the sender either
 //!   repairs or says its buffer starts later, which surfaces as `FellBehind`). A late joiner that

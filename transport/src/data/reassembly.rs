@@ -4,6 +4,10 @@
 //! fragment) plus its fragment bitmap; a message that would exceed the capacity evicts the
 //! oldest incomplete ones first (counted). Incomplete messages time out (counted). Reliable
 //! messages do not come here: they arrive in sequence order and are assembled in place.
+//!
+//! A message is keyed by its sender, its number space ([`Space`]: default-group or DDM cell
+//! best-effort, numbered independently) and its number there: a cell message and a
+//! default-group message with the same number from the same sender are two messages.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -29,10 +33,24 @@ impl Entry {
     }
 }
 
+/// The best-effort number space a message was numbered in (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Space {
+    /// Best-effort on the default group (`DatagramKind::BestEffort`).
+    BestEffort,
+    /// Best-effort on DDM cell groups (`DatagramKind::CellBestEffort`).
+    Cell,
+}
+
+/// What names an incomplete message: sender, number space, the number of its first fragment.
+type Key = (NodeId, Space, u64);
+
 /// One fragment handed to [`Reassembly::insert`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Piece<'a> {
     pub(crate) from: NodeId,
+    /// The number space of `msg`.
+    pub(crate) space: Space,
     pub(crate) msg: u64,
     pub(crate) index: u32,
     pub(crate) count: u32,
@@ -53,10 +71,10 @@ pub(crate) struct ReassemblyCounts {
 
 #[derive(Debug)]
 pub(crate) struct Reassembly {
-    entries: BTreeMap<(NodeId, u64), Entry>,
+    entries: BTreeMap<Key, Entry>,
     /// Creation order, for eviction and timeouts; entries removed early leave stale keys that
     /// are skipped (matched by entry id).
-    order: VecDeque<(Instant, NodeId, u64, u64)>,
+    order: VecDeque<(Instant, Key, u64)>,
     bytes: usize,
     capacity: usize,
     max_message: usize,
@@ -92,7 +110,7 @@ impl Reassembly {
 
     /// Add a fragment; returns the message when it is complete.
     pub(crate) fn insert(&mut self, now: Instant, p: Piece<'_>) -> Option<Bytes> {
-        let key = (p.from, p.msg);
+        let key = (p.from, p.space, p.msg);
         let total = p.total as usize;
         if !self.entries.contains_key(&key) {
             // A fragment carries at least one byte, so count <= total bounds the bitmap.
@@ -124,7 +142,7 @@ impl Reassembly {
                     buf: vec![0; total],
                 },
             );
-            self.order.push_back((now, p.from, p.msg, id));
+            self.order.push_back((now, key, id));
             self.bytes += charge;
         }
         let e = self.entries.get_mut(&key)?;
@@ -160,13 +178,13 @@ impl Reassembly {
 
     /// Drop incomplete messages older than the timeout.
     pub(crate) fn expire(&mut self, now: Instant) {
-        while let Some(&(created, from, msg, id)) = self.order.front() {
+        while let Some(&(created, key, id)) = self.order.front() {
             if created + self.timeout > now {
                 break;
             }
             self.order.pop_front();
-            if self.entries.get(&(from, msg)).is_some_and(|e| e.id == id) {
-                self.remove((from, msg));
+            if self.entries.get(&key).is_some_and(|e| e.id == id) {
+                self.remove(key);
                 self.counts.timeouts += 1;
             }
         }
@@ -183,7 +201,7 @@ impl Reassembly {
     pub(crate) fn remove_sender(&mut self, from: NodeId) {
         let keys: Vec<_> = self
             .entries
-            .range((from, 0)..=(from, u64::MAX))
+            .range((from, Space::BestEffort, 0)..=(from, Space::Cell, u64::MAX))
             .map(|(k, _)| *k)
             .collect();
         for k in keys {
@@ -192,9 +210,9 @@ impl Reassembly {
     }
 
     fn evict_oldest(&mut self) -> bool {
-        while let Some((_, from, msg, id)) = self.order.pop_front() {
-            if self.entries.get(&(from, msg)).is_some_and(|e| e.id == id) {
-                self.remove((from, msg));
+        while let Some((_, key, id)) = self.order.pop_front() {
+            if self.entries.get(&key).is_some_and(|e| e.id == id) {
+                self.remove(key);
                 self.counts.evicted += 1;
                 return true;
             }
@@ -202,12 +220,12 @@ impl Reassembly {
         false
     }
 
-    fn remove(&mut self, key: (NodeId, u64)) -> Option<Entry> {
+    fn remove(&mut self, key: Key) -> Option<Entry> {
         let e = self.entries.remove(&key)?;
         self.bytes -= e.charge();
         // Drop stale keys at the front so that next_deadline stays accurate.
-        while let Some(&(_, from, msg, id)) = self.order.front() {
-            if self.entries.get(&(from, msg)).is_some_and(|e| e.id == id) {
+        while let Some(&(_, key, id)) = self.order.front() {
+            if self.entries.get(&key).is_some_and(|e| e.id == id) {
                 break;
             }
             self.order.pop_front();
@@ -232,6 +250,7 @@ mod tests {
     fn piece<'a>(from: u64, msg: u64, total: usize, p: &'a (u32, u32, u32, Vec<u8>)) -> Piece<'a> {
         Piece {
             from: NodeId(from),
+            space: Space::BestEffort,
             msg,
             index: p.0,
             count: p.1,
@@ -328,6 +347,37 @@ mod tests {
         let bp = pieces(&big, 1000);
         assert!(r.insert(now, piece(2, 1, 20_000, &bp[0])).is_none());
         assert_eq!(r.counts.too_large, 1);
+    }
+
+    /// A cell message and a default-group message with the same number from the same sender
+    /// are two messages: their fragments never mix, each completes with its own bytes.
+    #[test]
+    fn spaces_do_not_mix() {
+        let now = Instant::now();
+        let mut r = Reassembly::new(1 << 20, 1 << 20, Duration::from_secs(1));
+        let (a, b) = (vec![1u8; 3000], vec![2u8; 3000]);
+        let (pa, pb) = (pieces(&a, 1000), pieces(&b, 1000));
+        let cell = |p| Piece {
+            space: Space::Cell,
+            ..piece(1, 5, 3000, p)
+        };
+        assert!(r.insert(now, piece(1, 5, 3000, &pa[0])).is_none());
+        assert!(r.insert(now, cell(&pb[1])).is_none());
+        assert!(r.insert(now, piece(1, 5, 3000, &pa[1])).is_none());
+        assert!(r.insert(now, cell(&pb[0])).is_none());
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.insert(now, cell(&pb[2])).as_deref(), Some(&b[..]));
+        assert_eq!(
+            r.insert(now, piece(1, 5, 3000, &pa[2])).as_deref(),
+            Some(&a[..])
+        );
+        assert_eq!(r.counts.duplicates + r.counts.inconsistent, 0);
+        // Forgetting a sender forgets its messages of both spaces.
+        r.insert(now, piece(1, 6, 3000, &pa[0]));
+        r.insert(now, cell(&pb[0]));
+        r.insert(now, piece(2, 6, 3000, &pa[0]));
+        r.remove_sender(NodeId(1));
+        assert_eq!(r.len(), 1);
     }
 
     #[test]

@@ -5,6 +5,15 @@
 //! Checks, in order (each failure is dropped and counted in [`DropCounts`], never panics):
 //! length/version/kind, federation tag, own node (our multicast looped back), MAC, membership,
 //! body layout. Only then is anything acted on.
+//!
+//! Best-effort messages come in two number spaces per sender, each with its own window: the
+//! default group's (`DatagramKind::BestEffort`), whose gaps are loss, counted in
+//! `best_effort_lost`, and the DDM cell groups' (`DatagramKind::CellBestEffort`), whose window
+//! only drops the copy of a message that arrives on a second joined group. Loss on cell groups
+//! is not measured: this node hears only the cell groups it joined, and a gap in a sender's
+//! cell numbers is mostly messages to cells it did not join, which the kernel dropped and which
+//! this receiver cannot tell from a message lost on the way (that needs per-group numbering,
+//! `docs/DDM.md`, "Reliability across groups").
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
@@ -13,7 +22,7 @@ use bytes::Bytes;
 
 use crate::data::auth::DatagramAuth;
 use crate::data::best_effort_window::{Admit, BestEffortWindow};
-use crate::data::reassembly::{Piece, Reassembly};
+use crate::data::reassembly::{Piece, Reassembly, Space};
 use crate::data::repair::{Nack, Repair};
 use crate::data::wire::{
     self, DatagramKind, Frame, FrameKind, Frames, Header, WireError, heartbeat_best_effort_high,
@@ -88,15 +97,18 @@ pub struct RecvStats {
     pub delivered_reliable: u64,
     /// Best-effort messages delivered.
     pub delivered_best_effort: u64,
-    /// Best-effort datagrams from other nodes that passed authentication (duplicates
-    /// included; with DDM cell groups, a copy on each group of this node's that the message
-    /// went to).
+    /// Best-effort datagrams from other nodes that passed authentication, default group and
+    /// DDM cell groups together (duplicates included; with cell groups, a copy on each group of
+    /// this node's that the message went to).
     pub best_effort_datagrams: u64,
     /// Reliable frames received again (already delivered or buffered).
     pub duplicate_frames: u64,
-    /// Best-effort datagrams received again (or too late to tell).
+    /// Best-effort datagrams received again (or too late to tell), default group and cell
+    /// groups together (a cell message heard on two joined groups counts once here).
     pub duplicate_best_effort: u64,
-    /// Best-effort datagrams that never arrived (counted when they leave the 64-number window).
+    /// Default-group best-effort datagrams that never arrived (counted when they leave the
+    /// 1024-number window). Cell-group datagrams are not counted: their loss is not measured
+    /// (see the module docs).
     pub best_effort_lost: u64,
     /// Incomplete best-effort messages dropped after `reassembly_timeout`.
     pub reassembly_timeouts: u64,
@@ -151,7 +163,11 @@ struct Peer {
     nacked_upto: u64,
     /// When the last full NACK (every open gap) was sent.
     nacked_at: Option<Instant>,
+    /// Default-group best-effort numbers: duplicates and loss.
     best_effort: BestEffortWindow,
+    /// DDM cell best-effort numbers: duplicates only (its loss counts are discarded, see the
+    /// module docs).
+    cells: BestEffortWindow,
 }
 
 impl Peer {
@@ -166,6 +182,7 @@ impl Peer {
             nacked_upto: next - 1,
             nacked_at: None,
             best_effort: BestEffortWindow::default(),
+            cells: BestEffortWindow::default(),
         }
     }
 
@@ -486,10 +503,17 @@ impl DataReceiver {
                 }
                 drain_in_order(peer, &mut sink);
             }
-            DatagramKind::BestEffort => {
+            DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
                 sink.stats.best_effort_datagrams += 1;
-                let (admit, lost) = peer.best_effort.admit(h.seq);
-                sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
+                let (space, admit) = if h.kind == DatagramKind::CellBestEffort {
+                    // What the window finds missing is mostly cells this node did not join, not
+                    // loss: not counted (module docs).
+                    (Space::Cell, peer.cells.admit(h.seq).0)
+                } else {
+                    let (admit, lost) = peer.best_effort.admit(h.seq);
+                    sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
+                    (Space::BestEffort, admit)
+                };
                 if admit == Admit::Duplicate {
                     sink.stats.duplicate_best_effort += 1;
                     return None;
@@ -507,6 +531,7 @@ impl DataReceiver {
                             now,
                             Piece {
                                 from: h.sender,
+                                space,
                                 // numbers_valid checked seq >= 1; index < seq for a real sender.
                                 msg: h.seq.wrapping_sub(u64::from(index)),
                                 index,
@@ -537,7 +562,7 @@ impl DataReceiver {
 fn numbers_valid(h: &Header) -> bool {
     match h.kind {
         DatagramKind::Heartbeat => h.seq < u64::MAX,
-        DatagramKind::BestEffort => h.seq >= 1,
+        DatagramKind::BestEffort | DatagramKind::CellBestEffort => h.seq >= 1,
         DatagramKind::Reliable => h.seq >= 1 && h.seq.checked_add(u64::from(h.frames)).is_some(),
     }
 }
@@ -742,4 +767,240 @@ fn grow_within(buf: &mut Vec<u8>, more: usize, total: usize) {
         .max(need)
         .min(total.max(need));
     buf.reserve_exact(target - buf.len());
+}
+
+#[cfg(test)]
+mod tests {
+    //! Best-effort number spaces: DDM cell traffic next to the default group's.
+
+    use super::*;
+    use crate::data::{DataSender, Reliability, peek};
+
+    const TAG: FederationTag = FederationTag(7);
+    const KEY: FederationKey = FederationKey([9; 32]);
+    const TX: NodeId = NodeId(1);
+    const RX: NodeId = NodeId(2);
+
+    fn pair(cfg: DataConfig) -> (DataSender, DataReceiver) {
+        let tx = DataSender::new(TX, TAG, &KEY, cfg.clone()).expect("config");
+        let mut rx = DataReceiver::new(RX, TAG, &KEY, cfg).expect("config");
+        rx.add_sender(TX);
+        (tx, rx)
+    }
+
+    /// The datagrams of one send.
+    fn emitted(f: impl FnOnce(&mut dyn FnMut(&[u8]))) -> Vec<Bytes> {
+        let mut v = Vec::new();
+        f(&mut |d: &[u8]| v.push(Bytes::copy_from_slice(d)));
+        v
+    }
+
+    fn cell(tx: &mut DataSender, now: Instant, payload: &[u8]) -> Vec<Bytes> {
+        emitted(|out| tx.send_cells(now, payload, &mut |d| out(d)).expect("send"))
+    }
+
+    fn best_effort(tx: &mut DataSender, now: Instant, payload: &[u8]) -> Vec<Bytes> {
+        emitted(|out| {
+            tx.send(now, Reliability::BestEffort, payload, &mut |d| out(d))
+                .expect("send");
+        })
+    }
+
+    fn heartbeat(tx: &mut DataSender, now: Instant) -> Bytes {
+        let mut v = emitted(|out| tx.heartbeat(now, &mut |d| out(d)));
+        assert_eq!(v.len(), 1);
+        v.remove(0)
+    }
+
+    fn delivered(rx: &mut DataReceiver) -> Vec<Bytes> {
+        let mut v = Vec::new();
+        while let Some(ev) = rx.poll_event() {
+            if let RecvEvent::Deliver { payload, seq, .. } = ev {
+                assert_eq!(seq, None, "best effort only here");
+                v.push(payload);
+            }
+        }
+        v
+    }
+
+    /// A receiver in some of a sender's cell groups sees gaps in its cell numbers (the
+    /// kernel dropped the rest): none of it counts as loss, even past the window and with
+    /// heartbeats, and the sender's default-group numbers have no gap at all.
+    #[test]
+    fn cells_not_joined_are_not_loss() {
+        let (mut tx, mut rx) = pair(DataConfig::default());
+        let now = Instant::now();
+        let mut want = 0;
+        for i in 0u32..5000 {
+            let d = cell(&mut tx, now, &i.to_le_bytes());
+            assert_eq!(d.len(), 1);
+            assert_eq!(
+                peek(&d[0]).map(|h| h.kind),
+                Ok(DatagramKind::CellBestEffort)
+            );
+            // Joined one cell in three (and, for a while, none).
+            if i % 3 == 0 && !(1000..2500).contains(&i) {
+                rx.on_datagram(now, d[0].clone());
+                want += 1;
+            }
+            if i % 100 == 0 {
+                for d in best_effort(&mut tx, now, b"default") {
+                    rx.on_datagram(now, d);
+                }
+                rx.on_datagram(now, heartbeat(&mut tx, now));
+            }
+        }
+        rx.on_datagram(now, heartbeat(&mut tx, now));
+        assert_eq!(delivered(&mut rx).len(), want + 50);
+        let s = rx.stats();
+        assert_eq!(s.best_effort_lost, 0, "{s:?}");
+        assert_eq!(s.best_effort_datagrams, want as u64 + 50);
+        assert_eq!(s.duplicate_best_effort, 0);
+        // The heartbeat announces the default group's numbers only.
+        assert_eq!(heartbeat_best_effort_high(&heartbeat(&mut tx, now)), 50);
+    }
+
+    /// A cell message sent to two groups this node joined arrives twice: delivered once, the
+    /// second copy counted as a duplicate (and as a datagram received).
+    #[test]
+    fn copies_on_two_joined_groups_are_delivered_once() {
+        let (mut tx, mut rx) = pair(DataConfig::default());
+        let now = Instant::now();
+        let d = cell(&mut tx, now, b"both groups");
+        rx.on_datagram(now, d[0].clone());
+        rx.on_datagram(now, d[0].clone());
+        let got = delivered(&mut rx);
+        assert_eq!(got.len(), 1);
+        assert_eq!(&got[0][..], b"both groups");
+        let s = rx.stats();
+        assert_eq!(
+            (
+                s.best_effort_datagrams,
+                s.duplicate_best_effort,
+                s.best_effort_lost
+            ),
+            (2, 1, 0)
+        );
+        // Cell number 1 and default-group number 1 are different messages.
+        let d = best_effort(&mut tx, now, b"default one");
+        assert_eq!(peek(&d[0]).map(|h| h.seq), Ok(1));
+        rx.on_datagram(now, d[0].clone());
+        assert_eq!(delivered(&mut rx).len(), 1);
+    }
+
+    /// With cell traffic interleaved (some joined, some not), a real loss on the default group
+    /// is counted exactly, by datagrams and by heartbeats.
+    #[test]
+    fn default_group_loss_is_counted_exactly() {
+        let (mut tx, mut rx) = pair(DataConfig::default());
+        let now = Instant::now();
+        let lose = [17u32, 18, 400, 1500];
+        for i in 0u32..2100 {
+            for d in cell(&mut tx, now, b"cell") {
+                if i % 2 == 0 {
+                    rx.on_datagram(now, d);
+                }
+            }
+            for d in best_effort(&mut tx, now, &i.to_le_bytes()) {
+                if !lose.contains(&i) {
+                    rx.on_datagram(now, d);
+                }
+            }
+        }
+        // 17, 18, 400 left the window; 1500 is still in it.
+        assert_eq!(rx.stats().best_effort_lost, 3);
+        // The tail: 2100 more announced by a heartbeat alone (none arrives) push 1500 out, and
+        // they themselves count once they leave in turn.
+        for _ in 0..2100 {
+            let _ = best_effort(&mut tx, now, b"unheard");
+            let _ = cell(&mut tx, now, b"unheard cell");
+        }
+        rx.on_datagram(now, heartbeat(&mut tx, now));
+        assert_eq!(rx.stats().best_effort_lost, 4 + 2100 - 1024);
+    }
+
+    /// Large messages fragment in both spaces: a cell message's fragments and a default-group
+    /// message's with the same numbers, interleaved, reassemble into their own messages.
+    #[test]
+    fn cell_and_default_fragments_do_not_mix() {
+        let cfg = DataConfig {
+            max_datagram: 300,
+            ..DataConfig::default()
+        };
+        let (mut tx, mut rx) = pair(cfg);
+        let now = Instant::now();
+        let a: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+        let b: Vec<u8> = (0..1000u32).map(|i| (i as u8) ^ 0xff).collect();
+        let da = best_effort(&mut tx, now, &a);
+        let db = cell(&mut tx, now, &b);
+        assert!(da.len() > 2);
+        assert_eq!(da.len(), db.len());
+        for (x, y) in da.iter().zip(&db) {
+            let (hx, hy) = (peek(x).expect("peek"), peek(y).expect("peek"));
+            assert_eq!(hx.seq, hy.seq, "the same numbers in both spaces");
+            assert_eq!(
+                (hx.kind, hy.kind),
+                (DatagramKind::BestEffort, DatagramKind::CellBestEffort)
+            );
+        }
+        // Interleaved, the cell copies twice (two joined groups), in reverse order.
+        for (x, y) in da.iter().zip(db.iter().rev()) {
+            rx.on_datagram(now, y.clone());
+            rx.on_datagram(now, x.clone());
+            rx.on_datagram(now, y.clone());
+        }
+        let mut got = delivered(&mut rx);
+        got.sort();
+        let mut want = vec![Bytes::from(a), Bytes::from(b)];
+        want.sort();
+        assert_eq!(got, want);
+        let s = rx.stats();
+        assert_eq!(s.inconsistent_messages, 0, "{s:?}");
+        assert_eq!(s.duplicate_best_effort, db.len() as u64);
+        assert_eq!(s.best_effort_lost, 0);
+        assert_eq!(rx.memory_bytes(), 0);
+    }
+
+    /// A cell send leaves the pending default-group batch alone (it is the caller's to flush,
+    /// to its own group) and takes no number of the default group's space.
+    #[test]
+    fn a_cell_send_leaves_the_pending_batch_and_its_numbers_alone() {
+        let (mut tx, mut rx) = pair(DataConfig::default());
+        let now = Instant::now();
+        let pushed = emitted(|out| {
+            tx.push(now, Reliability::BestEffort, b"batched", &mut |d| out(d))
+                .expect("push");
+        });
+        assert!(pushed.is_empty());
+        let pending = tx.pending_bytes();
+        let c = cell(&mut tx, now, b"to a cell");
+        assert_eq!(c.len(), 1);
+        assert_eq!(tx.pending_bytes(), pending);
+        // The heartbeat announces nothing of the pending batch, and nothing of the cell send.
+        assert_eq!(heartbeat_best_effort_high(&heartbeat(&mut tx, now)), 0);
+        let flushed = emitted(|out| tx.flush(now, &mut |d| out(d)));
+        assert_eq!(flushed.len(), 1);
+        let (hb, hc) = (peek(&flushed[0]).expect("peek"), peek(&c[0]).expect("peek"));
+        assert_eq!((hb.kind, hb.seq), (DatagramKind::BestEffort, 1));
+        assert_eq!((hc.kind, hc.seq), (DatagramKind::CellBestEffort, 1));
+        assert_eq!(heartbeat_best_effort_high(&heartbeat(&mut tx, now)), 1);
+        rx.on_datagram(now, c[0].clone());
+        rx.on_datagram(now, flushed[0].clone());
+        assert_eq!(delivered(&mut rx).len(), 2);
+        assert_eq!(tx.stats().messages, 2);
+    }
+
+    /// A cell message forged with number 0 is malformed, like a best-effort one.
+    #[test]
+    fn cell_number_zero_is_malformed() {
+        let h = Header {
+            kind: DatagramKind::CellBestEffort,
+            frames: 1,
+            tag: TAG,
+            sender: TX,
+            seq: 0,
+        };
+        assert!(!numbers_valid(&h));
+        assert!(numbers_valid(&Header { seq: 1, ..h }));
+    }
 }

@@ -4,6 +4,11 @@
 //! pending datagram that goes out when full, when the reliability changes, or on `flush` — the
 //! batching the hot path uses under load. Datagrams are built in reused buffers; the only
 //! per-message allocation is the retransmit copy of a reliable datagram.
+//!
+//! Three number spaces per sender: reliable frames, best-effort datagrams on the default
+//! group, and best-effort datagrams on DDM cell groups (`send_cells`, never batched). Cell
+//! traffic has its own space because a receiver hears only the cell groups it joined: numbered
+//! from the default-group counter, every cell message it did not join would look lost to it.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -87,6 +92,8 @@ pub struct DataSender {
     cfg: DataConfig,
     next_seq: u64,
     next_best_effort: u64,
+    /// Next number of a cell best-effort message ([`DataSender::send_cells`]).
+    next_cell: u64,
     scratch: Vec<u8>,
     pending: Pending,
     retransmit: RetransmitBuffer,
@@ -129,6 +136,7 @@ impl DataSender {
             cfg,
             next_seq: 1,
             next_best_effort: 1,
+            next_cell: 1,
             next_heartbeat: None,
             tail_heartbeat: None,
             stats: SendStats::default(),
@@ -187,11 +195,43 @@ impl DataSender {
             return Ok(seq);
         }
         self.flush(now, out);
+        let last = self.emit_message(Stream::of(rel), payload, out);
+        self.note_sent(now);
+        Ok((rel == Reliability::Reliable).then_some(Seq(last)))
+    }
+
+    /// Send one best-effort message to DDM cell groups now: `out` is called once per datagram
+    /// (one, or one per fragment) and sends it to every group of the message (each copy the
+    /// same bytes, so the same number: a receiver in two of those groups delivers it once).
+    /// Numbered from the cell counter, not the default group's best-effort counter, so a
+    /// receiver that hears only some cell groups sees no gap in the default group's numbers
+    /// (see the module docs). The pending datagram is not touched: it belongs to the default
+    /// group, and the caller flushes it there first if it must leave before this message.
+    pub fn send_cells(
+        &mut self,
+        now: Instant,
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> Result<(), SendError> {
+        self.check_len(payload)?;
+        self.emit_message(Stream::Cell, payload, out);
+        // No tail heartbeat: heartbeats announce nothing of the cell space (a receiver cannot
+        // measure loss there); only the period starts, as for any first send.
+        if self.next_heartbeat.is_none() {
+            self.next_heartbeat = Some(now + self.cfg.heartbeat_interval);
+        }
+        Ok(())
+    }
+
+    /// Emit one message of `stream` in its own datagram, or one per fragment, numbered from
+    /// that stream's counter. Returns the number of its last datagram.
+    fn emit_message(&mut self, stream: Stream, payload: &[u8], out: &mut impl FnMut(&[u8])) -> u64 {
         self.stats.messages += 1;
+        let rel = stream.reliability();
         if payload.len() <= self.cfg.max_whole_payload() {
-            let seq = self.take_number(rel);
+            let seq = self.take_number(stream);
             let mut w =
-                DatagramWriter::begin(&mut self.scratch, kind_of(rel), self.tag, self.node, seq);
+                DatagramWriter::begin(&mut self.scratch, stream.kind(), self.tag, self.node, seq);
             w.push_whole(payload);
             w.finish(&self.auth);
             Self::emitted(
@@ -203,8 +243,7 @@ impl DataSender {
                 &self.scratch,
                 out,
             );
-            self.note_sent(now);
-            return Ok((rel == Reliability::Reliable).then_some(Seq(seq)));
+            return seq;
         }
         self.stats.fragmented_messages += 1;
         let piece = self.cfg.fragment_payload();
@@ -213,9 +252,9 @@ impl DataSender {
         let (count32, total32) = (count as u32, payload.len() as u32);
         let mut last = 0;
         for (index, chunk) in payload.chunks(piece).enumerate() {
-            let seq = self.take_number(rel);
+            let seq = self.take_number(stream);
             let mut w =
-                DatagramWriter::begin(&mut self.scratch, kind_of(rel), self.tag, self.node, seq);
+                DatagramWriter::begin(&mut self.scratch, stream.kind(), self.tag, self.node, seq);
             w.push_fragment(
                 index as u32,
                 count32,
@@ -235,8 +274,7 @@ impl DataSender {
             );
             last = seq;
         }
-        self.note_sent(now);
-        Ok((rel == Reliability::Reliable).then_some(Seq(last)))
+        last
     }
 
     /// Add a message to the pending datagram (batching). The pending datagram is emitted when
@@ -261,7 +299,7 @@ impl DataSender {
         self.stats.messages += 1;
         // Reliable numbers are per frame; a best-effort datagram has one number for all frames.
         let seq = if self.pending.rel.is_none() || rel == Reliability::Reliable {
-            self.take_number(rel)
+            self.take_number(Stream::of(rel))
         } else {
             self.pending.first_seq
         };
@@ -271,7 +309,7 @@ impl DataSender {
             self.pending.since = Some(now);
             DatagramWriter::begin(
                 &mut self.pending.buf,
-                kind_of(rel),
+                Stream::of(rel).kind(),
                 self.tag,
                 self.node,
                 seq,
@@ -329,7 +367,8 @@ impl DataSender {
         self.note_sent(now);
     }
 
-    /// Emit a heartbeat now (reliable and best-effort high-waters) and restart the period.
+    /// Emit a heartbeat now (reliable and default-group best-effort high-waters; nothing of the
+    /// cell space, whose loss receivers do not measure) and restart the period.
     pub fn heartbeat(&mut self, now: Instant, out: &mut impl FnMut(&[u8])) {
         // Announce only what has left: numbers of a pending datagram would draw useless NACKs.
         let (mut reliable_high, mut best_effort_high) =
@@ -456,10 +495,11 @@ impl DataSender {
         Ok(())
     }
 
-    fn take_number(&mut self, rel: Reliability) -> u64 {
-        let n = match rel {
-            Reliability::Reliable => &mut self.next_seq,
-            Reliability::BestEffort => &mut self.next_best_effort,
+    fn take_number(&mut self, stream: Stream) -> u64 {
+        let n = match stream {
+            Stream::Reliable => &mut self.next_seq,
+            Stream::BestEffort => &mut self.next_best_effort,
+            Stream::Cell => &mut self.next_cell,
         };
         let v = *n;
         *n += 1;
@@ -492,9 +532,37 @@ impl DataSender {
     }
 }
 
-fn kind_of(rel: Reliability) -> DatagramKind {
-    match rel {
-        Reliability::Reliable => DatagramKind::Reliable,
-        Reliability::BestEffort => DatagramKind::BestEffort,
+/// A sender's number spaces (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    /// Reliable frames.
+    Reliable,
+    /// Best-effort datagrams on the default group.
+    BestEffort,
+    /// Best-effort datagrams on DDM cell groups.
+    Cell,
+}
+
+impl Stream {
+    fn of(rel: Reliability) -> Stream {
+        match rel {
+            Reliability::Reliable => Stream::Reliable,
+            Reliability::BestEffort => Stream::BestEffort,
+        }
+    }
+
+    fn kind(self) -> DatagramKind {
+        match self {
+            Stream::Reliable => DatagramKind::Reliable,
+            Stream::BestEffort => DatagramKind::BestEffort,
+            Stream::Cell => DatagramKind::CellBestEffort,
+        }
+    }
+
+    fn reliability(self) -> Reliability {
+        match self {
+            Stream::Reliable => Reliability::Reliable,
+            Stream::BestEffort | Stream::Cell => Reliability::BestEffort,
+        }
     }
 }

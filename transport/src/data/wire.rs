@@ -1,19 +1,21 @@
-//! The multicast datagram layout (version 2): a fixed header, a body of frames, an authentication
+//! The multicast datagram layout (version 3): a fixed header, a body of frames, an authentication
 //! tag. Hand-rolled little-endian fields so encoding writes straight into a reused buffer and
 //! decoding hands out [`Bytes`] slices of the received datagram (no copy).
 //!
 //! ```text
 //! offset size  field
-//!  0      1    version            = 2 (1: the same layout with an HMAC-SHA256 tag)
-//!  1      1    kind               1 = reliable data, 2 = best-effort data, 3 = heartbeat
+//!  0      1    version            = 3 (2: the same without kind 4; 1: with an HMAC-SHA256 tag)
+//!  1      1    kind               1 = reliable data, 2 = best-effort data, 3 = heartbeat,
+//!                                 4 = best-effort data on a DDM cell group
 //!  2      2    frame count        (heartbeat: 0)
 //!  4      4    reserved           sent as 0, ignored (room for a key epoch)
 //!  8      8    federation tag
 //! 16      8    sender NodeId
 //! 24      8    seq                reliable: sequence number of the first frame (frame i has seq+i)
 //!                                 best-effort: this datagram's best-effort number (own space)
+//!                                 cell best-effort: this datagram's cell number (a third space)
 //!                                 heartbeat: the sender's reliable high-water (last seq assigned)
-//! 32      ..   body               data: frames; heartbeat: u64 best-effort high-water
+//! 32      ..   body               data: frames; heartbeat: u64 best-effort high-water (kind 2)
 //! len-16 16    MAC                keyed BLAKE3 over bytes [0, len-16), truncated to 16 bytes
 //!
 //! frame, whole message (4 + len bytes):   kind u8 = 0, reserved u8, len u16, payload
@@ -22,17 +24,31 @@
 //! ```
 //!
 //! All integers are little-endian. A fragment always travels alone in its datagram, so the
-//! message a fragment belongs to is identified by `seq - index` (reliable and best-effort alike).
-
+//! message a fragment belongs to is identified by `seq - index` within its kind's number space
+//! (reliable, best-effort and cell best-effort alike; the same number in two spaces names two
+//! messages).
+//!
+//! **Cell best-effort** (kind 4) is a best-effort message sent to DDM cell groups
+//! (`docs/DDM.md`, "Cells"): one copy per group, every copy with the same number, taken from a
+//! per-sender counter of its own. A receiver joins only some cell groups, so the numbers it sees
+//! of that space have gaps it cannot tell from loss; they are used only to drop the copy that
+//! arrives on a second joined group, and the heartbeat's best-effort high-water stays the
+//! default group's (kind 2), whose loss is counted exactly.
+//!
+//! **Versions.** The version byte changes whenever a datagram of the new code could be
+//! misread, or not read at all, by the old: 2 → 3 for kind 4, which a version-2 receiver drops
+//! as an unknown kind (it would silently lose every cell update of a newer sender). Nodes of
+//! different versions are kept apart before that, by [`crate::PROTOCOL_VERSION`].
 use bytes::Bytes;
 
 use crate::id::{FederationTag, NodeId};
 
 /// The wire version this code speaks: 2 since the MAC is keyed BLAKE3 (see
-/// [`crate::data::auth`]). A datagram of another version is dropped and counted
+/// [`crate::data::auth`]), 3 since DDM cell traffic has its own kind
+/// ([`DatagramKind::CellBestEffort`]). A datagram of another version is dropped and counted
 /// (`bad_version`); nodes of another version are refused before that, by
 /// [`crate::PROTOCOL_VERSION`].
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Fixed header length.
 pub const HEADER_LEN: usize = 32;
 /// Length of the truncated MAC (see [`crate::data::auth`]).
@@ -58,6 +74,10 @@ pub enum DatagramKind {
     BestEffort,
     /// The sender's high-water marks, sent periodically so that tail loss is noticed.
     Heartbeat,
+    /// Unsequenced data frames sent to DDM cell groups, numbered in a space of their own, used
+    /// only to drop the copy of a message that arrives on a second group (see the module docs:
+    /// their loss is not measured).
+    CellBestEffort,
 }
 
 impl DatagramKind {
@@ -66,6 +86,7 @@ impl DatagramKind {
             DatagramKind::Reliable => 1,
             DatagramKind::BestEffort => 2,
             DatagramKind::Heartbeat => 3,
+            DatagramKind::CellBestEffort => 4,
         }
     }
 
@@ -74,6 +95,7 @@ impl DatagramKind {
             1 => Some(DatagramKind::Reliable),
             2 => Some(DatagramKind::BestEffort),
             3 => Some(DatagramKind::Heartbeat),
+            4 => Some(DatagramKind::CellBestEffort),
             _ => None,
         }
     }
@@ -222,7 +244,7 @@ impl Frames {
                 }
                 Ok(())
             }
-            DatagramKind::Reliable | DatagramKind::BestEffort => {
+            DatagramKind::Reliable | DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
                 if h.frames == 0 {
                     return Err(WireError::BadBody);
                 }

@@ -155,8 +155,10 @@ impl FederationChannel {
 
     /// Sends one best-effort message with DDM regions whose update region covers the cells
     /// `cells` (cell keys, see [`crate::core::cells`]): one datagram to each distinct cell group
-    /// they map to, every copy with the same best-effort number (a receiver in several of them
-    /// delivers it once), never batched with other messages. With no cell, or more distinct
+    /// they map to, every copy with the same number from this node's cell number space
+    /// ([`crate::data::DatagramKind::CellBestEffort`]; a receiver in several of them delivers it
+    /// once, and one in none of them sees no gap in this node's default-group best-effort
+    /// numbers), never batched with other messages. With no cell, or more distinct
     /// groups than `max_cells_per_send` (counted as a fallback), it goes to the default group
     /// like [`FederationChannel::send`]. Runs on the caller's thread.
     pub fn send_to_cells(&self, payload: &[u8], cells: &[u32]) -> Result<(), TransportError> {
@@ -183,9 +185,9 @@ impl FederationChannel {
         // What is pending belongs to the default group: it leaves first, there.
         self.shared
             .emit_data(&self.fed, |mut out| side.flush(now, &mut out));
-        let (r, sent) = self.shared.emit_data_to(&groups, |mut out| {
-            side.send_now(now, Reliability::BestEffort, payload, &mut out)
-        });
+        let (r, sent) = self
+            .shared
+            .emit_data_to(&groups, |mut out| side.send_cells(now, payload, &mut out));
         side.sent(now, (sent > 0).then(Instant::now));
         drop(side);
         r?;
