@@ -58,8 +58,8 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
     let (mut a, _) = shell(&lab, 2, &ports, &fed, "A");
     let (mut b, _) = shell(&lab, 3, &ports, &fed, "B");
 
-    // A watches cell (0, 0), B cell (2, 0); grown by the join margin (a quarter cell, 62.5)
-    // neither region reaches a neighbouring cell. Both hear the marker without regions.
+    // A watches cell (0, 0), B cell (2, 0); neither region reaches a neighbouring cell. Both
+    // hear the marker without regions.
     for (s, range) in [
         (&mut a, "X=0..100,Y=0..100"),
         (&mut b, "X=580..680,Y=0..100"),

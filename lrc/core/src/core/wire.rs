@@ -1166,6 +1166,8 @@ mod tests {
         update.extend_from_slice(&[3, b't', b'a', b'g']);
         update.extend_from_slice(&[1, 8, 0x40, 0x29, 0, 0, 0, 0, 0, 0]);
         update.extend_from_slice(&[1, 3, 0, 1, 2, 1, 5]);
+        // `after` (wire version 17): a varint, 0.
+        update.push(0);
         let mut interaction = vec![WIRE_VERSION, 2, 4, 1, 1, 5, 0x82, 0x01];
         interaction.extend_from_slice(&[0xff; 130]);
         interaction.extend_from_slice(&[0, 0, 0, 0]);
