@@ -20,7 +20,7 @@
 //! every update of the instance is lost. Such a stream waits for a snapshot too, once its
 //! sender is in the view.
 
-use crate::handles::FederateHandle;
+use crate::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
 
 use super::declarations::{RemoteInterest, RemoteSubscription};
 use super::objects::Instance;
@@ -411,6 +411,43 @@ impl FederationCore {
             (_, Some(_)) => None,
             (e, None) => Some(e.unwrap_or(mine)),
         };
+        // Update regions: the snapshot has them as at its high-water mark, but a held update
+        // must be judged against those in force when it was sent (see `super::regions`). Where
+        // a held announcement changes an instance attribute's regions, those before it are
+        // unknown here: until the replay reaches that announcement the attribute overlaps no
+        // subscription region (a subscriber without regions still gets it), and after the
+        // replay the snapshot's regions are back. Judged against the snapshot's, a joiner's
+        // federate reflected updates sent outside its regions (unified simulator, region mode,
+        // seeds 71 and 92).
+        let announced: std::collections::BTreeSet<(ObjectInstanceHandle, AttributeHandle)> =
+            covered
+                .iter()
+                .flat_map(|(_, m)| match m {
+                    DataMsg::UpdateRegions { object, attrs, .. } => {
+                        attrs.iter().map(|(a, _)| (*object, *a)).collect()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect();
+        let at_high_water: Vec<_> = announced
+            .iter()
+            .map(|(o, a)| {
+                let ext = self
+                    .regions
+                    .update_regions
+                    .get(o)
+                    .and_then(|m| m.get(a))
+                    .cloned();
+                (*o, *a, ext.unwrap_or_default())
+            })
+            .collect();
+        for (o, a) in &announced {
+            self.regions
+                .update_regions
+                .entry(*o)
+                .or_default()
+                .insert(*a, Vec::new());
+        }
         for (seq, m) in covered {
             if let DataMsg::Epoch(n) = m {
                 epoch = Some(n);
@@ -431,6 +468,9 @@ impl FederationCore {
             ) {
                 self.apply_data(from, seq, true, m);
             }
+        }
+        for (o, a, ext) in at_high_water {
+            self.apply_update_regions(o, vec![(a, ext)]);
         }
         self.time_skip(from, high_water);
         for (seq, m) in rest {
