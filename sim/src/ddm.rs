@@ -80,7 +80,7 @@ impl World {
             0 => {
                 let ranges = self.random_ranges();
                 let r = self.call(node, |c| make_region(c, h, &ranges));
-                self.region_outcome(fed, r, "createRegion", |w, r| {
+                self.region_outcome(fed, r, "createRegion".into(), |w, r| {
                     w.model(fed).ddm.regions.insert(
                         r,
                         RegionModel {
@@ -112,18 +112,23 @@ impl World {
                     }
                     Ok(())
                 });
-                self.region_outcome(fed, res, "move", |w, ()| {
-                    let ddm = &mut w.model(fed).ddm;
-                    if let Some(x) = ddm.regions.get_mut(&r) {
-                        x.template.insert(d, (lo, hi));
-                    }
-                    for c in &commit {
-                        if let Some(x) = ddm.regions.get_mut(c) {
-                            x.committed = x.template.clone();
+                self.region_outcome(
+                    fed,
+                    res,
+                    format!("move {r} {d} to [{lo}, {hi}), commit {commit:?}"),
+                    |w, ()| {
+                        let ddm = &mut w.model(fed).ddm;
+                        if let Some(x) = ddm.regions.get_mut(&r) {
+                            x.template.insert(d, (lo, hi));
                         }
-                    }
-                    w.show_subscription(fed);
-                })?;
+                        for c in &commit {
+                            if let Some(x) = ddm.regions.get_mut(c) {
+                                x.committed = x.template.clone();
+                            }
+                        }
+                        w.show_subscription(fed);
+                    },
+                )?;
             }
             4 if subscribing.is_some() && !regions.is_empty() => {
                 let r = pick(self, &regions);
@@ -136,7 +141,7 @@ impl World {
                         None,
                     )
                 });
-                self.region_outcome(fed, res, "subscribe with regions", |w, ()| {
+                self.region_outcome(fed, res, format!("subscribe with {r}"), |w, ()| {
                     if let Some(s) = w.model(fed).ddm.sub.as_mut() {
                         s.insert(r);
                     }
@@ -154,7 +159,7 @@ impl World {
                         &[(vec![position], vec![r])],
                     )
                 });
-                self.region_outcome(fed, res, "unsubscribe with regions", |w, ()| {
+                self.region_outcome(fed, res, format!("unsubscribe with {r}"), |w, ()| {
                     if let Some(s) = w.model(fed).ddm.sub.as_mut() {
                         s.remove(&r);
                     }
@@ -170,7 +175,8 @@ impl World {
                 let res = self.call(node, |c| {
                     c.register_object_instance_with_regions(h, car, &[(vec![position], list)], None)
                 });
-                self.region_outcome(fed, res, "register with regions", |w, o| {
+                self.region_outcome(fed, res, format!("register with {rs:?}"), |w, o| {
+                    w.trace("actions", || format!("{fed:?} registered {o}"));
                     let m = w.model(fed);
                     m.owned.insert(o, 0);
                     m.ddm.assoc.insert(o, rs);
@@ -182,7 +188,7 @@ impl World {
                 let res = self.call(node, |c| {
                     c.associate_regions_for_updates(h, o, &[(vec![position], vec![r])])
                 });
-                self.region_outcome(fed, res, "associate", |w, ()| {
+                self.region_outcome(fed, res, format!("associate {o} with {r}"), |w, ()| {
                     w.model(fed).ddm.assoc.entry(o).or_default().insert(r);
                 })?;
             }
@@ -201,7 +207,7 @@ impl World {
                 let res = self.call(node, |c| {
                     c.unassociate_regions_for_updates(h, o, &[(vec![position], vec![r])])
                 });
-                self.region_outcome(fed, res, "unassociate", |w, ()| {
+                self.region_outcome(fed, res, format!("unassociate {o} from {r}"), |w, ()| {
                     let ddm = &mut w.model(fed).ddm;
                     if let Some(s) = ddm.assoc.get_mut(&o) {
                         s.remove(&r);
@@ -245,14 +251,14 @@ impl World {
         &mut self,
         fed: FedId,
         r: Result<T, RtiError>,
-        what: &str,
+        what: String,
         ok: impl FnOnce(&mut World, T),
     ) -> Result<(), String> {
         let h = self.feds[&fed].handle;
         match r {
             Ok(v) => {
-                self.trace("actions", || format!("{h:?}: {what}"));
                 ok(self, v);
+                self.trace("actions", || format!("{h:?}: {what}"));
                 Ok(())
             }
             Err(e) if busy(&e) => Ok(()),
