@@ -152,6 +152,22 @@ fn regression_71_92_a_joiner_replays_held_updates_in_the_regions_they_were_sent_
     );
 }
 
+/// Seed 1860 of a long region sweep: an LRC fell behind a member and lost the announcement
+/// that put an instance back in the default region; the snapshot lists no update region for
+/// it, and the LRC kept the stale one, so a subscriber whose region overlapped the default but
+/// not the stale region never reflected it again. Fixed in the core (`on_snapshot`: the
+/// snapshot's update regions are all there are of the attributes the sender's federates own;
+/// the second half of the `regions` test
+/// `held_updates_are_judged_against_the_regions_they_were_sent_in`).
+#[test]
+fn regression_1860_a_resynchronised_lrc_forgets_update_regions_the_snapshot_does_not_list() {
+    seeds_of(
+        "regression_1860_a_resynchronised_lrc_forgets_update_regions_the_snapshot_does_not_list",
+        &[1860],
+        with_regions,
+    );
+}
+
 /// A partition that cut an LRC still joining (`Options::partition_joiners`), as the sweeps ran
 /// while the simulator was built.
 fn partitioning_joiners(seed: u64) -> Options {

@@ -2672,5 +2672,52 @@ mod tests {
             })
             .collect();
         assert_eq!(reflected, vec![2], "only the update sent at X [0, 10)");
+
+        // Unified simulator, region mode, seed 1860: `b` falls behind and loses the
+        // announcement that put the instance back in the default region (the region had moved
+        // away from the subscriber's first); the snapshot lists no update region for it, and
+        // `b` kept the stale one, filtering every later update out.
+        pair.a
+            .set_range_bounds(p, far, x, RangeBounds::new(500, 510))
+            .expect("set");
+        pair.a
+            .commit_region_modifications(p, &[far])
+            .expect("commit");
+        pair.run();
+        pair.listening = false;
+        pair.a
+            .unassociate_regions_for_updates(p, o, &[(vec![position], vec![far])])
+            .expect("unassociate");
+        pair.run();
+        pair.listening = true;
+        let last = pair.a_seq;
+        pair.b.handle(0, Event::FellBehind { from: 1, last });
+        for _ in 0..5 {
+            pair.run();
+            pair.b.handle(0, Event::Tick);
+        }
+        assert!(!pair.snapshots.is_empty(), "a snapshot was asked for again");
+        for msg in std::mem::take(&mut pair.snapshots) {
+            pair.b.handle(0, Event::Control { from: 1, msg });
+        }
+        pair.run();
+        pair.got.clear();
+        update(&mut pair.a, 3); // in the default region
+        pair.run();
+        let reflected: Vec<u64> = pair
+            .got
+            .iter()
+            .filter_map(|cb| match cb {
+                Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
+                    values.first().map(|(_, v)| num(v))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reflected,
+            vec![3],
+            "the default region overlaps every region"
+        );
     }
 }

@@ -339,6 +339,31 @@ impl FederationCore {
         for o in stale {
             self.remove_instance(o, Vec::new(), None, None);
         }
+        // The snapshot's update regions are all there are of the attributes the sender's
+        // federates own: one it lists none for is in the default region, whatever this LRC
+        // held before (after a fell-behind, the announcement that unassociated them may be in
+        // the data lost; unified simulator, region mode, seed 1860: a resynchronised LRC kept
+        // the stale region and filtered every later update out of a subscription region).
+        for i in &instances {
+            let theirs: Vec<AttributeHandle> = i
+                .owners
+                .iter()
+                .filter(|(_, owner, _)| {
+                    owner.is_some_and(|o| {
+                        self.view.federates.get(&o).is_some_and(|r| r.node == from)
+                    })
+                })
+                .map(|(a, _, _)| *a)
+                .collect();
+            if let Some(m) = self.regions.update_regions.get_mut(&i.object) {
+                for a in theirs {
+                    m.remove(&a);
+                }
+                if m.is_empty() {
+                    self.regions.update_regions.remove(&i.object);
+                }
+            }
+        }
         // Update regions first, so that no instance is discovered before its regions are known
         // (see `super::regions`).
         for (_, d) in &declarations {
