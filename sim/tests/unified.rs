@@ -119,6 +119,7 @@ fn random_federations_in_region_mode_converge() {
     if replay {
         return;
     }
+    eprintln!("region sweep coverage: {r:?}");
     let covered = [
         ("reflections in regions", r.region_reflections),
         (
