@@ -1,6 +1,7 @@
 //! What the simulated federates call: at random in the fault phase ([`World::random_action`]:
 //! LRCs start, crash and split, federates join, declare, register, update, delete, interact,
-//! synchronize, save, manage time and resign), and their duties in the liveness phase
+//! synchronize, save, manage time and resign; in region mode also the region calls of
+//! `ddm.rs`), and their duties in the liveness phase
 //! ([`World::liveness`]: finish what they were asked, advance to a common time, update every
 //! instance once more) until the federation has converged ([`World::converged`]).
 //!
@@ -30,7 +31,7 @@ impl World {
     /// A call of federate `fed` was refused with `e`: a save or restore in progress is tried
     /// again later; "not a member" means the members dropped its LRC meanwhile (a
     /// `connection_lost` must follow, see [`World::converged`]); anything else breaks the run.
-    fn refused(
+    pub(crate) fn refused(
         &mut self,
         fed: FedId,
         e: &hlamesh_core::error::RtiError,
@@ -50,7 +51,7 @@ impl World {
     }
 
     /// A random federate that may call the RTI: joined, declared, on a running LRC.
-    fn random_active(&mut self) -> Option<(FedId, FederateHandle, NodeId)> {
+    pub(crate) fn random_active(&mut self) -> Option<(FedId, FederateHandle, NodeId)> {
         let live: Vec<(FedId, FederateHandle, NodeId)> = self
             .feds
             .values()
@@ -79,6 +80,10 @@ impl World {
 
     /// One random step of the fault phase.
     pub(crate) fn random_action(&mut self) -> Result<(), String> {
+        // Region mode draws first, so runs without it are those of before.
+        if self.opts.regions && self.rng.below(4) == 0 {
+            return self.region_action();
+        }
         let roll = self.rng.below(1000);
         let (alive, members) = self.running();
         match roll {
@@ -137,24 +142,65 @@ impl World {
         let (Some(h), node, sub) = (m.handle, m.node, m.sub.clone()) else {
             return Ok(());
         };
+        let with_regions = m.ddm.sub.is_some();
         let f = self.fom.clone();
         let tso = self.opts.time && self.opts.tso;
-        let attrs: Vec<_> = sub.attrs.iter().copied().collect();
+        // Region mode: a federate subscribing to `Position` with regions starts with one.
+        let region = with_regions.then(|| self.random_ranges());
+        let attrs: Vec<_> = sub
+            .attrs
+            .iter()
+            .copied()
+            .filter(|a| region.is_none() || *a != f.position)
+            .collect();
         let r = self.call(node, |c| {
-            c.subscribe_object_class_attributes(h, sub.class, &attrs, true)?;
+            if !attrs.is_empty() {
+                c.subscribe_object_class_attributes(h, sub.class, &attrs, true)?;
+            }
+            let made = match &region {
+                Some(ranges) => {
+                    let r = crate::ddm::make_region(c, h, ranges)?;
+                    c.subscribe_object_class_attributes_with_regions(
+                        h,
+                        sub.class,
+                        &[(vec![f.position], vec![r])],
+                        true,
+                        None,
+                    )?;
+                    Some(r)
+                }
+                None => None,
+            };
             c.subscribe_interaction_class(h, f.command, true)?;
             c.publish_object_class_attributes(h, f.car, &[f.position, f.heading, f.colour])?;
             c.publish_interaction_class(h, f.stop)?;
             if tso {
                 c.change_interaction_order_type(h, f.stop, OrderType::TimeStamp)?;
             }
-            c.set_automatic_resign_action(h, ResignAction::DeleteObjects)
+            c.set_automatic_resign_action(h, ResignAction::DeleteObjects)?;
+            Ok(made)
         });
         match r {
-            Ok(()) => {
+            Ok(made) => {
                 self.checks.objects.subscribed(fed, sub);
                 if let Some(m) = self.feds.get_mut(&fed) {
                     m.declared = true;
+                    if let (Some(r), Some(ranges)) = (made, region) {
+                        m.ddm.sub = Some([r].into());
+                        m.ddm.regions.insert(
+                            r,
+                            crate::federate::RegionModel {
+                                template: ranges.clone(),
+                                committed: ranges,
+                            },
+                        );
+                    }
+                }
+                if self.opts.regions {
+                    if with_regions {
+                        self.checks.objects.filtered(fed);
+                    }
+                    self.show_subscription(fed);
                 }
             }
             Err(e) if busy(&e) => {}
@@ -252,6 +298,11 @@ impl World {
             Ok(_) => {
                 if let Some(m) = self.feds.get_mut(&fed) {
                     m.owned.insert(o, n);
+                    if self.opts.regions {
+                        let w = m.ddm.update_where(o);
+                        self.trace("regions", || format!("{fed:?} sends {o} = {n} in {w:?}"));
+                        self.checks.regions.sent(fed, o, n, w);
+                    }
                 }
                 self.report.updates += 1;
                 true
@@ -281,6 +332,7 @@ impl World {
             Ok(_) => {
                 if let Some(m) = self.feds.get_mut(&fed) {
                     m.owned.remove(&o);
+                    m.ddm.assoc.remove(&o);
                 }
                 self.trace("actions", || format!("{h} deletes {o}"));
             }
@@ -764,6 +816,11 @@ impl World {
             self.checks
                 .objects
                 .converged(&self.live_feds(), &self.alive_instances())?;
+            if self.opts.regions {
+                self.checks
+                    .regions
+                    .converged(&self.live_feds(), &self.alive_instances())?;
+            }
         }
         Ok(())
     }

@@ -4,10 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hlamesh_core::core::{Callback, Ticket};
-use hlamesh_core::handles::{FederateHandle, ObjectInstanceHandle};
+use hlamesh_core::handles::{FederateHandle, ObjectInstanceHandle, RegionHandle};
 use hlamesh_transport::NodeId;
 
 use crate::check::objects::Subscription;
+use crate::check::regions::{Ranges, Where};
 use crate::check::time::Switch;
 use crate::lrc::FedId;
 
@@ -53,6 +54,56 @@ impl Clock {
     }
 }
 
+/// One region of a federate, as it set it: the template `set_range_bounds` changes, the ranges
+/// `commit_region_modifications` made take effect.
+#[derive(Clone, Debug, Default)]
+pub struct RegionModel {
+    /// As set.
+    pub template: Ranges,
+    /// As committed.
+    pub committed: Ranges,
+}
+
+/// A federate's regions in the region mode ([`crate::Options::regions`]), as it knows them.
+#[derive(Clone, Debug, Default)]
+pub struct Ddm {
+    /// Its regions.
+    pub regions: BTreeMap<RegionHandle, RegionModel>,
+    /// It subscribes to `Position` with these regions (`None`: without regions).
+    pub sub: Option<BTreeSet<RegionHandle>>,
+    /// The regions it associated with `Position` of its instances, for updates.
+    pub assoc: BTreeMap<ObjectInstanceHandle, BTreeSet<RegionHandle>>,
+}
+
+impl Ddm {
+    fn extents<'a>(&self, rs: impl IntoIterator<Item = &'a RegionHandle>) -> Vec<Ranges> {
+        rs.into_iter()
+            .filter_map(|r| self.regions.get(r))
+            .map(|r| r.committed.clone())
+            .collect()
+    }
+
+    /// Where its `Position` subscription listens.
+    pub fn sub_where(&self) -> Where {
+        self.sub.as_ref().map(|rs| self.extents(rs))
+    }
+
+    /// Where an update of `Position` of `o` goes now: its associated regions, or the default
+    /// region.
+    pub fn update_where(&self, o: ObjectInstanceHandle) -> Where {
+        self.assoc
+            .get(&o)
+            .filter(|rs| !rs.is_empty())
+            .map(|rs| self.extents(rs))
+    }
+
+    /// Whether region `r` is associated for updates or used in its subscription.
+    pub fn in_use(&self, r: RegionHandle) -> bool {
+        self.sub.as_ref().is_some_and(|s| s.contains(&r))
+            || self.assoc.values().any(|s| s.contains(&r))
+    }
+}
+
 /// One simulated federate.
 #[derive(Clone, Debug)]
 pub struct Federate {
@@ -83,6 +134,8 @@ pub struct Federate {
     pub clock: Clock,
     /// When its blocking call (join, resign) began (µs).
     pub call_since: u64,
+    /// Its regions (region mode).
+    pub ddm: Ddm,
     /// A call was refused because it is no member: its LRC was dropped and `connection_lost`
     /// is on its way. It calls nothing any more.
     pub dropped: bool,
@@ -105,6 +158,7 @@ impl Federate {
             saving: None,
             clock: Clock::default(),
             call_since: 0,
+            ddm: Ddm::default(),
             dropped: false,
         }
     }

@@ -51,6 +51,20 @@
 //! federates' calls, faults), `net` (connections, losses noticed), `events` (transport events),
 //! `ctl` (control messages between cores), `callbacks`, `feds` and `dump` (state at a failure).
 //!
+//! **Region mode** ([`Options::regions`], DDM): the federation's FOM gives `Vehicle.Position`
+//! dimensions `X` and `Y` (`sim/foms/MovingObjectRegions.xml`); besides everything above, the
+//! federates create regions over `X`, `Y` or both, move them (set range bounds, commit at once
+//! or later), subscribe to `Position` with regions (two in three federates; the others without
+//! regions, the default region), register instances with regions, associate and unassociate
+//! regions for updates, and delete regions (`RegionInUseForUpdateOrSubscription` exactly when
+//! the model has the region in use). The regions check ([`check::regions`]) then holds every
+//! reflection of a position to an update whose region, as its sender had it, overlapped the
+//! subscriber's, as the subscriber held it between the send and the delivery, exactly once;
+//! and at the end every subscriber whose regions overlap the region of an instance's last
+//! update holds that value. [`Options::swarm`] never turns it on (the named seeds keep their
+//! runs); `random_federations_in_region_mode_converge` runs its own sweep
+//! (`HLAMESH_SIM_REGION_SEEDS`, default 300, with each seed's swarm options).
+//!
 //! - **Add a fault**: a field in [`Options`] (drawn in [`Options::swarm`] — append new draws at
 //!   the end, so the seeds already named keep their runs), its mechanism in [`net`] (the
 //!   network) or in `World::random_action` (`app.rs`; a call or an LRC's fate), and a counter
@@ -65,6 +79,7 @@
 
 mod app;
 pub mod check;
+mod ddm;
 pub mod federate;
 pub mod lrc;
 pub mod net;

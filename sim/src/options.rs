@@ -51,6 +51,12 @@ pub struct Options {
     /// for a peer not connected yet reach it after the heal, and a node the other side
     /// admitted is admitted again). The regression tests of seeds found with it on set it.
     pub partition_joiners: bool,
+    /// Region mode (DDM): the FOM gives `Position` dimensions; federates create, move
+    /// (set and commit), and delete regions, subscribe to `Position` with regions (or without),
+    /// register instances with regions and associate and unassociate them; the regions check
+    /// ([`crate::check::regions`]) runs. Never drawn by [`Options::swarm`] (the seeds already
+    /// named keep their runs): the region sweep sets it (`tests/unified.rs`).
+    pub regions: bool,
     /// Test-only breakage: every `Repair` frame is dropped (see `Net::drop_repairs`), so the
     /// liveness phase must fail. Never set by [`Options::swarm`].
     pub break_repairs: bool,
@@ -75,6 +81,7 @@ impl Default for Options {
             fault_phase_us: 3_000_000,
             liveness_us: 60_000_000,
             partition_joiners: false,
+            regions: false,
             break_repairs: false,
         }
     }
@@ -163,7 +170,7 @@ impl Options {
     pub fn summary(&self) -> String {
         let on = |b: bool, s: &str| if b { format!(" {s}") } else { String::new() };
         format!(
-            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
+            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
             self.lrcs,
             self.link.loss_per_mille,
             self.link.dup_per_mille,
@@ -178,6 +185,7 @@ impl Options {
             on(self.tiny_datagrams, "tiny-datagrams"),
             on(self.small_retransmit, "small-retransmit"),
             on(self.flow_control, "flow-control"),
+            on(self.regions, "regions"),
             self.fold_every,
             self.fault_phase_us / 1000,
         )

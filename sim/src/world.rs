@@ -29,7 +29,7 @@ use hlamesh_core::core::{Callback, Completion, FederationCore};
 use hlamesh_core::error::RtiError;
 use hlamesh_core::fom::{Fdd, FomModule};
 use hlamesh_core::handles::{
-    AttributeHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
+    AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
 };
 use hlamesh_transport::NodeId;
@@ -38,6 +38,7 @@ use hlamesh_transport::core::TransportEvent;
 use crate::Rng;
 use crate::check::membership;
 use crate::check::objects::{ObjectsCheck, Subscription};
+use crate::check::regions::RegionsCheck;
 use crate::check::stream::StreamCheck;
 use crate::check::time::TimeCheck;
 use crate::federate::{Federate, Life};
@@ -51,6 +52,19 @@ pub const FED: &str = "Unified";
 
 /// The FOM of the simulated federation.
 pub const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
+
+/// The FOM in region mode ([`Options::regions`]): [`FOM`] with dimensions `X` and `Y` on
+/// `Vehicle.Position`.
+pub const REGIONS_FOM: &str = include_str!("../foms/MovingObjectRegions.xml");
+
+/// The name and text of the FOM module of a run with `opts`.
+fn fom_module(opts: &Options) -> (&'static str, &'static str) {
+    if opts.regions {
+        ("MovingObjectRegions.xml", REGIONS_FOM)
+    } else {
+        ("MovingObject.xml", FOM)
+    }
+}
 
 /// The pump's period.
 pub const TICK_US: u64 = 50_000;
@@ -85,14 +99,25 @@ pub struct Fom {
     pub text: ParameterHandle,
     /// `Reason` of `Stop`.
     pub reason: ParameterHandle,
+    /// The dimensions of `Position` (`X`, `Y`; none outside region mode).
+    pub dims: Vec<DimensionHandle>,
 }
 
 impl Fom {
-    fn load() -> Result<Fom, String> {
+    fn load(opts: &Options) -> Result<Fom, String> {
         fn e(e: impl std::fmt::Display) -> String {
             e.to_string()
         }
-        let fdd = Fdd::load(&[FomModule::parse("MovingObject.xml", FOM).map_err(e)?]).map_err(e)?;
+        let (name, text) = fom_module(opts);
+        let fdd = Fdd::load(&[FomModule::parse(name, text).map_err(e)?]).map_err(e)?;
+        let dims = if opts.regions {
+            vec![
+                fdd.dimension_handle("X").map_err(e)?,
+                fdd.dimension_handle("Y").map_err(e)?,
+            ]
+        } else {
+            Vec::new()
+        };
         let vehicle = fdd.object_class_handle("Vehicle").map_err(e)?;
         let car = fdd.object_class_handle("Vehicle.Car").map_err(e)?;
         let command = fdd.interaction_class_handle("Command").map_err(e)?;
@@ -107,6 +132,7 @@ impl Fom {
             stop,
             text: fdd.parameter_handle(command, "Text").map_err(e)?,
             reason: fdd.parameter_handle(stop, "Reason").map_err(e)?,
+            dims,
         })
     }
 }
@@ -120,6 +146,8 @@ pub struct Checks {
     pub objects: ObjectsCheck,
     /// Time management.
     pub time: TimeCheck,
+    /// Regions (region mode).
+    pub regions: RegionsCheck,
 }
 
 /// A partition in progress.
@@ -171,6 +199,12 @@ pub struct Report {
     pub nacks: u64,
     /// Times a sender waited for room.
     pub flow_waits: u64,
+    /// Region mode: reflections of an update sent in regions to a subscriber with regions.
+    pub region_reflections: u64,
+    /// Region mode: updates sent in a region that some subscriber's regions did not overlap.
+    pub region_disjoint: u64,
+    /// Region mode: reflections whose subscriber's regions moved between send and delivery.
+    pub region_races: u64,
     /// Virtual time the run took (µs).
     pub virtual_us: u64,
     /// Virtual time the liveness phase took to converge (µs).
@@ -200,6 +234,9 @@ impl Report {
             lost,
             nacks,
             flow_waits,
+            region_reflections,
+            region_disjoint,
+            region_races,
             virtual_us,
             converged_after_us,
         } = other;
@@ -222,6 +259,9 @@ impl Report {
         self.lost += lost;
         self.nacks += nacks;
         self.flow_waits += flow_waits;
+        self.region_reflections += region_reflections;
+        self.region_disjoint += region_disjoint;
+        self.region_races += region_races;
         self.virtual_us += virtual_us;
         self.converged_after_us = self.converged_after_us.max(*converged_after_us);
     }
@@ -296,7 +336,7 @@ impl World {
         if opts.break_repairs {
             net.drop_repairs();
         }
-        let fom = Fom::load()?;
+        let fom = Fom::load(&opts)?;
         Ok(World {
             seed,
             rng: Rng::seeded(seed),
@@ -310,6 +350,7 @@ impl World {
                 stream: StreamCheck::default(),
                 objects: ObjectsCheck::new(fom.position),
                 time: TimeCheck::default(),
+                regions: RegionsCheck::default(),
             },
             fom,
             side: BTreeMap::new(),
@@ -351,6 +392,9 @@ impl World {
                 self.report.fell_behind = self.checks.stream.fell_behind;
                 self.report.lost = self.net.stats.lost;
                 self.report.nacks = self.net.stats.nacks;
+                self.report.region_reflections = self.checks.regions.in_regions;
+                self.report.region_disjoint = self.checks.regions.disjoint;
+                self.report.region_races = self.checks.regions.raced;
                 Ok(self.report)
             }
             Err(message) => {
@@ -803,6 +847,19 @@ impl World {
             _ => None,
         };
         self.checks.objects.callback(fed, id, &cb, registrant)?;
+        if self.opts.regions
+            && let Callback::ReflectAttributeValues { object, values, .. } = &cb
+        {
+            for (a, v) in values {
+                if *a == self.fom.position
+                    && let Ok(b) = v.as_slice().try_into()
+                {
+                    self.checks
+                        .regions
+                        .reflected(fed, *object, u64::from_be_bytes(b))?;
+                }
+            }
+        }
         self.checks.time.callback(fed, &cb)
     }
 
@@ -812,6 +869,7 @@ impl World {
             m.life = Life::Gone;
             self.checks.objects.gone(fed);
             self.checks.time.gone(fed);
+            self.checks.regions.gone(fed);
         }
     }
 
@@ -971,7 +1029,12 @@ impl World {
             },
         };
         let name = format!("fed{}", id.0);
-        self.feds.insert(id, Federate::new(id, node, name, sub));
+        let mut m = Federate::new(id, node, name, sub);
+        // Region mode: two in three federates subscribe to `Position` with regions.
+        if self.opts.regions && self.rng.below(3) != 0 {
+            m.ddm.sub = Some(Default::default());
+        }
+        self.feds.insert(id, m);
         id
     }
 
@@ -1006,6 +1069,7 @@ impl World {
                         c.set_fold_thresholds(fold, 2);
                     }
                 };
+                let (fom_name, fom_text) = fom_module(&self.opts);
                 let r = if first {
                     self.with_lrc(node, |l, net, disk, out, _| {
                         l.create(
@@ -1013,7 +1077,7 @@ impl World {
                             disk,
                             out,
                             FED,
-                            vec![("MovingObject.xml".into(), FOM.into())],
+                            vec![(fom_name.into(), fom_text.into())],
                             tune,
                         )
                     })

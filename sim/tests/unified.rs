@@ -3,6 +3,9 @@
 //! defects it found that are not fixed (ignored tests that fail until they are), and the proof
 //! that its liveness phase fails a broken build.
 //!
+//! The region mode (DDM) has its own sweep, `random_federations_in_region_mode_converge`
+//! (`HLAMESH_SIM_REGION_SEEDS`).
+//!
 //! Seeds as every hlamesh simulator takes them (`hlamesh-sim`): `HLAMESH_SIM_SEED=s` replays
 //! one seed (name the test), `HLAMESH_SIM_UNIFIED_SEEDS=n` (or `HLAMESH_SIM_SEEDS`) and
 //! `HLAMESH_SIM_FIRST_SEED=k` set the sweep, `HLAMESH_SIM_TRACE=` `actions`, `net`, `events`,
@@ -86,6 +89,84 @@ fn random_federations_with_swarm_options_converge() {
     for (what, n) in covered {
         assert!(n > 0, "the sweep had no {what}: {r:?}");
     }
+}
+
+/// Seeds of the region sweep in CI.
+const REGION_SEEDS: u64 = 300;
+
+/// Region mode (`Options::regions`) on top of each seed's swarm options.
+fn with_regions(seed: u64) -> Options {
+    Options {
+        regions: true,
+        ..Options::swarm(seed)
+    }
+}
+
+/// The region mode (DDM, `hlamesh_sim::check::regions`): federates create, move, delete regions,
+/// subscribe with and without them, register with them, associate and unassociate; every
+/// reflection of a position is of an update whose region overlapped the subscriber's, once, and
+/// at the end every overlapping subscriber holds the last values. Its own seeds
+/// (`HLAMESH_SIM_REGION_SEEDS`, default 300), with every fault the swarm draws.
+#[test]
+fn random_federations_in_region_mode_converge() {
+    let seeds = Seeds::from_env(1, REGION_SEEDS, Some("HLAMESH_SIM_REGION_SEEDS"));
+    let replay = seeds.is_replay() || seeds.len() < 100;
+    let r = sweep(
+        "random_federations_in_region_mode_converge",
+        seeds,
+        with_regions,
+    );
+    if replay {
+        return;
+    }
+    eprintln!("region sweep coverage: {r:?}");
+    let covered = [
+        ("reflections in regions", r.region_reflections),
+        (
+            "updates outside some subscriber's regions",
+            r.region_disjoint,
+        ),
+        ("moves racing an update", r.region_races),
+        ("partitions healed", r.partitions),
+        ("LRCs crashed", r.crashes),
+        ("fell-behind events", r.fell_behind),
+    ];
+    for (what, n) in covered {
+        assert!(n > 0, "the region sweep had no {what}: {r:?}");
+    }
+}
+
+/// Seeds 71 and 92 of the region sweep: an LRC whose join took long (a coordinator crashed
+/// meanwhile) held the data of a member's stream from when it connected; after the snapshot it
+/// replays the held updates, and judged them against the update regions as at the snapshot's
+/// high-water mark instead of those in force when each was sent, so its federate reflected
+/// values sent outside its subscription region. Fixed in the core (`on_snapshot`: until the
+/// replay reaches a held announcement of an attribute's regions, that attribute overlaps no
+/// subscription region; `state_transfer` test
+/// `held_updates_are_judged_against_the_regions_they_were_sent_in`).
+#[test]
+fn regression_71_92_a_joiner_replays_held_updates_in_the_regions_they_were_sent_in() {
+    seeds_of(
+        "regression_71_92_a_joiner_replays_held_updates_in_the_regions_they_were_sent_in",
+        &[71, 92],
+        with_regions,
+    );
+}
+
+/// Seed 1860 of a long region sweep: an LRC fell behind a member and lost the announcement
+/// that put an instance back in the default region; the snapshot lists no update region for
+/// it, and the LRC kept the stale one, so a subscriber whose region overlapped the default but
+/// not the stale region never reflected it again. Fixed in the core (`on_snapshot`: the
+/// snapshot's update regions are all there are of the attributes the sender's federates own;
+/// the second half of the `regions` test
+/// `held_updates_are_judged_against_the_regions_they_were_sent_in`).
+#[test]
+fn regression_1860_a_resynchronised_lrc_forgets_update_regions_the_snapshot_does_not_list() {
+    seeds_of(
+        "regression_1860_a_resynchronised_lrc_forgets_update_regions_the_snapshot_does_not_list",
+        &[1860],
+        with_regions,
+    );
 }
 
 /// A partition that cut an LRC still joining (`Options::partition_joiners`), as the sweeps ran

@@ -12,6 +12,9 @@
 //!   values;
 //! - [`time`]: grants answer requests and are monotone, time-stamp-ordered messages arrive in
 //!   time-stamp order, while advancing, never beyond the request nor in the federate's past;
+//! - [`regions`] (region mode): a reflection of a position only where the update's region (as
+//!   its sender had it) overlapped the subscriber's (as it held it between send and delivery),
+//!   exactly once; at the end every overlapping subscriber holds each instance's last value;
 //! - [`membership`]: at most one coordinator per side of a partition, decision logs that are
 //!   prefixes of one another, identical views at the end.
 //!
@@ -21,6 +24,7 @@
 
 pub mod membership;
 pub mod objects;
+pub mod regions;
 pub mod stream;
 pub mod time;
 

@@ -6,6 +6,12 @@
 //! always, and without a gap unless the subscriber's LRC fell behind the owner's. At the end
 //! ([`ObjectsCheck::converged`]) every subscriber knows exactly the instances alive and holds
 //! their last values.
+//!
+//! In region mode ([`crate::Options::regions`]) a subscriber to `Position` with regions rightly
+//! misses the values sent outside them: its values only increase (still exactly once), and at
+//! the end it knows no instance that is not alive; which values it must hold is the regions
+//! check's ([`super::regions`]), and so is which instances it must have discovered. A
+//! subscriber without regions is checked as outside region mode.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,6 +40,9 @@ pub struct ObjectsCheck {
     known: BTreeMap<(FedId, ObjectInstanceHandle), Option<u64>>,
     /// (receiving LRC, sending LRC) pairs that fell behind: values may jump there.
     gappy: BTreeSet<(NodeId, NodeId)>,
+    /// Region mode: subscribers to `Position` with regions, whose values may jump and whose
+    /// instances and values at the end are checked only for staleness.
+    filtered: BTreeSet<FedId>,
     /// Discoveries.
     pub discoveries: u64,
     /// Reflections of a position value.
@@ -50,6 +59,7 @@ impl ObjectsCheck {
             subs: BTreeMap::new(),
             known: BTreeMap::new(),
             gappy: BTreeSet::new(),
+            filtered: BTreeSet::new(),
             discoveries: 0,
             reflections: 0,
             removals: 0,
@@ -61,6 +71,11 @@ impl ObjectsCheck {
         self.subs.insert(f, s);
     }
 
+    /// `f` subscribes to `Position` with regions (region mode).
+    pub fn filtered(&mut self, f: FedId) {
+        self.filtered.insert(f);
+    }
+
     /// LRC `at` fell behind LRC `from`: values from there may jump.
     pub fn fell_behind(&mut self, at: NodeId, from: NodeId) {
         self.gappy.insert((at, from));
@@ -69,6 +84,7 @@ impl ObjectsCheck {
     /// `f` is gone: what it knew no longer matters.
     pub fn gone(&mut self, f: FedId) {
         self.subs.remove(&f);
+        self.filtered.remove(&f);
         let keys: Vec<_> = self
             .known
             .range((f, ObjectInstanceHandle(0))..)
@@ -118,7 +134,8 @@ impl ObjectsCheck {
                         ));
                     }
                 }
-                let gappy = registrant.is_some_and(|o| self.gappy.contains(&(at, o)));
+                let gappy = self.filtered.contains(&f)
+                    || registrant.is_some_and(|o| self.gappy.contains(&(at, o)));
                 let last = self
                     .known
                     .get_mut(&(f, *object))
@@ -175,6 +192,15 @@ impl ObjectsCheck {
                 .filter(|(_, (owner, _))| owner != f)
                 .map(|(o, (_, n))| (*o, (*n > 0).then_some(*n)))
                 .collect();
+            if self.filtered.contains(f) {
+                let stale: Vec<_> = known.keys().filter(|o| !expect.contains_key(o)).collect();
+                if !stale.is_empty() {
+                    return Err(format!(
+                        "{f:?} knows instances that are not alive: {stale:?}"
+                    ));
+                }
+                continue;
+            }
             if known != expect {
                 let missing: Vec<_> = expect
                     .iter()

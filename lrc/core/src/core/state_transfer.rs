@@ -20,7 +20,7 @@
 //! every update of the instance is lost. Such a stream waits for a snapshot too, once its
 //! sender is in the view.
 
-use crate::handles::FederateHandle;
+use crate::handles::{AttributeHandle, FederateHandle, ObjectInstanceHandle};
 
 use super::declarations::{RemoteInterest, RemoteSubscription};
 use super::objects::Instance;
@@ -339,6 +339,31 @@ impl FederationCore {
         for o in stale {
             self.remove_instance(o, Vec::new(), None, None);
         }
+        // The snapshot's update regions are all there are of the attributes the sender's
+        // federates own: one it lists none for is in the default region, whatever this LRC
+        // held before (after a fell-behind, the announcement that unassociated them may be in
+        // the data lost; unified simulator, region mode, seed 1860: a resynchronised LRC kept
+        // the stale region and filtered every later update out of a subscription region).
+        for i in &instances {
+            let theirs: Vec<AttributeHandle> = i
+                .owners
+                .iter()
+                .filter(|(_, owner, _)| {
+                    owner.is_some_and(|o| {
+                        self.view.federates.get(&o).is_some_and(|r| r.node == from)
+                    })
+                })
+                .map(|(a, _, _)| *a)
+                .collect();
+            if let Some(m) = self.regions.update_regions.get_mut(&i.object) {
+                for a in theirs {
+                    m.remove(&a);
+                }
+                if m.is_empty() {
+                    self.regions.update_regions.remove(&i.object);
+                }
+            }
+        }
         // Update regions first, so that no instance is discovered before its regions are known
         // (see `super::regions`).
         for (_, d) in &declarations {
@@ -411,6 +436,43 @@ impl FederationCore {
             (_, Some(_)) => None,
             (e, None) => Some(e.unwrap_or(mine)),
         };
+        // Update regions: the snapshot has them as at its high-water mark, but a held update
+        // must be judged against those in force when it was sent (see `super::regions`). Where
+        // a held announcement changes an instance attribute's regions, those before it are
+        // unknown here: until the replay reaches that announcement the attribute overlaps no
+        // subscription region (a subscriber without regions still gets it), and after the
+        // replay the snapshot's regions are back. Judged against the snapshot's, a joiner's
+        // federate reflected updates sent outside its regions (unified simulator, region mode,
+        // seeds 71 and 92).
+        let announced: std::collections::BTreeSet<(ObjectInstanceHandle, AttributeHandle)> =
+            covered
+                .iter()
+                .flat_map(|(_, m)| match m {
+                    DataMsg::UpdateRegions { object, attrs, .. } => {
+                        attrs.iter().map(|(a, _)| (*object, *a)).collect()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect();
+        let at_high_water: Vec<_> = announced
+            .iter()
+            .map(|(o, a)| {
+                let ext = self
+                    .regions
+                    .update_regions
+                    .get(o)
+                    .and_then(|m| m.get(a))
+                    .cloned();
+                (*o, *a, ext.unwrap_or_default())
+            })
+            .collect();
+        for (o, a) in &announced {
+            self.regions
+                .update_regions
+                .entry(*o)
+                .or_default()
+                .insert(*a, Vec::new());
+        }
         for (seq, m) in covered {
             if let DataMsg::Epoch(n) = m {
                 epoch = Some(n);
@@ -431,6 +493,9 @@ impl FederationCore {
             ) {
                 self.apply_data(from, seq, true, m);
             }
+        }
+        for (o, a, ext) in at_high_water {
+            self.apply_update_regions(o, vec![(a, ext)]);
         }
         self.time_skip(from, high_water);
         for (seq, m) in rest {
