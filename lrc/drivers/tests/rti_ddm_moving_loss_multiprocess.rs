@@ -11,36 +11,12 @@
 
 mod common;
 
-use std::time::Instant;
-
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, T, next_event, ok, shell_with};
+use common::shell::{Shell, next_event, ok, reflected_until, shell_with};
 
 fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
     let fom = common::fom("Cells.xml").display().to_string();
     shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
-}
-
-/// The values `s` reflected up to the interaction tagged `mark`, in order.
-fn reflected_until(s: &mut Shell, mark: &str) -> Vec<String> {
-    let end = Instant::now() + T;
-    let mut got = Vec::new();
-    loop {
-        let l = match s.backlog.pop_front() {
-            Some(l) => l,
-            None => {
-                s.p.lines
-                    .recv_timeout(end.saturating_duration_since(Instant::now()))
-                    .unwrap_or_else(|_| panic!("[{}] no interaction {mark}; got {got:?}", s.name))
-            }
-        };
-        assert_ne!(l["event"], "error", "[{}] {l}", s.name);
-        match l["event"].as_str() {
-            Some("reflect") => got.push(l["value"].as_str().unwrap_or_default().to_string()),
-            Some("interaction") if l["label"] == mark => return got,
-            _ => {}
-        }
-    }
 }
 
 /// Steps of the vehicle: its update region is `[x, x + WIDTH)` on `X` at step `i`.

@@ -152,3 +152,25 @@ pub fn next_event(p: &mut Shell, event: &str) -> serde_json::Value {
         }
     }
 }
+
+/// The values `s` reflected up to the interaction labelled `mark`, in order (bounded by [`T`]).
+pub fn reflected_until(s: &mut Shell, mark: &str) -> Vec<String> {
+    let end = Instant::now() + T;
+    let mut got = Vec::new();
+    loop {
+        let l = match s.backlog.pop_front() {
+            Some(l) => l,
+            None => {
+                s.p.lines
+                    .recv_timeout(end.saturating_duration_since(Instant::now()))
+                    .unwrap_or_else(|_| panic!("[{}] no interaction {mark}; got {got:?}", s.name))
+            }
+        };
+        assert_ne!(l["event"], "error", "[{}] {l}", s.name);
+        match l["event"].as_str() {
+            Some("reflect") => got.push(l["value"].as_str().unwrap_or_default().to_string()),
+            Some("interaction") if l["label"] == mark => return got,
+            _ => {}
+        }
+    }
+}
