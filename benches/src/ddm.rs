@@ -33,7 +33,6 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use hlamesh_lrc::ambassador::{CallbackModel, FederateAmbassador, RangeBounds, RtiAmbassador};
 use hlamesh_lrc::core::ReceiveInfo;
-use hlamesh_lrc::error::RtiError;
 use hlamesh_lrc::handles::{
     AttributeHandle, DimensionHandle, ObjectClassHandle, ObjectInstanceHandle, RegionHandle,
 };
@@ -272,27 +271,31 @@ impl Entity {
     }
 }
 
+/// What a publisher registers ([`PublisherCommand::Setup`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PublisherSetup {
+    /// This publisher's index.
+    pub index: usize,
+    /// Publishers in the run.
+    pub publishers: usize,
+    /// Entities in the run.
+    pub entities: usize,
+    /// With update regions.
+    pub regions: bool,
+    /// Half the side of an update region.
+    pub radius: u64,
+    /// Entity speed, units/s.
+    pub speed: f64,
+    /// Seed.
+    pub seed: u64,
+}
+
 /// Commands the driver sends a publisher (one JSON line each).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum PublisherCommand {
     /// Publish `Position` and register this publisher's entities.
-    Setup {
-        /// This publisher's index.
-        index: usize,
-        /// Publishers in the run.
-        publishers: usize,
-        /// Entities in the run.
-        entities: usize,
-        /// With update regions.
-        regions: bool,
-        /// Half the side of an update region.
-        radius: u64,
-        /// Entity speed, units/s.
-        speed: f64,
-        /// Seed.
-        seed: u64,
-    },
+    Setup(PublisherSetup),
     /// Update every entity `rate_hz` times a second for `seconds`; `watch` is the subscription
     /// region (to count the relevant updates sent).
     Run {
@@ -352,13 +355,7 @@ fn federate(
     let mut rti = RtiAmbassador::with_lrc(lrc.clone());
     rti.connect(amb, CallbackModel::Immediate)?;
     if create {
-        match rti.create_federation_execution_from_text(
-            federation,
-            vec![("Cells.xml".into(), FOM.to_string())],
-        ) {
-            Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
+        crate::rti::create_federation(&mut rti, federation, "Cells.xml", FOM)?;
     }
     let name = format!("ddm-{}", std::process::id());
     join_federation(&mut rti, federation, &name, false, deadline)?;
@@ -420,18 +417,8 @@ pub fn publisher(net: &NetParams, federation: &str, timeout: Duration) -> Result
             }
         };
         let answer = match cmd {
-            PublisherCommand::Setup {
-                index,
-                publishers,
-                entities,
-                regions,
-                radius,
-                speed,
-                seed,
-            } => p
-                .setup(
-                    class, index, publishers, entities, regions, radius, speed, seed,
-                )
+            PublisherCommand::Setup(setup) => p
+                .setup(class, &setup)
                 .map(|n| json!({"event": "setup", "entities": n})),
             PublisherCommand::Run {
                 seconds,
@@ -451,18 +438,20 @@ pub fn publisher(net: &NetParams, federation: &str, timeout: Duration) -> Result
 }
 
 impl Publisher {
-    #[allow(clippy::too_many_arguments)]
     fn setup(
         &mut self,
         class: ObjectClassHandle,
-        index: usize,
-        publishers: usize,
-        entities: usize,
-        regions: bool,
-        radius: u64,
-        speed: f64,
-        seed: u64,
+        setup: &PublisherSetup,
     ) -> Result<usize, BenchError> {
+        let PublisherSetup {
+            index,
+            publishers,
+            entities,
+            regions,
+            radius,
+            speed,
+            seed,
+        } = *setup;
         self.index = index as u32;
         self.radius = radius.max(1);
         let mine = (0..entities).filter(|e| e % publishers.max(1) == index);
@@ -988,14 +977,16 @@ fn one_run(
     }
     let setup = all(
         &mut pubs,
-        |k| PublisherCommand::Setup {
-            index: k,
-            publishers: opts.publishers,
-            entities: opts.entities,
-            regions,
-            radius: opts.radius,
-            speed: opts.speed,
-            seed: opts.seed,
+        |k| {
+            PublisherCommand::Setup(PublisherSetup {
+                index: k,
+                publishers: opts.publishers,
+                entities: opts.entities,
+                regions,
+                radius: opts.radius,
+                speed: opts.speed,
+                seed: opts.seed,
+            })
         },
         "setup",
         step,

@@ -89,6 +89,23 @@ impl std::fmt::Debug for RtiSut {
     }
 }
 
+/// Creates `federation` from the FOM module `fom` (named `designator`); one that already exists
+/// (another process of the run created it first) is fine.
+pub fn create_federation(
+    rti: &mut RtiAmbassador,
+    federation: &str,
+    designator: &str,
+    fom: &str,
+) -> Result<(), BenchError> {
+    match rti.create_federation_execution_from_text(
+        federation,
+        vec![(designator.into(), fom.to_string())],
+    ) {
+        Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Joins `federation` (creating it first when `create`), retrying while its announcement has
 /// not arrived, until `deadline`.
 pub fn join_federation(
@@ -99,13 +116,7 @@ pub fn join_federation(
     deadline: Instant,
 ) -> Result<FederateHandle, BenchError> {
     if create {
-        match rti.create_federation_execution_from_text(
-            federation,
-            vec![("Bench.xml".into(), FOM.to_string())],
-        ) {
-            Ok(()) | Err(RtiError::FederationExecutionAlreadyExists(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
+        create_federation(rti, federation, "Bench.xml", FOM)?;
     }
     loop {
         match rti.join_federation_execution(Some(name), "hlamesh-bench", federation) {

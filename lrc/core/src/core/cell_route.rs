@@ -349,6 +349,22 @@ mod tests {
             .expect("commit");
         }
 
+        /// `f` subscribes to Position in region `r`, through the service path the shell takes.
+        fn subscribe_in(&mut self, f: FederateHandle, r: RegionHandle) {
+            let (vehicle, position) = (self.vehicle, self.position);
+            self.core
+                .mom_reported(f, "subscribeObjectClassAttributesWithRegions", None, |c| {
+                    c.subscribe_object_class_attributes_with_regions(
+                        f,
+                        vehicle,
+                        &[(vec![position], vec![r])],
+                        true,
+                        None,
+                    )
+                })
+                .expect("subscribe");
+        }
+
         fn update(&mut self, o: ObjectInstanceHandle) {
             let v = vec![(self.position, vec![1u8])];
             self.core
@@ -366,19 +382,9 @@ mod tests {
     fn updates_go_to_the_cells_of_their_update_regions_and_subscribers_join_theirs() {
         let mut f = Fed::new();
         let (s, p, vehicle, position) = (f.s, f.p, f.vehicle, f.position);
-        // The subscriber's region: cell (0, 0), a quarter cell (62.5) from its borders.
+        // The subscriber's region: inside cell (0, 0).
         let watch = f.region(s, (0, 100), (0, 100));
-        f.core
-            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
-                c.subscribe_object_class_attributes_with_regions(
-                    s,
-                    vehicle,
-                    &[(vec![position], vec![watch])],
-                    true,
-                    None,
-                )
-            })
-            .expect("subscribe");
+        f.subscribe_in(s, watch);
         assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
 
         // The publisher's update region crosses from cell (0, 0) into (1, 0), then moves on.
@@ -438,19 +444,9 @@ mod tests {
     #[test]
     fn a_resigned_subscribers_cells_are_left() {
         let mut f = Fed::new();
-        let (s, vehicle, position) = (f.s, f.vehicle, f.position);
+        let s = f.s;
         let watch = f.region(s, (0, 100), (0, 100));
-        f.core
-            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
-                c.subscribe_object_class_attributes_with_regions(
-                    s,
-                    vehicle,
-                    &[(vec![position], vec![watch])],
-                    true,
-                    None,
-                )
-            })
-            .expect("subscribe");
+        f.subscribe_in(s, watch);
         assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
         let t = f
             .core

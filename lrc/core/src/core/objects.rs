@@ -1030,7 +1030,8 @@ impl FederationCore {
             } => {
                 // A best-effort update that overtook the region announcement it follows would
                 // be judged against older regions (see `super::regions`): dropped.
-                if from != self.me && after > self.applied_upto(from) {
+                // (`after` first: most updates carry 0 and skip the stream lookups.)
+                if after > 0 && from != self.me && after > self.applied_upto(from) {
                     self.regions.stale_drops += 1;
                     return;
                 }

@@ -365,6 +365,8 @@ pub struct SavedRegions {
 pub(crate) struct RemovedRegions {
     /// Its update regions as announced.
     update: Option<BTreeMap<AttributeHandle, Vec<Extent>>>,
+    /// The stream number of this LRC's last announcement for it.
+    announced_at: Option<u64>,
     /// The associations local federates had made for it.
     assoc: Vec<(
         FederateHandle,
@@ -1406,6 +1408,7 @@ impl FederationCore {
     pub(crate) fn regions_instance_removed(&mut self, o: ObjectInstanceHandle) -> RemovedRegions {
         RemovedRegions {
             update: self.regions.update_regions.remove(&o),
+            announced_at: self.regions.announced_at.remove(&o),
             assoc: self
                 .regions
                 .feds
@@ -1424,6 +1427,9 @@ impl FederationCore {
     ) {
         if let Some(m) = kept.update {
             self.regions.update_regions.insert(o, m);
+        }
+        if let Some(seq) = kept.announced_at {
+            self.regions.announced_at.insert(o, seq);
         }
         for (f, m) in kept.assoc {
             if let Some(fr) = self.regions.feds.get_mut(&f) {
@@ -2532,6 +2538,19 @@ mod tests {
     }
 
     impl Pair {
+        /// The first value of each reflection of `o` at `b`, in order.
+        fn reflected(&self, o: ObjectInstanceHandle) -> Vec<u64> {
+            self.got
+                .iter()
+                .filter_map(|cb| match cb {
+                    Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
+                        values.first().map(|(_, v)| num(v))
+                    }
+                    _ => None,
+                })
+                .collect()
+        }
+
         fn run(&mut self) {
             use super::super::wire::{ControlMsg, Envelope};
             for _ in 0..100 {
@@ -2687,16 +2706,7 @@ mod tests {
             pair.b.handle(0, Event::Control { from: 1, msg });
         }
         pair.run();
-        let reflected: Vec<u64> = pair
-            .got
-            .iter()
-            .filter_map(|cb| match cb {
-                Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
-                    values.first().map(|(_, v)| num(v))
-                }
-                _ => None,
-            })
-            .collect();
+        let reflected = pair.reflected(o);
         assert_eq!(reflected, vec![2], "only the update sent at X [0, 10)");
 
         // Unified simulator, region mode, seed 1860: `b` falls behind and loses the
@@ -2730,16 +2740,7 @@ mod tests {
         pair.got.clear();
         update(&mut pair.a, 3); // in the default region
         pair.run();
-        let reflected: Vec<u64> = pair
-            .got
-            .iter()
-            .filter_map(|cb| match cb {
-                Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
-                    values.first().map(|(_, v)| num(v))
-                }
-                _ => None,
-            })
-            .collect();
+        let reflected = pair.reflected(o);
         assert_eq!(
             reflected,
             vec![3],
