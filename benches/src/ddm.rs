@@ -636,6 +636,9 @@ pub struct DdmRun {
     pub groups_joined_now: u64,
     /// Cell-group joins the kernel refused.
     pub join_failures: u64,
+    /// Datagrams of the federation the subscriber's socket received during the run, by the
+    /// group they came in on (`default`, `cell<slot>`; groups with none left out).
+    pub received_by_group: Vec<(String, u64)>,
 }
 
 /// The baseline's figures for another run's subscription region.
@@ -1084,6 +1087,7 @@ fn one_run(
         latency,
         groups_joined_now: cells1.joined_now,
         join_failures: cells1.join_failures,
+        received_by_group: by_group(&cells0.received_by_group, &cells1.received_by_group),
     };
     let moving = match (index, opts.move_seconds > 0.0) {
         (_, true) if name == "regions-aligned" => {
@@ -1094,6 +1098,22 @@ fn one_run(
     drop(pubs);
     drop(sub);
     Ok((run, moving))
+}
+
+/// The per-group received counts between two samples, labelled, groups with none left out.
+fn by_group(before: &[u64], after: &[u64]) -> Vec<(String, u64)> {
+    after
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let d = n.saturating_sub(before.get(i).copied().unwrap_or(0));
+            (
+                hlamesh_transport::metrics::GroupCounters::label(i, after.len()),
+                d,
+            )
+        })
+        .filter(|(_, d)| *d > 0)
+        .collect()
 }
 
 /// Moves the subscription region along a straight line that bounces off the plane's edges,
@@ -1214,6 +1234,18 @@ pub fn table(r: &DdmReport) -> String {
             x.latency.p50_us,
             x.latency.p99_us,
             x.groups_joined_now
+        ));
+    }
+    for x in &r.runs {
+        let groups: Vec<String> = x
+            .received_by_group
+            .iter()
+            .map(|(g, n)| format!("{g} {n}"))
+            .collect();
+        s.push_str(&format!(
+            "{} received by group: {}\n",
+            x.name,
+            groups.join(", ")
         ));
     }
     for x in &r.ratios {

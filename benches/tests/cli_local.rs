@@ -860,6 +860,19 @@ fn ddm_tiny_local_run_compares_regions_with_the_baseline() {
         num(aligned, "best_effort_datagrams_received")
             < num(base, "best_effort_datagrams_received")
     );
+    // The socket's per-group counts: the aligned subscriber heard one cell group besides the
+    // default group, the unaligned one at most its four, the baseline none.
+    let cells_heard = |r: &Value| {
+        r["received_by_group"]
+            .as_array()
+            .expect("received_by_group")
+            .iter()
+            .filter(|g| g[0].as_str().is_some_and(|n| n.starts_with("cell")))
+            .count()
+    };
+    assert_eq!(cells_heard(aligned), 1, "{aligned}");
+    assert!((1..=4).contains(&cells_heard(unaligned)), "{unaligned}");
+    assert_eq!(cells_heard(base), 0, "{base}");
     let ratios = j["ratios"].as_array().expect("ratios");
     assert_eq!(ratios.len(), 2);
     let expect = num(aligned, "datagrams_received") / num(base, "datagrams_received");

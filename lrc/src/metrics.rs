@@ -93,6 +93,9 @@ pub mod names {
     /// `HLAreportMOMexception`s this LRC sent: malformed interactions and MOM services whose
     /// preconditions failed (label `federation`).
     pub const MOM_EXCEPTIONS_SENT: &str = "hlamesh_mom_exceptions_sent_total";
+    /// Best-effort updates dropped because they arrived before the update-region announcement
+    /// they were sent after (DDM, `docs/DDM.md`; label `federation`).
+    pub const DDM_STALE_DROPS: &str = "hlamesh_ddm_stale_updates_dropped_total";
 }
 
 /// Every family this module exports.
@@ -122,6 +125,7 @@ pub const FAMILIES: &[&str] = &[
     names::VALUES_THINNED_AT_RECEIVER,
     names::MOM_INTERACTIONS_MALFORMED,
     names::MOM_EXCEPTIONS_SENT,
+    names::DDM_STALE_DROPS,
 ];
 
 /// Least time between two latency marks of one federation from one LRC.
@@ -266,6 +270,12 @@ pub fn describe() {
             Unit::Count,
             "HLAreportMOMexception interactions sent (malformed interactions, failed MOM services).",
         );
+        c(
+            DDM_STALE_DROPS,
+            Unit::Count,
+            "Best-effort updates dropped because they overtook the update-region announcement \
+             they were sent after (the region they were sent in was not known here yet).",
+        );
     }
 }
 
@@ -335,6 +345,7 @@ struct Scalars {
     thinned_receive: u64,
     mom_malformed: u64,
     mom_exceptions: u64,
+    ddm_stale_drops: u64,
 }
 
 /// Metrics of one federation on one LRC. Owned by the shell next to the core, mutated under the
@@ -691,6 +702,7 @@ impl FedMetrics {
         self.promises = promises;
         (self.now.thinned_send, self.now.thinned_receive) = core.values_thinned();
         (self.now.mom_malformed, self.now.mom_exceptions) = core.mom_exception_counters();
+        self.now.ddm_stale_drops = core.ddm_stale_drops();
         let (n, e) = (self.now, self.exported);
         for (name, now, before) in [
             (names::TIME_ADVANCE_GRANTS, n.grants, e.grants),
@@ -724,6 +736,7 @@ impl FedMetrics {
                 n.mom_exceptions,
                 e.mom_exceptions,
             ),
+            (names::DDM_STALE_DROPS, n.ddm_stale_drops, e.ddm_stale_drops),
         ] {
             counter!(name, &one).increment(now.saturating_sub(before));
         }

@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -144,6 +144,10 @@ pub mod names {
     /// drops those of groups not joined before they are counted).
     pub const BEST_EFFORT_DATAGRAMS_RECEIVED: &str =
         "hlamesh_ddm_best_effort_datagrams_received_total";
+    /// Data datagrams the data socket received, by the multicast group they came in on
+    /// (labels `federation`, `group` = `default` | `cell<slot>` | `other`): what the kernel let
+    /// through of each group this node joined (see [`super::GroupCounters`]).
+    pub const DATAGRAMS_RECEIVED_BY_GROUP: &str = "hlamesh_ddm_datagrams_received_by_group_total";
 }
 
 /// Every family the transport exports, in the order [`describe`] registers them.
@@ -189,6 +193,7 @@ pub const FAMILIES: &[&str] = &[
     names::CELL_FALLBACKS,
     names::CELL_DATAGRAMS_SENT,
     names::BEST_EFFORT_DATAGRAMS_RECEIVED,
+    names::DATAGRAMS_RECEIVED_BY_GROUP,
 ];
 
 /// Registers help text and units of the transport's families (idempotent).
@@ -319,6 +324,12 @@ pub fn describe() {
             BEST_EFFORT_DATAGRAMS_RECEIVED,
             Unit::Count,
             "Best-effort data datagrams received (cell groups not joined are dropped by the kernel).",
+        );
+        c(
+            DATAGRAMS_RECEIVED_BY_GROUP,
+            Unit::Count,
+            "Data datagrams the socket received, by the multicast group they came in on \
+             (default, cell<slot>, other).",
         );
         c(
             REPAIRS_RECEIVED,
@@ -693,6 +704,10 @@ pub struct CellStats {
     pub datagrams: u64,
     /// Best-effort data datagrams received (on the default group and the cell groups alike).
     pub best_effort_received: u64,
+    /// Data datagrams of this federation the socket received, by the group they came in on:
+    /// index 0 the default group, `1 + s` cell slot `s`, the last one any other destination
+    /// (see [`GroupCounters`]).
+    pub received_by_group: Vec<u64>,
 }
 
 /// The shell's DDM cell-group counters of one federation.
@@ -710,6 +725,8 @@ pub struct CellCounters {
     pub messages: AtomicU64,
     /// See [`CellStats::datagrams`].
     pub datagrams: AtomicU64,
+    /// See [`CellStats::received_by_group`].
+    pub received: GroupCounters,
 }
 
 impl CellCounters {
@@ -725,6 +742,62 @@ impl CellCounters {
             messages: l(&self.messages),
             datagrams: l(&self.datagrams),
             best_effort_received,
+            received_by_group: self.received.totals(),
+        }
+    }
+}
+
+/// Data datagrams of one federation received, per multicast group they were sent to (the
+/// destination address the kernel reports with each datagram, `IP_PKTINFO`): the default
+/// group, each cell slot, and anything else. With `IP_MULTICAST_ALL = 0` a socket hears only
+/// the groups it joined, so these say how much of each joined group's traffic reached the
+/// process, and a cell never joined stays at zero. Counted by the receive thread before any
+/// checks (a duplicate copy from a second cell group counts in both).
+#[derive(Debug, Default)]
+pub struct GroupCounters {
+    /// Index 0 the default group, `1 + s` slot `s`.
+    groups: Vec<Ipv4Addr>,
+    /// One per group, then one for any other destination.
+    counts: Box<[AtomicU64]>,
+}
+
+impl GroupCounters {
+    /// Counters for a federation with this default group and these cell slots.
+    pub fn new(default: Ipv4Addr, slots: &[Ipv4Addr]) -> GroupCounters {
+        let groups: Vec<Ipv4Addr> = std::iter::once(default)
+            .chain(slots.iter().copied())
+            .collect();
+        let counts = (0..=groups.len()).map(|_| AtomicU64::new(0)).collect();
+        GroupCounters { groups, counts }
+    }
+
+    /// One datagram sent to `dst` arrived.
+    pub fn count(&self, dst: Ipv4Addr) {
+        // At most 20 groups: a scan of a few cache lines, no hashing.
+        let i = self
+            .groups
+            .iter()
+            .position(|g| *g == dst)
+            .unwrap_or(self.groups.len());
+        if let Some(c) = self.counts.get(i) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The counts so far (see [`CellStats::received_by_group`]).
+    pub fn totals(&self) -> Vec<u64> {
+        self.counts
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// The `group` label of index `i` of [`GroupCounters::totals`] when there are `n` counts.
+    pub fn label(i: usize, n: usize) -> String {
+        match i {
+            0 => "default".to_string(),
+            i if i + 1 == n => "other".to_string(),
+            i => format!("cell{}", i - 1),
         }
     }
 }
@@ -1004,6 +1077,17 @@ fn export_federation(f: &FederationSample, o: &FederationSample) {
         c.best_effort_received,
         oc.best_effort_received,
     );
+    let n = c.received_by_group.len();
+    for (i, now) in c.received_by_group.iter().enumerate() {
+        let before = oc.received_by_group.get(i).copied().unwrap_or(0);
+        let label = GroupCounters::label(i, n);
+        inc(
+            DATAGRAMS_RECEIVED_BY_GROUP,
+            &with("group", &label),
+            *now,
+            before,
+        );
+    }
     inc(FELL_BEHIND, &one, r.fell_behind, or.fell_behind);
     inc(
         FELL_BEHIND_MESSAGES,

@@ -1005,6 +1005,7 @@ impl Transport {
             KeySource::FromPeers(timeout) => self.fetch_key(tag, timeout)?,
         };
         let group_ip = self.shared.cfg.data_group_for(tag);
+        let cell_groups = self.shared.cfg.cell_groups_for(tag);
         sockets::join(&self.shared.data_recv, group_ip, self.shared.interface)?;
         let dcfg = self.shared.data_config();
         let sender = DataSender::new(self.shared.node, tag, &key, dcfg.clone())?;
@@ -1029,11 +1030,14 @@ impl Transport {
             },
             note: Mutex::new(String::new()),
             cells: Mutex::new(CellGroups::new(
-                self.shared.cfg.cell_groups_for(tag),
+                cell_groups.clone(),
                 group_ip,
                 self.shared.cfg.max_cells_per_send as usize,
             )),
-            cell_counters: m::CellCounters::default(),
+            cell_counters: m::CellCounters {
+                received: m::GroupCounters::new(group_ip, &cell_groups),
+                ..Default::default()
+            },
         });
         self.shared
             .federations

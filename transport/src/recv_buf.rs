@@ -5,6 +5,8 @@
 //! out into an arena that hands out each datagram as a `Bytes`. The arena's allocation is reused
 //! once every datagram cut from it has been dropped.
 
+use std::net::{Ipv4Addr, UdpSocket};
+
 use bytes::Bytes;
 
 use crate::arena::ByteArena;
@@ -19,6 +21,8 @@ const ARENA: usize = 256 << 10;
 pub struct RecvBuffer {
     scratch: Box<[u8]>,
     arena: ByteArena,
+    /// Room for the `IP_PKTINFO` that says which group a datagram came in on.
+    ancillary: Vec<u8>,
 }
 
 impl Default for RecvBuffer {
@@ -33,7 +37,20 @@ impl RecvBuffer {
         RecvBuffer {
             scratch: vec![0u8; MAX_DATAGRAM].into_boxed_slice(),
             arena: ByteArena::new(ARENA),
+            ancillary: crate::sockets::destination_space(),
         }
+    }
+
+    /// Receives one datagram from a multicast receive socket, with the address it was sent to
+    /// (see [`crate::sockets::recv_with_destination`]).
+    pub fn recv_datagram(
+        &mut self,
+        sock: &UdpSocket,
+    ) -> std::io::Result<(Bytes, Option<Ipv4Addr>)> {
+        let (n, dst) =
+            crate::sockets::recv_with_destination(sock, &mut self.scratch, &mut self.ancillary)?;
+        let n = n.min(self.scratch.len());
+        Ok((self.arena.copy(&self.scratch[..n]), dst))
     }
 
     /// Receives one datagram with `recv`, which writes it into the slice it is given and returns

@@ -24,6 +24,10 @@ pub fn multicast_receiver(
     s.set_reuse_port(true).map_err(E::socket("SO_REUSEPORT"))?;
     s.set_multicast_all_v4(false)
         .map_err(E::socket("IP_MULTICAST_ALL"))?;
+    // Each datagram comes with the address it was sent to: the group it came in on, which the
+    // per-group counters of DDM need (`hlamesh_ddm_datagrams_received_by_group_total`).
+    nix::sys::socket::setsockopt(&s, nix::sys::socket::sockopt::Ipv4PacketInfo, &true)
+        .map_err(|e| E::socket("IP_PKTINFO")(std::io::Error::from(e)))?;
     // Large bursts (fragmented 64 KiB messages) must not overflow the default buffer.
     let _ = s.set_recv_buffer_size(8 << 20);
     s.bind(&SockAddr::from(SocketAddrV4::new(
@@ -34,6 +38,40 @@ pub fn multicast_receiver(
     s.set_read_timeout(read_timeout)
         .map_err(E::socket("SO_RCVTIMEO"))?;
     Ok(s.into())
+}
+
+/// Bytes of ancillary data [`recv_with_destination`] needs (one `IP_PKTINFO` message).
+pub fn destination_space() -> Vec<u8> {
+    nix::cmsg_space!(nix::libc::in_pktinfo)
+}
+
+/// Receives one datagram into `buf` on a socket made by [`multicast_receiver`]: its length and
+/// the address it was sent to (the multicast group it came in on; `None` if the kernel did not
+/// say). `ancillary` is scratch space from [`destination_space`].
+pub fn recv_with_destination(
+    sock: &UdpSocket,
+    buf: &mut [u8],
+    ancillary: &mut [u8],
+) -> std::io::Result<(usize, Option<Ipv4Addr>)> {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, SockaddrIn, recvmsg};
+    use std::os::fd::AsRawFd;
+    let mut iov = [std::io::IoSliceMut::new(buf)];
+    let msg = recvmsg::<SockaddrIn>(
+        sock.as_raw_fd(),
+        &mut iov,
+        Some(ancillary),
+        MsgFlags::empty(),
+    )
+    .map_err(std::io::Error::from)?;
+    let dst = msg.cmsgs().ok().and_then(|mut c| {
+        c.find_map(|m| match m {
+            ControlMessageOwned::Ipv4PacketInfo(info) => {
+                Some(Ipv4Addr::from(u32::from_be(info.ipi_addr.s_addr)))
+            }
+            _ => None,
+        })
+    });
+    Ok((msg.bytes, dst))
 }
 
 /// Makes the kernel drop, before they reach `recv`, the datagrams this node's own `sender` socket

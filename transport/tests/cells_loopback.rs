@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use hlamesh_transport::TransportEvent;
+use hlamesh_transport::core::cells::slot_of;
 use hlamesh_transport::data::Reliability;
 use pair_support::pair;
 
@@ -75,4 +76,23 @@ fn a_receiver_in_some_cell_groups_counts_no_best_effort_loss() {
     // The messages to two joined groups arrived twice; the second copy was dropped.
     assert_eq!(s.best_effort_datagrams, 80, "{s:?}");
     assert_eq!(s.duplicate_best_effort, 20, "{s:?}");
+
+    // What the kernel let through, by the group each datagram came in on (IP_PKTINFO): 40 on
+    // cell 0's group, 20 on cell 2's, nothing of cell 1's 1,200, and the default group's 20
+    // messages (with heartbeats and acknowledgement traffic: at least 20).
+    let by_group = fb.cell_stats().received_by_group;
+    let slots = by_group.len() as u32 - 2;
+    assert_eq!(slots, 16, "default, 16 slots, other: {by_group:?}");
+    let slot = |cell| 1 + slot_of(key(cell), slots) as usize;
+    assert_eq!(by_group[slot(0)], 40, "{by_group:?}");
+    assert_eq!(by_group[slot(2)], 20, "{by_group:?}");
+    assert_eq!(by_group[slot(1)], 0, "a cell not joined: {by_group:?}");
+    assert!(by_group[0] >= 20, "default group: {by_group:?}");
+    assert_eq!(
+        by_group[by_group.len() - 1],
+        0,
+        "no other destination: {by_group:?}"
+    );
+    let cells: u64 = by_group[1..by_group.len() - 1].iter().sum();
+    assert_eq!(cells, 60, "only the joined cells' copies: {by_group:?}");
 }

@@ -94,6 +94,19 @@ fn scrape_parses_and_counters_follow_the_traffic() {
         after.sum(names::MULTICAST_BYTES_RECEIVED) - before.sum(names::MULTICAST_BYTES_RECEIVED)
             >= bytes
     );
+    // No cells here: every datagram of the federation came in on its default group.
+    let by_default = delta(
+        names::DATAGRAMS_RECEIVED_BY_GROUP,
+        &[fed, ("group", "default")],
+    );
+    assert!(by_default >= dgrams, "{by_default} < {dgrams}");
+    assert_eq!(
+        delta(
+            names::DATAGRAMS_RECEIVED_BY_GROUP,
+            &[fed, ("group", "other")]
+        ),
+        0.0
+    );
     assert_eq!(
         delta(names::DATAGRAMS_DROPPED, &[fed, ("reason", "own")]),
         0.0,
@@ -130,7 +143,7 @@ fn scrape_parses_and_counters_follow_the_traffic() {
     for (_, labels) in after.samples.keys() {
         for k in labels.keys() {
             assert!(
-                ["federation", "reason", "peer", "kind", "outcome"].contains(&k.as_str()),
+                ["federation", "reason", "peer", "kind", "outcome", "group"].contains(&k.as_str()),
                 "unexpected label {k}"
             );
         }

@@ -43,17 +43,18 @@ pub(super) fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         // One clock read per turn: the datagram's arrival time serves its handling, the timers
         // (millisecond scale) and the next turn's socket-role decision; the microseconds the
         // handling takes do not matter to any of them.
-        let got = receiving.then(|| buf.recv_with(|b| sock.recv_from(b)));
+        let got = receiving.then(|| buf.recv_datagram(&sock));
         let now = Instant::now();
         if let Some(got) = got {
             match got {
-                Ok((dgram, _src)) => {
+                Ok((dgram, dst)) => {
                     shared.datagram_in(dgram.len(), false);
                     match fault.as_mut() {
                         Some(f) => {
+                            count_destination(&shared, &dgram, dst);
                             f.inject(now, dgram);
                         }
-                        None => route(&shared, now, dgram),
+                        None => route(&shared, now, dgram, dst),
                     }
                 }
                 Err(e)
@@ -69,7 +70,7 @@ pub(super) fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
         let mut next: Option<Instant> = None;
         if let Some(f) = fault.as_mut() {
             while let Some(d) = f.poll(now) {
-                route(&shared, now, d);
+                route(&shared, now, d, None);
             }
             next = f.next_deadline();
         }
@@ -134,7 +135,20 @@ pub(super) fn data_loop(shared: Arc<Shared>, sock: UdpSocket) {
     }
 }
 
-pub(super) fn route(shared: &Shared, now: Instant, dgram: Bytes) {
+/// Counts a datagram by the group it was sent to (`dst`, when the kernel said) in its
+/// federation's [`m::GroupCounters`], for a datagram that is not routed at once (the seeded
+/// fault layer holds it first): what the socket received, before any simulated fault.
+fn count_destination(shared: &Shared, dgram: &Bytes, dst: Option<Ipv4Addr>) {
+    if let (Some(dst), Ok(h)) = (dst, data::peek(dgram))
+        && let Some(fed) = shared.federation(h.tag)
+    {
+        fed.cell_counters.received.count(dst);
+    }
+}
+
+/// Hands a received datagram to its federation's receive path. `dst`, the group it was sent to,
+/// is counted there (`None`: not known, or counted already).
+pub(super) fn route(shared: &Shared, now: Instant, dgram: Bytes, dst: Option<Ipv4Addr>) {
     let Ok((tag, sender)) = data::peek(&dgram).map(|h| (h.tag, h.sender)) else {
         shared
             .stats
@@ -149,6 +163,9 @@ pub(super) fn route(shared: &Shared, now: Instant, dgram: Bytes) {
             .fetch_add(1, Ordering::Relaxed);
         return;
     };
+    if let Some(dst) = dst {
+        fed.cell_counters.received.count(dst);
+    }
     if sender == shared.node {
         // Our own, looped back by the kernel: counted and dropped by the receive path, which
         // hands nothing up for it, so no turn of the layer above (whose lock a sender of this

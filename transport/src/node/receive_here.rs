@@ -290,11 +290,11 @@ impl Shared {
             if ready() {
                 break ReceiveHere::Ready;
             }
-            match bp.buf.recv_with(|b| self.data_recv.recv_from(b)) {
-                Ok((dgram, _src)) => {
+            match bp.buf.recv_datagram(&self.data_recv) {
+                Ok((dgram, dst)) => {
                     errors = 0;
                     self.datagram_in(dgram.len(), true);
-                    route(self, Instant::now(), dgram);
+                    route(self, Instant::now(), dgram, dst);
                     self.idle();
                     continue;
                 }
