@@ -58,11 +58,18 @@ pub struct Channel {
     members: RefCell<Members>,
     recv: RefCell<ReceivePath>,
     send: RefCell<SendSide>,
+    /// DDM cell groups (none here: the simulated network has one group per federation).
+    cells: RefCell<hlamesh_transport::core::cells::CellGroups>,
     /// Datagrams from other nodes received (the batching decision's input).
     heard: Cell<u64>,
     /// Reliable messages refused as out of sequence (the core numbered one otherwise than
     /// the stream): each is a defect.
     pub out_of_sequence: Cell<u64>,
+}
+
+/// Cell groups of a federation with no DDM cell slots.
+fn no_cells() -> hlamesh_transport::core::cells::CellGroups {
+    hlamesh_transport::core::cells::CellGroups::new(Vec::new(), std::net::Ipv4Addr::UNSPECIFIED, 0)
 }
 
 impl ChannelParts for Channel {
@@ -80,6 +87,9 @@ impl ChannelParts for Channel {
     }
     fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
         f(&mut self.send.borrow_mut())
+    }
+    fn cells<R>(&self, f: impl FnOnce(&mut hlamesh_transport::core::cells::CellGroups) -> R) -> R {
+        f(&mut self.cells.borrow_mut())
     }
 }
 
@@ -215,6 +225,7 @@ impl SimTransport {
             recv: RefCell::new(ReceivePath::new(rx, members.ack_policy())),
             send: RefCell::new(SendSide::new(tx)),
             members: RefCell::new(members),
+            cells: RefCell::new(no_cells()),
             heard: Cell::new(0),
             out_of_sequence: Cell::new(0),
         });

@@ -23,8 +23,10 @@ use crate::id::FederationTag;
 /// never acknowledge a claim (its rivals would wait the whole old settle interval). 7: data
 /// datagrams of wire version 3 (DDM cell traffic as its own kind,
 /// [`crate::data::DatagramKind::CellBestEffort`]); a node of version 6 would drop every cell
-/// update of a newer sender.
-pub const PROTOCOL_VERSION: u16 = 7;
+/// update of a newer sender. 8: the `CellFallback` control frame (a member that cannot join a
+/// DDM cell group asks for cell traffic on the default group); a node of version 7 could not
+/// decode it, and would go on sending to cells that member cannot hear.
+pub const PROTOCOL_VERSION: u16 = 8;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -106,6 +106,16 @@ pub enum Frame {
         #[serde(with = "serde_bytes")]
         payload: Vec<u8>,
     },
+    /// DDM: the sender of this frame cannot join some cell group of `tag` that its
+    /// subscriptions want (`on`; the kernel refused the join), or can again (`!on`). While any
+    /// member is `on`, cell messages go to the federation's default group (see
+    /// [`crate::core::cells`]).
+    CellFallback {
+        /// The federation.
+        tag: FederationTag,
+        /// Whether the sender needs cell messages on the default group.
+        on: bool,
+    },
 }
 
 /// Why a frame could not be read.

@@ -135,8 +135,9 @@ pub mod names {
     /// DDM cell groups left (label `federation`).
     pub const CELL_GROUPS_LEFT: &str = "hlamesh_ddm_cell_groups_left_total";
     /// DDM cell fallbacks (labels `federation`, `kind` = wide_region: a message sent to the
-    /// default group because its region covered too many groups; join_failed: a join the
-    /// kernel refused).
+    /// default group because its region covered too many groups; member_cannot_join: a
+    /// message sent to the default group because a member cannot join a cell group it wants;
+    /// join_failed: a join the kernel refused here).
     pub const CELL_FALLBACKS: &str = "hlamesh_ddm_cell_fallbacks_total";
     /// Datagrams sent on DDM cell groups (label `federation`; one per group a message went to).
     pub const CELL_DATAGRAMS_SENT: &str = "hlamesh_ddm_cell_datagrams_sent_total";
@@ -567,7 +568,7 @@ pub fn render() -> Option<String> {
 // The transport's part.
 
 /// Control-frame kinds, the values of label `kind` on the control-frame families.
-pub const FRAME_KINDS: [&str; 14] = [
+pub const FRAME_KINDS: [&str; 15] = [
     "hello",
     "hello_ack",
     "refused",
@@ -582,6 +583,7 @@ pub const FRAME_KINDS: [&str; 14] = [
     "app",
     "ack",
     "ack_request",
+    "cell_fallback",
 ];
 
 fn frame_index(f: &Frame) -> usize {
@@ -600,6 +602,7 @@ fn frame_index(f: &Frame) -> usize {
         Frame::App { .. } => 11,
         Frame::Ack { .. } => 12,
         Frame::AckRequest { .. } => 13,
+        Frame::CellFallback { .. } => 14,
     }
 }
 
@@ -698,6 +701,13 @@ pub struct CellStats {
     /// Best-effort messages with regions sent to the default group because their cells mapped
     /// to more than `max_cells_per_send` groups.
     pub wide_fallbacks: u64,
+    /// Best-effort messages with regions sent to the default group because a member cannot
+    /// join some cell group it wants (see [`crate::core::cells`]).
+    pub member_fallbacks: u64,
+    /// Members that say now that they cannot join some cell group they want.
+    pub members_cannot_join_now: u64,
+    /// Whether this node cannot join some cell group it wants now (and told its peers).
+    pub cannot_join_now: bool,
     /// Best-effort messages sent on cell groups.
     pub messages: u64,
     /// Datagrams sent on cell groups (a message to k groups: k).
@@ -721,6 +731,8 @@ pub struct CellCounters {
     pub join_failures: AtomicU64,
     /// See [`CellStats::wide_fallbacks`].
     pub wide_fallbacks: AtomicU64,
+    /// See [`CellStats::member_fallbacks`].
+    pub member_fallbacks: AtomicU64,
     /// See [`CellStats::messages`].
     pub messages: AtomicU64,
     /// See [`CellStats::datagrams`].
@@ -739,10 +751,12 @@ impl CellCounters {
             left: l(&self.left),
             join_failures: l(&self.join_failures),
             wide_fallbacks: l(&self.wide_fallbacks),
+            member_fallbacks: l(&self.member_fallbacks),
             messages: l(&self.messages),
             datagrams: l(&self.datagrams),
             best_effort_received,
             received_by_group: self.received.totals(),
+            ..CellStats::default()
         }
     }
 }
@@ -1063,6 +1077,12 @@ fn export_federation(f: &FederationSample, o: &FederationSample) {
         &with("kind", "wide_region"),
         c.wide_fallbacks,
         oc.wide_fallbacks,
+    );
+    inc(
+        CELL_FALLBACKS,
+        &with("kind", "member_cannot_join"),
+        c.member_fallbacks,
+        oc.member_fallbacks,
     );
     inc(
         CELL_FALLBACKS,

@@ -65,7 +65,7 @@ pub use turn::{Driver, Turn};
 use crate::config::{PROTOCOL_VERSION, TransportConfig};
 pub use crate::core::TransportEvent;
 use crate::core::batch::MAX_BATCH_DELAY;
-use crate::core::cells::{CellGroups, CellRoute};
+use crate::core::cells::{CellGroups, CellRoute, Fallback};
 use crate::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use crate::core::dispatch::{self, Inbound};
 use crate::core::mesh::{Mesh, Route};
@@ -186,9 +186,20 @@ impl Flow {
 
 impl FedChannel {
     fn cell_stats(&self) -> m::CellStats {
-        let joined_now = lock(&self.cells).joined().len() as u64;
+        let (joined_now, missing, others) = {
+            let c = lock(&self.cells);
+            (
+                c.joined().len() as u64,
+                c.missing(),
+                c.members_cannot_join() as u64,
+            )
+        };
         let received = lock(&self.recv).stats().best_effort_datagrams;
-        self.cell_counters.stats(joined_now, received)
+        m::CellStats {
+            cannot_join_now: missing,
+            members_cannot_join_now: others,
+            ..self.cell_counters.stats(joined_now, received)
+        }
     }
 
     fn flow_stats(&self) -> m::FlowStats {
@@ -221,6 +232,9 @@ impl ChannelParts for FedChannel {
     }
     fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
         f(&mut lock(&self.sender))
+    }
+    fn cells<R>(&self, f: impl FnOnce(&mut CellGroups) -> R) -> R {
+        f(&mut lock(&self.cells))
     }
 }
 

@@ -74,6 +74,8 @@ struct Fed {
     members: RefCell<Members>,
     recv: RefCell<ReceivePath>,
     send: RefCell<SendSide>,
+    /// DDM cell groups (none here: the simulated network has one group per federation).
+    cells: RefCell<hlamesh_transport::core::cells::CellGroups>,
 }
 
 impl ChannelParts for Fed {
@@ -91,6 +93,9 @@ impl ChannelParts for Fed {
     }
     fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
         f(&mut self.send.borrow_mut())
+    }
+    fn cells<R>(&self, f: impl FnOnce(&mut hlamesh_transport::core::cells::CellGroups) -> R) -> R {
+        f(&mut self.cells.borrow_mut())
     }
 }
 
@@ -355,6 +360,11 @@ fn run(seed: u64, sc: &Scenario) -> Result<Outcome, String> {
                     recv: RefCell::new(ReceivePath::new(rx, members.ack_policy())),
                     send: RefCell::new(SendSide::new(tx)),
                     members: RefCell::new(members),
+                    cells: RefCell::new(hlamesh_transport::core::cells::CellGroups::new(
+                        Vec::new(),
+                        std::net::Ipv4Addr::UNSPECIFIED,
+                        0,
+                    )),
                 },
                 got_rel: BTreeMap::new(),
                 got_be: HashMap::new(),

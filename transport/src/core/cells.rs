@@ -14,9 +14,21 @@
 //!
 //! A message whose cells map to more than `max_cells_per_send` distinct groups goes to the
 //! default group instead (one datagram rather than many; every member hears the default group).
+//!
+//! **A join the kernel refuses** (a host past `net.ipv4.igmp_max_memberships`, e.g. a node in
+//! many federations) must not cost that receiver the cells it wanted: while any of its wanted
+//! slots is not joined ([`CellGroups::missing`]), it tells every member of the federation
+//! (`Frame::CellFallback { on: true }`), and a sender that knows of such a member sends its
+//! cell messages on the default group instead ([`Fallback::MemberCannotJoin`]), which every
+//! member hears; `on: false` when its joins succeed again, or it leaves. The federation falls
+//! back to one large cell, the kernel filters nothing more for it, and the receiving LRCs
+//! still filter exactly. A member learns this state when it joins (the frame follows the
+//! answer to its `Joined`).
 
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
+
+use crate::id::NodeId;
 
 /// A cell key: routing space `space` (16 bits) and cell index `cell` (16 bits).
 pub fn cell_key(space: u16, cell: u16) -> u32 {
@@ -35,16 +47,25 @@ pub fn slot_of(key: u32, slots: u32) -> u32 {
     (start.wrapping_add(cell)) % slots
 }
 
+/// Why a message with cells goes to the default group after all (counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// Its cells map to more distinct groups than `max_cells_per_send`.
+    WideRegion,
+    /// A member cannot join some of the cell groups it wants (see the module docs).
+    MemberCannotJoin,
+}
+
 /// Where one best-effort message sent with regions goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CellRoute {
     /// To these groups, one datagram each (distinct, in slot order).
     Groups(Vec<Ipv4Addr>),
-    /// To the default group: no cell at all (the message has no region), or more distinct
-    /// groups than `max_cells_per_send` (`fallback`).
+    /// To the default group: no cell at all (the message has no region, or there are no
+    /// slots), or a [`Fallback`].
     Default {
-        /// The region was too wide: counted as a fallback.
-        fallback: bool,
+        /// Why, when the message had cells to go to.
+        fallback: Option<Fallback>,
     },
 }
 
@@ -68,6 +89,10 @@ pub struct CellGroups {
     max_per_send: usize,
     /// Slots joined now.
     joined: BTreeSet<u32>,
+    /// Slots this node's subscriptions want (a superset of `joined`: the rest were refused).
+    wanted: BTreeSet<u32>,
+    /// Members that said they cannot join some cell group they want.
+    cannot_join: BTreeSet<NodeId>,
 }
 
 impl CellGroups {
@@ -79,6 +104,8 @@ impl CellGroups {
             default,
             max_per_send,
             joined: BTreeSet::new(),
+            wanted: BTreeSet::new(),
+            cannot_join: BTreeSet::new(),
         }
     }
 
@@ -90,12 +117,19 @@ impl CellGroups {
     /// Where a message for cells `keys` goes.
     pub fn route(&self, keys: &[u32]) -> CellRoute {
         if keys.is_empty() || self.slots.is_empty() {
-            return CellRoute::Default { fallback: false };
+            return CellRoute::Default { fallback: None };
+        }
+        if !self.cannot_join.is_empty() {
+            return CellRoute::Default {
+                fallback: Some(Fallback::MemberCannotJoin),
+            };
         }
         let n = self.slot_count();
         let slots: BTreeSet<u32> = keys.iter().map(|k| slot_of(*k, n)).collect();
         if slots.len() > self.max_per_send {
-            return CellRoute::Default { fallback: true };
+            return CellRoute::Default {
+                fallback: Some(Fallback::WideRegion),
+            };
         }
         CellRoute::Groups(slots.iter().map(|s| self.slots[*s as usize]).collect())
     }
@@ -114,7 +148,8 @@ impl CellGroups {
         };
         let join: Vec<u32> = want.difference(&self.joined).copied().collect();
         let leave: Vec<u32> = self.joined.difference(&want).copied().collect();
-        self.joined = want;
+        self.joined = want.clone();
+        self.wanted = want;
         MembershipChange {
             join: join.iter().map(|s| self.slots[*s as usize]).collect(),
             leave: leave.iter().map(|s| self.slots[*s as usize]).collect(),
@@ -125,6 +160,31 @@ impl CellGroups {
     /// tries again).
     pub fn join_failed(&mut self, group: Ipv4Addr) {
         self.joined.retain(|s| self.slots[*s as usize] != group);
+    }
+
+    /// Whether a group this node wants is not joined (the kernel refused it): then its peers
+    /// must send it cell messages on the default group (see the module docs).
+    pub fn missing(&self) -> bool {
+        self.wanted.len() > self.joined.len()
+    }
+
+    /// Member `node` said it cannot (`on`) or can again (`!on`) join the cell groups it wants.
+    pub fn set_member_cannot_join(&mut self, node: NodeId, on: bool) {
+        if on {
+            self.cannot_join.insert(node);
+        } else {
+            self.cannot_join.remove(&node);
+        }
+    }
+
+    /// Member `node` left: whatever it could not join no longer matters.
+    pub fn member_gone(&mut self, node: NodeId) {
+        self.cannot_join.remove(&node);
+    }
+
+    /// Members that cannot join some cell group they want.
+    pub fn members_cannot_join(&self) -> usize {
+        self.cannot_join.len()
     }
 
     /// The groups joined now.
@@ -159,7 +219,7 @@ mod tests {
     #[test]
     fn a_message_goes_once_to_each_distinct_group_or_to_the_default_group_when_too_wide() {
         let g = groups(16);
-        assert_eq!(g.route(&[]), CellRoute::Default { fallback: false });
+        assert_eq!(g.route(&[]), CellRoute::Default { fallback: None });
         let CellRoute::Groups(one) = g.route(&[cell_key(5, 2), cell_key(5, 2)]) else {
             panic!("cells")
         };
@@ -169,12 +229,57 @@ mod tests {
         };
         assert_eq!(two.len(), 2);
         let wide: Vec<u32> = (0..5).map(|c| cell_key(5, c)).collect();
-        assert_eq!(g.route(&wide), CellRoute::Default { fallback: true });
+        assert_eq!(
+            g.route(&wide),
+            CellRoute::Default {
+                fallback: Some(Fallback::WideRegion)
+            }
+        );
         // No slots configured: everything on the default group.
         assert_eq!(
             CellGroups::new(Vec::new(), Ipv4Addr::new(239, 255, 1, 9), 4).route(&[1]),
-            CellRoute::Default { fallback: false }
+            CellRoute::Default { fallback: None }
         );
+    }
+
+    #[test]
+    fn a_refused_join_is_missing_until_a_later_change_joins_it() {
+        let mut g = groups(16);
+        let a = g.want(&[cell_key(1, 0), cell_key(1, 1)]);
+        assert!(!g.missing());
+        g.join_failed(a.join[1]);
+        assert!(g.missing(), "one wanted group is not joined");
+        assert_eq!(g.joined(), vec![a.join[0]]);
+        // The next change tries it again; this time the kernel takes it.
+        let b = g.want(&[cell_key(1, 0), cell_key(1, 1), cell_key(1, 2)]);
+        assert_eq!(b.join.len(), 2, "the refused one and the new one: {b:?}");
+        assert!(!g.missing());
+        // Wanting less than what was refused also ends it.
+        let c = g.want(&[cell_key(1, 3)]);
+        g.join_failed(c.join[0]);
+        assert!(g.missing());
+        g.want(&[]);
+        assert!(!g.missing());
+    }
+
+    #[test]
+    fn while_a_member_cannot_join_every_cell_message_goes_to_the_default_group() {
+        let mut g = groups(16);
+        let cells = [cell_key(5, 2)];
+        assert!(matches!(g.route(&cells), CellRoute::Groups(_)));
+        g.set_member_cannot_join(NodeId(7), true);
+        g.set_member_cannot_join(NodeId(8), true);
+        let fallback = CellRoute::Default {
+            fallback: Some(Fallback::MemberCannotJoin),
+        };
+        assert_eq!(g.route(&cells), fallback);
+        // A message without cells is no fallback.
+        assert_eq!(g.route(&[]), CellRoute::Default { fallback: None });
+        g.set_member_cannot_join(NodeId(7), false);
+        assert_eq!(g.route(&cells), fallback, "8 still cannot");
+        g.member_gone(NodeId(8));
+        assert_eq!(g.members_cannot_join(), 0);
+        assert!(matches!(g.route(&cells), CellRoute::Groups(_)));
     }
 
     #[test]

@@ -348,6 +348,8 @@ pub trait ChannelParts {
     fn receive<R>(&self, f: impl FnOnce(&mut ReceivePath) -> R) -> R;
     /// Runs `f` on the send side.
     fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R;
+    /// Runs `f` on the DDM cell groups (a leaf: `f` takes no other part).
+    fn cells<R>(&self, f: impl FnOnce(&mut crate::core::cells::CellGroups) -> R) -> R;
 }
 
 #[cfg(test)]

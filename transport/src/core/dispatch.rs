@@ -8,7 +8,7 @@
 //!
 //! | frame | what the channel does | answer |
 //! |---|---|---|
-//! | `Joined { next_seq, reply }` | a new member: into the member table and the flow window, its stream received from `next_seq`; control messages that waited for that position released; `FederationPeer { joined: true }`. A member already known: nothing | `Joined { our next_seq, reply: false }` when `reply` |
+//! | `Joined { next_seq, reply }` | a new member: into the member table and the flow window, its stream received from `next_seq`; control messages that waited for that position released; `FederationPeer { joined: true }`. A member already known: nothing | `Joined { our next_seq, reply: false }` when `reply`; `CellFallback { on: true }` while this node cannot join a cell group it wants |
 //! | `Left` | the member leaves: out of the table and the flow window (waiting senders woken), its gated control messages released, `FederationPeer { joined: false }` | — |
 //! | `KeyRequest` | — | `KeyReply` with the key |
 //! | `AckRequest { policy }` | acknowledge at the sender's pace from now on | `Ack` of what was handed up from it |
@@ -16,6 +16,7 @@
 //! | `Nack` | — | `Repair` from the retransmit buffer |
 //! | `Repair` | into the receive path: the repaired data is handed up | — |
 //! | `App { hw }` | into the causal gate: released after the sender's data up to `hw` | — |
+//! | `CellFallback { on }` | DDM: while a member is `on`, cell messages go to the default group ([`crate::core::cells`]) | — |
 //!
 //! A frame for a federation this node does not have open gets [`not_open`]'s answer (a key
 //! request: "no key"; a control message: handed up untagged by a federation here). A peer that
@@ -97,6 +98,8 @@ pub enum MemberFrame {
         /// The message.
         payload: Bytes,
     },
+    /// The peer cannot (`true`) or can again (`false`) join the cell groups it wants.
+    CellFallback(bool),
 }
 
 impl From<Frame> for Inbound {
@@ -132,6 +135,7 @@ impl From<Frame> for Inbound {
             Frame::Ack { tag, position } => member(tag, MemberFrame::Ack { position }),
             Frame::Nack { tag, nack } => member(tag, MemberFrame::Nack(nack)),
             Frame::Repair { tag, repair } => member(tag, MemberFrame::Repair(repair)),
+            Frame::CellFallback { tag, on } => member(tag, MemberFrame::CellFallback(on)),
         }
     }
 }
@@ -155,7 +159,10 @@ impl MemberFrame {
     pub fn hands_up(&self) -> bool {
         !matches!(
             self,
-            MemberFrame::KeyRequest | MemberFrame::Ack { .. } | MemberFrame::Nack(_)
+            MemberFrame::KeyRequest
+                | MemberFrame::Ack { .. }
+                | MemberFrame::Nack(_)
+                | MemberFrame::CellFallback(_)
         )
     }
 }
@@ -177,7 +184,16 @@ pub fn handle_frame<P: ChannelParts>(
                 let frame = parts.sender(|s| s.joined(false));
                 out(Output::Transmit { to: from, frame });
             }
+            // Every pair of members exchanges `Joined` both ways, so each learns here that the
+            // other needs cell messages on the default group.
+            if parts.cells(|c| c.missing()) {
+                out(Output::Transmit {
+                    to: from,
+                    frame: Frame::CellFallback { tag, on: true },
+                });
+            }
         }
+        MemberFrame::CellFallback(on) => parts.cells(|c| c.set_member_cannot_join(from, on)),
         MemberFrame::Left => remove_member(parts, from, out),
         MemberFrame::KeyRequest => out(Output::Transmit {
             to: from,
@@ -259,6 +275,7 @@ pub fn remove_member<P: ChannelParts>(parts: &P, node: NodeId, out: &mut dyn FnM
     if !parts.members(|m| m.leave(node)) {
         return;
     }
+    parts.cells(|c| c.member_gone(node));
     let tag = parts.tag();
     out(Output::FlowOpened { tag });
     parts.receive(|r| {
@@ -307,6 +324,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use std::net::Ipv4Addr;
+
+    use crate::core::cells::{CellGroups, CellRoute, Fallback, cell_key};
     use crate::core::channel::{Members, Outgoing, SendSide};
     use crate::data::{DataConfig, DataReceiver, DataSender, Reliability};
     use crate::flow::{FlowConfig, Room};
@@ -322,6 +342,7 @@ mod tests {
         members: RefCell<Members>,
         recv: RefCell<ReceivePath>,
         send: RefCell<SendSide>,
+        cells: RefCell<CellGroups>,
     }
 
     impl ChannelParts for Fed {
@@ -339,6 +360,9 @@ mod tests {
         }
         fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
             f(&mut self.send.borrow_mut())
+        }
+        fn cells<R>(&self, f: impl FnOnce(&mut CellGroups) -> R) -> R {
+            f(&mut self.cells.borrow_mut())
         }
     }
 
@@ -365,6 +389,13 @@ mod tests {
                 DataSender::new(me, tag, &KEY, cfg).expect("config"),
             )),
             members: RefCell::new(members),
+            cells: RefCell::new(CellGroups::new(
+                (0..16)
+                    .map(|i| Ipv4Addr::new(239, 255, 9, 10 + i))
+                    .collect(),
+                Ipv4Addr::new(239, 255, 9, 9),
+                8,
+            )),
         }
     }
 
@@ -911,5 +942,68 @@ mod tests {
         ] {
             assert!(m.hands_up(), "{m:?}");
         }
+    }
+
+    #[test]
+    fn a_member_that_cannot_join_a_cell_group_gets_cell_messages_on_the_default_group() {
+        let t = Instant::now();
+        let (a, b) = (fed(A), fed(B));
+        // B wants a cell group, and the kernel refuses it.
+        let change = b.cells(|c| c.want(&[cell_key(3, 1)]));
+        b.cells(|c| c.join_failed(change.join[0]));
+        // A's `Joined` reaches B: B answers, and says it cannot hear that cell.
+        let joined = a.sender(|s| s.joined(true));
+        let out = frame(&b, t, A, joined);
+        let said: Vec<&Frame> = out
+            .iter()
+            .filter_map(|o| match o {
+                Output::Transmit { to, frame } if *to == A => Some(frame),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            matches!(said[0], Frame::Joined { reply: false, .. }),
+            "{said:?}"
+        );
+        assert_eq!(said[1], &Frame::CellFallback { tag: TAG, on: true });
+        // A routes its cell messages to the default group from then on, not before.
+        let cells = [cell_key(3, 1)];
+        assert!(matches!(a.cells(|c| c.route(&cells)), CellRoute::Groups(_)));
+        assert!(frame(&a, t, B, said[1].clone()).is_empty());
+        assert_eq!(
+            a.cells(|c| c.route(&cells)),
+            CellRoute::Default {
+                fallback: Some(Fallback::MemberCannotJoin)
+            }
+        );
+        // B can again: cells once more.
+        frame(
+            &a,
+            t,
+            B,
+            Frame::CellFallback {
+                tag: TAG,
+                on: false,
+            },
+        );
+        assert!(matches!(a.cells(|c| c.route(&cells)), CellRoute::Groups(_)));
+        // A member that leaves takes its fallback with it.
+        frame(&a, t, B, Frame::CellFallback { tag: TAG, on: true });
+        let joined_b = b.sender(|s| s.joined(false));
+        frame(&a, t, B, joined_b);
+        frame(&a, t, B, Frame::Left { tag: TAG });
+        assert!(matches!(a.cells(|c| c.route(&cells)), CellRoute::Groups(_)));
+        // A node that joined every group it wants says nothing of cells.
+        let out = frame(&a, t, B, b.sender(|s| s.joined(true)));
+        assert!(
+            !out.iter().any(|o| matches!(
+                o,
+                Output::Transmit {
+                    frame: Frame::CellFallback { .. },
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
     }
 }

@@ -165,12 +165,14 @@ impl FederationChannel {
         let groups = match lock(&self.fed.cells).route(cells) {
             CellRoute::Groups(g) => g,
             CellRoute::Default { fallback } => {
-                if fallback {
-                    self.fed
-                        .cell_counters
-                        .wide_fallbacks
-                        .fetch_add(1, Ordering::Relaxed);
-                }
+                let c = &self.fed.cell_counters;
+                match fallback {
+                    Some(Fallback::WideRegion) => c.wide_fallbacks.fetch_add(1, Ordering::Relaxed),
+                    Some(Fallback::MemberCannotJoin) => {
+                        c.member_fallbacks.fetch_add(1, Ordering::Relaxed)
+                    }
+                    None => 0,
+                };
                 return self.send(Reliability::BestEffort, payload).map(|_| ());
             }
         };
@@ -204,7 +206,11 @@ impl FederationChannel {
     /// is counted and logged (see `docs/DDM.md`, "Resolution and limits") and tried again at
     /// the next change.
     pub fn set_cells(&self, cells: &[u32]) {
-        let change = lock(&self.fed.cells).want(cells);
+        let (change, was_missing) = {
+            let mut c = lock(&self.fed.cells);
+            let was = c.missing();
+            (c.want(cells), was)
+        };
         let (sock, iface) = (&self.shared.data_recv, self.shared.interface);
         let c = &self.fed.cell_counters;
         for g in change.join {
@@ -229,6 +235,29 @@ impl FederationChannel {
                     c.left.fetch_add(1, Ordering::Relaxed);
                 }
                 Err(e) => tracing::debug!(federation = %self.fed.name, "leave {g}: {e}"),
+            }
+        }
+        // A receiver never gets less than it asked for: while a wanted group is not joined, the
+        // members send cell messages on the default group (`crate::core::cells`). Members that
+        // join later learn it from the answer to their `Joined`.
+        let missing = lock(&self.fed.cells).missing();
+        if missing != was_missing {
+            if missing {
+                tracing::warn!(
+                    federation = %self.fed.name,
+                    "asking the members for DDM cell traffic on the default group until the \
+                     refused joins succeed"
+                );
+            } else {
+                tracing::info!(federation = %self.fed.name, "every wanted DDM cell group joined");
+            }
+            let frame = Frame::CellFallback {
+                tag: self.fed.tag,
+                on: missing,
+            };
+            let members = lock(&self.fed.members).members();
+            for p in members {
+                let _ = self.shared.send_frame(p, &frame);
             }
         }
     }

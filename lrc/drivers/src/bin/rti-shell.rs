@@ -66,7 +66,8 @@
 //!   shell creates).
 //! - `cells` — prints this LRC's DDM cell-group counters of the federation
 //!   (`{"event":"cells","joined_now":…,"joined":…,"left":…,"join_failures":…,
-//!   "wide_fallbacks":…,"messages":…,"datagrams":…,"best_effort_received":…}`; see
+//!   "wide_fallbacks":…,"member_fallbacks":…,"cannot_join_now":…,"members_cannot_join_now":…,
+//!   "messages":…,"datagrams":…,"best_effort_received":…,"received_by_group":[…]}`; see
 //!   `docs/DDM.md`).
 //! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
 //!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
@@ -587,8 +588,11 @@ fn run() -> Result<(), RtiError> {
                 out(
                     json!({"event":"cells","joined_now":c.joined_now,"joined":c.joined,
                     "left":c.left,"join_failures":c.join_failures,
-                    "wide_fallbacks":c.wide_fallbacks,"messages":c.messages,
-                    "datagrams":c.datagrams,"best_effort_received":c.best_effort_received}),
+                    "wide_fallbacks":c.wide_fallbacks,"member_fallbacks":c.member_fallbacks,
+                    "cannot_join_now":c.cannot_join_now,
+                    "members_cannot_join_now":c.members_cannot_join_now,"messages":c.messages,
+                    "datagrams":c.datagrams,"best_effort_received":c.best_effort_received,
+                    "received_by_group":c.received_by_group}),
                 );
                 Ok(())
             }
