@@ -1,40 +1,70 @@
 //! DDM cell routing (issue 23, `docs/DDM.md`, "Cells: the network filters"): which grid cells a
-//! best-effort update goes to, and which cells this LRC's subscriptions want to hear, as
-//! **cell keys** the transport maps to multicast groups (`hlamesh_transport::core::cells`).
-//! Sans-I/O: the shell sends with [`Action::SendToCells`] and joins with
-//! [`Action::SetCells`].
+//! best-effort update or interaction goes to, and which cells this LRC's subscriptions want to
+//! hear, as **cell keys** the transport maps to multicast groups
+//! (`hlamesh_transport::core::cells`). Sans-I/O: the shell sends with [`Action::SendToCells`] and
+//! joins with [`Action::SetCells`].
 //!
 //! A **routing space** is the dimension set of a class attribute (as the FDD declares it, the
-//! same at every LRC; an inherited attribute keeps its declaration's dimensions), cut by a
-//! [`CellGrid`] of `cells_per_dimension` cells along its first two dimensions (by handle). A cell
-//! key is the space's 16-bit id ([`space_id`]) and the cell's index.
+//! same at every LRC; an inherited attribute keeps its declaration's dimensions) or of an
+//! interaction class (each class its own: a subclass may have other dimensions than its
+//! superclass), cut by a [`CellGrid`] of `cells_per_dimension` cells along its first two
+//! dimensions (by handle). A cell key is the space's 16-bit id ([`space_id`]) and the cell's
+//! index. Two classes over the same dimensions share a space.
 //!
-//! - **Sender**: a best-effort update of an instance goes to the cells its attributes' update
-//!   regions cover, in each attribute's space, if *every* attribute it carries has update regions
-//!   (an attribute in the default region makes it a default-group message, as does an update
-//!   covering more than `MAX_KEYS_PER_SEND` cells). Reliable updates, interactions and everything
-//!   else stay on the default group.
-//! - **Receiver**: for each attribute a local federate subscribes to, the cells of its
-//!   subscription regions for it (grown by [`CellMembership::JOIN_MARGIN`], none by default)
-//!   and kept until they
-//!   fall out of the regions grown by [`CellMembership::LEAVE_MARGIN`]; an attribute subscribed
-//!   without regions (the default region) wants every cell of its space. The wanted set is
-//!   recomputed after each service that changes subscriptions or regions
-//!   ([`FederationCore::refresh_cells`]), and announced when it changed.
+//! - **Sender, updates**: a best-effort update of an instance goes to the cells its attributes'
+//!   update regions cover, in each attribute's space, if *every* attribute it carries has update
+//!   regions (an attribute in the default region makes it a default-group message, as does an
+//!   update covering more than `MAX_KEYS_PER_SEND` cells).
+//! - **Sender, interactions**: a best-effort interaction sent with regions
+//!   ([`DataMsg::InteractionInRegions`]) of a class with dimensions goes to the cells its sent
+//!   regions cover in the space of the class as sent (same limit). A dimension of the space a
+//!   region does not name takes the FDD's default range (the whole axis for `Excluded`), as the
+//!   exact overlap test does. Reliable interactions, interactions sent without regions and
+//!   everything else stay on the default group.
+//! - **Receiver, attributes**: for each attribute a local federate subscribes to, the cells of
+//!   its subscription regions for it (grown by [`CellMembership::JOIN_MARGIN`], none by
+//!   default) and kept until they fall out of the regions grown by
+//!   [`CellMembership::LEAVE_MARGIN`]; an attribute subscribed without regions (the default
+//!   region) wants every cell of its space.
+//! - **Receiver, interactions**: an interaction is delivered as the nearest class on its
+//!   superclass chain the federate subscribes to, so a subscription to class `K` hears the
+//!   interactions of `K` and of every subclass with no subscribed class between it and `K`
+//!   ([`received_as`]). For each
+//!   of those classes that is best effort and has dimensions, it wants the cells its
+//!   subscription regions (active or passive) cover in *that* class's space: a region dimension
+//!   the class does not have is ignored, a class dimension the region does not name takes the
+//!   default range (for `Excluded`, every cell along it). Subscribed without regions: every cell
+//!   of each of those spaces. A reliable class wants none (its interactions never go to a
+//!   cell; a class's transportation is fixed by the FDD, hlamesh has no service that changes
+//!   it).
 //!
-//! Overlap implies a shared cell (on each grid axis the two ranges intersect, so they share a
-//! cell index; a dimension a region leaves unspecified covers the whole axis), so a subscriber
-//! joined to its cells hears every update that overlaps; the receiving LRC's exact filter
+//! The wanted set is recomputed after each service that changes subscriptions or regions
+//! ([`FederationCore::refresh_cells`]; [`changes_cells`] names them) and when modules a joiner
+//! brought are merged (they may add subclasses), and announced when it changed.
+//!
+//! Overlap implies a shared cell (on each grid axis the two ranges, or the default ranges they
+//! fall back to, intersect, so they share a cell index; a dimension a region leaves unspecified
+//! with an `Excluded` default covers the whole axis), so a subscriber joined to its cells hears
+//! every update or interaction that overlaps; the receiving LRC's exact filter
 //! (`super::regions`) then decides the callbacks.
+//!
+//! Interactions need no ordering rule like an update's `after` (`super::regions`, "Best effort
+//! and region moves"): an interaction carries the extents of the regions it was sent with, and
+//! the receiver judges them against its own subscription regions, so nothing it needs travels in
+//! another message that a cell datagram could overtake.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::regions::Extent;
+use super::declarations::Declarations;
+use super::regions::{Extent, default_range};
 use super::wire::DataMsg;
 use super::{Action, FederationCore};
 use crate::cells::{Cell, CellGrid, CellMembership, Span};
 use crate::fom::Fdd;
-use crate::handles::{AttributeHandle, DimensionHandle, ObjectClassHandle};
+use crate::handles::{
+    AttributeHandle, DimensionHandle, InteractionClassHandle, ObjectClassHandle,
+    ObjectInstanceHandle,
+};
 
 /// An update covering more cells than this goes to the default group (the transport applies its
 /// own, smaller limit on distinct groups, `max_cells_per_send`): bounds the work per send.
@@ -110,11 +140,66 @@ fn spans(e: &Extent) -> RegionSpans {
         .collect()
 }
 
+/// A region as the grid of the space over `dims` takes it (interactions): a span per dimension
+/// of the space, the region's range or, where it names none, the dimension's default range (as
+/// the exact overlap test takes it; none for `Excluded`, which the grid reads as the whole axis).
+/// A dimension of the region the space does not have is left out (it does not cut the grid).
+fn spans_in(fdd: &Fdd, e: &Extent, dims: &[DimensionHandle]) -> RegionSpans {
+    dims.iter()
+        .filter_map(|d| {
+            let r = e.0.get(d).copied().or_else(|| default_range(fdd, *d))?;
+            Some((
+                *d,
+                Span {
+                    lower: r.lower,
+                    upper: r.upper,
+                },
+            ))
+        })
+        .collect()
+}
+
 /// The dimensions of attribute `a` of `class` (empty if unknown).
 fn attr_dims(fdd: &Fdd, class: ObjectClassHandle, a: AttributeHandle) -> Vec<DimensionHandle> {
     fdd.available_dimensions_for_class_attribute(class, a)
         .map(<[_]>::to_vec)
         .unwrap_or_default()
+}
+
+/// The routing space of interaction class `ic` if its interactions may travel on cell groups:
+/// its dimensions when it is best effort (`HLAbestEffort`, transportation handle 2, fixed by the
+/// FDD) and has some; `None` otherwise (unknown, reliable, or no dimensions, so no region).
+fn routed_interaction_dims(fdd: &Fdd, ic: InteractionClassHandle) -> Option<&[DimensionHandle]> {
+    let c = fdd.interaction_class(ic).ok()?;
+    (c.transportation.0 == 2 && !c.dimensions.is_empty()).then_some(c.dimensions.as_slice())
+}
+
+/// The classes whose interactions a federate with declarations `decl` receives as `k` (which it
+/// subscribes to): `k` and every subclass with no subscribed class between it and `k` (an
+/// interaction is delivered as the nearest subscribed class on its superclass chain).
+pub(crate) fn received_as(
+    fdd: &Fdd,
+    decl: &Declarations,
+    k: InteractionClassHandle,
+) -> Vec<InteractionClassHandle> {
+    let mut out = vec![k];
+    let mut seen = BTreeSet::from([k]);
+    let children = |c: InteractionClassHandle| {
+        fdd.interaction_class(c)
+            .map(|x| x.children.clone())
+            .unwrap_or_default()
+    };
+    let mut stack = children(k);
+    while let Some(c) = stack.pop() {
+        // A subscribed subclass receives its own subtree; `seen` bounds the walk whatever the
+        // FDD's shape.
+        if decl.subscribed_interactions.contains_key(&c) || !seen.insert(c) {
+            continue;
+        }
+        out.push(c);
+        stack.extend(children(c));
+    }
+    out
 }
 
 impl FederationCore {
@@ -125,17 +210,59 @@ impl FederationCore {
     }
 
     /// The cell keys a best-effort `msg` goes to, `None` for the default group (see the module
-    /// docs).
+    /// docs): an update of an instance with update regions, or an interaction sent with regions.
     pub(crate) fn cells_of_send(&self, msg: &DataMsg) -> Option<Vec<u32>> {
-        let DataMsg::Update { object, values, .. } = msg else {
+        match msg {
+            DataMsg::Update { object, values, .. } => self.cells_of_update(*object, values),
+            DataMsg::InteractionInRegions { class, regions, .. } => {
+                self.cells_of_interaction(*class, regions)
+            }
+            _ => None,
+        }
+    }
+
+    /// The cells of a best-effort interaction of `class` sent with regions of extents
+    /// `regions`: those the regions cover in the class's space (`None`: the default group, for
+    /// a reliable class, a class without dimensions, no region, or too many cells).
+    fn cells_of_interaction(
+        &self,
+        class: InteractionClassHandle,
+        regions: &[Extent],
+    ) -> Option<Vec<u32>> {
+        let per_axis = self.cells.cells_per_dimension;
+        if per_axis == 0 || regions.is_empty() {
             return None;
-        };
+        }
+        let fdd = self.fdd.as_ref()?;
+        let dims = routed_interaction_dims(fdd, class)?;
+        let g = grid(fdd, dims, per_axis);
+        let space = space_id(dims);
+        let mut keys = BTreeSet::new();
+        for e in regions {
+            keys.extend(
+                g.cells_of(&spans_in(fdd, e, dims), 0.0)
+                    .into_iter()
+                    .map(|c| cell_key(space, c)),
+            );
+            if keys.len() > MAX_KEYS_PER_SEND {
+                return None;
+            }
+        }
+        (!keys.is_empty()).then(|| keys.into_iter().collect())
+    }
+
+    /// The cells of a best-effort update of `object` carrying `values` (see the module docs).
+    fn cells_of_update(
+        &self,
+        object: ObjectInstanceHandle,
+        values: &[(AttributeHandle, Vec<u8>)],
+    ) -> Option<Vec<u32>> {
         let per_axis = self.cells.cells_per_dimension;
         if per_axis == 0 || values.is_empty() {
             return None;
         }
-        let regions = self.regions.update_regions.get(object)?;
-        let class = self.objects.get(object)?.class;
+        let regions = self.regions.update_regions.get(&object)?;
+        let class = self.objects.get(&object)?.class;
         let fdd = self.fdd.as_ref()?;
         let mut keys = BTreeSet::new();
         for (a, _) in values {
@@ -199,6 +326,35 @@ impl FederationCore {
                         }
                     }
                 }
+                // Interactions: each subscribed class, in the spaces of the classes received as
+                // it (see the module docs).
+                for k in local.decl.subscribed_interactions.keys() {
+                    let rsub = fr.and_then(|r| r.interaction_subs.get(k));
+                    // `None`: the default region, every cell.
+                    let extents: Option<Vec<&Extent>> = match rsub {
+                        None => None,
+                        Some(rs) if rs.default.is_some() => None,
+                        Some(rs) => Some(
+                            rs.regions
+                                .iter()
+                                .filter_map(|r| fr.and_then(|x| x.regions.get(r)))
+                                .map(|reg| &reg.committed)
+                                .collect(),
+                        ),
+                    };
+                    for c in received_as(&fdd, &local.decl, *k) {
+                        let Some(dims) = routed_interaction_dims(&fdd, c) else {
+                            continue;
+                        };
+                        let entry = spaces
+                            .entry(space_id(dims))
+                            .or_insert_with(|| (grid(&fdd, dims, per_axis), Vec::new()));
+                        match &extents {
+                            None => entry.1.push(Vec::new()),
+                            Some(es) => entry.1.extend(es.iter().map(|e| spans_in(&fdd, e, dims))),
+                        }
+                    }
+                }
             }
         }
         // Spaces no longer wanted are updated with no region, so their cells are left.
@@ -248,6 +404,10 @@ pub(crate) fn changes_cells(service: &str) -> bool {
             | "commitRegionModifications"
             | "deleteRegion"
             | "resignFederationExecution"
+            | "subscribeInteractionClass"
+            | "unsubscribeInteractionClass"
+            | "subscribeInteractionClassWithRegions"
+            | "unsubscribeInteractionClassWithRegions"
     )
 }
 
@@ -471,6 +631,271 @@ mod tests {
         }
         assert_eq!(left, Some(Vec::new()), "the cells were left");
         assert!(f.core.wanted_cells().is_empty());
+    }
+
+    /// The interaction classes of `Cells.xml`: `Chatter` (best effort over X, Y), its subclass
+    /// `Chatter.Ping` (best effort over X, Channel) and `Radio` (reliable over X, Channel).
+    struct Talk {
+        chatter: InteractionClassHandle,
+        ping: InteractionClassHandle,
+        radio: InteractionClassHandle,
+        channel: DimensionHandle,
+    }
+
+    impl Fed {
+        fn talk(&self) -> Talk {
+            let fdd = self.core.fdd_ref().expect("fdd");
+            let ic = |n: &str| fdd.interaction_class_handle(n).expect(n);
+            Talk {
+                chatter: ic("Chatter"),
+                ping: ic("Chatter.Ping"),
+                radio: ic("Radio"),
+                channel: fdd.dimension_handle("Channel").expect("Channel"),
+            }
+        }
+
+        /// A committed region of `f` over the dimensions of `ranges`.
+        fn region_over(
+            &mut self,
+            f: FederateHandle,
+            ranges: &[(DimensionHandle, u64, u64)],
+        ) -> RegionHandle {
+            let dims: Vec<DimensionHandle> = ranges.iter().map(|(d, _, _)| *d).collect();
+            let c = &mut self.core;
+            let r = c.create_region(f, &dims).expect("region");
+            for (d, lo, hi) in ranges {
+                c.set_range_bounds(f, r, *d, RangeBounds::new(*lo, *hi))
+                    .expect("bounds");
+            }
+            c.mom_reported(f, "commitRegionModifications", None, |c| {
+                c.commit_region_modifications(f, &[r])
+            })
+            .expect("commit");
+            r
+        }
+
+        /// `f` subscribes to interaction class `ic`, in `regions` (none: without regions),
+        /// through the service path the shell takes.
+        fn subscribe_interaction(
+            &mut self,
+            f: FederateHandle,
+            ic: InteractionClassHandle,
+            regions: &[RegionHandle],
+        ) {
+            let r = if regions.is_empty() {
+                self.core
+                    .mom_reported(f, "subscribeInteractionClass", None, |c| {
+                        c.subscribe_interaction_class(f, ic, true)
+                    })
+            } else {
+                self.core
+                    .mom_reported(f, "subscribeInteractionClassWithRegions", None, |c| {
+                        c.subscribe_interaction_class_with_regions(f, ic, regions, false)
+                    })
+            };
+            r.expect("subscribe");
+        }
+
+        fn unsubscribe_interaction(
+            &mut self,
+            f: FederateHandle,
+            ic: InteractionClassHandle,
+            regions: &[RegionHandle],
+        ) {
+            let r = if regions.is_empty() {
+                self.core
+                    .mom_reported(f, "unsubscribeInteractionClass", None, |c| {
+                        c.unsubscribe_interaction_class(f, ic)
+                    })
+            } else {
+                self.core
+                    .mom_reported(f, "unsubscribeInteractionClassWithRegions", None, |c| {
+                        c.unsubscribe_interaction_class_with_regions(f, ic, regions)
+                    })
+            };
+            r.expect("unsubscribe");
+        }
+
+        fn send(&mut self, ic: InteractionClassHandle, regions: &[RegionHandle]) {
+            let p = self.p;
+            let r = if regions.is_empty() {
+                self.core
+                    .send_interaction(p, ic, Vec::new(), Vec::new(), None)
+            } else {
+                self.core.send_interaction_with_regions(
+                    p,
+                    ic,
+                    Vec::new(),
+                    regions,
+                    Vec::new(),
+                    None,
+                )
+            };
+            r.expect("send");
+        }
+    }
+
+    /// The key of cell (`cx`, `cch`) of `Chatter.Ping`'s grid: 4 cells along X ([0, 1000)),
+    /// 4 along Channel ([0, 8)), X first (the lower handle).
+    fn ping_key(f: &Fed, t: &Talk, cx: u32, cch: u32) -> u32 {
+        assert!(f.x < t.channel, "X is the grid's first axis");
+        cell_key(space_id(&[f.x, t.channel]), Cell(cx * 4 + cch))
+    }
+
+    fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// A best-effort interaction sent with regions goes to the cells its regions cover in its
+    /// class's space (a dimension a region leaves out taking the default range); reliable ones,
+    /// ones sent without regions and ones covering too many cells go to the default group.
+    #[test]
+    fn best_effort_interactions_with_regions_go_to_the_cells_of_their_regions() {
+        let mut f = Fed::new();
+        let t = f.talk();
+        let (p, x, y, ch) = (f.p, f.x, f.y, t.channel);
+        for ic in [t.chatter, t.ping, t.radio] {
+            f.core.publish_interaction_class(p, ic).expect("publish");
+        }
+        // Across the border of cells (0, 0) and (1, 0) of Chatter's grid (that of X, Y, as
+        // Position's: one space).
+        let at = f.region_over(p, &[(x, 240, 260), (y, 10, 20)]);
+        drain(&mut f.core);
+        f.send(t.chatter, &[at]);
+        let (sends, default, _) = drain(&mut f.core);
+        assert_eq!(sends, vec![vec![key(&f, 0, 0), key(&f, 1, 0)]]);
+        assert!(!default, "not on the default group too");
+
+        // Two regions: the union of their cells, each once.
+        let far = f.region_over(p, &[(x, 900, 950), (y, 900, 950)]);
+        drain(&mut f.core);
+        f.send(t.chatter, &[at, far]);
+        assert_eq!(
+            drain(&mut f.core).0,
+            vec![sorted(vec![key(&f, 0, 0), key(&f, 1, 0), key(&f, 3, 3)])]
+        );
+
+        // The subclass in its own space (X, Channel): a region over X alone takes Channel's
+        // default range [0, 1), cell 0; one naming Channel, its cells.
+        let xs = f.region_over(p, &[(x, 600, 620)]);
+        let xch = f.region_over(p, &[(x, 600, 620), (ch, 4, 8)]);
+        drain(&mut f.core);
+        f.send(t.ping, &[xs]);
+        f.send(t.ping, &[xch]);
+        assert_eq!(
+            drain(&mut f.core).0,
+            vec![
+                vec![ping_key(&f, &t, 2, 0)],
+                vec![ping_key(&f, &t, 2, 2), ping_key(&f, &t, 2, 3)]
+            ]
+        );
+
+        // Without regions, best effort: the default group.
+        f.send(t.chatter, &[]);
+        let (sends, default, _) = drain(&mut f.core);
+        assert!(sends.is_empty() && default);
+        // Reliable with regions: the default group, in the reliable stream.
+        let radio_at = f.region_over(p, &[(x, 10, 20)]);
+        drain(&mut f.core);
+        f.send(t.radio, &[radio_at]);
+        let mut reliable = false;
+        while let Some(a) = f.core.poll_action() {
+            match a {
+                Action::SendToCells { .. } => panic!("a reliable interaction went to cells"),
+                Action::SendData { reliable: r, .. } => reliable |= r,
+                _ => {}
+            }
+        }
+        assert!(
+            reliable,
+            "the reliable interaction went to the default group"
+        );
+
+        // More cells than a send may cover (a 16 × 16 grid, the whole plane): the default group.
+        f.core.set_cells_per_dimension(16);
+        let all = f.region_over(p, &[(x, 0, 1000), (y, 0, 1000)]);
+        drain(&mut f.core);
+        f.send(t.chatter, &[all]);
+        let (sends, default, _) = drain(&mut f.core);
+        assert!(sends.is_empty() && default, "too wide: the default group");
+        // Cell routing off: the default group.
+        f.core.set_cells_per_dimension(0);
+        f.send(t.chatter, &[at]);
+        let (sends, default, _) = drain(&mut f.core);
+        assert!(sends.is_empty() && default, "cells off: the default group");
+    }
+
+    /// A subscriber to an interaction class joins the cells its regions cover in the space of
+    /// the class and of each subclass it receives as that class, even where the subclass has
+    /// other dimensions; a subclass it subscribes to itself is joined by that subscription; a
+    /// reliable class joins nothing; unsubscribing leaves the cells.
+    #[test]
+    fn interaction_subscribers_join_the_cells_of_the_classes_they_receive() {
+        let mut f = Fed::new();
+        let t = f.talk();
+        let (s, x, y) = (f.s, f.x, f.y);
+        // A reliable class, with or without regions: no cell.
+        let ear = f.region_over(s, &[(x, 0, 100)]);
+        f.subscribe_interaction(s, t.radio, &[]);
+        f.subscribe_interaction(s, t.radio, &[ear]);
+        assert_eq!(drain(&mut f.core).2, None, "Radio is reliable: no cell");
+
+        // Passively, in a region over X and Y inside cell (0, 0): that cell of Chatter's space,
+        // and in Ping's (X, Channel) the X cell 0 along Channel's default range [0, 1) (Y, which
+        // Ping does not have, is ignored).
+        let watch = f.region_over(s, &[(x, 0, 100), (y, 0, 100)]);
+        f.subscribe_interaction(s, t.chatter, &[watch]);
+        let both = sorted(vec![key(&f, 0, 0), ping_key(&f, &t, 0, 0)]);
+        assert_eq!(drain(&mut f.core).2, Some(both.clone()));
+
+        // Ping subscribed by itself, without regions: every cell of its space; Chatter keeps its
+        // one cell.
+        f.subscribe_interaction(s, t.ping, &[]);
+        let mut every_ping: Vec<u32> = (0..4)
+            .flat_map(|cx| (0..4).map(move |cc| (cx, cc)))
+            .map(|(cx, cc)| ping_key(&f, &t, cx, cc))
+            .collect();
+        every_ping.push(key(&f, 0, 0));
+        assert_eq!(drain(&mut f.core).2, Some(sorted(every_ping)));
+        // Ping unsubscribed: received as Chatter again, in Chatter's region.
+        f.unsubscribe_interaction(s, t.ping, &[]);
+        assert_eq!(drain(&mut f.core).2, Some(both.clone()));
+
+        // The region moves along X: the new cells are joined in both spaces, the old ones left
+        // once half a cell behind.
+        let c = &mut f.core;
+        c.set_range_bounds(s, watch, x, RangeBounds::new(600, 700))
+            .expect("x");
+        c.mom_reported(s, "commitRegionModifications", None, |c| {
+            c.commit_region_modifications(s, &[watch])
+        })
+        .expect("commit");
+        assert_eq!(
+            drain(&mut f.core).2,
+            Some(sorted(vec![key(&f, 2, 0), ping_key(&f, &t, 2, 0)]))
+        );
+
+        // A second region, over X alone: in Chatter's space Y's default is `Excluded`, every
+        // cell along Y; in Ping's, Channel's default range, cell 0.
+        let strip = f.region_over(s, &[(x, 0, 100)]);
+        f.subscribe_interaction(s, t.chatter, &[strip]);
+        let mut with_strip = vec![key(&f, 2, 0), ping_key(&f, &t, 2, 0)];
+        with_strip.extend((0..4).map(|cy| key(&f, 0, cy)));
+        with_strip.push(ping_key(&f, &t, 0, 0));
+        assert_eq!(drain(&mut f.core).2, Some(sorted(with_strip)));
+
+        // Unsubscribed from the regions: every cell left (Radio still joins none).
+        f.unsubscribe_interaction(s, t.chatter, &[watch, strip]);
+        assert_eq!(drain(&mut f.core).2, Some(Vec::new()));
+        assert!(f.core.wanted_cells().is_empty());
+
+        // Without regions: every cell of Chatter's space and of Ping's.
+        f.subscribe_interaction(s, t.chatter, &[]);
+        assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(32));
+        f.unsubscribe_interaction(s, t.chatter, &[]);
+        assert_eq!(drain(&mut f.core).2, Some(Vec::new()));
     }
 
     #[test]

@@ -962,6 +962,9 @@ impl FederationCore {
             Ok(fdd) => {
                 self.fdd = Some(std::sync::Arc::new(fdd));
                 self.modules = all;
+                // A new subclass of an interaction class a local federate subscribes to is
+                // received as that class, in the subclass's own routing space: join its cells.
+                self.refresh_cells();
             }
             Err(e) => tracing::error!(
                 federation = %self.name,

@@ -382,7 +382,8 @@ pub enum Action {
     },
     /// Multicast a best-effort message with DDM regions on the groups of the grid cells
     /// `cells` (see [`cell_route`]; the transport sends it to the default group when they are
-    /// too many). Only best-effort updates whose every attribute has update regions.
+    /// too many). Only best-effort updates whose every attribute has update regions, and
+    /// best-effort interactions sent with regions of a class with dimensions.
     SendToCells {
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,

@@ -188,7 +188,7 @@ pub struct Extent(pub BTreeMap<DimensionHandle, RangeBounds>);
 
 /// The range dimension `d` has in a region that does not specify it: the FDD's default range,
 /// `None` for `Excluded` (or a dimension the FDD does not define).
-fn default_range(fdd: &Fdd, d: DimensionHandle) -> Option<RangeBounds> {
+pub(crate) fn default_range(fdd: &Fdd, d: DimensionHandle) -> Option<RangeBounds> {
     match fdd.dimension(d).ok()?.decl.default_range {
         DefaultRange::Excluded => None,
         DefaultRange::Range { lower, upper } => Some(RangeBounds { lower, upper }),
