@@ -599,8 +599,9 @@ mod tests {
         assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(16));
     }
 
-    /// A resigned subscriber's cells are left once its resignation is applied (the resign call
-    /// itself leaves its subscriptions in place until then).
+    /// A resigned subscriber's cells (of its attribute and its interaction subscriptions) are
+    /// left once its resignation is applied (the resign call itself leaves its subscriptions in
+    /// place until then).
     #[test]
     fn a_resigned_subscribers_cells_are_left() {
         let mut f = Fed::new();
@@ -608,6 +609,11 @@ mod tests {
         let watch = f.region(s, (0, 100), (0, 100));
         f.subscribe_in(s, watch);
         assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
+        // Its interaction subscription's cells too (Chatter's cell is Position's: one space).
+        let talk = f.talk();
+        f.subscribe_interaction(s, talk.chatter, &[watch]);
+        let both = sorted(vec![key(&f, 0, 0), ping_key(&f, &talk, 0, 0)]);
+        assert_eq!(drain(&mut f.core).2, Some(both));
         let t = f
             .core
             .mom_reported(s, "resignFederationExecution", None, |c| {

@@ -1832,3 +1832,45 @@ fn a_managers_subscription_changes_move_the_cells_and_dimensionless_attributes_j
     );
     assert!(one.core.wanted_cells().is_empty());
 }
+
+/// A manager's `HLAservice` interaction subscription changes move the DDM cell groups too: a
+/// subscription to a best-effort interaction class with dimensions (without regions) wants every
+/// cell of its space and of its subclasses' (`Cells.xml`: `Chatter` over X, Y and its subclass
+/// `Chatter.Ping` over X, Channel, 16 cells each); a reliable class (`Radio`) wants none.
+#[test]
+fn a_managers_interaction_subscription_changes_move_the_cells() {
+    let mut one = One::with_fom(include_str!("../../../../../foms/Cells.xml"));
+    let m = one.join("M");
+    let b = one.join("B");
+    one.drain();
+    let fdd = one.core.fdd_ref().expect("fdd");
+    let chatter = fdd.interaction_class_handle("Chatter").expect("Chatter");
+    let radio = fdd.interaction_class_handle("Radio").expect("Radio");
+    let subscribe = |ic: InteractionClassHandle| {
+        [
+            ("HLAinteractionClass", handle_value(&ic.encode())),
+            ("HLAactive", true.encode()),
+        ]
+    };
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAsubscribeInteractionClass",
+        b,
+        &subscribe(radio),
+    );
+    assert!(one.core.wanted_cells().is_empty(), "Radio is reliable");
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAsubscribeInteractionClass",
+        b,
+        &subscribe(chatter),
+    );
+    assert_eq!(one.core.wanted_cells().len(), 32);
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAunsubscribeInteractionClass",
+        b,
+        &subscribe(chatter)[..1],
+    );
+    assert!(one.core.wanted_cells().is_empty());
+}
