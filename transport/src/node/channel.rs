@@ -153,14 +153,14 @@ impl FederationChannel {
         Ok(seq.map(|s| s.0))
     }
 
-    /// Sends one best-effort message with DDM regions whose update region covers the cells
-    /// `cells` (cell keys, see [`crate::core::cells`]): one datagram to each distinct cell group
-    /// they map to, every copy with the same number from this node's cell number space
-    /// ([`crate::data::DatagramKind::CellBestEffort`]; a receiver in several of them delivers it
-    /// once, and one in none of them sees no gap in this node's default-group best-effort
-    /// numbers), never batched with other messages. With no cell, or more distinct
-    /// groups than `max_cells_per_send` (counted as a fallback), it goes to the default group
-    /// like [`FederationChannel::send`]. Runs on the caller's thread.
+    /// Sends one best-effort message with DDM regions (an update, or an interaction sent with
+    /// regions) whose regions cover the cells `cells` (cell keys, see [`crate::core::cells`]):
+    /// one datagram to each distinct cell group they map to, every copy with the same number from
+    /// this node's cell number space ([`crate::data::DatagramKind::CellBestEffort`]; a receiver
+    /// in several of them delivers it once, and one in none of them sees no gap in this node's
+    /// default-group best-effort numbers), never batched with other messages. With no cell, or
+    /// more distinct groups than `max_cells_per_send` (counted as a fallback), it goes to the
+    /// default group like [`FederationChannel::send`]. Runs on the caller's thread.
     pub fn send_to_cells(&self, payload: &[u8], cells: &[u32]) -> Result<(), TransportError> {
         let groups = match lock(&self.fed.cells).route(cells) {
             CellRoute::Groups(g) => g,

@@ -609,7 +609,8 @@ pub struct FederationCore {
     pub(crate) regions: regions::RegionState,
     /// Each local federate's conveyed region handles (see [`convey`]).
     pub(crate) conveyed: BTreeMap<FederateHandle, convey::Conveyed>,
-    /// DDM cell routing: where best-effort updates go, which cells this LRC hears (see
+    /// DDM cell routing: where best-effort updates and interactions with regions go, which cells
+    /// this LRC hears (see
     /// [`cell_route`]).
     pub(crate) cells: cell_route::CellRouting,
 }

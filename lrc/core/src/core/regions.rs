@@ -17,9 +17,9 @@
 //! # How update regions reach the receivers (the design choice)
 //!
 //! Filtering is exact and happens at the receiving LRC (the reliable stream reaches every LRC;
-//! best-effort updates with update regions travel on per-cell multicast groups, see
-//! [`super::cell_route`], so the kernel drops most of what a receiver did not ask for, and this
-//! filter removes what the coarse grid lets through). For that each receiver must know, for every instance
+//! best-effort updates with update regions and best-effort interactions sent with regions travel
+//! on per-cell multicast groups, see [`super::cell_route`], so the kernel drops most of what a
+//! receiver did not ask for, and this filter removes what the coarse grid lets through). For that each receiver must know, for every instance
 //! attribute, the ranges of the update regions it is associated with, *in order with the
 //! updates*. So the sender's LRC announces them in its own reliable data stream, as
 //! [`DataMsg::UpdateRegions`] (the committed ranges of every region associated with each listed
@@ -48,7 +48,9 @@
 //!
 //! Interactions sent with regions carry their regions' committed ranges in the message
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
-//! ([`DataMsg::RequestUpdateInRegions`]).
+//! ([`DataMsg::RequestUpdateInRegions`]). So a best-effort interaction sent with regions, which
+//! travels on the cell groups too ([`super::cell_route`]), needs no such rule: a receiver judges
+//! it by what it carries and by its own subscription regions, nothing it could overtake.
 //!
 //! # Update regions and ownership
 //!
