@@ -1874,3 +1874,69 @@ fn a_managers_interaction_subscription_changes_move_the_cells() {
     );
     assert!(one.core.wanted_cells().is_empty());
 }
+
+/// A module that adds a best-effort subclass of `Cells.xml`'s `Chatter` over `Y` alone (its
+/// own routing space), to bring at a join.
+const SHOUT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+    <modelIdentification><name>Shout</name><type>FOM</type><version>1</version></modelIdentification>
+    <interactions>
+        <interactionClass>
+            <name>HLAinteractionRoot</name>
+            <interactionClass>
+                <name>Chatter</name>
+                <interactionClass>
+                    <name>Shout</name>
+                    <sharing>PublishSubscribe</sharing>
+                    <dimensions><dimension>Y</dimension></dimensions>
+                    <transportation>HLAbestEffort</transportation>
+                    <order>Receive</order>
+                </interactionClass>
+            </interactionClass>
+        </interactionClass>
+    </interactions>
+    <dimensions>
+        <dimension>
+            <name>Y</name>
+            <dataType>HLAinteger64BE</dataType>
+            <upperBound>1000</upperBound>
+            <normalization>linear (Y, 0, 1000)</normalization>
+            <value>Excluded</value>
+        </dimension>
+    </dimensions>
+</objectModel>
+"#;
+
+/// A joiner's module that adds a subclass of an interaction class a local federate subscribes
+/// to moves the cells: the subclass's interactions are received as the subscribed class, in
+/// the subclass's own routing space.
+#[test]
+fn a_joiners_module_with_a_subclass_of_a_subscribed_interaction_class_adds_its_cells() {
+    let mut one = One::with_fom(include_str!("../../../../../foms/Cells.xml"));
+    let s = one.join("S");
+    one.drain();
+    let chatter = one
+        .core
+        .fdd_ref()
+        .expect("fdd")
+        .interaction_class_handle("Chatter")
+        .expect("Chatter");
+    one.core
+        .mom_reported(s, "subscribeInteractionClass", None, |c| {
+            c.subscribe_interaction_class(s, chatter, true)
+        })
+        .expect("subscribe");
+    // Chatter's space (X, Y) and Ping's (X, Channel): 16 cells each.
+    assert_eq!(one.core.wanted_cells().len(), 32);
+    one.join_with("B", vec![("Shout.xml".to_string(), SHOUT.to_string())]);
+    assert!(
+        one.core
+            .fdd_ref()
+            .expect("fdd")
+            .interaction_class_handle("Chatter.Shout")
+            .is_ok(),
+        "the module merged"
+    );
+    // And Shout's (Y): 4 cells.
+    assert_eq!(one.core.wanted_cells().len(), 36);
+}
