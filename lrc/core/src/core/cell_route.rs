@@ -29,7 +29,7 @@
 //! - **Receiver, interactions**: an interaction is delivered as the nearest class on its
 //!   superclass chain the federate subscribes to, so a subscription to class `K` hears the
 //!   interactions of `K` and of every subclass with no subscribed class between it and `K`
-//!   ([`received_as`]). For each
+//!   (`received_as`). For each
 //!   of those classes that is best effort and has dimensions, it wants the cells its
 //!   subscription regions (active or passive) cover in *that* class's space: a region dimension
 //!   the class does not have is ignored, a class dimension the region does not name takes the
@@ -39,7 +39,7 @@
 //!   it).
 //!
 //! The wanted set is recomputed after each service that changes subscriptions or regions
-//! ([`FederationCore::refresh_cells`]; [`changes_cells`] names them) and when modules a joiner
+//! ([`FederationCore::refresh_cells`]; `changes_cells` names them) and when modules a joiner
 //! brought are merged (they may add subclasses), and announced when it changed.
 //!
 //! Overlap implies a shared cell (on each grid axis the two ranges, or the default ranges they
@@ -284,9 +284,12 @@ impl FederationCore {
         (!keys.is_empty()).then(|| keys.into_iter().collect())
     }
 
-    /// Recomputes the cells this LRC's subscriptions want (with the join and leave margins)
-    /// and queues [`Action::SetCells`] if they changed. Called after each service that changes
-    /// subscriptions or regions.
+    /// Recomputes the cells this LRC's subscriptions want (with the join and leave margins):
+    /// those of its attribute subscriptions and of its interaction subscriptions (each in the
+    /// spaces of the classes received as the subscribed one), and queues [`Action::SetCells`]
+    /// if they changed. Called after each service that changes subscriptions or regions
+    /// (`changes_cells`), a manager's `HLAservice` subscription change, an applied
+    /// resignation, a committed restore and a merge of a joiner's modules.
     pub fn refresh_cells(&mut self) {
         let per_axis = self.cells.cells_per_dimension;
         let Some(fdd) = self.fdd.clone() else {
