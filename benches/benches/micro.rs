@@ -30,6 +30,7 @@ fn update(payload: usize, time: bool) -> DataMsg {
         versions: vec![0],
         retraction: time.then_some(1),
         after: 0,
+        regions: None,
     }
 }
 

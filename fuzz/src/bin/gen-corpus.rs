@@ -315,6 +315,7 @@ fn control_frames(out: &mut Out, datagrams: &[Vec<u8>]) {
                 },
             },
         ),
+        ("cell-fallback", Frame::CellFallback { tag, on: true }),
         (
             "app",
             Frame::App {
@@ -405,6 +406,24 @@ fn lrc_wire(out: &mut Out) {
                 versions: vec![0, 2],
                 retraction: Some(3),
                 after: 0,
+                regions: None,
+            },
+        ),
+        (
+            "update-moved-in-cells",
+            DataMsg::Update {
+                object: obj,
+                producer: fed,
+                values: vec![(a(1), b"p".to_vec())],
+                tag: Vec::new(),
+                time: None,
+                tso: false,
+                versions: Vec::new(),
+                retraction: None,
+                after: 7,
+                regions: Some(hlamesh_lrc::core::regions::InlineRegions {
+                    attrs: vec![(a(1), 3, vec![extent(1, 10, 20)])],
+                }),
             },
         ),
         (
@@ -490,6 +509,17 @@ fn lrc_wire(out: &mut Out) {
                 object: obj,
                 producer: fed,
                 attrs: vec![(a(1), vec![extent(1, 10, 20)]), (a(2), Vec::new())],
+                version: 2,
+            },
+        ),
+        (
+            "move-regions",
+            DataMsg::MoveRegions {
+                object: obj,
+                producer: fed,
+                version: 3,
+                after: 7,
+                attrs: vec![(a(1), vec![extent(1, 12, 22)])],
             },
         ),
         (

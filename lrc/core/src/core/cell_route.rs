@@ -214,6 +214,15 @@ impl FederationCore {
     pub(crate) fn cells_of_send(&self, msg: &DataMsg) -> Option<Vec<u32>> {
         match msg {
             DataMsg::Update { object, values, .. } => self.cells_of_update(*object, values),
+            DataMsg::MoveRegions { object, attrs, .. } => {
+                let class = self.objects.get(object)?.class;
+                let mut keys = BTreeSet::new();
+                for (a, extents) in attrs {
+                    keys.extend(self.cells_of_extents(class, *a, extents)?);
+                }
+                (!keys.is_empty() && keys.len() <= MAX_KEYS_PER_SEND)
+                    .then(|| keys.into_iter().collect())
+            }
             DataMsg::InteractionInRegions { class, regions, .. } => {
                 self.cells_of_interaction(*class, regions)
             }
@@ -282,6 +291,34 @@ impl FederationCore {
             }
         }
         (!keys.is_empty()).then(|| keys.into_iter().collect())
+    }
+
+    /// The cell keys that `extents`, update regions of attribute `a` of `class`, cover
+    /// (exact, no margin); `None` with cell routing off, no extents, or more keys than one send
+    /// may name.
+    pub(crate) fn cells_of_extents(
+        &self,
+        class: ObjectClassHandle,
+        a: AttributeHandle,
+        extents: &[Extent],
+    ) -> Option<BTreeSet<u32>> {
+        let per_axis = self.cells.cells_per_dimension;
+        if per_axis == 0 || extents.is_empty() {
+            return None;
+        }
+        let fdd = self.fdd.as_ref()?;
+        let dims = attr_dims(fdd, class, a);
+        let g = grid(fdd, &dims, per_axis);
+        let space = space_id(&dims);
+        let mut keys = BTreeSet::new();
+        for e in extents {
+            keys.extend(
+                g.cells_of(&spans(e), 0.0)
+                    .into_iter()
+                    .map(|c| cell_key(space, c)),
+            );
+        }
+        (keys.len() <= MAX_KEYS_PER_SEND).then_some(keys)
     }
 
     /// Recomputes the cells this LRC's subscriptions want (with the join and leave margins):
@@ -539,6 +576,135 @@ mod tests {
     /// The key of cell (`cx`, `cy`) of Position's 4 × 4 grid (X and Y of [0, 1000)).
     fn key(f: &Fed, cx: u32, cy: u32) -> u32 {
         cell_key(space_id(&[f.x, f.y]), Cell(cx * 4 + cy))
+    }
+
+    /// What `core` sent since the last call, decoded: (to cells?, reliable?, message).
+    fn sent(core: &mut FederationCore) -> Vec<(bool, bool, DataMsg)> {
+        let mut out = Vec::new();
+        while let Some(a) = core.poll_action() {
+            match a {
+                Action::SendToCells { bytes, .. } => {
+                    out.push((true, false, DataMsg::decode(&bytes).expect("decode")));
+                }
+                Action::SendData {
+                    reliable, bytes, ..
+                } => out.push((false, reliable, DataMsg::decode(&bytes).expect("decode"))),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_move_within_the_cells_goes_to_those_cells_and_the_updates_after_it_carry_their_regions() {
+        let mut f = Fed::new();
+        let (p, vehicle, position) = (f.p, f.vehicle, f.position);
+        let status = f
+            .core
+            .fdd_ref()
+            .expect("fdd")
+            .attribute_handle(vehicle, "Status")
+            .expect("Status");
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[position, status])
+            .expect("publish");
+        let at = f.region(p, (10, 30), (10, 20));
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, vehicle, &[(vec![position], vec![at])], None)
+            .expect("register");
+        let first = sent(&mut f.core);
+        assert!(
+            first.iter().any(|(cells, rel, m)| !cells
+                && *rel
+                && matches!(m, DataMsg::UpdateRegions { .. })),
+            "the first announcement is in the stream: {first:?}"
+        );
+        f.update(o);
+        match &sent(&mut f.core)[..] {
+            [(true, false, DataMsg::Update { regions: None, .. })] => {}
+            other => panic!("a plain cell update: {other:?}"),
+        }
+
+        // Within cell (0, 0): to that cell only, best effort, applied here at once.
+        f.bounds(p, at, (40, 60), (10, 20));
+        let moved = sent(&mut f.core);
+        let [(true, false, DataMsg::MoveRegions { version, attrs, .. })] = &moved[..] else {
+            panic!("a move to the cell: {moved:?}");
+        };
+        assert_eq!(*version, 2, "the registration's announcement was 1");
+        assert_eq!(attrs[0].0, position);
+        assert_eq!(f.core.ddm_moves_in_cells(), 1);
+        let held = f.core.regions.update_regions[&o][&position].clone();
+        assert_eq!(&held, &attrs[0].1, "applied here at once");
+        // The update after it carries the regions it is sent in, with that number.
+        f.update(o);
+        let upd = sent(&mut f.core);
+        let [
+            (
+                true,
+                false,
+                DataMsg::Update {
+                    regions: Some(r), ..
+                },
+            ),
+        ] = &upd[..]
+        else {
+            panic!("an update with its regions: {upd:?}");
+        };
+        assert_eq!(r.attrs, vec![(position, 2, held.clone())]);
+
+        // Another attribute's announcement in the stream (Status is reliable) does not cover
+        // Position's move: its updates still carry their regions, with their own number.
+        let atx = f.core.create_region(p, &[f.x]).expect("region");
+        f.core
+            .set_range_bounds(p, atx, f.x, RangeBounds::new(40, 60))
+            .expect("x");
+        f.core
+            .commit_region_modifications(p, &[atx])
+            .expect("commit");
+        f.core
+            .associate_regions_for_updates(p, o, &[(vec![status], vec![atx])])
+            .expect("associate");
+        let status_sent = sent(&mut f.core);
+        assert!(
+            matches!(
+                &status_sent[..],
+                [(false, true, DataMsg::UpdateRegions { version: 3, .. })]
+            ),
+            "{status_sent:?}"
+        );
+        f.update(o);
+        let upd = sent(&mut f.core);
+        let [
+            (
+                true,
+                false,
+                DataMsg::Update {
+                    regions: Some(r), ..
+                },
+            ),
+        ] = &upd[..]
+        else {
+            panic!("an update with its regions: {upd:?}");
+        };
+        assert_eq!(r.attrs, vec![(position, 2, held.clone())]);
+
+        // Into cell (1, 0): in the stream again, and the updates after it carry nothing.
+        f.bounds(p, at, (240, 260), (10, 20));
+        let crossed = sent(&mut f.core);
+        assert!(
+            matches!(
+                &crossed[..],
+                [(false, true, DataMsg::UpdateRegions { version: 4, .. })]
+            ),
+            "{crossed:?}"
+        );
+        f.update(o);
+        match &sent(&mut f.core)[..] {
+            [(true, false, DataMsg::Update { regions: None, .. })] => {}
+            other => panic!("a plain cell update: {other:?}"),
+        }
     }
 
     #[test]

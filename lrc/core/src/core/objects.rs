@@ -133,7 +133,7 @@ impl FederationCore {
         ))
     }
 
-    fn is_reliable_attr(&self, class: ObjectClassHandle, a: AttributeHandle) -> bool {
+    pub(crate) fn is_reliable_attr(&self, class: ObjectClassHandle, a: AttributeHandle) -> bool {
         self.fdd
             .as_ref()
             .and_then(|f| f.attribute(class, a).ok().map(|x| x.transportation.0 != 2))
@@ -413,10 +413,13 @@ impl FederationCore {
         versions: Vec<u32>,
         retraction: Option<MessageRetractionHandle>,
     ) -> u64 {
-        let after = if reliable {
-            0
+        let (after, regions) = if reliable {
+            (0, None)
         } else {
-            self.regions.announced_at.get(&object).copied().unwrap_or(0)
+            (
+                self.regions.announced_at.get(&object).copied().unwrap_or(0),
+                self.inline_regions(object, values.iter().map(|(a, _)| *a)),
+            )
         };
         let seq = self.send_data(
             reliable,
@@ -430,6 +433,7 @@ impl FederationCore {
                 versions,
                 retraction: retraction.map(MessageRetractionHandle::serial),
                 after,
+                regions,
             },
         );
         if reliable {
@@ -942,6 +946,7 @@ impl FederationCore {
             | DataMsg::Interaction { producer, .. }
             | DataMsg::InteractionInRegions { producer, .. }
             | DataMsg::UpdateRegions { producer, .. }
+            | DataMsg::MoveRegions { producer, .. }
             | DataMsg::Delete { producer, .. } => Some(*producer),
             DataMsg::Declare { federate, .. } => Some(*federate),
             DataMsg::HandOver { owner, .. } | DataMsg::OfferOwnership { owner, .. } => Some(*owner),
@@ -1027,11 +1032,21 @@ impl FederationCore {
                 versions,
                 retraction,
                 after,
+                regions,
             } => {
                 // A best-effort update that overtook the region announcement it follows would
                 // be judged against older regions (see `super::regions`): dropped.
                 // (`after` first: most updates carry 0 and skip the stream lookups.)
                 if after > 0 && from != self.me && after > self.applied_upto(from) {
+                    self.regions.stale_drops += 1;
+                    return;
+                }
+                // Moved within its cells since: the regions it carries are the ones it was sent
+                // in (newer ones applied first); one older than what is held here is dropped.
+                if let Some(r) = regions
+                    && from != self.me
+                    && !self.apply_moved_regions(from, object, producer, r.attrs)
+                {
                     self.regions.stale_drops += 1;
                     return;
                 }
@@ -1069,6 +1084,7 @@ impl FederationCore {
                                 versions,
                                 retraction,
                                 after: 0,
+                                regions: None,
                             },
                         );
                         return;
@@ -1126,8 +1142,26 @@ impl FederationCore {
                 };
                 self.apply_interaction(&fdd, seq, i, Some(&regions), served);
             }
-            DataMsg::UpdateRegions { object, attrs, .. } => {
-                self.apply_update_regions(object, attrs);
+            DataMsg::UpdateRegions {
+                object,
+                attrs,
+                version,
+                ..
+            } => self.apply_announced_regions(from, object, version, attrs),
+            DataMsg::MoveRegions {
+                object,
+                producer,
+                version,
+                after,
+                attrs,
+            } => {
+                // Not before the stream announcement it follows (as a best-effort update).
+                if from != self.me && after > self.applied_upto(from) {
+                    self.regions.stale_drops += 1;
+                    return;
+                }
+                let attrs = attrs.into_iter().map(|(a, e)| (a, version, e)).collect();
+                self.apply_moved_regions(from, object, producer, attrs);
             }
             DataMsg::RequestUpdateInRegions { class, attrs, tag } => {
                 self.apply_request_in_regions(class, attrs, tag);

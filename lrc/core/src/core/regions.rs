@@ -46,6 +46,32 @@
 //! [`FederationCore::ddm_stale_drops`]). Only the instance's own announcements count, so a
 //! gap elsewhere in the stream drops nothing.
 //!
+//! # Moves within the cells
+//!
+//! A moving entity commits its update region often (the bench's vehicles several times a
+//! second), and an announcement in the stream reaches every LRC of the federation: at one
+//! subscriber watching 1/16 of the space, those announcements were more datagrams than all the
+//! updates it received on its cell group (`hlamesh-bench ddm`). Most moves do not change the
+//! cells the region covers, and only the LRCs in those cells (the ones whose subscriptions can
+//! overlap the region before or after) care. So a move is announced outside the stream, best
+//! effort to those cells only ([`DataMsg::MoveRegions`]), when it keeps every listed attribute's
+//! cells, every listed attribute is best effort and owned by the committing federate, that
+//! federate owns every attribute of the instance with update regions, and this LRC announced
+//! the instance in its stream before. Anything else (a move into other cells, a reliable
+//! attribute, a split owner) is announced in the stream as before. Every announcement of an
+//! instance by an LRC, in the stream or not, takes the next number of that LRC for it
+//! ([`InlineRegions::version`]); until the next announcement in the stream, the instance's
+//! best-effort updates carry their attributes' regions ([`DataMsg::Update::regions`]), since the
+//! move may be lost. A receiver applies regions that came outside the stream only when they
+//! are newer than what it holds from the same LRC, after the stream announcement they follow
+//! (`after`, as above), and only from the attributes' owner; an update carrying regions older
+//! than those held is dropped (counted with the stale drops). So a reflection is still judged
+//! against the regions its update was sent in. What it costs: an LRC outside those cells keeps
+//! the regions of the last stream announcement (within the same cells, so they overlap none of
+//! its subscription regions either way) until it joins one of the cells, and then judges
+//! discovery and scope by them until the next move or update reaches it; a lost move with no
+//! update after it leaves the scope advisories behind until the next one.
+//!
 //! Interactions sent with regions carry their regions' committed ranges in the message
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
 //! ([`DataMsg::RequestUpdateInRegions`]). So a best-effort interaction sent with regions, which
@@ -336,6 +362,17 @@ impl FederateRegions {
     }
 }
 
+/// The update regions a best-effort update carries after a move within the cells (see the
+/// module docs, "Moves within the cells").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InlineRegions {
+    /// (attribute, number, extents of its update regions) of the attributes the update
+    /// carries. The number is that of the sending LRC's last announcement listing the
+    /// attribute: an LRC numbers its announcements of an instance's update regions 1, 2, …, in
+    /// its stream or not.
+    pub attrs: Vec<(AttributeHandle, u32, Vec<Extent>)>,
+}
+
 /// The core's DDM state (see the module docs).
 #[derive(Debug, Clone, Default)]
 pub struct RegionState {
@@ -350,6 +387,20 @@ pub struct RegionState {
     /// Receiver side: best-effort updates dropped because they arrived before the
     /// update-region announcement they were sent after had been applied here.
     pub stale_drops: u64,
+    /// Sender side: this LRC's last announcement number per instance (see
+    /// [`InlineRegions::attrs`]).
+    pub versions_sent: BTreeMap<ObjectInstanceHandle, u32>,
+    /// Sender side: per instance attribute, the number of this LRC's last announcement that
+    /// listed it.
+    pub attr_versions: BTreeMap<(ObjectInstanceHandle, AttributeHandle), u32>,
+    /// Sender side: instance attributes whose update regions moved within their cells since
+    /// this LRC last announced them in its stream; their best-effort updates carry them.
+    pub moved_in_cells: BTreeSet<(ObjectInstanceHandle, AttributeHandle)>,
+    /// Receiver side: per instance attribute, the LRC whose announcement of its update regions
+    /// was applied last and that announcement's number.
+    pub versions_applied: BTreeMap<(ObjectInstanceHandle, AttributeHandle), (super::Node, u32)>,
+    /// Sender side: moves announced to the cells only ([`DataMsg::MoveRegions`]).
+    pub moves_in_cells: u64,
 }
 
 /// What a save keeps of the DDM state for one federate (see `super::save`).
@@ -740,15 +791,175 @@ impl FederationCore {
                 (*a, ext)
             })
             .collect();
+        let version = {
+            let v = self.regions.versions_sent.entry(o).or_default();
+            *v = v.wrapping_add(1).max(1);
+            *v
+        };
+        for (a, _) in &list {
+            self.regions.attr_versions.insert((o, *a), version);
+        }
+        if self.moves_within_cells(f, o, &list) {
+            // Only the LRCs in those cells need it (see the module docs, "Moves within the
+            // cells"); it is applied here at once, by `send_data`.
+            let after = self.regions.announced_at.get(&o).copied().unwrap_or(0);
+            self.regions
+                .moved_in_cells
+                .extend(list.iter().map(|(a, _)| (o, *a)));
+            self.regions.moves_in_cells += 1;
+            self.send_data(
+                false,
+                DataMsg::MoveRegions {
+                    object: o,
+                    producer: f,
+                    version,
+                    after,
+                    attrs: list,
+                },
+            );
+            return;
+        }
+        let listed: Vec<AttributeHandle> = list.iter().map(|(a, _)| *a).collect();
         let seq = self.send_data(
             true,
             DataMsg::UpdateRegions {
                 object: o,
                 producer: f,
                 attrs: list,
+                version,
             },
         );
         self.regions.announced_at.insert(o, seq);
+        for a in listed {
+            self.regions.moved_in_cells.remove(&(o, a));
+        }
+    }
+
+    /// Whether the new update regions `list` of instance `o`, as federate `f` associated them,
+    /// may be announced to the cells they cover only ([`DataMsg::MoveRegions`]): cell routing
+    /// is on, this LRC announced the instance in its stream before, every attribute listed is
+    /// best effort, owned by `f`, and keeps exactly its cells, and `f` owns every attribute
+    /// of `o` with update regions (one LRC numbers the announcements of the instance).
+    fn moves_within_cells(
+        &self,
+        f: FederateHandle,
+        o: ObjectInstanceHandle,
+        list: &AttrExtents,
+    ) -> bool {
+        if self.cells.cells_per_dimension == 0
+            || list.is_empty()
+            || !self.regions.announced_at.contains_key(&o)
+        {
+            return false;
+        }
+        let Some(inst) = self.objects.get(&o) else {
+            return false;
+        };
+        let Some(old) = self.regions.update_regions.get(&o) else {
+            return false;
+        };
+        if old.keys().any(|a| inst.owner_of(*a) != Some(f)) {
+            return false;
+        }
+        list.iter().all(|(a, new)| {
+            inst.owner_of(*a) == Some(f)
+                && !self.is_reliable_attr(inst.class, *a)
+                && !new.is_empty()
+                && old.get(a).is_some_and(|old| {
+                    let (before, after) = (
+                        self.cells_of_extents(inst.class, *a, old),
+                        self.cells_of_extents(inst.class, *a, new),
+                    );
+                    before.is_some() && before == after
+                })
+        })
+    }
+
+    /// Regions that a best-effort update of `attrs` of `o` carries: those of the attributes
+    /// that moved within their cells since this LRC last announced them in its stream.
+    pub(crate) fn inline_regions(
+        &self,
+        o: ObjectInstanceHandle,
+        attrs: impl IntoIterator<Item = AttributeHandle>,
+    ) -> Option<InlineRegions> {
+        if self.regions.moved_in_cells.is_empty() {
+            return None;
+        }
+        let m = self.regions.update_regions.get(&o)?;
+        let attrs: Vec<(AttributeHandle, u32, Vec<Extent>)> = attrs
+            .into_iter()
+            .filter(|a| self.regions.moved_in_cells.contains(&(o, *a)))
+            .filter_map(|a| {
+                let v = self.regions.attr_versions.get(&(o, a))?;
+                Some((a, *v, m.get(&a).cloned().unwrap_or_default()))
+            })
+            .collect();
+        (!attrs.is_empty()).then_some(InlineRegions { attrs })
+    }
+
+    /// Applies regions that came outside the stream (a [`DataMsg::MoveRegions`] or an update's
+    /// [`InlineRegions`]) from LRC `from` as `producer` announced them, each attribute's with
+    /// its announcement number: only if `producer` owns every attribute listed, and for each
+    /// attribute only if the last announcement of it applied here is an older one of the same
+    /// LRC (or none). Returns `false` if one of them is older than what is held (the message
+    /// was sent in regions since replaced), `true` otherwise.
+    pub(crate) fn apply_moved_regions(
+        &mut self,
+        from: super::Node,
+        object: ObjectInstanceHandle,
+        producer: FederateHandle,
+        attrs: Vec<(AttributeHandle, u32, Vec<Extent>)>,
+    ) -> bool {
+        let Some(inst) = self.objects.get(&object) else {
+            return true;
+        };
+        if attrs
+            .iter()
+            .any(|(a, _, _)| inst.owner_of(*a) != Some(producer))
+        {
+            // An ex-owner's: what the new owner announced stands.
+            return true;
+        }
+        let mut newer = Vec::new();
+        for (a, version, ext) in attrs {
+            match self.regions.versions_applied.get(&(object, a)) {
+                Some((n, v)) if *n == from && version < *v => return false,
+                Some((n, v)) if *n != from || version == *v => {}
+                _ => newer.push((a, version, ext)),
+            }
+        }
+        if newer.is_empty() {
+            return true;
+        }
+        for (a, version, _) in &newer {
+            self.regions
+                .versions_applied
+                .insert((object, *a), (from, *version));
+        }
+        self.apply_update_regions(object, newer.into_iter().map(|(a, _, e)| (a, e)).collect());
+        true
+    }
+
+    /// Applies an announcement of update regions from LRC `from`'s stream (this one's too),
+    /// number `version` of that LRC for the instance.
+    pub(crate) fn apply_announced_regions(
+        &mut self,
+        from: super::Node,
+        object: ObjectInstanceHandle,
+        version: u32,
+        attrs: AttrExtents,
+    ) {
+        for (a, _) in &attrs {
+            self.regions
+                .versions_applied
+                .insert((object, *a), (from, version));
+        }
+        self.apply_update_regions(object, attrs);
+    }
+
+    /// Moves announced to the cells only (see the module docs, "Moves within the cells").
+    pub fn ddm_moves_in_cells(&self) -> u64 {
+        self.regions.moves_in_cells
     }
 
     /// Best-effort updates dropped here because they overtook the update-region announcement
@@ -1410,7 +1621,12 @@ impl FederationCore {
     pub(crate) fn regions_instance_removed(&mut self, o: ObjectInstanceHandle) -> RemovedRegions {
         RemovedRegions {
             update: self.regions.update_regions.remove(&o),
-            announced_at: self.regions.announced_at.remove(&o),
+            announced_at: {
+                self.regions.moved_in_cells.retain(|(x, _)| *x != o);
+                self.regions.attr_versions.retain(|(x, _), _| *x != o);
+                self.regions.versions_applied.retain(|(x, _), _| *x != o);
+                self.regions.announced_at.remove(&o)
+            },
             assoc: self
                 .regions
                 .feds

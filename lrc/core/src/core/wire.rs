@@ -20,8 +20,10 @@ use crate::handles::{
 /// them, so the two refuse each other instead; 16: `Declaration::SubscribeObjectInRegions`,
 /// appended likewise, which relevance advisories by region overlap need; 17: `after` in
 /// `DataMsg::Update`, so that a best-effort update never overtakes the update-region
-/// announcement it was sent after).
-pub const WIRE_VERSION: u8 = 17;
+/// announcement it was sent after; 18: moves of best-effort update regions within their cells
+/// (`DataMsg::MoveRegions`, `DataMsg::Update::regions`, `DataMsg::UpdateRegions::version`), so
+/// that such a move reaches only the LRCs in those cells).
+pub const WIRE_VERSION: u8 = 18;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -177,6 +179,11 @@ pub enum DataMsg {
         /// those it was sent with (see `super::regions`). Reliable updates travel in that
         /// stream, in order, and carry 0.
         after: u64,
+        /// A best-effort update of an instance whose update regions moved within their cells
+        /// since the last announcement in the stream ([`DataMsg::MoveRegions`], which may be
+        /// lost): the regions of its attributes as it was sent, which the receiver applies if
+        /// they are newer than what it holds, and judges it by.
+        regions: Option<super::regions::InlineRegions>,
     },
     /// An interaction.
     Interaction {
@@ -302,6 +309,9 @@ pub enum DataMsg {
         producer: FederateHandle,
         /// (attribute, extents of its update regions).
         attrs: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
+        /// The sending LRC's announcement number for `object` (see
+        /// [`super::regions::InlineRegions::attrs`]).
+        version: u32,
     },
     /// An interaction sent with regions (9.12): as [`DataMsg::Interaction`], with the committed
     /// ranges of the regions it was sent with.
@@ -336,6 +346,22 @@ pub enum DataMsg {
         /// User tag.
         #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
+    },
+    /// Best effort, to the cells of the regions only: the update regions of best-effort
+    /// attributes of `object` moved within the cells they cover (see `super::regions`, "Moves
+    /// within the cells"). As [`DataMsg::UpdateRegions`], applied only if newer than what the
+    /// receiver holds of that sender, and only after the sender's stream announcement `after`.
+    MoveRegions {
+        /// Instance.
+        object: ObjectInstanceHandle,
+        /// Associating federate (the owner of every attribute listed).
+        producer: FederateHandle,
+        /// The sending LRC's announcement number for `object`.
+        version: u32,
+        /// The stream number of the sender's last [`DataMsg::UpdateRegions`] for `object`.
+        after: u64,
+        /// (attribute, extents of its update regions).
+        attrs: Vec<(AttributeHandle, Vec<super::regions::Extent>)>,
     },
 }
 
@@ -1044,6 +1070,7 @@ mod tests {
                     tso: time.is_some(),
                     retraction: time.is_some().then_some(300),
                     after: if time.is_some() { 0 } else { 1 << 33 },
+                    regions: None,
                 },
                 DataMsg::Interaction {
                     class: InteractionClassHandle(12),
@@ -1141,6 +1168,7 @@ mod tests {
                 versions: vec![0, 1, 2],
                 retraction: Some(5),
                 after: 0,
+                regions: None,
             },
             DataMsg::Interaction {
                 class: InteractionClassHandle(4),
@@ -1166,8 +1194,8 @@ mod tests {
         update.extend_from_slice(&[3, b't', b'a', b'g']);
         update.extend_from_slice(&[1, 8, 0x40, 0x29, 0, 0, 0, 0, 0, 0]);
         update.extend_from_slice(&[1, 3, 0, 1, 2, 1, 5]);
-        // `after` (wire version 17): a varint, 0.
-        update.push(0);
+        // `after` (wire version 17): a varint, 0; `regions` (18): `None`, one byte.
+        update.extend_from_slice(&[0, 0]);
         let mut interaction = vec![WIRE_VERSION, 2, 4, 1, 1, 5, 0x82, 0x01];
         interaction.extend_from_slice(&[0xff; 130]);
         interaction.extend_from_slice(&[0, 0, 0, 0]);

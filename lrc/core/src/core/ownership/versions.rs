@@ -432,6 +432,7 @@ impl FederationCore {
                     versions,
                     retraction: _,
                     after: _,
+                    regions: _,
                 } => {
                     let key = (from, producer, object);
                     let verdict = if blocked.contains(&key) {
@@ -471,6 +472,7 @@ impl FederationCore {
                                     versions,
                                     retraction: None,
                                     after: 0,
+                                    regions: None,
                                 },
                             ));
                         }
@@ -542,6 +544,7 @@ mod tests {
             versions: vec![v],
             retraction: None,
             after: 0,
+            regions: None,
         }
     }
 
