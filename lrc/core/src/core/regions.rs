@@ -60,7 +60,7 @@
 //! the instance in its stream before. Anything else (a move into other cells, a reliable
 //! attribute, a split owner) is announced in the stream as before. Every announcement of an
 //! instance by an LRC, in the stream or not, takes the next number of that LRC for it
-//! ([`InlineRegions::version`]); until the next announcement in the stream, the instance's
+//! ([`InlineRegions::attrs`]); until the next announcement in the stream, the instance's
 //! best-effort updates carry their attributes' regions ([`DataMsg::Update::regions`]), since the
 //! move may be lost. A receiver applies regions that came outside the stream only when they
 //! are newer than what it holds from the same LRC, after the stream announcement they follow
