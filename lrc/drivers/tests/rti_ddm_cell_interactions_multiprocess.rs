@@ -17,18 +17,7 @@ mod common;
 use std::time::Instant;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, T, next_event, ok, shell_with};
-
-fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
-    let fom = common::fom("Cells.xml").display().to_string();
-    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
-}
-
-/// The `cells` counters `s` prints.
-fn cells(s: &mut Shell) -> serde_json::Value {
-    ok(s, "cells");
-    next_event(s, "cells")
-}
+use common::shell::{Shell, T, cells, cells_shell as shell, ok};
 
 fn num(c: &serde_json::Value, k: &str) -> u64 {
     c[k].as_u64()

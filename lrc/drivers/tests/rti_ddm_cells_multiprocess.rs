@@ -11,18 +11,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, next_event, ok, reflected_until, shell_with};
-
-fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
-    let fom = common::fom("Cells.xml").display().to_string();
-    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
-}
-
-/// The `cells` counters `s` prints.
-fn cells(s: &mut Shell) -> serde_json::Value {
-    ok(s, "cells");
-    next_event(s, "cells")
-}
+use common::shell::{cells, cells_shell as shell, next_event, ok, reflected_until};
 
 #[test]
 fn subscribers_hear_only_the_cell_groups_their_regions_cover() {

@@ -15,18 +15,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, next_event, ok, reflected_until, shell_with};
-
-fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
-    let fom = common::fom("Cells.xml").display().to_string();
-    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
-}
-
-/// The `cells` counters `s` prints.
-fn cells(s: &mut Shell) -> serde_json::Value {
-    ok(s, "cells");
-    next_event(s, "cells")
-}
+use common::shell::{Shell, cells, cells_shell as shell, next_event, ok, reflected_until};
 
 /// Asks `s` for its counters until `done` holds of them (the control frame that changes them
 /// travels over QUIC from another process), at most 10 s.

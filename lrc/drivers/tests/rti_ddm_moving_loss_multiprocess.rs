@@ -12,12 +12,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{Shell, next_event, ok, reflected_until, shell_with};
-
-fn shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
-    let fom = common::fom("Cells.xml").display().to_string();
-    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
-}
+use common::shell::{cells_shell as shell, next_event, ok, reflected_until};
 
 /// Steps of the vehicle: its update region is `[x, x + WIDTH)` on `X` at step `i`.
 const STEPS: u64 = 120;

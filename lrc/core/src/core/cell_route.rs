@@ -595,6 +595,20 @@ mod tests {
         out
     }
 
+    /// Sends one update of `o` from the publisher, which must leave as one best-effort
+    /// message to cells: the regions it carries.
+    fn cell_update(
+        f: &mut Fed,
+        o: ObjectInstanceHandle,
+    ) -> Option<crate::core::regions::InlineRegions> {
+        f.update(o);
+        let out = sent(&mut f.core);
+        match <[_; 1]>::try_from(out) {
+            Ok([(true, false, DataMsg::Update { regions, .. })]) => regions,
+            other => panic!("one best-effort update to cells: {other:?}"),
+        }
+    }
+
     #[test]
     fn a_move_within_the_cells_goes_to_those_cells_and_the_updates_after_it_carry_their_regions() {
         let mut f = Fed::new();
@@ -620,11 +634,7 @@ mod tests {
                 && matches!(m, DataMsg::UpdateRegions { .. })),
             "the first announcement is in the stream: {first:?}"
         );
-        f.update(o);
-        match &sent(&mut f.core)[..] {
-            [(true, false, DataMsg::Update { regions: None, .. })] => {}
-            other => panic!("a plain cell update: {other:?}"),
-        }
+        assert_eq!(cell_update(&mut f, o), None, "a plain cell update");
 
         // Within cell (0, 0): to that cell only, best effort, applied here at once.
         f.bounds(p, at, (40, 60), (10, 20));
@@ -638,20 +648,7 @@ mod tests {
         let held = f.core.regions.update_regions[&o][&position].clone();
         assert_eq!(&held, &attrs[0].1, "applied here at once");
         // The update after it carries the regions it is sent in, with that number.
-        f.update(o);
-        let upd = sent(&mut f.core);
-        let [
-            (
-                true,
-                false,
-                DataMsg::Update {
-                    regions: Some(r), ..
-                },
-            ),
-        ] = &upd[..]
-        else {
-            panic!("an update with its regions: {upd:?}");
-        };
+        let r = cell_update(&mut f, o).expect("an update with its regions");
         assert_eq!(r.attrs, vec![(position, 2, held.clone())]);
 
         // Another attribute's announcement in the stream (Status is reliable) does not cover
@@ -674,20 +671,7 @@ mod tests {
             ),
             "{status_sent:?}"
         );
-        f.update(o);
-        let upd = sent(&mut f.core);
-        let [
-            (
-                true,
-                false,
-                DataMsg::Update {
-                    regions: Some(r), ..
-                },
-            ),
-        ] = &upd[..]
-        else {
-            panic!("an update with its regions: {upd:?}");
-        };
+        let r = cell_update(&mut f, o).expect("an update with its regions");
         assert_eq!(r.attrs, vec![(position, 2, held.clone())]);
 
         // Into cell (1, 0): in the stream again, and the updates after it carry nothing.
@@ -700,11 +684,7 @@ mod tests {
             ),
             "{crossed:?}"
         );
-        f.update(o);
-        match &sent(&mut f.core)[..] {
-            [(true, false, DataMsg::Update { regions: None, .. })] => {}
-            other => panic!("a plain cell update: {other:?}"),
-        }
+        assert_eq!(cell_update(&mut f, o), None, "a plain cell update");
     }
 
     #[test]

@@ -174,3 +174,15 @@ pub fn reflected_until(s: &mut Shell, mark: &str) -> Vec<String> {
         }
     }
 }
+
+/// A federate of the DDM cell tests: `rti-shell` with `foms/Cells.xml`.
+pub fn cells_shell(lab: &Lab, host: usize, ports: &Ports, fed: &str, name: &str) -> (Shell, u64) {
+    let fom = super::fom("Cells.xml").display().to_string();
+    shell_with(lab, host, ports, fed, name, &[], &["--fom", &fom])
+}
+
+/// The DDM cell-group counters `s` prints (its `cells` command).
+pub fn cells(s: &mut Shell) -> serde_json::Value {
+    ok(s, "cells");
+    next_event(s, "cells")
+}
