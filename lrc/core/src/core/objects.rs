@@ -1041,15 +1041,6 @@ impl FederationCore {
                     self.regions.stale_drops += 1;
                     return;
                 }
-                // Moved within its cells since: the regions it carries are the ones it was sent
-                // in (newer ones applied first); one older than what is held here is dropped.
-                if let Some(r) = regions
-                    && from != self.me
-                    && !self.apply_moved_regions(from, object, producer, r.attrs)
-                {
-                    self.regions.stale_drops += 1;
-                    return;
-                }
                 // Behind an update of the same stream that is held, it waits too (order).
                 // A MOM instance's updates come from the LRC that maintains it (see `mom`).
                 let verdict = if super::mom::is_mom_instance(object) {
@@ -1069,6 +1060,18 @@ impl FederationCore {
                     )
                 };
                 match verdict {
+                    // Moved within its cells since: the regions it carries are the ones it was
+                    // sent in (newer ones applied first); one older than what is held here is
+                    // dropped. A held update's are applied when it is released, in its order.
+                    super::ownership::Verdict::Accept
+                        if regions.as_ref().is_some_and(|r| {
+                            from != self.me
+                                && !self.apply_moved_regions(from, object, producer, &r.attrs)
+                        }) =>
+                    {
+                        self.regions.stale_drops += 1;
+                        return;
+                    }
                     super::ownership::Verdict::Accept => {}
                     super::ownership::Verdict::Hold => {
                         self.ownership.hold_update(
@@ -1084,7 +1087,8 @@ impl FederationCore {
                                 versions,
                                 retraction,
                                 after: 0,
-                                regions: None,
+                                // Applied (or found stale) when it is released.
+                                regions,
                             },
                         );
                         return;
@@ -1160,8 +1164,8 @@ impl FederationCore {
                     self.regions.stale_drops += 1;
                     return;
                 }
-                let attrs = attrs.into_iter().map(|(a, e)| (a, version, e)).collect();
-                self.apply_moved_regions(from, object, producer, attrs);
+                let attrs: Vec<_> = attrs.into_iter().map(|(a, e)| (a, version, e)).collect();
+                self.apply_moved_regions(from, object, producer, &attrs);
             }
             DataMsg::RequestUpdateInRegions { class, attrs, tag } => {
                 self.apply_request_in_regions(class, attrs, tag);

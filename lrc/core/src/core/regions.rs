@@ -65,7 +65,10 @@
 //! move may be lost. A receiver applies regions that came outside the stream only when they
 //! are newer than what it holds from the same LRC, after the stream announcement they follow
 //! (`after`, as above), and only from the attributes' owner; an update carrying regions older
-//! than those held is dropped (counted with the stale drops). So a reflection is still judged
+//! than those held is dropped (counted with the stale drops). An update held for an ownership
+//! transfer (`super::ownership`) keeps its regions and applies them when it is released, in
+//! its stream's order, not when it arrived (a later update of the same stream, held behind it,
+//! would otherwise have replaced them before it was judged). So a reflection is still judged
 //! against the regions its update was sent in. What it costs: an LRC outside those cells keeps
 //! the regions of the last stream announcement (within the same cells, so they overlap none of
 //! its subscription regions either way) until it joins one of the cells, and then judges
@@ -908,7 +911,7 @@ impl FederationCore {
         from: super::Node,
         object: ObjectInstanceHandle,
         producer: FederateHandle,
-        attrs: Vec<(AttributeHandle, u32, Vec<Extent>)>,
+        attrs: &[(AttributeHandle, u32, Vec<Extent>)],
     ) -> bool {
         let Some(inst) = self.objects.get(&object) else {
             return true;
@@ -922,10 +925,10 @@ impl FederationCore {
         }
         let mut newer = Vec::new();
         for (a, version, ext) in attrs {
-            match self.regions.versions_applied.get(&(object, a)) {
-                Some((n, v)) if *n == from && version < *v => return false,
-                Some((n, v)) if *n != from || version == *v => {}
-                _ => newer.push((a, version, ext)),
+            match self.regions.versions_applied.get(&(object, *a)) {
+                Some((n, v)) if *n == from && version < v => return false,
+                Some((n, v)) if *n != from || version == v => {}
+                _ => newer.push((*a, *version, ext)),
             }
         }
         if newer.is_empty() {
@@ -936,7 +939,8 @@ impl FederationCore {
                 .versions_applied
                 .insert((object, *a), (from, *version));
         }
-        self.apply_update_regions(object, newer.into_iter().map(|(a, _, e)| (a, e)).collect());
+        let newer = newer.into_iter().map(|(a, _, e)| (a, e.clone())).collect();
+        self.apply_update_regions(object, newer);
         true
     }
 
@@ -1720,7 +1724,13 @@ mod tests {
 
     impl Fed {
         fn new() -> Fed {
-            let modules = vec![("Regions.xml".to_string(), FOM.to_string())];
+            Fed::over("Regions.xml", FOM)
+        }
+
+        /// Over another module with the same classes and dimensions (`Cells.xml`: `Position`
+        /// best effort, so it travels on cell groups).
+        fn over(name: &str, fom: &str) -> Fed {
+            let modules = vec![(name.to_string(), fom.to_string())];
             let mut core = FederationCore::create("F", 1, 0, modules).expect("create");
             let p = Self::join(&mut core, "pub");
             let s = Self::join(&mut core, "sub");
@@ -2409,7 +2419,8 @@ mod tests {
     #[test]
     fn save_and_restore_carry_regions() {
         use crate::core::save::{SaveReport, SavedFederateState};
-        let mut f = Fed::new();
+        // Position best effort: only such attributes join cell groups (`super::cell_route`).
+        let mut f = Fed::over("Cells.xml", include_str!("../../../../foms/Cells.xml"));
         let (p, s) = (f.p, f.s);
         f.core
             .publish_object_class_attributes(p, f.vehicle, &[f.position])
@@ -2963,6 +2974,300 @@ mod tests {
             reflected,
             vec![3],
             "the default region overlaps every region"
+        );
+    }
+
+    /// Three LRCs (nodes 1, 2, 3), one federate each, over `Cells.xml` (`Position` best effort,
+    /// so moves within the cells happen): control and data go across at once, cell traffic to
+    /// every other LRC (each one's filter decides), except what node 1 sends node 3 while
+    /// `hold_1_to_3` is set (queued in order, delivered when it is cleared).
+    struct Trio {
+        cores: Vec<FederationCore>,
+        feds: Vec<FederateHandle>,
+        /// Callbacks of node 3's federate.
+        got3: Vec<Callback>,
+        hold_1_to_3: bool,
+        held_1_to_3: Vec<Sent>,
+        last_seq: [u64; 3],
+        done: Vec<(Node, crate::core::Ticket, Completion)>,
+        now: u64,
+    }
+
+    type Node = super::super::Node;
+
+    /// What one LRC sent another, as it is handed over.
+    enum Sent {
+        Data(Option<u64>, Vec<u8>),
+        Control(super::super::wire::ControlMsg),
+    }
+
+    impl Trio {
+        fn new() -> Trio {
+            let fom = include_str!("../../../../foms/Cells.xml");
+            let modules = vec![("Cells.xml".to_string(), fom.to_string())];
+            let mut t = Trio {
+                cores: vec![FederationCore::create("F", 1, 0, modules).expect("create")],
+                feds: Vec::new(),
+                got3: Vec::new(),
+                hold_1_to_3: false,
+                held_1_to_3: Vec::new(),
+                last_seq: [0; 3],
+                done: Vec::new(),
+                now: 0,
+            };
+            for node in 1..=3u64 {
+                if node > 1 {
+                    let members: Vec<Node> = (1..node).collect();
+                    let mut c = FederationCore::joining("F", node, t.now, members.clone());
+                    for &m in &members {
+                        let first_seq = t.last_seq[(m - 1) as usize] + 1;
+                        c.handle(t.now, Event::ChannelPeer { node: m, first_seq });
+                        t.cores[(m - 1) as usize]
+                            .handle(t.now, Event::ChannelPeer { node, first_seq: 1 });
+                    }
+                    t.cores.push(c);
+                }
+                let ticket = t.cores[(node - 1) as usize].join(Some(format!("f{node}")), "t");
+                let mut joined = None;
+                for _ in 0..40 {
+                    t.run();
+                    if let Some(i) = t
+                        .done
+                        .iter()
+                        .position(|(n, k, _)| *n == node && *k == ticket)
+                    {
+                        joined = Some(t.done.remove(i).2);
+                        break;
+                    }
+                    t.tick();
+                }
+                let Some(Completion::Joined(h)) = joined else {
+                    panic!("node {node}'s federate never joined: {joined:?}");
+                };
+                t.feds.push(h);
+            }
+            t
+        }
+
+        fn core(&mut self, node: Node) -> &mut FederationCore {
+            &mut self.cores[(node - 1) as usize]
+        }
+
+        fn tick(&mut self) {
+            self.now += super::super::RETRY_US;
+            for c in &mut self.cores {
+                c.handle(self.now, Event::Tick);
+            }
+        }
+
+        fn deliver(&mut self, from: Node, to: Node, sent: Sent) {
+            if (to as usize) > self.cores.len() {
+                return;
+            }
+            if from == 1 && to == 3 && self.hold_1_to_3 {
+                self.held_1_to_3.push(sent);
+                return;
+            }
+            let c = &mut self.cores[(to - 1) as usize];
+            match sent {
+                Sent::Data(seq, bytes) => c.handle(
+                    self.now,
+                    Event::Data {
+                        from,
+                        seq,
+                        payload: &bytes,
+                    },
+                ),
+                Sent::Control(msg) => c.handle(self.now, Event::Control { from, msg }),
+            }
+        }
+
+        /// Delivers until nothing moves (bounded).
+        fn run(&mut self) {
+            use super::super::wire::Envelope;
+            for _ in 0..200 {
+                if !self.hold_1_to_3 && !self.held_1_to_3.is_empty() {
+                    for sent in std::mem::take(&mut self.held_1_to_3) {
+                        self.deliver(1, 3, sent);
+                    }
+                }
+                let mut out: Vec<(Node, Node, Sent)> = Vec::new();
+                for (i, c) in self.cores.iter_mut().enumerate() {
+                    let from = (i + 1) as Node;
+                    let others = |out: &mut Vec<_>, payload: Vec<u8>, seq: Option<u64>| {
+                        for to in (1..=3u64).filter(|t| *t != from) {
+                            out.push((from, to, Sent::Data(seq, payload.clone())));
+                        }
+                    };
+                    while let Some(a) = c.poll_action() {
+                        match a {
+                            Action::SendData { seq, bytes, .. } => {
+                                if let Some(s) = seq {
+                                    self.last_seq[i] = s;
+                                }
+                                others(&mut out, bytes, seq);
+                            }
+                            Action::SendTime { seq, bytes } => {
+                                self.last_seq[i] = seq;
+                                others(&mut out, bytes, Some(seq));
+                            }
+                            Action::SendToCells { bytes, .. } => others(&mut out, bytes, None),
+                            Action::SendControl { to, bytes, .. } => {
+                                let msg = Envelope::decode(&bytes).expect("control").msg;
+                                out.push((from, to, Sent::Control(msg)));
+                            }
+                            Action::Callback { callback, .. } if from == 3 => {
+                                self.got3.push(callback)
+                            }
+                            Action::Complete {
+                                ticket,
+                                result: Ok(c),
+                            } => self.done.push((from, ticket, c)),
+                            _ => {}
+                        }
+                    }
+                }
+                if out.is_empty() {
+                    return;
+                }
+                for (from, to, sent) in out {
+                    self.deliver(from, to, sent);
+                }
+            }
+            panic!("the three LRCs never settled");
+        }
+
+        /// The first value of each reflection of `o` at node 3, in order.
+        fn reflected(&self, o: ObjectInstanceHandle) -> Vec<u64> {
+            self.got3
+                .iter()
+                .filter_map(|cb| match cb {
+                    Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
+                        values.first().map(|(_, v)| num(v))
+                    }
+                    _ => None,
+                })
+                .collect()
+        }
+
+        fn region_at(&mut self, node: Node, x: (u64, u64)) -> RegionHandle {
+            let f = self.feds[(node - 1) as usize];
+            let (dx, dy) = self.dims();
+            let c = self.core(node);
+            let r = c.create_region(f, &[dx, dy]).expect("create");
+            c.set_range_bounds(f, r, dy, RangeBounds::new(30, 40))
+                .expect("set");
+            self.move_to(node, r, x);
+            r
+        }
+
+        fn move_to(&mut self, node: Node, r: RegionHandle, x: (u64, u64)) {
+            let f = self.feds[(node - 1) as usize];
+            let (dx, _) = self.dims();
+            let c = self.core(node);
+            c.set_range_bounds(f, r, dx, RangeBounds::new(x.0, x.1))
+                .expect("set");
+            c.commit_region_modifications(f, &[r]).expect("commit");
+        }
+
+        fn dims(&self) -> (DimensionHandle, DimensionHandle) {
+            let fdd = self.cores[0].fdd_ref().expect("fdd");
+            (
+                fdd.dimension_handle("X").expect("X"),
+                fdd.dimension_handle("Y").expect("Y"),
+            )
+        }
+    }
+
+    /// An update held for an ownership transfer carries the regions it was sent in (it moved
+    /// within its cells, so they came with it), and is judged against them when the hand-over
+    /// releases it: the new owner's first update, sent inside the subscriber's region, is
+    /// reflected; its second, sent after a move out of that region (same cell), is not. The
+    /// hold used to drop those regions, so both were judged against the older ones.
+    #[test]
+    fn an_update_held_for_a_hand_over_keeps_the_regions_it_moved_to() {
+        let mut t = Trio::new();
+        let [p, q, s] = [t.feds[0], t.feds[1], t.feds[2]];
+        let fdd = t.cores[0].fdd_ref().expect("fdd");
+        let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+        let pos = fdd.attribute_handle(vehicle, "Position").expect("Position");
+        for (node, h) in [(1, p), (2, q)] {
+            t.core(node)
+                .publish_object_class_attributes(h, vehicle, &[pos])
+                .expect("publish");
+        }
+        // q must know the instance to acquire it.
+        t.core(2)
+            .subscribe_object_class_attributes(q, vehicle, &[pos], true)
+            .expect("subscribe");
+        let watch = t.region_at(3, (0, 100));
+        t.core(3)
+            .subscribe_object_class_attributes_with_regions(
+                s,
+                vehicle,
+                &[(vec![pos], vec![watch])],
+                true,
+                None,
+            )
+            .expect("subscribe");
+        let at = t.region_at(1, (30, 40));
+        let o = t
+            .core(1)
+            .register_object_instance_with_regions(p, vehicle, &[(vec![pos], vec![at])], None)
+            .expect("register");
+        t.run();
+        t.core(1)
+            .update_attribute_values(p, o, vec![(pos, n(1))], Vec::new(), None)
+            .expect("update");
+        t.run();
+        assert_eq!(t.reflected(o), vec![1], "in the subscriber's region");
+
+        // Node 3 hears nothing of node 1 from here: the hand-over reaches it last.
+        t.hold_1_to_3 = true;
+        t.core(1)
+            .unconditional_attribute_ownership_divestiture(p, o, &[pos])
+            .expect("divest");
+        t.core(2)
+            .attribute_ownership_acquisition_if_available(q, o, &[pos])
+            .expect("acquire");
+        t.run();
+        assert_eq!(
+            t.cores[1].is_attribute_owned_by_federate(q, o, pos),
+            Ok(true),
+            "q owns it"
+        );
+        // q's own region, announced in node 2's stream, then moved within its cell twice.
+        let mine = t.region_at(2, (30, 40));
+        t.core(2)
+            .associate_regions_for_updates(q, o, &[(vec![pos], vec![mine])])
+            .expect("associate");
+        t.run();
+        let moves = t.cores[1].ddm_moves_in_cells();
+        t.move_to(2, mine, (50, 60));
+        t.run();
+        t.core(2)
+            .update_attribute_values(q, o, vec![(pos, n(2))], Vec::new(), None)
+            .expect("update");
+        t.run();
+        t.move_to(2, mine, (150, 160));
+        t.run();
+        t.core(2)
+            .update_attribute_values(q, o, vec![(pos, n(3))], Vec::new(), None)
+            .expect("update");
+        t.run();
+        assert_eq!(
+            t.cores[1].ddm_moves_in_cells(),
+            moves + 2,
+            "both moves stayed within the cell"
+        );
+        assert_eq!(t.reflected(o), vec![1], "held until the hand-over");
+
+        t.hold_1_to_3 = false;
+        t.run();
+        assert_eq!(
+            t.reflected(o),
+            vec![1, 2],
+            "2 was sent at X [50, 60), in the region; 3 at X [150, 160), outside it"
         );
     }
 }

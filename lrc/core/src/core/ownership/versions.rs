@@ -432,7 +432,7 @@ impl FederationCore {
                     versions,
                     retraction: _,
                     after: _,
-                    regions: _,
+                    regions,
                 } => {
                     let key = (from, producer, object);
                     let verdict = if blocked.contains(&key) {
@@ -441,6 +441,17 @@ impl FederationCore {
                         self.update_verdict(object, producer, &values, &versions)
                     };
                     match verdict {
+                        // The regions it carries apply now, in its stream's order; sent in
+                        // regions a newer move replaced meanwhile (a `MoveRegions`, which is
+                        // never held), it is stale (`super::regions`, "Moves within the cells").
+                        Verdict::Accept
+                            if regions.as_ref().is_some_and(|r| {
+                                from != self.me
+                                    && !self.apply_moved_regions(from, object, producer, &r.attrs)
+                            }) =>
+                        {
+                            self.regions.stale_drops += 1;
+                        }
                         Verdict::Accept => {
                             let mut served = Vec::new();
                             self.reflect_update(
@@ -472,7 +483,7 @@ impl FederationCore {
                                     versions,
                                     retraction: None,
                                     after: 0,
-                                    regions: None,
+                                    regions,
                                 },
                             ));
                         }
