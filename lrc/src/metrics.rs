@@ -96,6 +96,10 @@ pub mod names {
     /// Best-effort updates dropped because they arrived before the update-region announcement
     /// they were sent after (DDM, `docs/DDM.md`; label `federation`).
     pub const DDM_STALE_DROPS: &str = "hlamesh_ddm_stale_updates_dropped_total";
+    /// Update-region commits this LRC sent best effort to the cells the region stays in instead
+    /// of announcing them in the reliable stream to every LRC (DDM, "Moves within the cells" in
+    /// `docs/DDM.md`; label `federation`).
+    pub const DDM_MOVES_IN_CELLS: &str = "hlamesh_ddm_region_moves_sent_to_cells_total";
 }
 
 /// Every family this module exports.
@@ -126,6 +130,7 @@ pub const FAMILIES: &[&str] = &[
     names::MOM_INTERACTIONS_MALFORMED,
     names::MOM_EXCEPTIONS_SENT,
     names::DDM_STALE_DROPS,
+    names::DDM_MOVES_IN_CELLS,
 ];
 
 /// Least time between two latency marks of one federation from one LRC.
@@ -276,6 +281,12 @@ pub fn describe() {
             "Best-effort updates dropped because they overtook the update-region announcement \
              they were sent after (the region they were sent in was not known here yet).",
         );
+        c(
+            DDM_MOVES_IN_CELLS,
+            Unit::Count,
+            "Update-region moves sent best effort to the cells the region stays in, instead of \
+             being announced to every LRC in the reliable stream.",
+        );
     }
 }
 
@@ -346,6 +357,7 @@ struct Scalars {
     mom_malformed: u64,
     mom_exceptions: u64,
     ddm_stale_drops: u64,
+    ddm_moves_in_cells: u64,
 }
 
 /// Metrics of one federation on one LRC. Owned by the shell next to the core, mutated under the
@@ -703,6 +715,7 @@ impl FedMetrics {
         (self.now.thinned_send, self.now.thinned_receive) = core.values_thinned();
         (self.now.mom_malformed, self.now.mom_exceptions) = core.mom_exception_counters();
         self.now.ddm_stale_drops = core.ddm_stale_drops();
+        self.now.ddm_moves_in_cells = core.ddm_moves_in_cells();
         let (n, e) = (self.now, self.exported);
         for (name, now, before) in [
             (names::TIME_ADVANCE_GRANTS, n.grants, e.grants),
@@ -737,6 +750,11 @@ impl FedMetrics {
                 e.mom_exceptions,
             ),
             (names::DDM_STALE_DROPS, n.ddm_stale_drops, e.ddm_stale_drops),
+            (
+                names::DDM_MOVES_IN_CELLS,
+                n.ddm_moves_in_cells,
+                e.ddm_moves_in_cells,
+            ),
         ] {
             counter!(name, &one).increment(now.saturating_sub(before));
         }

@@ -336,6 +336,18 @@ impl Lrc {
         st.host.get(federation).map(|f| f.io.channel.cell_stats())
     }
 
+    /// The federation core's DDM region counters of `federation` on this LRC: (update-region
+    /// moves sent best effort to the cells the region stays in, best-effort updates dropped
+    /// because they overtook the announcement they were sent after); zeros if it is not open
+    /// here. The same figures feed `hlamesh_ddm_region_moves_sent_to_cells_total` and
+    /// `hlamesh_ddm_stale_updates_dropped_total` (see `docs/DDM.md`).
+    pub fn ddm_region_counters(&self, federation: &str) -> (u64, u64) {
+        self.with_core(federation, |c| {
+            Ok((c.ddm_moves_in_cells(), c.ddm_stale_drops()))
+        })
+        .unwrap_or((0, 0))
+    }
+
     /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
     /// `federation`: one per broadcast, however many LRCs receive it (0 if it is not open
     /// here). The same figure feeds `hlamesh_time_null_messages_sent_total`.

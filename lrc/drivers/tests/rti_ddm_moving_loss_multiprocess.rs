@@ -12,7 +12,7 @@
 mod common;
 
 use common::lab::{Lab, Ports, serial};
-use common::shell::{cells_shell as shell, next_event, ok, reflected_until};
+use common::shell::{cells, cells_shell as shell, next_event, ok, reflected_until};
 
 /// Steps of the vehicle: its update region is `[x, x + WIDTH)` on `X` at step `i`.
 const STEPS: u64 = 120;
@@ -108,6 +108,19 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
         position.len(),
         want.len()
     );
+
+    // Position's region moved within its cells at most steps (a cell is 250 wide, a step 8):
+    // those moves went best effort to the cells, not in the reliable stream; the crossings
+    // (and Status's reliable region) in the stream. The publisher counts the former.
+    let moves = cells(&mut p)["moves_in_cells"]
+        .as_u64()
+        .expect("moves_in_cells");
+    assert!(
+        (STEPS / 2..STEPS).contains(&moves),
+        "P sent {moves} of {STEPS} moves to the cells"
+    );
+    let stale = cells(&mut a)["stale_drops"].as_u64().expect("stale_drops");
+    eprintln!("P: {moves} moves within the cells; A: {stale} stale best-effort updates dropped");
 
     let all = reflected_until(&mut b, "end");
     let status_b: Vec<&String> = all.iter().filter(|v| v.starts_with('s')).collect();

@@ -25,7 +25,9 @@
 //!   its subscription regions for it (grown by [`CellMembership::JOIN_MARGIN`], none by
 //!   default) and kept until they fall out of the regions grown by
 //!   [`CellMembership::LEAVE_MARGIN`]; an attribute subscribed without regions (the default
-//!   region) wants every cell of its space.
+//!   region) wants every cell of its space. Only best-effort attributes with dimensions count:
+//!   an attribute's transportation is fixed by the FDD, and a reliable attribute's updates stay
+//!   on the default group, so its cells would carry nothing of it.
 //! - **Receiver, interactions**: an interaction is delivered as the nearest class on its
 //!   superclass chain the federate subscribes to, so a subscription to class `K` hears the
 //!   interactions of `K` and of every subclass with no subscribed class between it and `K`
@@ -164,6 +166,19 @@ fn attr_dims(fdd: &Fdd, class: ObjectClassHandle, a: AttributeHandle) -> Vec<Dim
     fdd.available_dimensions_for_class_attribute(class, a)
         .map(<[_]>::to_vec)
         .unwrap_or_default()
+}
+
+/// The routing space of attribute `a` of `class` if its updates may travel on cell groups: its
+/// dimensions when it is best effort (`HLAbestEffort`, transportation handle 2, fixed by the
+/// FDD) and has some; `None` otherwise (unknown, reliable, or no dimensions).
+fn routed_attribute_dims(
+    fdd: &Fdd,
+    class: ObjectClassHandle,
+    a: AttributeHandle,
+) -> Option<Vec<DimensionHandle>> {
+    let best_effort = fdd.attribute(class, a).ok()?.transportation.0 == 2;
+    let dims = attr_dims(fdd, class, a);
+    (best_effort && !dims.is_empty()).then_some(dims)
 }
 
 /// The routing space of interaction class `ic` if its interactions may travel on cell groups:
@@ -340,13 +355,14 @@ impl FederationCore {
                 for (class, sub) in &local.decl.subscribed_objects {
                     let rsub = fr.and_then(|r| r.object_subs.get(class));
                     for a in &sub.attrs {
-                        let dims = attr_dims(&fdd, *class, *a);
                         // No dimensions: it can have no update region, so no update of it is
                         // ever sent to a cell; joining its space's group would be a wasted
-                        // membership on every subscriber of a FOM without DDM.
-                        if dims.is_empty() {
+                        // membership on every subscriber of a FOM without DDM. Reliable: its
+                        // updates stay on the default group (a reliable stream across cells
+                        // is not built), so its cells would carry nothing of it either.
+                        let Some(dims) = routed_attribute_dims(&fdd, *class, *a) else {
                             continue;
-                        }
+                        };
                         let space = space_id(&dims);
                         let entry = spaces
                             .entry(space)
@@ -746,6 +762,72 @@ mod tests {
             })
             .expect("subscribe");
         assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(16));
+    }
+
+    /// A reliable attribute with dimensions (`Status`, over X) joins no cell: its updates stay
+    /// on the default group, with regions or without, so its cells would carry nothing of it.
+    /// The best-effort attribute beside it (`Position`) joins its cell as before.
+    #[test]
+    fn a_reliable_attribute_with_dimensions_joins_no_cell() {
+        let mut f = Fed::new();
+        let (s, p, vehicle, x) = (f.s, f.p, f.vehicle, f.x);
+        let status = f
+            .core
+            .fdd_ref()
+            .expect("fdd")
+            .attribute_handle(vehicle, "Status")
+            .expect("Status");
+        let strip = f.region_over(s, &[(x, 0, 100)]);
+        f.core
+            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
+                c.subscribe_object_class_attributes_with_regions(
+                    s,
+                    vehicle,
+                    &[(vec![status], vec![strip])],
+                    true,
+                    None,
+                )
+            })
+            .expect("subscribe");
+        assert_eq!(
+            drain(&mut f.core).2,
+            None,
+            "no cell for a reliable attribute"
+        );
+        f.core
+            .mom_reported(s, "subscribeObjectClassAttributes", None, |c| {
+                c.subscribe_object_class_attributes(s, vehicle, &[status], true)
+            })
+            .expect("subscribe");
+        assert_eq!(drain(&mut f.core).2, None, "nor without regions");
+        assert!(f.core.wanted_cells().is_empty());
+
+        // Its updates with update regions go to the default group, reliable.
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[status])
+            .expect("publish");
+        let atx = f.region_over(p, &[(x, 10, 20)]);
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, vehicle, &[(vec![status], vec![atx])], None)
+            .expect("register");
+        drain(&mut f.core);
+        f.core
+            .update_attribute_values(p, o, vec![(status, vec![1u8])], Vec::new(), None)
+            .expect("update");
+        let reliable_sent = sent(&mut f.core)
+            .into_iter()
+            .filter(|(to_cells, reliable, m)| {
+                assert!(!to_cells, "{m:?} went to a cell");
+                *reliable && matches!(m, DataMsg::Update { .. })
+            })
+            .count();
+        assert_eq!(reliable_sent, 1);
+
+        // Position beside it still joins its cell.
+        let watch = f.region(s, (0, 100), (0, 100));
+        f.subscribe_in(s, watch);
+        assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
     }
 
     /// A resigned subscriber's cells (of its attribute and its interaction subscriptions) are

@@ -67,7 +67,8 @@
 //! - `cells` — prints this LRC's DDM cell-group counters of the federation
 //!   (`{"event":"cells","joined_now":…,"joined":…,"left":…,"join_failures":…,
 //!   "wide_fallbacks":…,"member_fallbacks":…,"cannot_join_now":…,"members_cannot_join_now":…,
-//!   "messages":…,"datagrams":…,"best_effort_received":…,"received_by_group":[…]}`; see
+//!   "messages":…,"datagrams":…,"best_effort_received":…,"received_by_group":[…],
+//!   "moves_in_cells":…,"stale_drops":…}`, the last two the federation core's; see
 //!   `docs/DDM.md`).
 //! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
 //!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
@@ -585,6 +586,7 @@ fn run() -> Result<(), RtiError> {
                 }),
             ["cells"] => {
                 let c = lrc.cell_stats(&a.federation).unwrap_or_default();
+                let (moves_in_cells, stale_drops) = lrc.ddm_region_counters(&a.federation);
                 out(
                     json!({"event":"cells","joined_now":c.joined_now,"joined":c.joined,
                     "left":c.left,"join_failures":c.join_failures,
@@ -592,7 +594,8 @@ fn run() -> Result<(), RtiError> {
                     "cannot_join_now":c.cannot_join_now,
                     "members_cannot_join_now":c.members_cannot_join_now,"messages":c.messages,
                     "datagrams":c.datagrams,"best_effort_received":c.best_effort_received,
-                    "received_by_group":c.received_by_group}),
+                    "received_by_group":c.received_by_group,
+                    "moves_in_cells":moves_in_cells,"stale_drops":stale_drops}),
                 );
                 Ok(())
             }
