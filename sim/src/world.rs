@@ -309,6 +309,9 @@ pub struct World {
     pub(crate) fom: Fom,
     /// Which side of the last partition each LRC was on (0: none, or it healed).
     side: BTreeMap<NodeId, u32>,
+    /// LRCs labelled while still joining: their side is the one that admits them (see
+    /// `check_step`).
+    joiners: BTreeSet<NodeId>,
     partition: Option<Partition>,
     next_node: u64,
     next_fed: u32,
@@ -354,6 +357,7 @@ impl World {
             },
             fom,
             side: BTreeMap::new(),
+            joiners: BTreeSet::new(),
             partition: None,
             next_node: 100,
             next_fed: 1,
@@ -1159,6 +1163,27 @@ impl World {
 
     /// The membership invariants, at every tick.
     fn check_step(&mut self) -> Result<(), String> {
+        // A joiner cut off with one side may be admitted by the other once the partition
+        // heals (its join is retried to every member it reaches): it is of the side whose
+        // coordinator admitted it, the one its view names. Admitted during the partition (by
+        // a Welcome that crossed the cut, seed 1101 of the joiner sweep), it hears only its
+        // own side from then on, and stays of it.
+        let admitted: Vec<(NodeId, Option<u32>)> = self
+            .members()
+            .into_iter()
+            .filter(|(n, ..)| self.joiners.contains(n))
+            .map(|(n, _, c)| {
+                let by = c.coordinator().filter(|c| *c != n.0).map(NodeId);
+                (n, by.and_then(|c| self.side.get(&c).copied()))
+            })
+            .collect();
+        let healed = self.partition.is_none();
+        for (n, side) in admitted {
+            self.joiners.remove(&n);
+            if let Some(s) = side.filter(|s| *s != 0 && healed) {
+                self.side.insert(n, s);
+            }
+        }
         let members = self.members();
         membership::check_step(&members)?;
         // After a heal, once the members left are all of one side (the others were evicted),
@@ -1174,6 +1199,7 @@ impl World {
                 .collect();
             if sides.len() <= 1 {
                 self.side.clear();
+                self.joiners.clear();
             }
         }
         Ok(())
@@ -1206,6 +1232,17 @@ impl World {
         for n in &b {
             self.side.insert(*n, label + 1);
         }
+        self.joiners = a
+            .iter()
+            .chain(&b)
+            .copied()
+            .filter(|n| {
+                self.lrcs
+                    .get(n)
+                    .and_then(|l| l.host.get(FED))
+                    .is_none_or(|f| !f.core.is_admitted())
+            })
+            .collect();
         self.net.cut(&a, &b);
         let heal_at = self.now() + 1_500_000 + self.rng.below(1_500_000) as u64;
         self.trace("actions", || {

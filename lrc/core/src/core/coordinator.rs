@@ -261,8 +261,11 @@ impl FederationCore {
             }
             return;
         }
-        if self.removed.contains(&from) || self.suspected.contains(&from) {
-            return; // a request that outlived its sender
+        if self.removed.contains(&from)
+            || self.suspected.contains(&from)
+            || self.foreign.contains(&from)
+        {
+            return; // a request that outlived its sender, or its membership here
         }
         if self.recovery.is_some() {
             if !self
@@ -1076,6 +1079,14 @@ impl FederationCore {
         if !self.phase.is_admitted() {
             return;
         }
+        if from != self.me && !self.view.nodes.contains(&from) && !self.left.contains(&from) {
+            // Decisions (or a Welcome) of another history: the other side of a partition
+            // admitted this LRC again (a join request held across the heal, simulator seeds
+            // 1087, 281). Not applied: this LRC tells it that it is no member of ours, and the
+            // majority rule decides which history keeps it (`super::eviction`).
+            self.tell_evicted(from);
+            return;
+        }
         let last = self.view.last();
         if first > last + 1 {
             self.report_to(from);
@@ -1267,6 +1278,7 @@ impl FederationCore {
         self.reports.remove(&n);
         self.settled_marks.remove(&n);
         self.evicted_told.remove(&n);
+        self.foreign.remove(&n);
         self.refused.retain(|(from, _), _| *from != n);
         self.held.retain(|h| h.to != n);
         self.queued.retain(|(from, ..)| *from != n);
@@ -1291,7 +1303,7 @@ impl FederationCore {
         }
     }
 
-    fn remove_suspected(&mut self) {
+    pub(crate) fn remove_suspected(&mut self) {
         let gone: Vec<Node> = self
             .view
             .nodes
@@ -1336,7 +1348,11 @@ impl FederationCore {
             return;
         }
         if !self.view.nodes.contains(&n) {
-            self.removed.insert(n);
+            // A joiner lost before its admission (or a node already removed). Not barred: a
+            // joiner has nothing here to keep apart, and it ignores `Evicted` (its join would
+            // never be answered: simulator seeds 368, 29). It may come back and join. Should
+            // the other side of a partition have admitted it meanwhile, the views settle when
+            // they meet like any two sides (`super::eviction`).
             self.streams.remove(&n);
             return;
         }

@@ -10,16 +10,24 @@
 //!   message) answers [`ControlMsg::Evicted`] with its view, once per reappearance;
 //! - an LRC told it was evicted by a node *still in its own view* was dropped one-sidedly and
 //!   loses its connection;
-//! - when both removed each other (a healed partition), the side with fewer LRCs in its view
-//!   loses; on a tie, the side without the smallest node id loses. Both sides compute the same
-//!   answer from the two views, so exactly one side survives.
+//! - when the two views are of two histories (a healed partition: the sender was removed here,
+//!   or its view holds a node removed here, or it is a node never admitted here whose view
+//!   shares none of ours), the side with fewer LRCs of its own (nodes in its view and not in
+//!   the other) loses; on a tie, the side without the smallest such node id loses. Both sides
+//!   compute the same answer from the two views, so exactly one side survives. A node of the
+//!   losing history that the winners admitted too (its join request was held across the heal)
+//!   is removed by the winning coordinator; one the winners never admitted is barred, so that
+//!   such a request cannot admit it a second time;
+//! - a joiner is barred only once a log admitted and removed it (a joiner lost before its
+//!   admission is not barred: it has nothing to keep apart); told `Evicted`, it gives up its
+//!   pending join.
 //!
 //! The losing LRC tells each local federate `connection_lost(reason)` and drops its state for
 //! the federation; further calls answer `FederateNotExecutionMember`. Its node id stays in the
 //! winners' removed sets, so joining again needs a new LRC (a new process, or `Lrc::start`).
 
 use super::wire::ControlMsg;
-use super::{Action, FederationCore, Node};
+use super::{Action, FederationCore, Node, Ticket};
 use crate::error::RtiError;
 
 impl FederationCore {
@@ -34,19 +42,64 @@ impl FederationCore {
 
     /// `from` says this LRC is not in its view `theirs`.
     pub(crate) fn on_evicted(&mut self, from: Node, theirs: Vec<Node>) {
-        if !self.phase.is_admitted() || theirs.contains(&self.me) {
+        if theirs.contains(&self.me) {
             return;
         }
-        let mine = &self.view.nodes;
-        let lose = if mine.contains(&from) {
-            true
-        } else if self.removed.contains(&from) {
+        if !self.phase.is_admitted() {
+            self.joiner_evicted(from);
+            return;
+        }
+        let mine = self.view.nodes.clone();
+        let in_mine = mine.contains(&from);
+        // Two histories (a healed partition): `from` was removed here; or its view holds a
+        // node removed here (it was admitted here after the other side had admitted it: a
+        // join request held across the heal); or it is a node never admitted here whose view
+        // shares none of ours (the other side admitted a joiner this side lost, which is not
+        // barred, see `on_peer_gone`). Otherwise `from` is of our history: if it is in our
+        // view, this LRC was dropped one-sidedly; if not, a member of our view tells us.
+        let two = self.removed.contains(&from)
+            || theirs.iter().any(|n| self.removed.contains(n))
+            || (!in_mine && theirs.iter().all(|n| !mine.contains(n)));
+        let lose = if two {
+            // The majority rule on the nodes each history has and the other has not (a node
+            // admitted by both counts for neither).
+            let ours: Vec<Node> = mine
+                .iter()
+                .copied()
+                .filter(|n| !theirs.contains(n))
+                .collect();
+            let other: Vec<Node> = theirs
+                .iter()
+                .copied()
+                .filter(|n| !mine.contains(n))
+                .collect();
             let min = |v: &[Node]| v.iter().copied().min().unwrap_or(Node::MAX);
-            theirs.len() > mine.len() || (theirs.len() == mine.len() && min(&theirs) < min(mine))
+            other.len() > ours.len() || (other.len() == ours.len() && min(&other) < min(&ours))
         } else {
-            false
+            in_mine
         };
         if !lose {
+            if !in_mine {
+                // A member of another view: never to be admitted here (a join request of its
+                // that is still in flight, or was queued during a takeover, would admit it a
+                // second time: simulator seed 281). Of the other history, it is barred like a
+                // removed member and told so (it loses by the same rule). Else it may be of
+                // ours, which removed this LRC (a member of our view tells us so): only its
+                // requests are ignored, and it does not count as removed here (simulator
+                // seed 2923 of the joiner sweep).
+                if !two {
+                    self.foreign.insert(from);
+                } else if self.removed.insert(from) {
+                    self.streams.remove(&from);
+                    self.tell_evicted(from);
+                }
+            } else if two && self.is_active_coordinator() {
+                // Admitted here although the losing history had admitted it: the coordinator
+                // removes it (the other members wait for that).
+                self.suspected.insert(from);
+                self.remove_suspected();
+                self.check_held_replies();
+            }
             return;
         }
         let reason = format!(
@@ -70,6 +123,33 @@ impl FederationCore {
             }
         }
         self.actions.push_back(Action::ConnectionLost { reason });
+    }
+}
+
+impl FederationCore {
+    /// A joiner told by a member that it is not in its view: the member's log admitted this
+    /// LRC and then removed it, before its Welcome reached it (it was cut off meanwhile), and
+    /// it bars this node id for good (a joiner lost before its admission is not barred, see
+    /// `on_peer_gone`). Its pending calls fail at once instead of waiting for an answer that
+    /// will never come (simulator seeds 19, 168, 320, 727 of the joiner sweep); a join needs a
+    /// new LRC.
+    fn joiner_evicted(&mut self, from: Node) {
+        let tickets: Vec<Ticket> = self.pending.values().filter_map(|p| p.ticket).collect();
+        if tickets.is_empty() {
+            return;
+        }
+        self.pending.clear();
+        let reason = format!(
+            "federation {}: LRC {from:x} says the members admitted this LRC and then removed it              while it could not hear them, before its admission reached it; this node id may              not join again: start a new LRC",
+            self.name
+        );
+        tracing::error!(federation = %self.name, "{reason}");
+        for ticket in tickets {
+            self.actions.push_back(Action::Complete {
+                ticket,
+                result: Err(RtiError::NotConnected(reason.clone())),
+            });
+        }
     }
 }
 
@@ -157,6 +237,171 @@ mod tests {
         );
         c.add_candidates([3]);
         assert_eq!(c.phase().candidates(), &[2, 3], "a candidate again");
+    }
+
+    /// Whether `c` sent `Evicted` to `to` since its actions were last drained; drains them.
+    fn told_evicted(c: &mut FederationCore, to: Node) -> bool {
+        std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(&a, Action::SendControl { to: t, bytes, .. }
+            if *t == to && matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::Evicted { .. })
+            ))
+        })
+    }
+
+    fn join_request(from: Node) -> Event<'static> {
+        Event::Control {
+            from,
+            msg: ControlMsg::Request {
+                id: 1,
+                body: super::super::wire::Request::Join {
+                    name: Some(format!("f{from}")),
+                    federate_type: "t".into(),
+                    modules: Vec::new(),
+                },
+                epoch: 0,
+            },
+        }
+    }
+
+    /// Unified simulator, seeds 368 and 29: a joiner cut off from every member while joining
+    /// was barred by them for good (it ignores `Evicted`), so its join was never answered. A
+    /// joiner lost before its admission is not barred: when it comes back, it is admitted.
+    #[test]
+    fn a_joiner_lost_before_its_admission_is_admitted_when_it_comes_back() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        while c.poll_action().is_some() {}
+        c.handle(1, Event::PeerGone(5));
+        c.handle(
+            2,
+            Event::ChannelPeer {
+                node: 5,
+                first_seq: 1,
+            },
+        );
+        c.handle(3, join_request(5));
+        assert!(!told_evicted(&mut c, 5), "a lost joiner is not barred");
+        assert_eq!(c.view().nodes, vec![1, 5], "admitted");
+        assert!(!c.suspected.contains(&5), "and not suspected: it came back");
+    }
+
+    /// Unified simulator, seeds 19, 168, 320, 727 with `partition_joiners`: the log admitted a
+    /// joiner and removed it (cut off) before its Welcome was sent; the members bar it for
+    /// good, and its join waited for an answer forever. Told `Evicted`, it gives up.
+    #[test]
+    fn a_joiner_the_log_removed_gives_up_its_join() {
+        let mut c = FederationCore::joining("F", 5, 0, vec![1]);
+        let t = c.join(Some("x".into()), "t");
+        while c.poll_action().is_some() {}
+        c.handle(
+            1,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Evicted { nodes: vec![1, 2] },
+            },
+        );
+        let failed = std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(a, Action::Complete { ticket, result: Err(RtiError::NotConnected(_)) }
+                if ticket == t)
+        });
+        assert!(failed, "the join fails at once");
+        assert!(!c.is_admitted());
+    }
+
+    /// Unified simulator, seed 281: a member of the other side's view (admitted there after
+    /// the heal) told this side's coordinator, in recovery, that it is no member; its join
+    /// requests, queued during the recovery, then admitted it a second time. Such a node is
+    /// never admitted here: barred (and told so) when the views are of two histories, its
+    /// requests ignored when they share a node.
+    #[test]
+    fn a_member_of_another_view_is_not_admitted_by_a_join_request_in_flight() {
+        // Two histories: its view shares no node with ours; ours wins (tie, smallest id).
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        c.apply_decision(Decision::NodeAdded(2));
+        while c.poll_action().is_some() {}
+        c.handle(
+            1,
+            Event::Control {
+                from: 4,
+                msg: ControlMsg::Evicted { nodes: vec![3, 4] },
+            },
+        );
+        assert!(matches!(c.phase(), Phase::Member));
+        assert!(told_evicted(&mut c, 4), "barred and told so");
+        c.handle(2, join_request(4));
+        assert_eq!(c.view().nodes, vec![1, 2], "not admitted");
+        // One history (its view holds our member 2, which removed us, or will): not barred,
+        // not evicted on its word, but its requests are not answered.
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        c.apply_decision(Decision::NodeAdded(2));
+        while c.poll_action().is_some() {}
+        c.handle(
+            1,
+            Event::Control {
+                from: 5,
+                msg: ControlMsg::Evicted { nodes: vec![2, 5] },
+            },
+        );
+        assert!(matches!(c.phase(), Phase::Member));
+        assert!(!c.removed.contains(&5));
+        c.handle(2, join_request(5));
+        assert_eq!(c.view().nodes, vec![1, 2], "not admitted");
+    }
+
+    /// Unified simulator, seeds 1087 and 281: a join request held across a heal made the
+    /// coordinator admit a node the other side had admitted; its `Evicted` answer made the
+    /// coordinator evict itself, as if dropped one-sidedly. Its view holds a node removed
+    /// here: two histories, and the majority rule (on the nodes only one of them has) decides;
+    /// the winning coordinator removes it.
+    #[test]
+    fn a_node_admitted_twice_does_not_evict_the_winning_coordinator() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        for d in [
+            Decision::NodeAdded(2),
+            Decision::NodeAdded(3),
+            Decision::NodeRemoved(3),
+        ] {
+            c.apply_decision(d);
+        }
+        while c.poll_action().is_some() {}
+        c.handle(1, join_request(4));
+        assert_eq!(c.view().nodes, vec![1, 2, 4]);
+        c.handle(
+            2,
+            Event::Control {
+                from: 4,
+                msg: ControlMsg::Evicted { nodes: vec![3, 4] },
+            },
+        );
+        assert!(matches!(c.phase(), Phase::Member), "not evicted");
+        assert_eq!(
+            c.view().nodes,
+            vec![1, 2],
+            "the node admitted twice is removed"
+        );
+        assert!(c.removed.contains(&4));
+    }
+
+    /// Decisions from a node outside the view are of another history (seed 281): not applied,
+    /// and their sender is told this LRC is no member of its view.
+    #[test]
+    fn decisions_from_outside_the_view_are_not_applied() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        while c.poll_action().is_some() {}
+        let last = c.view().last();
+        c.handle(
+            1,
+            Event::Control {
+                from: 7,
+                msg: ControlMsg::Decisions {
+                    first: last + 1,
+                    list: vec![Decision::NodeAdded(9)],
+                },
+            },
+        );
+        assert_eq!(c.view().last(), last, "not applied");
+        assert!(told_evicted(&mut c, 7));
     }
 
     #[test]

@@ -544,6 +544,10 @@ pub struct FederationCore {
     pub(crate) resign_gate: Vec<resignation::Gated>,
     /// Removed LRCs told so since they were last heard from (see `eviction`).
     pub(crate) evicted_told: BTreeSet<Node>,
+    /// LRCs that told this one it is not in their view, which this LRC never admitted nor
+    /// removed (see `eviction`): members of another view, whose join requests still in flight
+    /// are not answered (they would admit them a second time).
+    pub(crate) foreign: BTreeSet<Node>,
     pub(crate) current_coordinator: Option<Node>,
     pub(crate) recovery: Option<coordinator::Recovery>,
     pub(crate) reports: BTreeMap<Node, u64>,
@@ -639,6 +643,7 @@ impl FederationCore {
             departing: None,
             resign_gate: Vec::new(),
             evicted_told: BTreeSet::new(),
+            foreign: BTreeSet::new(),
             current_coordinator: None,
             recovery: None,
             reports: BTreeMap::new(),
@@ -874,6 +879,12 @@ impl FederationCore {
                     self.time_messages_in += 1;
                 }
                 if self.removed.contains(&from) && !matches!(msg, ControlMsg::Evicted { .. }) {
+                    if matches!(msg, ControlMsg::Request { .. }) {
+                        // Each request is answered (a requester retries at most once per
+                        // retry period): a joiner the log removed gives up its join on it,
+                        // and a new call of the same LRC must learn it too (see `eviction`).
+                        self.evicted_told.remove(&from);
+                    }
                     self.tell_evicted(from);
                     return;
                 }
@@ -882,10 +893,13 @@ impl FederationCore {
             Event::ChannelPeer { node, first_seq } => {
                 self.channel_peers.insert(node);
                 self.evicted_told.remove(&node);
-                if !self.phase.is_admitted() {
+                if !self.phase.is_admitted() || !self.view.nodes.contains(&node) {
                     // A joiner's peer that was lost came back (its connection dropped and
                     // came up again): it is not gone, so not suspected once a Welcome names
-                    // it, and it may be a candidate again.
+                    // it, and it may be a candidate again. Likewise a member's joiner that
+                    // came back: not suspected once admitted (simulator seed 281: its
+                    // coordinator admitted it suspected, so the members' acknowledgements of
+                    // its admission were not waited for).
                     self.gone.remove(&node);
                 }
                 if self.removed.contains(&node) {

@@ -116,6 +116,7 @@ impl FederationCore {
         // joining) is barred no more: the log admits it, so every member must serve it.
         self.removed.remove(&n);
         self.evicted_told.remove(&n);
+        self.foreign.remove(&n);
         if self.gone.contains(&n) {
             self.suspected.insert(n);
         }
