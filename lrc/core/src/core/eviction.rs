@@ -140,7 +140,9 @@ impl FederationCore {
         }
         self.pending.clear();
         let reason = format!(
-            "federation {}: LRC {from:x} says the members admitted this LRC and then removed it              while it could not hear them, before its admission reached it; this node id may              not join again: start a new LRC",
+            "federation {}: LRC {from:x} says the members admitted this LRC and then removed it \
+             while it could not hear them, before its admission reached it; this node id may \
+             not join again: start a new LRC",
             self.name
         );
         tracing::error!(federation = %self.name, "{reason}");
