@@ -267,6 +267,14 @@ impl FederationCore {
         {
             return; // a request that outlived its sender, or its membership here
         }
+        if self.gone.contains(&from) && !self.view.nodes.contains(&from) {
+            // A joiner whose channel is gone (it is not barred, see `on_peer_gone`): its
+            // request, queued or late, must not admit it while nothing would notice its loss
+            // again (federation simulator, late links, seeds 1 and 49: a crashed joiner was
+            // admitted and every sync point waited for its federates). Back, it is no longer
+            // gone (`Event::ChannelPeer`) and its retried request is answered.
+            return;
+        }
         if self.recovery.is_some() {
             if !self
                 .queued
