@@ -567,13 +567,23 @@ mod tests {
 
         /// `f` subscribes to Position in region `r`, through the service path the shell takes.
         fn subscribe_in(&mut self, f: FederateHandle, r: RegionHandle) {
-            let (vehicle, position) = (self.vehicle, self.position);
+            self.subscribe_attribute_in(f, self.position, r);
+        }
+
+        /// `f` subscribes to attribute `a` of Vehicle in region `r`, as `subscribe_in`.
+        fn subscribe_attribute_in(
+            &mut self,
+            f: FederateHandle,
+            a: AttributeHandle,
+            r: RegionHandle,
+        ) {
+            let vehicle = self.vehicle;
             self.core
                 .mom_reported(f, "subscribeObjectClassAttributesWithRegions", None, |c| {
                     c.subscribe_object_class_attributes_with_regions(
                         f,
                         vehicle,
-                        &[(vec![position], vec![r])],
+                        &[(vec![a], vec![r])],
                         true,
                         None,
                     )
@@ -778,17 +788,7 @@ mod tests {
             .attribute_handle(vehicle, "Status")
             .expect("Status");
         let strip = f.region_over(s, &[(x, 0, 100)]);
-        f.core
-            .mom_reported(s, "subscribeObjectClassAttributesWithRegions", None, |c| {
-                c.subscribe_object_class_attributes_with_regions(
-                    s,
-                    vehicle,
-                    &[(vec![status], vec![strip])],
-                    true,
-                    None,
-                )
-            })
-            .expect("subscribe");
+        f.subscribe_attribute_in(s, status, strip);
         assert_eq!(
             drain(&mut f.core).2,
             None,

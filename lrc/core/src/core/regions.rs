@@ -2751,6 +2751,18 @@ mod tests {
         );
     }
 
+    /// The first value of each reflection of `o` among `got`, in order.
+    fn reflections_of(got: &[Callback], o: ObjectInstanceHandle) -> Vec<u64> {
+        got.iter()
+            .filter_map(|cb| match cb {
+                Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
+                    values.first().map(|(_, v)| num(v))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Two LRCs for the state-transfer test: `a` runs the publisher, `b` joins late; data and
     /// control go straight across, except the snapshots `b` gets, which wait in `snapshots`.
     struct Pair {
@@ -2769,15 +2781,7 @@ mod tests {
     impl Pair {
         /// The first value of each reflection of `o` at `b`, in order.
         fn reflected(&self, o: ObjectInstanceHandle) -> Vec<u64> {
-            self.got
-                .iter()
-                .filter_map(|cb| match cb {
-                    Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
-                        values.first().map(|(_, v)| num(v))
-                    }
-                    _ => None,
-                })
-                .collect()
+            reflections_of(&self.got, o)
         }
 
         fn run(&mut self) {
@@ -3139,15 +3143,7 @@ mod tests {
 
         /// The first value of each reflection of `o` at node 3, in order.
         fn reflected(&self, o: ObjectInstanceHandle) -> Vec<u64> {
-            self.got3
-                .iter()
-                .filter_map(|cb| match cb {
-                    Callback::ReflectAttributeValues { object, values, .. } if *object == o => {
-                        values.first().map(|(_, v)| num(v))
-                    }
-                    _ => None,
-                })
-                .collect()
+            reflections_of(&self.got3, o)
         }
 
         fn region_at(&mut self, node: Node, x: (u64, u64)) -> RegionHandle {
