@@ -566,6 +566,65 @@ fn mom_values_follow_updates_grants_and_saves() {
     assert_eq!(fv[&of][&fattrs["HLAlastSaveName"]], unicode("mom-save"));
 }
 
+/// The MIM's conditional attributes reach a monitor in another process when they change, with
+/// no request and no `HLAsetTiming`: A's time regulation and constraint as A enables them, and
+/// the federation's `HLAfederatesInFederation` (sent by the voice, A's LRC) as B joins in a
+/// third process and resigns.
+#[test]
+fn conditional_mom_values_reach_a_monitor_in_another_process_without_asking() {
+    let _g = serial();
+    let lab = Lab::new(3);
+    let ports = Ports::unique();
+    let fed = format!("momcond{}", std::process::id());
+    let (mut a, ha) = shell(&lab, 1, &ports, &fed, "A");
+    let (mut c, hc) = shell(&lab, 2, &ports, &fed, "C");
+    let (_, attrs) = handles(&mut c, &format!("attr-handles {FEDERATE}"), "attrs");
+    let (_, fattrs) = handles(&mut c, &format!("attr-handles {FEDERATION}"), "attrs");
+    let (regulating, constrained) = (attrs["HLAtimeRegulating"], attrs["HLAtimeConstrained"]);
+    let federates = fattrs["HLAfederatesInFederation"];
+    ok(
+        &mut c,
+        &format!("subscribe {FEDERATE} HLAtimeRegulating,HLAtimeConstrained"),
+    );
+    ok(
+        &mut c,
+        &format!("subscribe {FEDERATION} HLAfederatesInFederation"),
+    );
+    let found = discover_all(&mut c, &["HLAfederate.A", "HLAfederation"]);
+    let (oa, of) = (found["HLAfederate.A"], found["HLAfederation"]);
+    ok(&mut a, "regulate 1");
+    next_event(&mut a, "regulating");
+    ok(&mut a, "constrain");
+    next_event(&mut a, "constrained");
+    let seen = reflect_until(&mut c, |s| {
+        s.get(&oa).is_some_and(|v| {
+            v.get(&regulating).map(String::as_str) == Some(TRUE)
+                && v.get(&constrained).map(String::as_str) == Some(TRUE)
+        })
+    });
+    assert_eq!(seen[&oa][&regulating], TRUE);
+    // HLAhandleList: the count, then each federate's HLAhandle, in handle order.
+    let list = |hs: &[u64]| {
+        let mut hs = hs.to_vec();
+        hs.sort_unstable();
+        let mut s = format!("{:08x}", hs.len());
+        for h in hs {
+            s.push_str(&handle(h));
+        }
+        s
+    };
+    let (mut b, hb) = shell(&lab, 3, &ports, &fed, "B");
+    let three = list(&[ha, hb, hc]);
+    reflect_until(&mut c, |s| {
+        s.get(&of).and_then(|v| v.get(&federates)) == Some(&three)
+    });
+    ok(&mut b, "resign");
+    let two = list(&[ha, hc]);
+    reflect_until(&mut c, |s| {
+        s.get(&of).and_then(|v| v.get(&federates)) == Some(&two)
+    });
+}
+
 const REQUEST_UPDATES_SENT: &str =
     "HLAinteractionRoot.HLAmanager.HLAfederate.HLArequest.HLArequestUpdatesSent";
 const REPORT_UPDATES_SENT: &str =

@@ -447,6 +447,7 @@ impl FederationCore {
     /// To be called after every change of `interest`.
     pub(crate) fn interest_changed(&mut self) {
         self.rated_interest = self.rates_in_interest();
+        self.mom_interest_changed();
     }
 
     /// Attribute values the reductions dropped because a newer value of the same attribute

@@ -47,7 +47,11 @@
 //!   with the current values of the requested attributes),
 //! - periodically once `HLAmanager.HLAfederate.HLAadjust.HLAsetTiming` set a report period for a
 //!   federate (seconds; 0 stops): the shell's ticks bring `now` and [`FederationCore::mom_tick`]
-//!   decides which instances are due; the core reads no clock.
+//!   decides which instances are due; the core reads no clock,
+//! - when an attribute the MIM updates conditionally (time regulating and constrained,
+//!   asynchronous delivery, federate state, time manager state, the switches; the
+//!   federation's federates, modules, current FDD and saves) changes while some federate
+//!   subscribes to it (`conditional.rs`).
 //!
 //! # Interactions answered
 //!
@@ -114,9 +118,8 @@
 //!
 //! # Known gaps
 //!
-//! The conditional updates of the MIM are sent for the switches only; the other attributes
-//! go at the `HLAsetTiming` period and on request (a change of time state, say, is not pushed).
-//! The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
+//! A conditional attribute's change is found at the core's next poll, so a state entered and
+//! left within one step (between two polls) is not sent (`conditional.rs`). The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
 //! `HLAsetSwitches` (see `switches.rs`). A `HLAmodifyAttributeState` that loses a race with another
 //! transfer of the same attribute has no effect and no exception. The
 //! transportation-type-change services are refused (hlamesh has none). A federate resigned by
@@ -201,6 +204,11 @@ pub struct MomHandles {
     pub federate_attrs: BTreeMap<String, AttributeHandle>,
     /// Attribute handles of `HLAfederation` by name.
     pub federation_attrs: BTreeMap<String, AttributeHandle>,
+    /// The attributes of `HLAfederate` whose update type is `Conditional` (see
+    /// `conditional.rs`).
+    pub conditional_federate: BTreeSet<AttributeHandle>,
+    /// The same of `HLAfederation`.
+    pub conditional_federation: BTreeSet<AttributeHandle>,
     /// Interaction classes below `HLAinteractionRoot.HLAmanager` by their name without that
     /// prefix (`HLAfederate.HLArequest.HLArequestPublications`).
     pub interactions: BTreeMap<String, InteractionClassHandle>,
@@ -242,6 +250,8 @@ impl MomHandles {
             manager,
             federate_attrs: attrs(federate),
             federation_attrs: attrs(federation),
+            conditional_federate: conditional::conditional_attributes(fdd, federate),
+            conditional_federation: conditional::conditional_attributes(fdd, federation),
             interactions,
             interaction_names,
         })
@@ -387,6 +397,8 @@ pub struct MomState {
     pub(crate) malformed: u64,
     /// `HLAreportMOMexception`s this LRC sent (malformed interactions and failed services).
     pub(crate) exceptions_sent: u64,
+    /// The conditional attributes watched and what was last sent of them (`conditional.rs`).
+    pub(crate) conditional: conditional::Conditional,
 }
 
 /// A federate's switches (`HLAsetSwitches`); `None`: the FDD's value.
@@ -577,17 +589,7 @@ impl FederationCore {
         // The static attributes go with the registration, so an instance discovered later
         // already carries its identity.
         let values = self.mom_federate_values(h, None);
-        self.send_update(
-            true,
-            false,
-            h,
-            object,
-            values,
-            Vec::new(),
-            None,
-            Vec::new(),
-            None,
-        );
+        self.mom_send_values(object, h, values, Vec::new());
     }
 
     /// A federate resigned or was lost: its `HLAfederate` instance goes (at every LRC, see the
@@ -603,6 +605,7 @@ impl FederationCore {
         self.mom.queues.remove(&h);
         self.mom.producer_hidden.remove(&h);
         let o = federate_instance(h);
+        self.mom_forget_sent(o);
         if self.objects.contains_key(&o) {
             self.remove_instance(o, Vec::new(), None, None);
         }
@@ -620,13 +623,16 @@ impl FederationCore {
         f: FederateHandle,
         only: Option<&[AttributeHandle]>,
     ) -> Vec<(AttributeHandle, Vec<u8>)> {
-        let Some(m) = self.mom_handles().cloned() else {
-            return Vec::new();
-        };
-        if self.fdd.is_none() {
+        if self.mom_handles().is_none() || self.fdd.is_none() {
             return Vec::new();
         }
-        let record = self.view.federates.get(&f).cloned();
+        // Read-only from here: the handles are borrowed, not cloned (the conditional updates
+        // ask at every poll while watched).
+        let this = &*self;
+        let Some(m) = this.mom.handles.as_ref() else {
+            return Vec::new();
+        };
+        let record = this.view.federates.get(&f).cloned();
         let name = record.as_ref().map(|r| r.name.clone()).unwrap_or_default();
         let federate_type = record
             .as_ref()
@@ -639,41 +645,35 @@ impl FederationCore {
             .get(&f)
             .map(|m| m.iter().map(|(d, _)| d.clone()).collect())
             .unwrap_or_default();
-        let (ro_len, tso_len) = self.queued_messages(f);
         // A grant still on its way to the federate leaves it advancing (see `queues.rs`).
-        let undelivered = self.grant_undelivered(f);
-        let tm: Option<&Manager> = self.time.managers.get(&f);
+        let undelivered = this.grant_undelivered(f);
+        let tm: Option<&Manager> = this.time.managers.get(&f);
         let regulating = tm.is_some_and(|t| t.regulation() == RegulationState::On);
         let constrained = tm.is_some_and(|t| t.constraint() == ConstraintState::On);
         let asynchronous = tm.is_some_and(|t| t.asynchronous_delivery());
         // The manager's own flag is the ambassador's word at its last time service: the
         // core's answer now is the one that counts.
         let advancing = tm.is_some_and(|t| t.pending_advance().is_some()) || undelivered;
-        let kind = self.time.kind;
+        let kind = this.time.kind;
         let logical = tm.map(|t| kind.convert(t.federate_logical_time()));
         let lookahead = tm
             .and_then(|t| t.query_lookahead().ok())
             .map(|l| kind.convert_interval(l));
         let galt = tm.and_then(|t| t.galt()).map(|t| kind.convert(t));
         let lits = tm.and_then(|t| t.lits()).map(|t| kind.convert(t));
-        let state = match self.refuse_during_save_or_restore(f, "MOM") {
+        let state = match this.refuse_during_save_or_restore(f, "MOM") {
             Err(crate::error::RtiError::SaveInProgress(_)) => 3,
             Err(crate::error::RtiError::RestoreInProgress(_)) => 5,
             _ => 1,
         };
         let (convey_regions, convey_producer) =
-            (self.mom_convey_regions(f), self.mom_convey_producer(f));
-        let can_delete = self
-            .objects
-            .values()
-            .filter(|i| self.privilege_holder(i) == Some(f))
-            .count();
-        let c = self.mom.counters.get(&f).cloned().unwrap_or_default();
+            (this.mom_convey_regions(f), this.mom_convey_producer(f));
+        let c = this.mom.counters.get(&f).cloned().unwrap_or_default();
         let (granted_ms, advancing_ms) = self
             .mom
             .time_in_states
             .get(&f)
-            .map_or((0, 0), |t| t.millis(self.now));
+            .map_or((0, 0), |t| t.millis(this.now));
         let count = |n: usize| -> Vec<u8> { enc(i32::try_from(n).unwrap_or(i32::MAX)) };
         let mut out = Vec::new();
         for (attr, h) in &m.federate_attrs {
@@ -684,7 +684,7 @@ impl FederationCore {
                 "HLAfederateHandle" => handle_value(&f.encode()),
                 "HLAfederateName" => enc(name.clone()),
                 "HLAfederateType" => enc(federate_type.clone()),
-                "HLAfederateHost" => enc(self.mom.host.clone()),
+                "HLAfederateHost" => enc(this.mom.host.clone()),
                 "HLARTIversion" => enc(RTI_VERSION.to_string()),
                 "HLAFOMmoduleDesignatorList" => enc(modules.clone()),
                 "HLAtimeConstrained" => enc(constrained),
@@ -701,13 +701,20 @@ impl FederationCore {
                 .encode(),
                 "HLAGALT" => time_value(galt),
                 "HLALITS" => time_value(lits),
-                "HLAROlength" => count(ro_len),
-                "HLATSOlength" => count(tso_len),
+                // Walks the queues: computed only when asked for (the conditional updates
+                // ask for a few attributes at every poll, see `conditional.rs`).
+                "HLAROlength" => count(this.queued_messages(f).0),
+                "HLATSOlength" => count(this.queued_messages(f).1),
                 "HLAreflectionsReceived" => enc(c.reflections_received as i32),
                 "HLAupdatesSent" => enc(c.updates_sent as i32),
                 "HLAinteractionsReceived" => enc(c.interactions_received as i32),
                 "HLAinteractionsSent" => enc(c.interactions_sent as i32),
-                "HLAobjectInstancesThatCanBeDeleted" => count(can_delete),
+                "HLAobjectInstancesThatCanBeDeleted" => count(
+                    this.objects
+                        .values()
+                        .filter(|i| this.privilege_holder(i) == Some(f))
+                        .count(),
+                ),
                 "HLAobjectInstancesUpdated" => count(c.updated.len()),
                 "HLAobjectInstancesReflected" => count(c.reflected.len()),
                 "HLAobjectInstancesDeleted" => enc(c.deleted as i32),
@@ -730,14 +737,15 @@ impl FederationCore {
         &mut self,
         only: Option<&[AttributeHandle]>,
     ) -> Vec<(AttributeHandle, Vec<u8>)> {
-        let Some(m) = self.mom_handles().cloned() else {
-            return Vec::new();
-        };
-        if self.fdd.is_none() {
+        if self.mom_handles().is_none() || self.fdd.is_none() {
             return Vec::new();
         }
-        let federates = handle_list(self.view.federates.keys().map(|h| h.encode().to_vec()));
-        let modules: Vec<String> = self.modules.iter().map(|(d, _)| d.clone()).collect();
+        let this = &*self;
+        let Some(m) = this.mom.handles.as_ref() else {
+            return Vec::new();
+        };
+        let federates = handle_list(this.view.federates.keys().map(|h| h.encode().to_vec()));
+        let modules: Vec<String> = this.modules.iter().map(|(d, _)| d.clone()).collect();
         let (last_name, last_time) = self
             .mom
             .last_save
@@ -747,15 +755,15 @@ impl FederationCore {
             .save
             .current()
             .map_or((None, None), |s| (Some(s.label.clone()), s.time));
-        let kind = self.time.kind;
-        let auto_provide = i32::from(self.mom_auto_provide());
+        let kind = this.time.kind;
+        let auto_provide = i32::from(this.mom_auto_provide());
         let mut out = Vec::new();
         for (attr, h) in &m.federation_attrs {
             if only.is_some_and(|o| !o.contains(h)) {
                 continue;
             }
             let v = match attr.as_str() {
-                "HLAfederationName" => enc(self.name.clone()),
+                "HLAfederationName" => enc(this.name.clone()),
                 "HLAfederatesInFederation" => federates.clone(),
                 "HLARTIversion" => enc(RTI_VERSION.to_string()),
                 "HLAMIMdesignator" => enc(MIM_DESIGNATOR.to_string()),
@@ -825,21 +833,43 @@ impl FederationCore {
         only: Option<&[AttributeHandle]>,
         tag: Vec<u8>,
     ) {
-        let (producer, values) = if o == federation_instance() {
-            match self.mom_voice() {
-                Some((v, node)) if node == self.me => (v, self.mom_federation_values(only)),
-                _ => return,
-            }
+        let Some(producer) = self.mom_producer(o) else {
+            return;
+        };
+        let values = if o == federation_instance() {
+            self.mom_federation_values(only)
+        } else {
+            self.mom_federate_values(producer, only)
+        };
+        self.mom_send_values(o, producer, values, tag);
+    }
+
+    /// The federate whose stream carries the values of MOM instance `o` if this LRC maintains
+    /// it: its federate, or the voice for the federation's.
+    pub(super) fn mom_producer(&self, o: ObjectInstanceHandle) -> Option<FederateHandle> {
+        if o == federation_instance() {
+            self.mom_voice()
+                .filter(|(_, node)| *node == self.me)
+                .map(|(v, _)| v)
         } else {
             let f = o.registrant();
-            if !self.locals.contains_key(&f) {
-                return;
-            }
-            (f, self.mom_federate_values(f, only))
-        };
+            self.locals.contains_key(&f).then_some(f)
+        }
+    }
+
+    /// Sends `values` of MOM instance `o` in `producer`'s stream (and remembers the
+    /// conditional ones, see `conditional.rs`).
+    pub(super) fn mom_send_values(
+        &mut self,
+        o: ObjectInstanceHandle,
+        producer: FederateHandle,
+        values: Vec<(AttributeHandle, Vec<u8>)>,
+        tag: Vec<u8>,
+    ) {
         if values.is_empty() {
             return;
         }
+        self.mom_note_sent(o, &values);
         self.send_update(
             true,
             false,
@@ -941,6 +971,7 @@ impl FederationCore {
 }
 
 mod attribute_state;
+mod conditional;
 mod dispatch;
 mod persist;
 mod queues;

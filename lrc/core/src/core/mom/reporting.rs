@@ -149,6 +149,7 @@ impl FederationCore {
     /// Sends the queued reports (the shell's next poll of the actions; see the module docs).
     pub(crate) fn mom_flush(&mut self) {
         self.mom_send_auto_requests();
+        self.mom_send_conditional();
         if self.mom.invocations.is_empty() {
             return;
         }

@@ -1940,3 +1940,219 @@ fn a_joiners_module_with_a_subclass_of_a_subscribed_interaction_class_adds_its_c
     // And Shout's (Y): 4 cells.
     assert_eq!(one.core.wanted_cells().len(), 36);
 }
+
+/// Values of attribute `a` of `o` that `f` had reflected, in order.
+fn reflections_of(
+    one: &One,
+    f: FederateHandle,
+    o: ObjectInstanceHandle,
+    a: AttributeHandle,
+) -> Vec<Vec<u8>> {
+    one.got
+        .iter()
+        .filter_map(|(g, cb)| match cb {
+            Callback::ReflectAttributeValues { object, values, .. } if *g == f && *object == o => {
+                values.iter().find(|(x, _)| *x == a).map(|(_, v)| v.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn conditional_attributes_go_when_they_change_and_only_while_someone_subscribes() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let class = one.handles().federate;
+    let (regulating, name) = (one.attr("HLAtimeRegulating"), one.attr("HLAfederateName"));
+    let oa = federate_instance(a);
+    let la = DynInterval::Float(HLAfloat64Interval::new(1.0).expect("interval"));
+    // Nobody subscribes: A's change sends nothing.
+    one.updates_sent = 0;
+    one.core
+        .time_change(a, "enableTimeRegulation", |t| t.enable_time_regulation(la))
+        .expect("regulate");
+    one.drain();
+    assert_eq!(one.updates_sent, 0, "an unwatched MOM sends nothing");
+    // M subscribes: A's regulating changed since its join's values, so it goes once.
+    one.core
+        .subscribe_object_class_attributes(m, class, &[regulating, name], true)
+        .expect("subscribe");
+    one.drain();
+    assert_eq!(
+        one.updates_sent, 1,
+        "only what changed since it was last sent"
+    );
+    assert_eq!(reflections_of(&one, m, oa, regulating), vec![1i32.encode()]);
+    for t in 1..=10 {
+        one.core.handle(t * 100_000, Event::Tick);
+        one.drain();
+    }
+    assert_eq!(one.updates_sent, 1, "no change, no update");
+    // A stops regulating: one update, with that attribute only.
+    one.core
+        .time_change(a, "disableTimeRegulation", |t| t.disable_time_regulation())
+        .expect("disable");
+    one.drain();
+    assert_eq!(one.updates_sent, 2);
+    assert_eq!(
+        reflections_of(&one, m, oa, regulating),
+        vec![1i32.encode(), 0i32.encode()]
+    );
+    let last = one.got.iter().rev().find_map(|(g, cb)| match cb {
+        Callback::ReflectAttributeValues { object, values, .. } if *g == m && *object == oa => {
+            Some(values.iter().map(|(x, _)| *x).collect::<Vec<_>>())
+        }
+        _ => None,
+    });
+    assert_eq!(last, Some(vec![regulating]), "the changed attribute only");
+    // Unsubscribed: changes go unsent again.
+    one.core
+        .unsubscribe_object_class_attributes(m, class, None)
+        .expect("unsubscribe");
+    one.drain();
+    one.core
+        .time_change(a, "enableTimeRegulation", |t| t.enable_time_regulation(la))
+        .expect("regulate");
+    one.drain();
+    assert_eq!(one.updates_sent, 2, "nobody watches any more");
+}
+
+#[test]
+fn a_watched_time_manager_state_shows_the_advance_and_the_grant() {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let class = one.handles().federate;
+    let state = one.attr("HLAtimeManagerState");
+    let oa = federate_instance(a);
+    one.core
+        .subscribe_object_class_attributes(m, class, &[state], true)
+        .expect("subscribe");
+    one.drain();
+    assert!(
+        reflections_of(&one, m, oa, state).is_empty(),
+        "unchanged since the join"
+    );
+    // M regulates with lookahead 1 at 0 and A is constrained: A's request to 5 waits.
+    let la = DynInterval::Float(HLAfloat64Interval::new(1.0).expect("interval"));
+    one.core
+        .time_change(m, "enableTimeRegulation", |t| t.enable_time_regulation(la))
+        .expect("regulate");
+    one.core
+        .time_change(a, "enableTimeConstrained", |t| t.enable_time_constrained())
+        .expect("constrained");
+    one.drain();
+    one.core
+        .time_change(a, "timeAdvanceRequest", |t| {
+            t.time_advance_request(float_time(5.0))
+        })
+        .expect("TAR");
+    one.drain();
+    assert_eq!(
+        reflections_of(&one, m, oa, state),
+        vec![1i32.encode()],
+        "advancing"
+    );
+    one.core
+        .time_change(m, "timeAdvanceRequest", |t| {
+            t.time_advance_request(float_time(10.0))
+        })
+        .expect("TAR");
+    one.drain();
+    assert!(
+        one.got.iter().any(|(f, cb)| *f == a
+            && matches!(cb, Callback::TimeAdvanceGrant(t) if *t == float_time(5.0))),
+        "A granted 5"
+    );
+    assert_eq!(
+        reflections_of(&one, m, oa, state),
+        vec![1i32.encode(), 0i32.encode()],
+        "then granted"
+    );
+    // M's own advance to 10 was granted at once (A does not regulate): it still shows both
+    // states, since the grant waited in the core's actions across a poll.
+    let om = federate_instance(m);
+    assert_eq!(
+        reflections_of(&one, m, om, state),
+        vec![1i32.encode(), 0i32.encode()]
+    );
+}
+
+#[test]
+fn the_voice_sends_the_federations_conditional_attributes_as_federates_come_and_go_and_saves_are_asked()
+ {
+    let mut one = One::new();
+    let a = one.join("A");
+    let m = one.join("M");
+    let h = one.handles();
+    let (federates, next_save) = (
+        h.federation_attrs["HLAfederatesInFederation"],
+        h.federation_attrs["HLAnextSaveName"],
+    );
+    let o = federation_instance();
+    one.core
+        .subscribe_object_class_attributes(m, h.federation, &[federates, next_save], true)
+        .expect("subscribe");
+    one.drain();
+    // Nothing was ever sent of the federation's instance here: the voice sends both once.
+    assert_eq!(
+        reflections_of(&one, m, o, federates),
+        vec![handle_list([a.encode().to_vec(), m.encode().to_vec()])]
+    );
+    assert_eq!(reflections_of(&one, m, o, next_save), vec![unicode("")]);
+    let b = one.join("B");
+    one.drain();
+    assert_eq!(
+        reflections_of(&one, m, o, federates).last(),
+        Some(&handle_list([
+            a.encode().to_vec(),
+            m.encode().to_vec(),
+            b.encode().to_vec()
+        ])),
+        "B joined"
+    );
+    one.core.resign(b, ResignAction::NoAction).expect("resign");
+    one.drain();
+    assert_eq!(
+        reflections_of(&one, m, o, federates),
+        vec![
+            handle_list([a.encode().to_vec(), m.encode().to_vec()]),
+            handle_list([
+                a.encode().to_vec(),
+                m.encode().to_vec(),
+                b.encode().to_vec()
+            ]),
+            handle_list([a.encode().to_vec(), m.encode().to_vec()]),
+        ],
+        "B resigned"
+    );
+    one.core
+        .request_federation_save(a, "before-lunch", None)
+        .expect("save");
+    for t in 1..=5 {
+        one.core.handle(t * 1_000, Event::Tick);
+        one.drain();
+    }
+    assert_eq!(
+        reflections_of(&one, m, o, next_save),
+        vec![unicode("")],
+        "sent, but M saves too: no reflection while it saves (the MIM's rule)"
+    );
+    one.core.abort_federation_save(a).expect("abort");
+    for t in 6..=10 {
+        one.core.handle(t * 1_000, Event::Tick);
+        one.drain();
+    }
+    assert_eq!(
+        reflections_of(&one, m, o, next_save),
+        vec![unicode(""), unicode("before-lunch"), unicode("")],
+        "the save asked for, then none once it was aborted"
+    );
+    assert_eq!(
+        reflections_of(&one, m, o, federates).len(),
+        3,
+        "the federates did not change"
+    );
+}
