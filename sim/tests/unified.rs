@@ -257,17 +257,18 @@ fn regression_368_29_a_joiner_cut_off_while_joining_is_barred_for_good() {
     );
 }
 
-/// Known defect, not fixed: a partition while an LRC joins, before its connections to every
+/// Seeds 1087, 1817 and 1440: a partition while an LRC joins, before its connections to every
 /// member are up. The transport holds its join requests for the members it has not reached
 /// (`Mesh::route`) and delivers them after the heal, although the other side admitted it
-/// meanwhile: the coordinator admits it again, and its `Evicted` answer (the coordinator is
-/// not in its view) makes the coordinator of the winning side evict itself (1087: then a
-/// resignation is never answered), or the views never agree again (1817), or a member never
-/// serves its values (1440). Since a node the other side admitted is never admitted a second
-/// time once it said so, and a coordinator that admitted one anyway removes it instead of
-/// evicting itself (`hlamesh_core::core::eviction`), 1440 passes; 1087 and 1817 still fail.
+/// meanwhile: the coordinator admitted it again, and its `Evicted` answer (the coordinator is
+/// not in its view) made the coordinator of the winning side evict itself (1087: then a
+/// resignation was never answered), or the views never agreed again (1817), or a member never
+/// served its values (1440). Fixed in the core (`hlamesh_core::core::eviction`): a node the
+/// other side admitted is never admitted a second time once it said so, a coordinator that
+/// admitted one anyway removes it instead of evicting itself, and the winners of a healed
+/// partition bar every member of the losing view they never admitted, as soon as one of its
+/// members tells them its view (1087, 1817).
 #[test]
-#[ignore = "known defect: a node the other side admitted is admitted again after the heal"]
 fn regression_1087_1817_1440_a_node_the_other_side_admitted_is_admitted_again() {
     seeds_of(
         "regression_1087_1817_1440_a_node_the_other_side_admitted_is_admitted_again",

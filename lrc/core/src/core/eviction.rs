@@ -16,8 +16,9 @@
 //!   the other) loses; on a tie, the side without the smallest such node id loses. Both sides
 //!   compute the same answer from the two views, so exactly one side survives. A node of the
 //!   losing history that the winners admitted too (its join request was held across the heal)
-//!   is removed by the winning coordinator; one the winners never admitted is barred, so that
-//!   such a request cannot admit it a second time;
+//!   is removed by the winning coordinator; one the winners never admitted is barred (the
+//!   sender of the losing view, and every other member of that view, as soon as it is told),
+//!   so that such a request cannot admit it a second time;
 //! - a joiner is barred only once a log admitted and removed it (a joiner lost before its
 //!   admission is not barred: it has nothing to keep apart); told `Evicted`, it gives up its
 //!   pending join.
@@ -79,6 +80,20 @@ impl FederationCore {
             in_mine
         };
         if !lose {
+            if two {
+                // The losing history's other members that this one never admitted are never
+                // to be admitted here either: a join request of theirs held across the heal
+                // would admit a node that is about to lose its connection, and a federation
+                // that waits for it (simulator seed 1087: the coordinator admitted a joiner
+                // the other side had admitted, which then lost; a resignation later waited
+                // for it for good). The sender itself is barred below.
+                for n in theirs.iter().copied() {
+                    if n != from && n != self.me && !mine.contains(&n) && !self.removed.contains(&n)
+                    {
+                        self.foreign.insert(n);
+                    }
+                }
+            }
             if !in_mine {
                 // A member of another view: never to be admitted here (a join request of its
                 // that is still in flight, or was queued during a takeover, would admit it a
@@ -383,6 +398,42 @@ mod tests {
             "the node admitted twice is removed"
         );
         assert!(c.removed.contains(&4));
+    }
+
+    /// Unified simulator, seeds 1087 and 1817: after a heal, a member of the losing view tells
+    /// the winning coordinator its view, which holds a joiner the losing side admitted while
+    /// its join request to this side was held in the transport. That request, delivered
+    /// afterwards, must not admit it: the joiner is about to lose (it is of the losing view),
+    /// and the federation would wait for it for good.
+    #[test]
+    fn the_winners_never_admit_a_member_of_the_losing_view() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        for d in [
+            Decision::NodeAdded(2),
+            Decision::NodeAdded(3),
+            Decision::NodeRemoved(3),
+        ] {
+            c.apply_decision(d);
+        }
+        while c.poll_action().is_some() {}
+        // 3 (removed here) says its view is {3, 4}: ours {1, 2} wins the tie.
+        c.handle(
+            1,
+            Event::Control {
+                from: 3,
+                msg: ControlMsg::Evicted { nodes: vec![3, 4] },
+            },
+        );
+        assert!(matches!(c.phase(), Phase::Member));
+        c.handle(2, join_request(4));
+        c.handle(3, Event::Tick);
+        while c.poll_action().is_some() {}
+        assert_eq!(c.view().nodes, vec![1, 2], "4 is not admitted");
+        // A node of neither view is not barred by it.
+        c.handle(4, join_request(5));
+        c.handle(5, Event::Tick);
+        while c.poll_action().is_some() {}
+        assert_eq!(c.view().nodes, vec![1, 2, 5]);
     }
 
     /// Decisions from a node outside the view are of another history (seed 281): not applied,
