@@ -267,12 +267,13 @@ fn regression_368_29_a_joiner_cut_off_while_joining_is_barred_for_good() {
 /// other side admitted is never admitted a second time once it said so, a coordinator that
 /// admitted one anyway removes it instead of evicting itself, and the winners of a healed
 /// partition bar every member of the losing view they never admitted, as soon as one of its
-/// members tells them its view (1087, 1817).
+/// members tells them its view (1087, 1817, and 1585, where synchronization points waited for
+/// such a node's federates for good).
 #[test]
 fn regression_1087_1817_1440_a_node_the_other_side_admitted_is_admitted_again() {
     seeds_of(
         "regression_1087_1817_1440_a_node_the_other_side_admitted_is_admitted_again",
-        &[1087, 1817, 1440],
+        &[1087, 1817, 1440, 1585],
         partitioning_joiners,
     );
 }
