@@ -278,18 +278,32 @@ fn regression_1087_1817_1440_a_node_the_other_side_admitted_is_admitted_again() 
     );
 }
 
+/// Seed 4569 of the joiner sweep past 3000: a joiner admitted just before a partition cut it
+/// off, whose Welcome waited for another member's acknowledgement, was removed during the
+/// partition; after the heal the coordinator still sent it the held Welcome and `Joined`, so
+/// its federate was told it joined, then its LRC lost its connection. Fixed in the core: a
+/// removed node's held replies are dropped (`hlamesh_core::core::eviction` tests).
+#[test]
+fn regression_4569_a_held_welcome_reaches_a_joiner_removed_meanwhile() {
+    seeds_of(
+        "regression_4569_a_held_welcome_reaches_a_joiner_removed_meanwhile",
+        &[4569],
+        partitioning_joiners,
+    );
+}
+
 /// Known defects, not fixed: seeds past the CI sweep's 1000 (and past the 3000 swept when the
 /// heal fix above landed) that fail the joiner-partition sweep, with or without that fix
-/// (checked on 2026-12-06): 4546 (a federate of a lost LRC stays in the view), 4569 (an LRC
-/// removed outside a partition), 5342 and 6245 (a reflection out of order after a partition),
-/// 6193 and 6937 (two logs after the heal), 7232 and 9410 (a federate misses instances or
-/// values). 8 of 7000 seeds (3001–10000).
+/// (checked on 2026-12-06): 4546 (a federate of a lost LRC stays in the view), 5342 and 6245
+/// (a reflection out of order after a partition), 6193 and 6937 (two logs after the heal),
+/// 7232 and 9410 (a federate misses instances or values). 7 of 7000 seeds (3001–10000), after
+/// 4569 was fixed.
 #[test]
 #[ignore = "known defects of the joiner-partition sweep, not investigated yet"]
 fn known_defects_of_the_joiner_partition_sweep_past_3000() {
     seeds_of(
         "known_defects_of_the_joiner_partition_sweep_past_3000",
-        &[4546, 4569, 5342, 6193, 6245, 6937, 7232, 9410],
+        &[4546, 5342, 6193, 6245, 6937, 7232, 9410],
         partitioning_joiners,
     );
 }

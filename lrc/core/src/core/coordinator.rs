@@ -532,6 +532,11 @@ impl FederationCore {
         self.check_held_replies();
     }
 
+    /// Forgets the replies held for `n` (it was removed: they are never due).
+    pub(crate) fn drop_held_replies_to(&mut self, n: Node) {
+        self.held.retain(|h| h.to != n);
+    }
+
     /// Sends the held replies every other live member has acknowledged.
     pub(crate) fn check_held_replies(&mut self) {
         if !self.is_active_coordinator() {

@@ -436,6 +436,49 @@ mod tests {
         assert_eq!(c.view().nodes, vec![1, 2, 5]);
     }
 
+    /// Unified simulator, joiner sweep seed 4569: a joiner admitted just before a partition cut
+    /// it off, whose Welcome waited for another member's acknowledgement, was removed during
+    /// the partition; after the heal the coordinator still sent it the held Welcome and
+    /// `Joined`, so its federate was told it joined a federation that had removed its LRC.
+    #[test]
+    fn a_held_welcome_is_never_sent_to_a_node_removed_meanwhile() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        c.apply_decision(Decision::NodeAdded(2));
+        while c.poll_action().is_some() {}
+        let welcomed = |c: &mut FederationCore| {
+            std::iter::from_fn(|| c.poll_action()).any(|a| {
+                matches!(&a, Action::SendControl { to: 5, bytes, .. }
+                if matches!(
+                    super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                    Ok(ControlMsg::Welcome { .. })
+                ))
+            })
+        };
+        c.handle(1, join_request(5));
+        assert!(c.view().nodes.contains(&5), "admitted");
+        assert!(
+            !welcomed(&mut c),
+            "its Welcome waits for 2's acknowledgement"
+        );
+        c.handle(2, Event::PeerGone(5));
+        c.handle(3, Event::Tick);
+        assert!(!c.view().nodes.contains(&5), "removed");
+        let last = c.view().last();
+        c.handle(
+            4,
+            Event::Control {
+                from: 2,
+                msg: ControlMsg::Report {
+                    last,
+                    to: 1,
+                    settled: 0,
+                },
+            },
+        );
+        c.handle(5, Event::Tick);
+        assert!(!welcomed(&mut c), "no Welcome to a removed node");
+    }
+
     /// Decisions from a node outside the view are of another history (seed 281): not applied,
     /// and their sender is told this LRC is no member of its view.
     #[test]

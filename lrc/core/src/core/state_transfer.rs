@@ -174,6 +174,10 @@ impl FederationCore {
         self.suspected.remove(&n);
         self.streams.remove(&n);
         self.channel_peers.remove(&n);
+        // A reply still waiting for the members' acknowledgements (a joiner's Welcome and
+        // `Joined`) is never due now: sent later, it told a federate it joined a federation
+        // that had removed its LRC (unified simulator, joiner sweep, seed 4569).
+        self.drop_held_replies_to(n);
     }
 
     /// Asks each member whose stream waits for a snapshot and whose channel is open for it.
