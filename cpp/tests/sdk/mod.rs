@@ -164,19 +164,11 @@ pub fn cmake_build(source: &Path, name: &str) -> Result<PathBuf, String> {
     let prefix = &sdk().prefix;
     let build = common::work_dir(name);
     // The work dir lives in the (possibly cached) target dir, which may have served a clone at
-    // another path: CMake refuses a build dir configured for another source, and a user's
-    // first build starts from nothing anyway.
-    let configured_for = std::fs::read_to_string(build.join("CMakeCache.txt"))
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find_map(|l| l.strip_prefix("CMAKE_HOME_DIRECTORY:INTERNAL="))
-                .map(PathBuf::from)
-        });
-    let here = source
-        .canonicalize()
-        .unwrap_or_else(|_| source.to_path_buf());
-    if configured_for.is_some_and(|d| d.canonicalize().unwrap_or(d) != here) {
+    // another path or been copied from another place, and CMake refuses a build dir configured
+    // for another source or created elsewhere (its generated files name the old place even
+    // after a failed reconfigure rewrote the cache). A user's first build starts from nothing,
+    // and so does this one: the federate is small.
+    if build.join("CMakeCache.txt").exists() {
         std::fs::remove_dir_all(&build)
             .map_err(|e| format!("clearing the old build dir {}: {e}", build.display()))?;
         std::fs::create_dir_all(&build)
