@@ -267,6 +267,20 @@ mod tests {
         })
     }
 
+    /// The coordinator 1 of the view {1, 2}, whose log admitted and removed 3.
+    fn coordinator_of_1_2_that_removed_3() -> FederationCore {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        for d in [
+            Decision::NodeAdded(2),
+            Decision::NodeAdded(3),
+            Decision::NodeRemoved(3),
+        ] {
+            c.apply_decision(d);
+        }
+        while c.poll_action().is_some() {}
+        c
+    }
+
     fn join_request(from: Node) -> Event<'static> {
         Event::Control {
             from,
@@ -373,15 +387,7 @@ mod tests {
     /// the winning coordinator removes it.
     #[test]
     fn a_node_admitted_twice_does_not_evict_the_winning_coordinator() {
-        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
-        for d in [
-            Decision::NodeAdded(2),
-            Decision::NodeAdded(3),
-            Decision::NodeRemoved(3),
-        ] {
-            c.apply_decision(d);
-        }
-        while c.poll_action().is_some() {}
+        let mut c = coordinator_of_1_2_that_removed_3();
         c.handle(1, join_request(4));
         assert_eq!(c.view().nodes, vec![1, 2, 4]);
         c.handle(
@@ -407,15 +413,7 @@ mod tests {
     /// and the federation would wait for it for good.
     #[test]
     fn the_winners_never_admit_a_member_of_the_losing_view() {
-        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
-        for d in [
-            Decision::NodeAdded(2),
-            Decision::NodeAdded(3),
-            Decision::NodeRemoved(3),
-        ] {
-            c.apply_decision(d);
-        }
-        while c.poll_action().is_some() {}
+        let mut c = coordinator_of_1_2_that_removed_3();
         // 3 (removed here) says its view is {3, 4}: ours {1, 2} wins the tie.
         c.handle(
             1,
