@@ -119,8 +119,9 @@
 //! # Known gaps
 //!
 //! A conditional attribute's change is found at the core's next poll, so a state entered and
-//! left within one step (between two polls) is not sent (`conditional.rs`). The FDD's initial Convey Producing Federate and Auto-Provide values are not applied, only
-//! `HLAsetSwitches` (see `switches.rs`). A `HLAmodifyAttributeState` that loses a race with another
+//! left within one step (between two polls) is not sent (`conditional.rs`). The FDD's initial
+//! Convey Producing Federate and Auto-Provide values are not applied, only `HLAsetSwitches`
+//! (see `switches.rs`). A `HLAmodifyAttributeState` that loses a race with another
 //! transfer of the same attribute has no effect and no exception. The
 //! transportation-type-change services are refused (hlamesh has none). A federate resigned by
 //! `HLAresignFederationExecution` is not told (its next call fails with
@@ -632,19 +633,9 @@ impl FederationCore {
         let Some(m) = this.mom.handles.as_ref() else {
             return Vec::new();
         };
-        let record = this.view.federates.get(&f).cloned();
-        let name = record.as_ref().map(|r| r.name.clone()).unwrap_or_default();
-        let federate_type = record
-            .as_ref()
-            .map(|r| r.federate_type.clone())
-            .unwrap_or_default();
-        // The modules it brought at its join (see `FederationCore::mom_note_join_modules`).
-        let modules: Vec<String> = self
-            .mom
-            .modules
-            .get(&f)
-            .map(|m| m.iter().map(|(d, _)| d.clone()).collect())
-            .unwrap_or_default();
+        let record = this.view.federates.get(&f);
+        let name = record.map_or("", |r| r.name.as_str());
+        let federate_type = record.map_or("", |r| r.federate_type.as_str());
         // A grant still on its way to the federate leaves it advancing (see `queues.rs`).
         let undelivered = this.grant_undelivered(f);
         let tm: Option<&Manager> = this.time.managers.get(&f);
@@ -668,8 +659,9 @@ impl FederationCore {
         };
         let (convey_regions, convey_producer) =
             (this.mom_convey_regions(f), this.mom_convey_producer(f));
-        let c = this.mom.counters.get(&f).cloned().unwrap_or_default();
-        let (granted_ms, advancing_ms) = self
+        let none = Counters::default();
+        let c = this.mom.counters.get(&f).unwrap_or(&none);
+        let (granted_ms, advancing_ms) = this
             .mom
             .time_in_states
             .get(&f)
@@ -682,11 +674,17 @@ impl FederationCore {
             }
             let v = match attr.as_str() {
                 "HLAfederateHandle" => handle_value(&f.encode()),
-                "HLAfederateName" => enc(name.clone()),
-                "HLAfederateType" => enc(federate_type.clone()),
+                "HLAfederateName" => enc(name.to_string()),
+                "HLAfederateType" => enc(federate_type.to_string()),
                 "HLAfederateHost" => enc(this.mom.host.clone()),
                 "HLARTIversion" => enc(RTI_VERSION.to_string()),
-                "HLAFOMmoduleDesignatorList" => enc(modules.clone()),
+                // The modules it brought at its join (`mom_note_join_modules`).
+                "HLAFOMmoduleDesignatorList" => enc(this
+                    .mom
+                    .modules
+                    .get(&f)
+                    .map(|m| m.iter().map(|(d, _)| d.clone()).collect::<Vec<_>>())
+                    .unwrap_or_default()),
                 "HLAtimeConstrained" => enc(constrained),
                 "HLAtimeRegulating" => enc(regulating),
                 "HLAasynchronousDelivery" => enc(asynchronous),
@@ -767,6 +765,7 @@ impl FederationCore {
                 "HLAfederatesInFederation" => federates.clone(),
                 "HLARTIversion" => enc(RTI_VERSION.to_string()),
                 "HLAMIMdesignator" => enc(MIM_DESIGNATOR.to_string()),
+                // The modules it brought at its join (`mom_note_join_modules`).
                 "HLAFOMmoduleDesignatorList" => enc(modules.clone()),
                 "HLAcurrentFDD" => enc(modules.join(",")),
                 "HLAtimeImplementationName" => enc(kind.name().to_string()),
