@@ -181,6 +181,19 @@ pub fn on_event<F, R: Clone, D: DriverIo<F, R>>(
     ev: TransportEvent,
 ) {
     match ev {
+        TransportEvent::Skipped { tag, from, through } => {
+            if let Some(name) = io.federation_of(tag) {
+                feed(
+                    host,
+                    io,
+                    &name,
+                    Event::Skipped {
+                        from: from.0,
+                        through,
+                    },
+                );
+            }
+        }
         TransportEvent::FellBehind {
             tag,
             from,

@@ -25,8 +25,10 @@ use crate::id::FederationTag;
 /// [`crate::data::DatagramKind::CellBestEffort`]); a node of version 6 would drop every cell
 /// update of a newer sender. 8: the `CellFallback` control frame (a member that cannot join a
 /// DDM cell group asks for cell traffic on the default group); a node of version 7 could not
-/// decode it, and would go on sending to cells that member cannot hear.
-pub const PROTOCOL_VERSION: u16 = 8;
+/// decode it, and would go on sending to cells that member cannot hear. 9: data datagrams of
+/// wire version 4 (reliable traffic on DDM cell groups, [`crate::data::DatagramKind::ChainedReliable`]);
+/// a node of version 8 would drop every reliable cell message and chained heartbeat.
+pub const PROTOCOL_VERSION: u16 = 9;
 
 /// How peers authenticate each other on the QUIC mesh.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

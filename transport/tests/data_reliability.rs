@@ -674,6 +674,9 @@ mod properties {
                         RecvEvent::Deliver { seq: None, payload, .. } => got_be.push(payload.to_vec()),
                         RecvEvent::SendNack { nack, .. } => nacks.push(nack),
                         RecvEvent::FellBehind { lost: l, .. } => *lost += l.last.0 - l.first.0 + 1,
+                        RecvEvent::Skipped { through, .. } => {
+                            panic!("one group only: nothing may be skipped (to {through:?})")
+                        }
                     }
                 }
                 nacks

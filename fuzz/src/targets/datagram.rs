@@ -49,7 +49,12 @@ fn check(d: &[u8], auth: &DatagramAuth) {
     let mut expect = d[..body_end].to_vec();
     expect[4..8].fill(0);
     let mut buf = Vec::new();
-    let mut w = DatagramWriter::begin(&mut buf, h.kind, h.tag, h.sender, h.seq);
+    let chain = (h.kind == DatagramKind::ChainedReliable)
+        .then(|| wire::chain_header(d).expect("validated: the chain header parses"));
+    let mut w = match &chain {
+        Some(c) => DatagramWriter::begin_chained(&mut buf, h.tag, h.sender, h.seq, c),
+        None => DatagramWriter::begin(&mut buf, h.kind, h.tag, h.sender, h.seq),
+    };
     match h.kind {
         DatagramKind::Heartbeat => {
             assert_eq!(d.len(), HEADER_LEN + 8 + MAC_LEN);
@@ -57,13 +62,29 @@ fn check(d: &[u8], auth: &DatagramAuth) {
             let high = wire::heartbeat_best_effort_high(d);
             w.push_raw(&high.to_le_bytes());
         }
-        DatagramKind::Reliable | DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
+        DatagramKind::ChainedHeartbeat => {
+            assert!(frames.is_empty());
+            let tail = wire::read_tail(d, &h).expect("validated: the tail parses");
+            assert!(tail.floor <= h.seq && tail.last.iter().all(|(_, p)| *p <= h.seq));
+            let high = wire::heartbeat_best_effort_high(d);
+            w.push_raw(&high.to_le_bytes());
+            w.push_tail(&tail);
+        }
+        DatagramKind::Reliable
+        | DatagramKind::BestEffort
+        | DatagramKind::CellBestEffort
+        | DatagramKind::ChainedReliable => {
             assert_eq!(
                 frames.len(),
                 usize::from(h.frames),
                 "validated: every frame parses"
             );
-            let mut pos = HEADER_LEN;
+            let mut pos = HEADER_LEN + chain.as_ref().map_or(0, wire::chain_header_len);
+            if let Some(c) = &chain {
+                assert!(!c.targets.is_empty());
+                assert!(c.targets.iter().all(|(_, p)| *p < h.seq && *p >= c.floor));
+                assert!(c.others.iter().all(|(_, p)| *p < h.seq && *p > c.floor));
+            }
             for f in frames {
                 let f = f.expect("a validated body yields only good frames");
                 expect[pos + 1] = 0;

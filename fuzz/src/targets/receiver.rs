@@ -418,6 +418,15 @@ impl Harness {
                     self.nacks_to_answer.push(nack);
                 }
             }
+            RecvEvent::Skipped { from, through } => {
+                assert!(self.rx.is_sender(from), "skipped for a non-member");
+                let last = self.last_delivered.entry(from).or_insert(0);
+                assert!(
+                    through.0 > *last,
+                    "{from}: skipped to {through:?} after {last}"
+                );
+                *last = through.0;
+            }
             RecvEvent::FellBehind { from, lost } => {
                 assert_ne!(from, HONEST, "the honest member fell behind: {lost:?}");
                 assert!(lost.first <= lost.last);

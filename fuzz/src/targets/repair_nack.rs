@@ -92,6 +92,9 @@ fn answer(nack: &Nack) {
                 let seq = seq.expect("only reliable data is repaired");
                 assert_eq!(sent.get(&seq.0).map(|m| &m[..]), Some(&payload[..]));
             }
+            RecvEvent::Skipped { from, .. } => {
+                assert_eq!(from, HONEST);
+            }
             RecvEvent::FellBehind { from, lost } => {
                 assert_eq!(from, HONEST);
                 assert!(lost.first <= lost.last);

@@ -28,6 +28,7 @@
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 
+use crate::data::chain::GroupId;
 use crate::id::NodeId;
 
 /// A cell key: routing space `space` (16 bits) and cell index `cell` (16 bits).
@@ -185,6 +186,25 @@ impl CellGroups {
     /// Members that cannot join some cell group they want.
     pub fn members_cannot_join(&self) -> usize {
         self.cannot_join.len()
+    }
+
+    /// The chain group id of cell group `addr` (its slot + 1; 0 is the default group), as
+    /// reliable datagrams name the groups they go to (see [`crate::data::chain`]).
+    pub fn group_id(&self, addr: Ipv4Addr) -> Option<GroupId> {
+        self.slots
+            .iter()
+            .position(|a| *a == addr)
+            .and_then(|i| u16::try_from(i + 1).ok())
+            .map(GroupId)
+    }
+
+    /// The chain group ids of the groups joined now.
+    pub fn joined_ids(&self) -> Vec<GroupId> {
+        self.joined
+            .iter()
+            .filter_map(|s| u16::try_from(*s + 1).ok())
+            .map(GroupId)
+            .collect()
     }
 
     /// The groups joined now.

@@ -254,6 +254,32 @@ impl SendSide {
         self.tx.send_cells(now, payload, out)
     }
 
+    /// Sends one reliable message to DDM cell groups `groups` at once, in its own datagram(s)
+    /// with chain headers ([`DataSender::send_reliable_cells`]), after the pending datagram
+    /// (which the caller flushes first, to the default group). With `number`, refused like
+    /// [`SendSide::send`] unless it is the number the stream gives the message. Report the end
+    /// with [`SendSide::sent`].
+    pub fn send_reliable_cells(
+        &mut self,
+        now: Instant,
+        groups: &[crate::data::chain::GroupId],
+        payload: &[u8],
+        number: Option<Seq>,
+        out: &mut impl FnMut(&[u8]),
+    ) -> Result<Seq, SendError> {
+        if let Some(given) = number {
+            let next = self.tx.next_number(payload.len());
+            if given != next {
+                self.tx.refused_out_of_sequence();
+                return Err(SendError::OutOfSequence {
+                    given: given.0,
+                    next: next.0,
+                });
+            }
+        }
+        self.tx.send_reliable_cells(now, groups, payload, out)
+    }
+
     /// Bytes waiting in the pending datagram.
     pub fn pending_bytes(&self) -> usize {
         self.tx.pending_bytes()

@@ -63,6 +63,18 @@ pub enum TransportEvent {
         /// The message.
         payload: Bytes,
     },
+    /// A sender's reliable stream is delivered here up to `through`: the positions after the
+    /// last message delivered went to DDM cell groups this node did not join (see
+    /// [`crate::data::chain`]), so they never come here. Sent only when no later message says
+    /// as much.
+    Skipped {
+        /// The federation.
+        tag: FederationTag,
+        /// The sender.
+        from: NodeId,
+        /// Everything of its stream up to here is delivered or not due here.
+        through: u64,
+    },
     /// This node fell behind a sender's retransmit buffer: messages `[first, last]` are lost for
     /// good and the layer above must resynchronise (state transfer).
     FellBehind {

@@ -109,6 +109,13 @@ impl ReceivePath {
         self.release_gated();
     }
 
+    /// This node's DDM cell groups are now `groups` ([`DataReceiver::set_groups`]). What that
+    /// releases (messages now in order, positions now known not due) is handed out with the
+    /// path's next outputs.
+    pub fn set_groups(&mut self, now: Instant, groups: &[crate::data::chain::GroupId]) {
+        self.rx.set_groups(now, groups);
+    }
+
     /// Runs the receiver's timers (NACKs, reassembly and tail timeouts) when due.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.rx.poll_timeout().is_some_and(|t| t <= now) {
@@ -213,6 +220,26 @@ impl ReceivePath {
                     nack,
                 },
             }),
+            RecvEvent::Skipped { from, through } => {
+                // Counted as a message for the acknowledgements: a sender whose frames went
+                // to cells this node did not join must still see its window open.
+                if self.acks.entry(from).or_default().delivered(0, self.ack) {
+                    self.out.push_back(Output::Transmit {
+                        to: from,
+                        frame: Frame::Ack {
+                            tag: self.tag,
+                            position: through.0,
+                        },
+                    });
+                }
+                self.out.push_back(Output::Event(TransportEvent::Skipped {
+                    tag: self.tag,
+                    from,
+                    through: through.0,
+                }));
+                self.gate.advance(from, through);
+                self.release_gated();
+            }
             RecvEvent::FellBehind { from, lost } => {
                 self.out
                     .push_back(Output::Event(TransportEvent::FellBehind {

@@ -80,6 +80,28 @@ impl ChainWriter {
     /// The header of a message of positions `first..=last` going to `groups` (each once; an
     /// empty list means the default group), and records it as sent.
     pub fn send(&mut self, groups: &[GroupId], first: u64, last: u64) -> ChainHeader {
+        let header = self.header(groups);
+        debug_assert!(first <= last);
+        self.record(&header, last);
+        header
+    }
+
+    /// Whether a message to the default group alone starting at `first` needs a header: not
+    /// when the position before it went to the default group too (or nothing was sent), the
+    /// plain stream's rule.
+    pub fn plain(&self, first: u64) -> bool {
+        // Then `others` is empty too: no group's last position is above `first - 1`.
+        self.prev(GroupId::DEFAULT).saturating_add(1) == first
+    }
+
+    /// The position of the last frame sent to `group` (0: none).
+    pub fn last_of(&self, group: GroupId) -> u64 {
+        self.prev(group)
+    }
+
+    /// The header of the next message, going to `groups` (an empty list: the default group),
+    /// without recording it as sent ([`ChainWriter::record`] does).
+    pub fn header(&self, groups: &[GroupId]) -> ChainHeader {
         let mut targets: Vec<(GroupId, u64)> = if groups.is_empty() {
             vec![(GroupId::DEFAULT, self.prev(GroupId::DEFAULT))]
         } else {
@@ -94,15 +116,24 @@ impl ChainWriter {
             .filter(|(g, l)| **l > floor && targets.binary_search_by_key(*g, |(t, _)| *t).is_err())
             .map(|(g, l)| (*g, *l))
             .collect();
-        debug_assert!(first <= last);
-        for (g, _) in &targets {
-            self.last.insert(*g, last);
-        }
         ChainHeader {
             targets,
             floor,
             others,
         }
+    }
+
+    /// Records a message sent with `header` whose last position is `last`.
+    pub fn record(&mut self, header: &ChainHeader, last: u64) {
+        for (g, _) in &header.targets {
+            self.last.insert(*g, last);
+        }
+    }
+
+    /// Records that the default group's last frame is now `last` (a datagram of the plain
+    /// stream left).
+    pub fn record_default(&mut self, last: u64) {
+        self.last.insert(GroupId::DEFAULT, last);
     }
 
     /// What a heartbeat or control message says at high-water `hw` (every group used, since
@@ -187,6 +218,9 @@ struct Group {
     member: BTreeSet<u64>,
     /// Positions known not to be in the group (above `settled`).
     absent: Intervals,
+    /// Every position up to here is in the group (what a plain stream told: all of it went to
+    /// the default group), kept as one number whatever the span.
+    prefix: u64,
 }
 
 impl Group {
@@ -195,7 +229,29 @@ impl Group {
             settled: floor,
             member: BTreeSet::new(),
             absent: Intervals::default(),
+            prefix: 0,
         }
+    }
+
+    /// The highest position of the group above `settled` that has not arrived, if any.
+    fn top_missing(&self, received: &Intervals) -> Option<u64> {
+        let from_members = self
+            .member
+            .iter()
+            .rev()
+            .find(|p| !received.contains(**p))
+            .copied();
+        let mut p = self.prefix;
+        let from_prefix = loop {
+            if p <= self.settled {
+                break None;
+            }
+            match received.spans.range(..=p).next_back() {
+                Some((&s, &e)) if e >= p => p = s.saturating_sub(1),
+                _ => break Some(p),
+            }
+        };
+        from_members.max(from_prefix)
     }
 
     fn advance(&mut self, received: &Intervals) {
@@ -203,7 +259,8 @@ impl Group {
             let next = self.settled.saturating_add(1);
             let end = if let Some(e) = received.end_of(next) {
                 e
-            } else if !self.member.contains(&next)
+            } else if next > self.prefix
+                && !self.member.contains(&next)
                 && let Some(e) = self.absent.end_of(next)
             {
                 e
@@ -280,8 +337,13 @@ impl Chains {
         if first == 0 || first > last {
             return;
         }
-        self.highest = self.highest.max(last);
         self.received.insert(first, last);
+        self.learn(first, last, header);
+        self.settle();
+    }
+
+    fn learn(&mut self, first: u64, last: u64, header: &ChainHeader) {
+        self.highest = self.highest.max(last);
         for (g, prev) in &header.targets {
             if let Some(st) = self.groups.get_mut(g) {
                 note_member(st, *prev);
@@ -304,7 +366,110 @@ impl Chains {
                 st.absent.insert(header.floor.saturating_add(1), first - 1);
             }
         }
+    }
+
+    /// A receiver in the default group only whose stream from this sender was delivered (or
+    /// skipped) up to `settled`, and that knows of positions up to `known` (everything it knew
+    /// came from the plain stream: all of it the default group's).
+    pub fn starting_at(settled: u64, known: u64) -> Chains {
+        let mut c = Chains::new();
+        if let Some(g) = c.groups.get_mut(&GroupId::DEFAULT) {
+            g.settled = settled;
+            g.prefix = known;
+        }
+        c.highest = settled.max(known);
+        c
+    }
+
+    /// A plain heartbeat (the sender had sent nothing to a cell group yet) said its stream
+    /// reached `hw`: every position up to it is the default group's.
+    pub fn default_through(&mut self, hw: u64) {
+        if let Some(g) = self.groups.get_mut(&GroupId::DEFAULT) {
+            g.prefix = g.prefix.max(hw);
+        }
+        self.highest = self.highest.max(hw);
         self.settle();
+    }
+
+    /// What a copy of the message of positions `first..=last` says with `header`, without
+    /// counting the message as arrived ([`Chains::arrived`] does, for what the receiver kept).
+    pub fn on_header(&mut self, first: u64, last: u64, header: &ChainHeader) {
+        if first == 0 || first > last {
+            return;
+        }
+        self.learn(first, last, header);
+        self.settle();
+    }
+
+    /// Positions that arrived and that the receiver kept (it delivers them, in order).
+    pub fn arrived(&mut self, positions: impl IntoIterator<Item = u64>) {
+        for p in positions {
+            if p > 0 {
+                self.received.insert(p, p);
+            }
+        }
+        self.settle();
+    }
+
+    /// Everything up to `p` counts as settled (state transfer, or a gap the sender can no
+    /// longer repair).
+    pub fn settle_through(&mut self, p: u64) {
+        for g in self.groups.values_mut() {
+            if g.settled < p {
+                g.settled = p;
+            }
+        }
+        self.highest = self.highest.max(p);
+        self.settle();
+    }
+
+    /// The highest due position that has not arrived, if any.
+    pub fn highest_missing(&self) -> Option<u64> {
+        self.groups
+            .values()
+            .filter_map(|g| g.top_missing(&self.received))
+            .max()
+    }
+
+    /// What to ask the sender for: for each group with a due position missing, everything not
+    /// arrived between what is settled there and that position (what lies between may belong
+    /// to the group too: asking for it at once takes one round trip where following the
+    /// chain back would take one per lost message), from `from` on, as at most `limit`
+    /// inclusive ranges, lowest first. It may name positions of groups this receiver did not
+    /// join; their repairs are delivered like any message.
+    pub fn nack_ranges(&self, from: u64, limit: usize) -> Vec<(u64, u64)> {
+        let mut wanted = Intervals::default();
+        for g in self.groups.values() {
+            if let Some(top) = g.top_missing(&self.received) {
+                wanted.insert(g.settled.saturating_add(1).max(from), top);
+            }
+        }
+        let mut out = Vec::new();
+        for (&lo, &hi) in &wanted.spans {
+            let mut cursor = lo;
+            while cursor <= hi && out.len() < limit {
+                match self.received.end_of(cursor) {
+                    Some(e) => cursor = e.saturating_add(1),
+                    None => {
+                        let next_in = self
+                            .received
+                            .spans
+                            .range(cursor..=hi)
+                            .next()
+                            .map_or(hi, |(s, _)| s - 1);
+                        out.push((cursor, next_in));
+                        cursor = next_in.saturating_add(1);
+                    }
+                }
+                if cursor == 0 {
+                    break;
+                }
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        out
     }
 
     /// The sender's tail arrived (a heartbeat, or beside a control message).
@@ -332,6 +497,11 @@ impl Chains {
     pub fn missing(&self, limit: usize) -> Vec<u64> {
         let mut due: BTreeSet<u64> = BTreeSet::new();
         for g in self.groups.values() {
+            due.extend(
+                (g.settled.saturating_add(1)..=g.prefix)
+                    .filter(|p| !self.received.contains(*p))
+                    .take(limit),
+            );
             due.extend(
                 g.member
                     .iter()

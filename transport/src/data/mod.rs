@@ -7,9 +7,11 @@
 //! messages exactly once and in order, asks for repairs with [`Nack`]s and reports a sender whose
 //! retransmit buffer no longer holds what it misses ([`RecvEvent::FellBehind`]). A
 //! [`CausalGate`] holds control messages until the data they follow has been delivered.
-//! [`chain`] holds the logic by which one sender's stream can be spread over several multicast
-//! groups (DDM cells, `docs/DDM.md`) and a receiver in some of them still knows what it is due;
-//! it is tested on its own and not wired into the sender and receiver yet.
+//! [`chain`] holds the logic by which one sender's reliable stream is spread over several
+//! multicast groups (DDM cells, `docs/DDM.md`) while a receiver in some of them still knows what
+//! it is due: [`DataSender::send_reliable_cells`] sends with chain headers, and the receiver
+//! passes over the positions of groups it did not join ([`RecvEvent::Skipped`]), asks only for
+//! what it is due, and delivers the rest exactly once and in order.
 //!
 //! What it is not: it owns no socket, no clock and no thread. The shell passes `now` in, moves
 //! datagrams between sockets and these state machines, and carries [`Nack`]/[`Repair`] over QUIC.
@@ -28,6 +30,16 @@
 //!   them only to drop the copy of a message that arrives on a second joined group; loss there
 //!   is not measured. Default-group best-effort numbers stay gap-free for every receiver, so
 //!   `best_effort_lost` counts their loss exactly, and heartbeats announce only them.
+//! - **Reliable data on DDM cells** ([`DataSender::send_reliable_cells`], kinds
+//!   [`DatagramKind::ChainedReliable`] and [`DatagramKind::ChainedHeartbeat`]) takes positions
+//!   in the one reliable space. Once a sender sent there, a datagram whose previous position
+//!   went elsewhere carries a chain header, and its heartbeats a tail; a receiver that has
+//!   joined cells, or heard a chained datagram, keeps a [`chain::Chains`] per sender and
+//!   delivers in position order, skipping the positions known to be not due, asking (NACK) for
+//!   the due ones missing and the unknown ones below them (one round trip for a burst), never
+//!   evicting a buffered frame for room (the chains may have settled past it: the new frame
+//!   is refused and asked for again). A sender that never sent to a cell, and a receiver that
+//!   never joined one nor heard a chained datagram, run the plain stream unchanged.
 //! - **Unknown start**: a sender added with [`DataReceiver::add_sender`] is expected from
 //!   sequence 1, so a receiver that first hears it mid-stream NACKs from 1 (the sender either
 //!   repairs or says its buffer starts later, which surfaces as `FellBehind`). A late joiner that
@@ -75,6 +87,7 @@
 //!         RecvEvent::Deliver { payload, .. } => assert_eq!(&payload[..], b"hello"),
 //!         RecvEvent::SendNack { to, nack } => { /* QUIC to `to`; the reply goes to rx.on_repair */ }
 //!         RecvEvent::FellBehind { .. } => { /* state transfer, then rx.start_sender_at(..) */ }
+//!         RecvEvent::Skipped { .. } => { /* positions that went to DDM cells not joined */ }
 //!     }
 //! }
 //! // Timers: arm the earliest of rx.poll_timeout() / tx.poll_timeout(); on expiry call

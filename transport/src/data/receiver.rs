@@ -15,13 +15,14 @@
 //! this receiver cannot tell from a message lost on the way (that needs per-group numbering,
 //! `docs/DDM.md`, "Reliability across groups").
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use bytes::Bytes;
 
 use crate::data::auth::DatagramAuth;
 use crate::data::best_effort_window::{Admit, BestEffortWindow};
+use crate::data::chain::{ChainHeader, Chains, GroupId};
 use crate::data::reassembly::{Piece, Reassembly, Space};
 use crate::data::repair::{Nack, Repair};
 use crate::data::wire::{
@@ -64,6 +65,16 @@ pub enum RecvEvent {
         from: NodeId,
         /// The reliable numbers that are lost.
         lost: SeqRange,
+    },
+    /// `from`'s reliable stream is delivered up to `through`: the positions after the last
+    /// message delivered went to DDM cell groups this node did not join, and will not be
+    /// delivered here (see [`crate::data::chain`]). Only when no message delivered after them
+    /// says as much.
+    Skipped {
+        /// Sender.
+        from: NodeId,
+        /// Everything up to here is delivered or not due here.
+        through: Seq,
     },
 }
 
@@ -133,6 +144,9 @@ pub struct RecvStats {
     pub fell_behind: u64,
     /// Reliable numbers lost in those events.
     pub fell_behind_seqs: u64,
+    /// Reliable positions passed over because they went to DDM cell groups this node did not
+    /// join (see [`crate::data::chain`]).
+    pub skipped_positions: u64,
 }
 
 #[derive(Debug)]
@@ -168,6 +182,10 @@ struct Peer {
     /// DDM cell best-effort numbers: duplicates only (its loss counts are discarded, see the
     /// module docs).
     cells: BestEffortWindow,
+    /// What this node knows of the sender's chained stream, once the sender sent reliable data
+    /// to a DDM cell group or this node joined one (`None`: the plain stream, every position
+    /// due here). Boxed: most peers never have one.
+    chains: Option<Box<Chains>>,
 }
 
 impl Peer {
@@ -183,7 +201,23 @@ impl Peer {
             nacked_at: None,
             best_effort: BestEffortWindow::default(),
             cells: BestEffortWindow::default(),
+            chains: None,
         }
+    }
+
+    /// The chain view of this sender's stream, made from what the plain stream told so far
+    /// (every position known so far is the default group's) and joined to `groups`.
+    fn chains(&mut self, groups: &BTreeSet<GroupId>) -> &mut Chains {
+        let (next, known, ahead) = (self.next, self.known_high, &self.ahead);
+        self.chains.get_or_insert_with(|| {
+            let mut c = Chains::starting_at(next - 1, known);
+            // What waits ahead arrived: the chains must know, or they would wait for it.
+            c.arrived(ahead.keys().copied());
+            for g in groups {
+                c.join(*g, known.max(next - 1));
+            }
+            Box::new(c)
+        })
     }
 
     fn assembly_bytes(&self) -> usize {
@@ -211,6 +245,8 @@ pub struct DataReceiver {
     auth: DatagramAuth,
     cfg: DataConfig,
     peers: BTreeMap<NodeId, Peer>,
+    /// The DDM cell groups this node joined (chain group ids, the default group not included).
+    groups: BTreeSet<GroupId>,
     reassembly: Reassembly,
     reorder_bytes: usize,
     events: VecDeque<RecvEvent>,
@@ -237,6 +273,7 @@ impl DataReceiver {
             ),
             cfg,
             peers: BTreeMap::new(),
+            groups: BTreeSet::new(),
             reorder_bytes: 0,
             events: VecDeque::new(),
             stats: RecvStats::default(),
@@ -246,7 +283,58 @@ impl DataReceiver {
     /// Accept datagrams from `node`, expecting its stream from sequence 1 (no-op if already a
     /// member).
     pub fn add_sender(&mut self, node: NodeId) {
-        self.peers.entry(node).or_insert_with(|| Peer::new(1));
+        let groups = &self.groups;
+        self.peers.entry(node).or_insert_with(|| {
+            let mut p = Peer::new(1);
+            if !groups.is_empty() {
+                p.chains(groups);
+            }
+            p
+        });
+    }
+
+    /// This node's DDM cell groups are now `groups` (chain group ids; the default group is
+    /// always joined): every sender's positions in a group joined now are due from the highest
+    /// position of that sender this node has heard of (what went there before is not), and
+    /// nothing of a group left is due any more.
+    pub fn set_groups(&mut self, now: Instant, groups: &[GroupId]) {
+        let new: BTreeSet<GroupId> = groups
+            .iter()
+            .copied()
+            .filter(|g| *g != GroupId::DEFAULT)
+            .collect();
+        if new == self.groups {
+            return;
+        }
+        let old = std::mem::replace(&mut self.groups, new);
+        for (&node, peer) in self.peers.iter_mut() {
+            if peer.chains.is_none() && self.groups.is_empty() {
+                continue;
+            }
+            let floor = peer.known_high.max(peer.next - 1);
+            let c = peer.chains(&old);
+            let floor = floor.max(c.highest_known());
+            for g in old.difference(&self.groups) {
+                c.leave(*g);
+            }
+            for g in self.groups.difference(&old) {
+                c.join(*g, floor);
+            }
+            let mut sink = Sink {
+                from: node,
+                events: &mut self.events,
+                stats: &mut self.stats,
+                reorder_bytes: &mut self.reorder_bytes,
+                cfg: &self.cfg,
+            };
+            drain_chained(peer, &mut sink);
+            rearm_nack(peer, now, &self.cfg);
+        }
+    }
+
+    /// The DDM cell groups joined (chain group ids).
+    pub fn groups(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.groups.iter().copied()
     }
 
     /// Start (or move forward) `node`'s reliable stream at `next_seq`: everything before it is
@@ -255,10 +343,14 @@ impl DataReceiver {
     /// a remaining gap is scheduled when the next datagram or heartbeat from `node` arrives.
     pub fn start_sender_at(&mut self, node: NodeId, next_seq: Seq) {
         let next_seq = next_seq.0.max(1);
-        let peer = self
-            .peers
-            .entry(node)
-            .or_insert_with(|| Peer::new(next_seq));
+        let groups = &self.groups;
+        let peer = self.peers.entry(node).or_insert_with(|| {
+            let mut p = Peer::new(next_seq);
+            if !groups.is_empty() {
+                p.chains(groups);
+            }
+            p
+        });
         let mut sink = Sink {
             from: node,
             events: &mut self.events,
@@ -267,7 +359,7 @@ impl DataReceiver {
             cfg: &self.cfg,
         };
         jump_to(peer, next_seq, &mut sink);
-        drain_in_order(peer, &mut sink);
+        drain(peer, &mut sink);
         if peer.next > peer.known_high {
             peer.nack_due = None;
         }
@@ -345,7 +437,10 @@ impl DataReceiver {
             } else {
                 peer.nacked_upto + 1
             };
-            let ranges = missing_ranges(peer, from, self.cfg.max_nack_ranges);
+            let ranges = match &peer.chains {
+                Some(c) => c.nack_ranges(from.max(peer.next), self.cfg.max_nack_ranges),
+                None => missing_ranges(peer, from, self.cfg.max_nack_ranges),
+            };
             let Some(&(_, last)) = ranges.last() else {
                 // Nothing new to ask for: wait for the safety retry while gaps remain.
                 peer.nack_due = (peer.next <= peer.known_high)
@@ -400,7 +495,7 @@ impl DataReceiver {
                 cfg: &self.cfg,
             };
             jump_to(peer, repair.first_available, &mut sink);
-            drain_in_order(peer, &mut sink);
+            drain(peer, &mut sink);
             rearm_nack(peer, now, &self.cfg);
         }
         // A repair that filled the sender's budget was probably cut short: what it did not reach
@@ -482,26 +577,79 @@ impl DataReceiver {
         };
         let mut covered = None;
         match h.kind {
-            DatagramKind::Heartbeat => {
-                if h.seq > peer.known_high && h.seq >= peer.next {
-                    sink.stats.gaps += 1;
-                }
-                peer.known_high = peer.known_high.max(h.seq);
+            DatagramKind::Heartbeat | DatagramKind::ChainedHeartbeat => {
+                let tail = if h.kind == DatagramKind::ChainedHeartbeat {
+                    // validate checked the tail.
+                    let Ok(tail) = wire::read_tail(&datagram, &h) else {
+                        sink.stats.dropped.malformed += 1;
+                        return None;
+                    };
+                    Some(tail)
+                } else {
+                    None
+                };
                 let lost = peer
                     .best_effort
                     .announce(heartbeat_best_effort_high(&datagram));
                 // A jump to near 2^64 counts almost 2^64 numbers lost at once: saturate.
                 sink.stats.best_effort_lost = sink.stats.best_effort_lost.saturating_add(lost);
+                if tail.is_none() && peer.chains.is_none() {
+                    if h.seq > peer.known_high && h.seq >= peer.next {
+                        sink.stats.gaps += 1;
+                    }
+                    peer.known_high = peer.known_high.max(h.seq);
+                } else {
+                    let c = peer.chains(&self.groups);
+                    match tail {
+                        Some(tail) => c.on_tail(&tail),
+                        // A plain heartbeat: everything up to its high-water went to the
+                        // default group (the sender had sent nothing to a cell yet).
+                        None => c.default_through(h.seq),
+                    }
+                    drain_chained(peer, &mut sink);
+                }
             }
-            DatagramKind::Reliable => {
+            DatagramKind::Reliable | DatagramKind::ChainedReliable => {
                 // numbers_valid: seq + frames does not overflow, and validate: frames >= 1.
                 let first = h.seq;
-                covered = Some(first + u64::from(h.frames) - 1);
-                for (i, frame) in Frames::new(datagram, &h).enumerate() {
-                    let Ok(frame) = frame else { break };
-                    accept_reliable(peer, first + i as u64, frame, &mut sink);
+                let last = first + u64::from(h.frames) - 1;
+                covered = Some(last);
+                let header = if h.kind == DatagramKind::ChainedReliable {
+                    let Ok(header) = wire::chain_header(&datagram) else {
+                        sink.stats.dropped.malformed += 1;
+                        return None;
+                    };
+                    Some(header)
+                } else {
+                    None
+                };
+                if header.is_none() && peer.chains.is_none() {
+                    for (i, frame) in Frames::new(datagram, &h).enumerate() {
+                        let Ok(frame) = frame else { break };
+                        accept_reliable(peer, first + i as u64, frame, &mut sink);
+                    }
+                    drain_in_order(peer, &mut sink);
+                } else {
+                    // The plain stream's rule: the position before went to the default group.
+                    let header = header.unwrap_or_else(|| ChainHeader {
+                        targets: vec![(GroupId::DEFAULT, first - 1)],
+                        floor: first - 1,
+                        others: Vec::new(),
+                    });
+                    peer.chains(&self.groups).on_header(first, last, &header);
+                    let mut kept = Vec::new();
+                    for (i, frame) in Frames::new(datagram, &h).enumerate() {
+                        let Ok(frame) = frame else { break };
+                        let seq = first + i as u64;
+                        if accept_chained(peer, seq, frame, &mut sink) {
+                            kept.push(seq);
+                        }
+                    }
+                    if let Some(c) = peer.chains.as_mut() {
+                        c.arrived(kept);
+                    }
+                    drain_chained(peer, &mut sink);
                 }
-                drain_in_order(peer, &mut sink);
             }
             DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
                 sink.stats.best_effort_datagrams += 1;
@@ -561,9 +709,11 @@ impl DataReceiver {
 /// Sequence fields that cannot come from a correct sender (0, or overflowing) are malformed.
 fn numbers_valid(h: &Header) -> bool {
     match h.kind {
-        DatagramKind::Heartbeat => h.seq < u64::MAX,
+        DatagramKind::Heartbeat | DatagramKind::ChainedHeartbeat => h.seq < u64::MAX,
         DatagramKind::BestEffort | DatagramKind::CellBestEffort => h.seq >= 1,
-        DatagramKind::Reliable => h.seq >= 1 && h.seq.checked_add(u64::from(h.frames)).is_some(),
+        DatagramKind::Reliable | DatagramKind::ChainedReliable => {
+            h.seq >= 1 && h.seq.checked_add(u64::from(h.frames)).is_some()
+        }
     }
 }
 
@@ -645,6 +795,94 @@ fn accept_reliable(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>)
     peer.ahead.insert(seq, frame);
 }
 
+/// A reliable frame of a chained stream: delivered if it is next, kept ahead if there is room.
+/// Returns whether it was kept (delivered or buffered): only then does it count as arrived in
+/// the chains, which may settle past it. Nothing buffered is ever dropped to make room, since
+/// the chains may already have settled past it (the new frame is refused instead and asked
+/// for again).
+fn accept_chained(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) -> bool {
+    if seq < peer.next || peer.ahead.contains_key(&seq) {
+        sink.stats.duplicate_frames += 1;
+        return false;
+    }
+    if seq == peer.next {
+        peer.next += 1;
+        consume(peer, seq, frame, sink);
+        return true;
+    }
+    let charge = frame.payload.len() + FRAME_COST;
+    if *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
+        sink.stats.reorder_overflow += 1;
+        return false;
+    }
+    peer.ahead_bytes += charge;
+    *sink.reorder_bytes += charge;
+    peer.ahead.insert(seq, frame);
+    true
+}
+
+/// Delivers what is in order: the plain stream's way, or the chained one's.
+fn drain(peer: &mut Peer, sink: &mut Sink<'_>) {
+    if peer.chains.is_some() {
+        drain_chained(peer, sink);
+    } else {
+        drain_in_order(peer, sink);
+    }
+}
+
+/// Delivers what is in order in a chained stream, passing over the positions that are not due
+/// here (up to where the chains are complete), and updates what is known missing.
+fn drain_chained(peer: &mut Peer, sink: &mut Sink<'_>) {
+    let Some(ct) = peer.chains.as_ref().map(|c| c.complete_through()) else {
+        return;
+    };
+
+    let mut skipped_last = false;
+    loop {
+        if let Some(frame) = peer.ahead.remove(&peer.next) {
+            let c = frame.payload.len() + FRAME_COST;
+            peer.ahead_bytes -= c;
+            *sink.reorder_bytes -= c;
+            let seq = peer.next;
+            peer.next += 1;
+            consume(peer, seq, frame, sink);
+            skipped_last = false;
+            continue;
+        }
+        if peer.next > ct {
+            break;
+        }
+        // Not arrived, yet settled: not due here. Up to the next frame held, or `ct`.
+        let stop = peer
+            .ahead
+            .range(peer.next..)
+            .next()
+            .map_or(ct, |(k, _)| (k - 1).min(ct));
+        sink.stats.skipped_positions = sink
+            .stats
+            .skipped_positions
+            .saturating_add(stop - peer.next + 1);
+        if peer.assembly.take().is_some() {
+            // A message whose fragments went to different groups: no correct sender does that.
+            sink.stats.inconsistent_messages += 1;
+        }
+        peer.next = stop + 1;
+        skipped_last = true;
+    }
+    if skipped_last {
+        sink.events.push_back(RecvEvent::Skipped {
+            from: sink.from,
+            through: Seq(peer.next - 1),
+        });
+    }
+    let missing = peer
+        .chains
+        .as_ref()
+        .and_then(|c| c.highest_missing())
+        .unwrap_or(0);
+    peer.known_high = missing.max(peer.next - 1);
+}
+
 fn drain_in_order(peer: &mut Peer, sink: &mut Sink<'_>) {
     while let Some(frame) = peer.ahead.remove(&peer.next) {
         let c = frame.payload.len() + FRAME_COST;
@@ -671,6 +909,9 @@ fn jump_to(peer: &mut Peer, next: u64, sink: &mut Sink<'_>) {
     peer.next = next;
     peer.known_high = peer.known_high.max(next - 1);
     peer.nacked_upto = peer.nacked_upto.max(next - 1);
+    if let Some(c) = peer.chains.as_mut() {
+        c.settle_through(next - 1);
+    }
 }
 
 /// Deliver the in-order frame `seq` (whole message, or a piece of one).

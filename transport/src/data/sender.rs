@@ -17,6 +17,7 @@ use bytes::Bytes;
 use serde_bytes::ByteBuf;
 
 use crate::data::auth::DatagramAuth;
+use crate::data::chain::{ChainWriter, GroupId};
 use crate::data::repair::{Nack, Repair};
 use crate::data::retransmit::RetransmitBuffer;
 use crate::data::wire::{DatagramKind, DatagramWriter, HEADER_LEN, MAC_LEN, WHOLE_FRAME_HEADER};
@@ -100,6 +101,10 @@ pub struct DataSender {
     next_heartbeat: Option<Instant>,
     tail_heartbeat: Option<Instant>,
     stats: SendStats,
+    /// Where the reliable frames went, once one went to a DDM cell group
+    /// ([`DataSender::send_reliable_cells`]); `None` while every one went to the default group
+    /// (the plain stream, no chain headers).
+    chain: Option<ChainWriter>,
     /// (when, last reliable number sent by then), oldest first, one every `retransmit_min_keep
     /// / MARKS` at most: tells [`DataSender::release_acknowledged`] what is old enough to go.
     marks: VecDeque<(Instant, u64)>,
@@ -140,6 +145,7 @@ impl DataSender {
             next_heartbeat: None,
             tail_heartbeat: None,
             stats: SendStats::default(),
+            chain: None,
             marks: VecDeque::new(),
         })
     }
@@ -195,9 +201,109 @@ impl DataSender {
             return Ok(seq);
         }
         self.flush(now, out);
-        let last = self.emit_message(Stream::of(rel), payload, out);
+        let last = if rel == Reliability::Reliable && self.needs_chain_header() {
+            self.emit_chained(&[], payload, out)
+        } else {
+            let last = self.emit_message(Stream::of(rel), payload, out);
+            if rel == Reliability::Reliable
+                && let Some(c) = &mut self.chain
+            {
+                c.record_default(last);
+            }
+            last
+        };
         self.note_sent(now);
         Ok((rel == Reliability::Reliable).then_some(Seq(last)))
+    }
+
+    /// Whether the next reliable frame, to the default group, must carry a chain header: the
+    /// frame before it went to a cell group (see [`crate::data::chain`]).
+    fn needs_chain_header(&self) -> bool {
+        self.chain.as_ref().is_some_and(|c| !c.plain(self.next_seq))
+    }
+
+    /// Send one reliable message to DDM cell groups `groups` now (an empty list: the default
+    /// group), each datagram with its chain header ([`crate::data::chain`]): `out` is called
+    /// once per datagram (one, or one per fragment) and sends it to every group of the message
+    /// (every copy the same bytes). It takes the positions of the one reliable space, as many
+    /// as [`crate::data::DataConfig::reliable_numbers`] says, and is repaired like any reliable
+    /// message. The pending datagram is not touched: the caller flushes it to the default
+    /// group first. Returns the message's sequence number (its last frame's).
+    pub fn send_reliable_cells(
+        &mut self,
+        now: Instant,
+        groups: &[GroupId],
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> Result<Seq, SendError> {
+        self.check_len(payload)?;
+        debug_assert!(self.pending.rel != Some(Reliability::Reliable));
+        let last = self.emit_chained(groups, payload, out);
+        self.note_sent(now);
+        Ok(Seq(last))
+    }
+
+    /// Emits one reliable message to `groups` with chain headers, whole or in fragments (the
+    /// positions it takes do not depend on the header: see the wire docs). Returns the number
+    /// of its last frame.
+    fn emit_chained(
+        &mut self,
+        groups: &[GroupId],
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> u64 {
+        self.stats.messages += 1;
+        let before = self.next_seq - 1;
+        let chain = self.chain.get_or_insert_with(|| {
+            // Everything sent so far went to the default group (the plain stream).
+            let mut c = ChainWriter::new();
+            if before > 0 {
+                c.record_default(before);
+            }
+            c
+        });
+        let whole = payload.len() <= self.cfg.max_whole_payload();
+        let piece = if whole {
+            payload.len().max(1)
+        } else {
+            self.stats.fragmented_messages += 1;
+            self.cfg.fragment_payload()
+        };
+        let count = payload.len().div_ceil(piece).max(1);
+        // Lengths fit in u32: checked against max_message, which `validate` bounds by u32::MAX.
+        let (count32, total32) = (count as u32, payload.len() as u32);
+        let mut last = 0;
+        for index in 0..count {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let header = chain.send(groups, seq, seq);
+            let mut w =
+                DatagramWriter::begin_chained(&mut self.scratch, self.tag, self.node, seq, &header);
+            if whole {
+                w.push_whole(payload);
+            } else {
+                let chunk = &payload[index * piece..((index + 1) * piece).min(payload.len())];
+                w.push_fragment(
+                    index as u32,
+                    count32,
+                    (index * piece) as u32,
+                    total32,
+                    chunk,
+                );
+            }
+            w.finish(&self.auth);
+            Self::emitted(
+                &mut self.stats,
+                &mut self.retransmit,
+                Reliability::Reliable,
+                seq,
+                1,
+                &self.scratch,
+                out,
+            );
+            last = seq;
+        }
+        last
     }
 
     /// Send one best-effort message to DDM cell groups now: `out` is called once per datagram
@@ -295,6 +401,13 @@ impl DataSender {
         let fits = self.pending.rel == Some(rel) && self.fits_pending(payload);
         if !fits {
             self.flush(now, out);
+            if rel == Reliability::Reliable && self.needs_chain_header() {
+                // The first default-group frame after cell traffic says so in its header; it
+                // leaves alone, and the frames after it batch as usual.
+                let last = self.emit_chained(&[], payload, out);
+                self.note_sent(now);
+                return Ok(Some(Seq(last)));
+            }
         }
         self.stats.messages += 1;
         // Reliable numbers are per frame; a best-effort datagram has one number for all frames.
@@ -364,6 +477,11 @@ impl DataSender {
             &self.pending.buf,
             out,
         );
+        if rel == Reliability::Reliable
+            && let Some(c) = &mut self.chain
+        {
+            c.record_default(first + frames - 1);
+        }
         self.note_sent(now);
     }
 
@@ -378,14 +496,18 @@ impl DataSender {
             Some(Reliability::BestEffort) => best_effort_high = self.pending.first_seq - 1,
             None => {}
         }
-        let mut w = DatagramWriter::begin(
-            &mut self.scratch,
-            DatagramKind::Heartbeat,
-            self.tag,
-            self.node,
-            reliable_high,
-        );
+        let kind = if self.chain.is_some() {
+            DatagramKind::ChainedHeartbeat
+        } else {
+            DatagramKind::Heartbeat
+        };
+        let mut w =
+            DatagramWriter::begin(&mut self.scratch, kind, self.tag, self.node, reliable_high);
         w.push_raw(&best_effort_high.to_le_bytes());
+        if let Some(c) = &self.chain {
+            // What has left only: a pending batch is recorded when it leaves.
+            w.push_tail(&c.tail(reliable_high));
+        }
         w.finish(&self.auth);
         out(&self.scratch);
         self.stats.heartbeats += 1;

@@ -1,12 +1,15 @@
-//! The multicast datagram layout (version 3): a fixed header, a body of frames, an authentication
+//! The multicast datagram layout (version 4): a fixed header, a body of frames, an authentication
 //! tag. Hand-rolled little-endian fields so encoding writes straight into a reused buffer and
 //! decoding hands out [`Bytes`] slices of the received datagram (no copy).
 //!
 //! ```text
 //! offset size  field
-//!  0      1    version            = 3 (2: the same without kind 4; 1: with an HMAC-SHA256 tag)
+//!  0      1    version            = 4 (3: the same without kinds 5 and 6; 2: without kind 4;
+//!                                 1: with an HMAC-SHA256 tag)
 //!  1      1    kind               1 = reliable data, 2 = best-effort data, 3 = heartbeat,
-//!                                 4 = best-effort data on a DDM cell group
+//!                                 4 = best-effort data on a DDM cell group,
+//!                                 5 = reliable data with a chain header (DDM cell groups),
+//!                                 6 = heartbeat with a chain tail
 //!  2      2    frame count        (heartbeat: 0)
 //!  4      4    reserved           sent as 0, ignored (room for a key epoch)
 //!  8      8    federation tag
@@ -15,12 +18,16 @@
 //!                                 best-effort: this datagram's best-effort number (own space)
 //!                                 cell best-effort: this datagram's cell number (a third space)
 //!                                 heartbeat: the sender's reliable high-water (last seq assigned)
-//! 32      ..   body               data: frames; heartbeat: u64 best-effort high-water (kind 2)
+//! 32      ..   body               data: frames (kind 5: after the chain header);
+//!                                 heartbeat: u64 best-effort high-water (kind 2)
+//!                                 (kind 6: then the tail's u64 floor and group list)
 //! len-16 16    MAC                keyed BLAKE3 over bytes [0, len-16), truncated to 16 bytes
 //!
 //! frame, whole message (4 + len bytes):   kind u8 = 0, reserved u8, len u16, payload
 //! frame, fragment     (20 + len bytes):   kind u8 = 1, reserved u8, len u16, index u32, count u32,
 //!                                         offset u32 (byte offset in the message), total u32, payload
+//! chain header:  group list `targets`, u64 floor, group list `others`
+//! group list:    count u8, then count × (group u16, position u64)
 //! ```
 //!
 //! All integers are little-endian. A fragment always travels alone in its datagram, so the
@@ -35,20 +42,33 @@
 //! arrives on a second joined group, and the heartbeat's best-effort high-water stays the
 //! default group's (kind 2), whose loss is counted exactly.
 //!
+//! **Chained reliable** (kind 5) and **chained heartbeats** (kind 6) carry a sender's reliable
+//! stream once it has sent reliable data to DDM cell groups: each datagram says, in its
+//! [`ChainHeader`], where the sender's previous frames to each group were, so that a receiver
+//! in some of the groups knows which positions it is due (`crate::data::chain`). A datagram
+//! whose header would say nothing new (the default group, the position before it there too)
+//! stays kind 1, and a sender that never sent to a cell sends kinds 1 and 3 only. A chain
+//! header makes its datagram longer than `max_datagram` by its own length (tens of bytes): the
+//! positions a message takes must not depend on where it goes, since the layer above numbers
+//! its messages by the same rule ([`crate::data::DataConfig::reliable_numbers`]).
+//!
 //! **Versions.** The version byte changes whenever a datagram of the new code could be
 //! misread, or not read at all, by the old: 2 → 3 for kind 4, which a version-2 receiver drops
-//! as an unknown kind (it would silently lose every cell update of a newer sender). Nodes of
+//! as an unknown kind (it would silently lose every cell update of a newer sender); 3 → 4 for
+//! kinds 5 and 6. Nodes of
 //! different versions are kept apart before that, by [`crate::PROTOCOL_VERSION`].
 use bytes::Bytes;
 
+use crate::data::chain::{ChainHeader, GroupId, Tail};
 use crate::id::{FederationTag, NodeId};
 
 /// The wire version this code speaks: 2 since the MAC is keyed BLAKE3 (see
 /// [`crate::data::auth`]), 3 since DDM cell traffic has its own kind
-/// ([`DatagramKind::CellBestEffort`]). A datagram of another version is dropped and counted
+/// ([`DatagramKind::CellBestEffort`]), 4 since reliable traffic goes to cells too
+/// ([`DatagramKind::ChainedReliable`]). A datagram of another version is dropped and counted
 /// (`bad_version`); nodes of another version are refused before that, by
 /// [`crate::PROTOCOL_VERSION`].
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 /// Fixed header length.
 pub const HEADER_LEN: usize = 32;
 /// Length of the truncated MAC (see [`crate::data::auth`]).
@@ -78,6 +98,12 @@ pub enum DatagramKind {
     /// only to drop the copy of a message that arrives on a second group (see the module docs:
     /// their loss is not measured).
     CellBestEffort,
+    /// Reliable data frames with a [`ChainHeader`] before them: positions in the one reliable
+    /// space, spread over the default group and DDM cell groups (see the module docs).
+    ChainedReliable,
+    /// A heartbeat with a [`Tail`] after the best-effort high-water: what a sender that has
+    /// sent reliable data to cell groups says of its stream.
+    ChainedHeartbeat,
 }
 
 impl DatagramKind {
@@ -87,6 +113,8 @@ impl DatagramKind {
             DatagramKind::BestEffort => 2,
             DatagramKind::Heartbeat => 3,
             DatagramKind::CellBestEffort => 4,
+            DatagramKind::ChainedReliable => 5,
+            DatagramKind::ChainedHeartbeat => 6,
         }
     }
 
@@ -96,6 +124,8 @@ impl DatagramKind {
             2 => Some(DatagramKind::BestEffort),
             3 => Some(DatagramKind::Heartbeat),
             4 => Some(DatagramKind::CellBestEffort),
+            5 => Some(DatagramKind::ChainedReliable),
+            6 => Some(DatagramKind::ChainedHeartbeat),
             _ => None,
         }
     }
@@ -226,9 +256,14 @@ impl Frames {
     /// Frames of `datagram` (the full datagram including header and MAC), whose header is `h`.
     pub fn new(datagram: Bytes, h: &Header) -> Self {
         let end = datagram.len().saturating_sub(MAC_LEN);
+        let pos = if h.kind == DatagramKind::ChainedReliable {
+            chain_header_end(&datagram[..end]).unwrap_or(end)
+        } else {
+            HEADER_LEN
+        };
         Frames {
             datagram,
-            pos: HEADER_LEN,
+            pos,
             end,
             remaining: h.frames,
             failed: false,
@@ -244,12 +279,26 @@ impl Frames {
                 }
                 Ok(())
             }
-            DatagramKind::Reliable | DatagramKind::BestEffort | DatagramKind::CellBestEffort => {
+            DatagramKind::ChainedHeartbeat => {
+                if h.frames != 0 {
+                    return Err(WireError::BadBody);
+                }
+                read_tail(datagram, h).map(|_| ())
+            }
+            DatagramKind::Reliable
+            | DatagramKind::BestEffort
+            | DatagramKind::CellBestEffort
+            | DatagramKind::ChainedReliable => {
                 if h.frames == 0 {
                     return Err(WireError::BadBody);
                 }
                 let body = &datagram[..datagram.len().saturating_sub(MAC_LEN)];
                 let mut pos = HEADER_LEN;
+                if h.kind == DatagramKind::ChainedReliable {
+                    let (header, end) = read_chain_header_at(body)?;
+                    chain_header_valid(&header, h)?;
+                    pos = end;
+                }
                 let mut fragments = 0usize;
                 for _ in 0..h.frames {
                     let (kind, _, stop) = parse_frame(body, pos)?;
@@ -344,6 +393,109 @@ pub fn heartbeat_best_effort_high(datagram: &[u8]) -> u64 {
     }
 }
 
+/// Most groups a [`ChainHeader`] or a [`Tail`] may list in each of its lists: a sender uses at
+/// most its federation's cell slots and the default group, far fewer than this.
+pub const MAX_CHAIN_GROUPS: usize = 255;
+
+/// Bytes a [`ChainHeader`] takes on the wire.
+pub fn chain_header_len(h: &ChainHeader) -> usize {
+    1 + 10 * h.targets.len() + 8 + 1 + 10 * h.others.len()
+}
+
+fn push_groups(buf: &mut Vec<u8>, groups: &[(GroupId, u64)]) {
+    // Callers bound the lists by the federation's cell slots (`MAX_CHAIN_GROUPS` at most).
+    buf.push(groups.len().min(MAX_CHAIN_GROUPS) as u8);
+    for (g, p) in groups.iter().take(MAX_CHAIN_GROUPS) {
+        buf.extend_from_slice(&g.0.to_le_bytes());
+        buf.extend_from_slice(&p.to_le_bytes());
+    }
+}
+
+/// Reads a list of `(group, position)` written by `push_groups` at `pos` of `b`.
+fn read_groups(b: &[u8], pos: usize) -> Result<(Vec<(GroupId, u64)>, usize), WireError> {
+    let n = usize::from(*b.get(pos).ok_or(WireError::BadBody)?);
+    let end = pos + 1 + 10 * n;
+    if end > b.len() {
+        return Err(WireError::BadBody);
+    }
+    let groups = (0..n)
+        .map(|i| {
+            let at = pos + 1 + 10 * i;
+            (GroupId(u16_at(b, at)), u64_at(b, at + 2))
+        })
+        .collect();
+    Ok((groups, end))
+}
+
+/// Writes `h` (the body of a [`DatagramKind::ChainedReliable`] datagram starts with it).
+fn push_chain_header(buf: &mut Vec<u8>, h: &ChainHeader) {
+    push_groups(buf, &h.targets);
+    buf.extend_from_slice(&h.floor.to_le_bytes());
+    push_groups(buf, &h.others);
+}
+
+/// The chain header at the start of the body of `b` (a datagram without its MAC), and where the
+/// frames start.
+fn read_chain_header_at(b: &[u8]) -> Result<(ChainHeader, usize), WireError> {
+    let (targets, pos) = read_groups(b, HEADER_LEN)?;
+    if pos + 8 > b.len() {
+        return Err(WireError::BadBody);
+    }
+    let floor = u64_at(b, pos);
+    let (others, end) = read_groups(b, pos + 8)?;
+    Ok((
+        ChainHeader {
+            targets,
+            floor,
+            others,
+        },
+        end,
+    ))
+}
+
+fn chain_header_end(b: &[u8]) -> Option<usize> {
+    read_chain_header_at(b).ok().map(|(_, end)| end)
+}
+
+/// What a correct sender's header says of the positions before its datagram's first (`h.seq`):
+/// at least one target, every position named below it, the floor no higher than a target's.
+fn chain_header_valid(c: &ChainHeader, h: &Header) -> Result<(), WireError> {
+    let below = |p: u64| p < h.seq;
+    if c.targets.is_empty()
+        || !c.targets.iter().all(|(_, p)| below(*p) && *p >= c.floor)
+        || !c.others.iter().all(|(_, p)| below(*p) && *p > c.floor)
+    {
+        return Err(WireError::BadBody);
+    }
+    Ok(())
+}
+
+/// The chain header of a validated [`DatagramKind::ChainedReliable`] datagram (with its MAC).
+pub fn chain_header(datagram: &[u8]) -> Result<ChainHeader, WireError> {
+    let b = &datagram[..datagram.len().saturating_sub(MAC_LEN)];
+    read_chain_header_at(b).map(|(c, _)| c)
+}
+
+/// The [`Tail`] of a [`DatagramKind::ChainedHeartbeat`] datagram (with its MAC) whose header is
+/// `h`: body = best-effort high-water, then the tail's floor and groups.
+pub fn read_tail(datagram: &[u8], h: &Header) -> Result<Tail, WireError> {
+    let b = &datagram[..datagram.len().saturating_sub(MAC_LEN)];
+    let at = HEADER_LEN + 8;
+    if at + 8 > b.len() {
+        return Err(WireError::BadBody);
+    }
+    let floor = u64_at(b, at);
+    let (last, end) = read_groups(b, at + 8)?;
+    if end != b.len() || floor > h.seq || last.iter().any(|(_, p)| *p > h.seq) {
+        return Err(WireError::BadBody);
+    }
+    Ok(Tail {
+        hw: h.seq,
+        floor,
+        last,
+    })
+}
+
 /// Builds one datagram in a caller-owned, reused buffer. The MAC is appended by
 /// [`DatagramWriter::finish`] (see `auth`).
 #[derive(Debug)]
@@ -370,6 +522,27 @@ impl<'a> DatagramWriter<'a> {
         buf.extend_from_slice(&sender.0.to_le_bytes());
         buf.extend_from_slice(&seq.to_le_bytes());
         DatagramWriter { buf, frames: 0 }
+    }
+
+    /// Clear `buf` and write the header of a [`DatagramKind::ChainedReliable`] datagram whose
+    /// first frame is `seq`, with its chain header.
+    pub fn begin_chained(
+        buf: &'a mut Vec<u8>,
+        tag: FederationTag,
+        sender: NodeId,
+        seq: u64,
+        chain: &ChainHeader,
+    ) -> Self {
+        let w = DatagramWriter::begin(buf, DatagramKind::ChainedReliable, tag, sender, seq);
+        push_chain_header(w.buf, chain);
+        w
+    }
+
+    /// Append a [`Tail`] to a [`DatagramKind::ChainedHeartbeat`] begun with its best-effort
+    /// high-water (the tail's `hw` is the header's `seq`).
+    pub fn push_tail(&mut self, tail: &Tail) {
+        self.buf.extend_from_slice(&tail.floor.to_le_bytes());
+        push_groups(self.buf, &tail.last);
     }
 
     /// Re-open a datagram whose header was written earlier and that has `frames` frames.

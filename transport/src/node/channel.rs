@@ -200,6 +200,73 @@ impl FederationChannel {
         Ok(())
     }
 
+    /// Sends one reliable message with DDM regions whose regions cover the cells `cells` (cell
+    /// keys, see [`crate::core::cells`]): one copy of each of its datagrams to each distinct
+    /// cell group they map to, each with a chain header ([`crate::data::chain`]) that lets a
+    /// receiver in some of the groups know which of this node's reliable positions it is due.
+    /// It takes its position in this node's one reliable stream, is repaired on NACK like any
+    /// reliable message, and counts in the flow window. With no cell, or more distinct groups
+    /// than `max_cells_per_send`, or while a member cannot join its cell groups, it goes to the
+    /// default group like [`FederationChannel::send_numbered`] (or `send` without `number`).
+    /// Runs on the caller's thread; returns the message's sequence number.
+    pub fn send_reliable_to_cells(
+        &self,
+        payload: &[u8],
+        cells: &[u32],
+        number: Option<u64>,
+    ) -> Result<u64, TransportError> {
+        let (groups, ids) = {
+            let c = lock(&self.fed.cells);
+            match c.route(cells) {
+                CellRoute::Groups(g) => {
+                    let ids: Vec<_> = g.iter().filter_map(|a| c.group_id(*a)).collect();
+                    (g, ids)
+                }
+                CellRoute::Default { fallback } => {
+                    drop(c);
+                    let counters = &self.fed.cell_counters;
+                    match fallback {
+                        Some(Fallback::WideRegion) => {
+                            counters.wide_fallbacks.fetch_add(1, Ordering::Relaxed)
+                        }
+                        Some(Fallback::MemberCannotJoin) => {
+                            counters.member_fallbacks.fetch_add(1, Ordering::Relaxed)
+                        }
+                        None => 0,
+                    };
+                    let seq =
+                        self.send_with(Reliability::Reliable, payload, false, number.map(Seq))?;
+                    return Ok(seq.unwrap_or_default());
+                }
+            }
+        };
+        if payload.len() > self.shared.cfg.max_message {
+            return Err(TransportError::MessageTooLarge {
+                size: payload.len(),
+                max: self.shared.cfg.max_message,
+            });
+        }
+        let now = Instant::now();
+        let mut side = lock(&self.fed.sender);
+        // What is pending belongs to the default group: it leaves first, there.
+        self.shared
+            .emit_data(&self.fed, |mut out| side.flush(now, &mut out));
+        let (r, sent) = self.shared.emit_data_to(&groups, |mut out| {
+            side.send_reliable_cells(now, &ids, payload, number.map(Seq), &mut out)
+        });
+        side.sent(now, (sent > 0).then(Instant::now));
+        drop(side);
+        let seq = r?;
+        if self.fed.flow.on {
+            lock(&self.fed.members).on_sent(seq.0, payload.len());
+        }
+        self.fed.sent.sent(Reliability::Reliable);
+        let c = &self.fed.cell_counters;
+        c.messages.fetch_add(1, Ordering::Relaxed);
+        c.datagrams.fetch_add(sent, Ordering::Relaxed);
+        Ok(seq.0)
+    }
+
     /// The cells this node's region subscriptions want are now `cells` (cell keys, see
     /// [`crate::core::cells`]; the layer above applies the join and leave margins): joins the
     /// cell groups newly needed, then leaves those no longer needed. A join the kernel refuses
@@ -237,6 +304,10 @@ impl FederationChannel {
                 Err(e) => tracing::debug!(federation = %self.fed.name, "leave {g}: {e}"),
             }
         }
+        // Reliable positions of the groups joined now are due from here on; those of the
+        // groups left are not any more.
+        let ids = lock(&self.fed.cells).joined_ids();
+        lock(&self.fed.recv).set_groups(Instant::now(), &ids);
         // A receiver never gets less than it asked for: while a wanted group is not joined, the
         // members send cell messages on the default group (`crate::core::cells`). Members that
         // join later learn it from the answer to their `Joined`.

@@ -110,6 +110,14 @@ pub enum Event<'a> {
         /// Last lost sequence number.
         last: u64,
     },
+    /// The transport passed over `from`'s reliable positions up to `through`: they went to
+    /// DDM cell groups this LRC did not join (see [`state_transfer`]'s `on_skipped`).
+    Skipped {
+        /// Sender.
+        from: Node,
+        /// Its stream is delivered or not due here up to this position.
+        through: u64,
+    },
     /// Time passes (retries).
     Tick,
 }
@@ -910,6 +918,7 @@ impl FederationCore {
             }
             Event::PeerGone(n) => self.on_peer_gone(n),
             Event::FellBehind { from, last } => self.on_fell_behind(from, last),
+            Event::Skipped { from, through } => self.on_skipped(from, through),
             Event::Tick => {
                 self.release_resignations(None);
                 self.retry_requests();

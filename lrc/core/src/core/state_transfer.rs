@@ -51,6 +51,9 @@ pub struct Stream {
     pub epoch: Option<u32>,
     /// Data the sender sent after a restore this LRC has not applied yet: (seq, reliable, msg).
     pub future: Vec<(Option<u64>, bool, DataMsg)>,
+    /// The transport passed over the sender's positions up to here while the stream was held
+    /// (they went to DDM cells this LRC did not join): counted once the held data is applied.
+    pub skipped_to: u64,
 }
 
 /// An instance as a snapshot (or a decision) carries it.
@@ -105,6 +108,37 @@ impl FederationCore {
         self.apply_data(from, seq, true, msg);
     }
 
+    /// The transport passed over `from`'s reliable positions up to `through`: they went to DDM
+    /// cell groups this LRC did not join, so nothing of them comes (see `docs/DDM.md`,
+    /// "Reliability across groups"). They count as applied, as a snapshot's coverage does:
+    /// the time managers, resignation gates and save cuts that wait for the sender's data up
+    /// to a position do not wait for them. Held behind the stream's own held data.
+    pub(crate) fn on_skipped(&mut self, from: Node, through: u64) {
+        if from == self.me || self.removed.contains(&from) || self.suspected.contains(&from) {
+            return;
+        }
+        let st = self.streams.entry(from).or_default();
+        if !st.live {
+            st.skipped_to = st.skipped_to.max(through);
+            return;
+        }
+        self.time_skip(from, through);
+        self.release_resignations(None);
+    }
+
+    /// What the transport passed over while `from`'s stream was held, counted now that its held
+    /// data was applied.
+    fn apply_held_skip(&mut self, from: Node) {
+        let Some(st) = self.streams.get_mut(&from) else {
+            return;
+        };
+        let to = std::mem::take(&mut st.skipped_to);
+        if to > 0 && st.live {
+            self.time_skip(from, to);
+            self.release_resignations(None);
+        }
+    }
+
     /// A node was admitted by a decision.
     pub(crate) fn on_node_added(&mut self, n: Node) {
         if n == self.me {
@@ -127,6 +161,7 @@ impl FederationCore {
             for (seq, m) in held {
                 self.apply_data(n, seq, true, m);
             }
+            self.apply_held_skip(n);
         }
         // A stream that started late here waited for this decision to ask for its snapshot
         // (a joiner replaying its Welcome asks once the whole log is applied).
@@ -509,6 +544,7 @@ impl FederationCore {
                 Some(_) => self.apply_data(from, seq, true, m),
             }
         }
+        self.apply_held_skip(from);
         self.advise();
     }
 
