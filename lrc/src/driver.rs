@@ -62,17 +62,22 @@ pub trait DriverIo<F, R> {
     /// Sends the channel's pending datagram now.
     fn flush(&mut self, channel: &F);
 
-    /// Sends a best-effort message on the DDM cell groups of `cells` (see
-    /// [`crate::core::cell_route`]). By default, like [`DriverIo::send`] best effort: on the
+    /// Sends a message on the DDM cell groups of `cells` (see [`crate::core::cell_route`]):
+    /// best effort, or reliable with the number `seq` the core gave it. Returns the reliable
+    /// number. By default, like [`DriverIo::send`] / [`DriverIo::send_numbered`]: on the
     /// federation's default group, which every member hears.
     fn send_to_cells(
         &mut self,
         channel: &F,
         bytes: &[u8],
         cells: &[u32],
-    ) -> Result<(), Self::Error> {
+        seq: Option<u64>,
+    ) -> Result<Option<u64>, Self::Error> {
         let _ = cells;
-        self.send(channel, false, bytes, false).map(|_| ())
+        match seq {
+            Some(seq) => self.send_numbered(channel, seq, bytes, false).map(Some),
+            None => self.send(channel, false, bytes, false),
+        }
     }
 
     /// This LRC's subscriptions want to hear the DDM cells `cells`: join their groups, leave the
@@ -366,13 +371,14 @@ pub fn run_actions<F, R: Clone, D: DriverIo<F, R>>(
                 }
             }
             HostAction::SendToCells {
+                seq,
                 bytes,
                 cells,
                 class,
             } => {
                 if let Some(fed) = host.get_mut(federation) {
-                    match io.send_to_cells(&fed.io, &bytes, &cells) {
-                        Ok(()) => io.data_sent(fed, federation, class, bytes.len(), None),
+                    match io.send_to_cells(&fed.io, &bytes, &cells, seq) {
+                        Ok(sent) => io.data_sent(fed, federation, class, bytes.len(), sent),
                         Err(e) => tracing::warn!(federation, "data send failed: {e}"),
                     }
                 }

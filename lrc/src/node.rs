@@ -951,8 +951,15 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
         channel: &Io,
         bytes: &[u8],
         cells: &[u32],
-    ) -> Result<(), Self::Error> {
-        channel.channel.send_to_cells(bytes, cells)
+        seq: Option<u64>,
+    ) -> Result<Option<u64>, Self::Error> {
+        match seq {
+            Some(seq) => channel
+                .channel
+                .send_reliable_to_cells(bytes, cells, Some(seq))
+                .map(Some),
+            None => channel.channel.send_to_cells(bytes, cells).map(|()| None),
+        }
     }
 
     fn set_cells(&mut self, channel: &Io, cells: &[u32]) {

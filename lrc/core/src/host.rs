@@ -88,8 +88,10 @@ pub enum HostAction<F, R> {
         /// May wait for the next message of this LRC's stream.
         hold: bool,
     },
-    /// Multicast a best-effort message on DDM cell groups (see [`Action::SendToCells`]).
+    /// Multicast a message on DDM cell groups (see [`Action::SendToCells`]).
     SendToCells {
+        /// Its number in the LRC's reliable stream; `None`: best effort.
+        seq: Option<u64>,
         /// Encoded data message.
         bytes: Vec<u8>,
         /// Cell keys.
@@ -422,11 +424,13 @@ impl<F, R: Clone> Host<F, R> {
                     });
                 }
                 Action::SendToCells {
+                    seq,
                     bytes,
                     cells,
                     class,
                 } => {
                     return Some(HostAction::SendToCells {
+                        seq,
                         bytes,
                         cells,
                         class,

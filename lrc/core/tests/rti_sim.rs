@@ -691,9 +691,11 @@ impl Sim {
                 },
                 // The simulated links have no groups: a cell-group message reaches every link
                 // like any best-effort one (the receiver filters), and joins change nothing.
-                HostAction::SendToCells { bytes, class, .. } => HostAction::SendData {
-                    reliable: false,
-                    seq: None,
+                HostAction::SendToCells {
+                    seq, bytes, class, ..
+                } => HostAction::SendData {
+                    reliable: seq.is_some(),
+                    seq,
                     bytes,
                     class,
                     hold: false,

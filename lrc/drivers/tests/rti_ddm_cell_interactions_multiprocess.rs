@@ -82,14 +82,14 @@ fn interaction_subscribers_hear_only_the_cell_groups_their_regions_cover() {
     // A listens in cell (0, 0), B in cell (2, 0), passively or not alike; neither region
     // reaches a neighbouring cell. Subscribed to Chatter, each also hears Chatter.Ping (as
     // Chatter), in Ping's own space: X's cell of its region, Channel's default range [0, 1), Y
-    // ignored. Radio, the end marker, is reliable: no cell.
+    // ignored. Mark, the end marker, is reliable without dimensions: the default group.
     for (s, range) in [
         (&mut a, "X=0..100,Y=0..100"),
         (&mut b, "X=580..680,Y=0..100"),
     ] {
         ok(s, &format!("region mine {range}"));
         ok(s, "subscribe-interaction-regions Chatter mine");
-        ok(s, "subscribe-interaction Radio");
+        ok(s, "subscribe-interaction Mark");
         // The joins are done when the subscription returns: Chatter's cell and Ping's.
         let c = cells(s);
         assert_eq!(num(&c, "joined_now"), 2, "[{}] {c}", s.name);
@@ -98,7 +98,7 @@ fn interaction_subscribers_hear_only_the_cell_groups_their_regions_cover() {
 
     ok(&mut p, "publish-interaction Chatter");
     ok(&mut p, "publish-interaction Chatter.Ping");
-    ok(&mut p, "publish-interaction Radio");
+    ok(&mut p, "publish-interaction Mark");
     ok(&mut p, "region at X=10..30,Y=10..20");
     ok(&mut p, "region pat X=10..30");
     ok(&mut p, "region mark X=0..1000");
@@ -117,7 +117,7 @@ fn interaction_subscribers_hear_only_the_cell_groups_their_regions_cover() {
             );
         }
     }
-    ok(&mut p, "send-regions Radio mark end");
+    ok(&mut p, "send Mark end");
 
     let expect = |cell: usize| -> Vec<String> {
         (0..PER_CELL)
@@ -169,7 +169,7 @@ fn interaction_subscribers_hear_only_the_cell_groups_their_regions_cover() {
     // (`max_cells_per_send`, 8): one datagram on the default group, heard by both.
     ok(&mut p, "region wide X=0..1000,Y=0..1000");
     ok(&mut p, "send-regions Chatter wide w");
-    ok(&mut p, "send-regions Radio mark end2");
+    ok(&mut p, "send Mark end2");
     for s in [&mut a, &mut b] {
         let labels: Vec<String> = heard_until(s, "end2").into_iter().map(|(l, _)| l).collect();
         assert_eq!(labels, vec!["w"], "[{}]", s.name);
@@ -198,7 +198,7 @@ fn interaction_subscribers_hear_only_the_cell_groups_their_regions_cover() {
     ok(&mut p, "send-regions Chatter at gone");
     ok(&mut p, "move at X=610..630,Y=10..20");
     ok(&mut p, "send-regions Chatter at kept");
-    ok(&mut p, "send-regions Radio mark end3");
+    ok(&mut p, "send Mark end3");
     assert!(heard_until(&mut a, "end3").is_empty(), "[A] unsubscribed");
     let labels: Vec<String> = heard_until(&mut b, "end3")
         .into_iter()

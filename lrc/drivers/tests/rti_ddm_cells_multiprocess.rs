@@ -31,7 +31,7 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
     ] {
         ok(s, &format!("region mine {range}"));
         ok(s, "subscribe-regions Vehicle Position mine");
-        ok(s, "subscribe-interaction Radio");
+        ok(s, "subscribe-interaction Mark");
         // The join is done when the subscription returns: one cell group.
         let c = cells(s);
         assert_eq!(c["joined_now"], 1, "[{}] {c}", s.name);
@@ -39,7 +39,7 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
     }
 
     ok(&mut p, "publish Vehicle Position");
-    ok(&mut p, "publish-interaction Radio");
+    ok(&mut p, "publish-interaction Mark");
     ok(&mut p, "region at X=10..30,Y=10..20");
     ok(&mut p, "region mark X=0..1000");
     ok(&mut p, "register-object-regions Vehicle Position at");
@@ -55,7 +55,7 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
             ok(&mut p, &format!("update {o} Position c{cell}-{k}"));
         }
     }
-    ok(&mut p, "send-regions Radio mark end");
+    ok(&mut p, "send Mark end");
 
     let expect =
         |cell: usize| -> Vec<String> { (0..PER_CELL).map(|k| format!("c{cell}-{k}")).collect() };
@@ -88,7 +88,7 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
     );
     ok(&mut p, "move at X=610..630,Y=10..20");
     ok(&mut p, &format!("update {o} Position moved"));
-    ok(&mut p, "send-regions Radio mark end2");
+    ok(&mut p, "send Mark end2");
     assert_eq!(
         reflected_until(&mut a, "end2"),
         vec!["moved"],

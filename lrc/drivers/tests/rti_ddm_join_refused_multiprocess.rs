@@ -72,7 +72,7 @@ fn a_subscriber_whose_cell_joins_are_refused_still_gets_every_overlapping_update
     ] {
         ok(s, &format!("region mine {range}"));
         ok(s, "subscribe-regions Vehicle Position mine");
-        ok(s, "subscribe-interaction Radio");
+        ok(s, "subscribe-interaction Mark");
     }
     let ca = cells(&mut a);
     assert_eq!(ca["joined_now"], 0, "A's kernel refused the join: {ca}");
@@ -83,7 +83,7 @@ fn a_subscriber_whose_cell_joins_are_refused_still_gets_every_overlapping_update
     assert_eq!(cb["cannot_join_now"], false, "{cb}");
 
     ok(&mut p, "publish Vehicle Position");
-    ok(&mut p, "publish-interaction Radio");
+    ok(&mut p, "publish-interaction Mark");
     // The publisher learns of A's refused join over QUIC.
     cells_until(&mut p, "A's fallback known", |c| {
         c["members_cannot_join_now"] == 1
@@ -103,7 +103,7 @@ fn a_subscriber_whose_cell_joins_are_refused_still_gets_every_overlapping_update
             ok(&mut p, &format!("update {o} Position c{cell}-{k}"));
         }
     }
-    ok(&mut p, "send-regions Radio mark end");
+    ok(&mut p, "send Mark end");
     let expect =
         |cell: usize| -> Vec<String> { (0..PER_CELL).map(|k| format!("c{cell}-{k}")).collect() };
     // Exactly the overlapping updates, at both: the receiving LRCs still filter exactly.
@@ -132,7 +132,7 @@ fn a_subscriber_whose_cell_joins_are_refused_still_gets_every_overlapping_update
         ok(&mut p, "move at X=705..725,Y=10..20");
         ok(&mut p, &format!("update {o} Position back{k}"));
     }
-    ok(&mut p, "send-regions Radio mark end2");
+    ok(&mut p, "send Mark end2");
     let back: Vec<String> = (0..PER_CELL).map(|k| format!("back{k}")).collect();
     assert_eq!(reflected_until(&mut a, "end2"), back, "A on its cell group");
     assert_eq!(reflected_until(&mut b, "end2"), Vec::<String>::new(), "B");

@@ -1,8 +1,9 @@
 //! A moving entity crossing cell boundaries with loss injected (issue 23, test 3), with
 //! `rti-shell` federates on three LRCs in network namespaces: a publisher moves a vehicle of
 //! `foms/Cells.xml` along `X` through all four cells of the grid, updating its reliable `Status`
-//! (dimension `X`) and its best-effort `Position` (dimensions `X`, `Y`, sent on the cell groups)
-//! at each step; nftables drops 10 % of the datagrams entering subscriber A's data port. A's
+//! (dimension `X`) and its best-effort `Position` (dimensions `X`, `Y`), both sent on the cell
+//! groups of their update regions (the reliable ones with chained positions, `docs/DDM.md`), at
+//! each step; nftables drops 10 % of the datagrams entering subscriber A's data port. A's
 //! region covers parts of three cells. A reflects every reliable update whose update region
 //! overlapped its region when it was sent exactly once and in order, and nothing else; of the
 //! best-effort updates, only overlapping ones, each at most once. B, without regions, reflects
@@ -55,10 +56,10 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
     ok(&mut a, "subscribe-regions Vehicle Status minex");
     ok(&mut b, "subscribe Vehicle Position,Status");
     for s in [&mut a, &mut b] {
-        ok(s, "subscribe-interaction Radio");
+        ok(s, "subscribe-interaction Mark");
     }
     ok(&mut p, "publish Vehicle Position,Status");
-    ok(&mut p, "publish-interaction Radio");
+    ok(&mut p, "publish-interaction Mark");
     let x0 = x_of(0);
     ok(
         &mut p,
@@ -81,7 +82,7 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
         ok(&mut p, &format!("update {o} Status s{i}"));
         ok(&mut p, &format!("update {o} Position p{i}"));
     }
-    ok(&mut p, "send-regions Radio mark end");
+    ok(&mut p, "send Mark end");
 
     let got = reflected_until(&mut a, "end");
     let (status, position): (Vec<&String>, Vec<&String>) =
@@ -112,9 +113,15 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
     // Position's region moved within its cells at most steps (a cell is 250 wide, a step 8):
     // those moves went best effort to the cells, not in the reliable stream; the crossings
     // (and Status's reliable region) in the stream. The publisher counts the former.
-    let moves = cells(&mut p)["moves_in_cells"]
-        .as_u64()
-        .expect("moves_in_cells");
+    let pc = cells(&mut p);
+    let moves = pc["moves_in_cells"].as_u64().expect("moves_in_cells");
+    // Every update went to cells, the reliable ones too (and the moves within the cells).
+    let to_cells = pc["messages"].as_u64().expect("messages");
+    assert_eq!(
+        to_cells,
+        2 * STEPS + moves,
+        "P: Status and Position updates and the moves on cell groups: {pc}"
+    );
     assert!(
         (STEPS / 2..STEPS).contains(&moves),
         "P sent {moves} of {STEPS} moves to the cells"

@@ -1,5 +1,6 @@
-//! DDM cell routing (issue 23, `docs/DDM.md`, "Cells: the network filters"): which grid cells a
-//! best-effort update or interaction goes to, and which cells this LRC's subscriptions want to
+//! DDM cell routing (issue 23, `docs/DDM.md`, "Cells: the network filters"): which grid cells an
+//! update or interaction with regions goes to (best effort or reliable: the transport keeps a
+//! reliable stream exactly once and in order across groups with chained positions), and which cells this LRC's subscriptions want to
 //! hear, as **cell keys** the transport maps to multicast groups
 //! (`hlamesh_transport::core::cells`). Sans-I/O: the shell sends with [`Action::SendToCells`] and
 //! joins with [`Action::SetCells`].
@@ -11,34 +12,32 @@
 //! dimensions (by handle). A cell key is the space's 16-bit id ([`space_id`]) and the cell's
 //! index. Two classes over the same dimensions share a space.
 //!
-//! - **Sender, updates**: a best-effort update of an instance goes to the cells its attributes'
+//! - **Sender, updates**: an update of an instance goes to the cells its attributes'
 //!   update regions cover, in each attribute's space, if *every* attribute it carries has update
 //!   regions (an attribute in the default region makes it a default-group message, as does an
 //!   update covering more than `MAX_KEYS_PER_SEND` cells).
-//! - **Sender, interactions**: a best-effort interaction sent with regions
+//! - **Sender, interactions**: an interaction sent with regions
 //!   ([`DataMsg::InteractionInRegions`]) of a class with dimensions goes to the cells its sent
 //!   regions cover in the space of the class as sent (same limit). A dimension of the space a
 //!   region does not name takes the FDD's default range (the whole axis for `Excluded`), as the
-//!   exact overlap test does. Reliable interactions, interactions sent without regions and
-//!   everything else stay on the default group.
+//!   exact overlap test does. Interactions sent without regions and everything else (region
+//!   announcements and region moves of reliable attributes included) stay on the default
+//!   group.
 //! - **Receiver, attributes**: for each attribute a local federate subscribes to, the cells of
 //!   its subscription regions for it (grown by [`CellMembership::JOIN_MARGIN`], none by
 //!   default) and kept until they fall out of the regions grown by
 //!   [`CellMembership::LEAVE_MARGIN`]; an attribute subscribed without regions (the default
-//!   region) wants every cell of its space. Only best-effort attributes with dimensions count:
-//!   an attribute's transportation is fixed by the FDD, and a reliable attribute's updates stay
-//!   on the default group, so its cells would carry nothing of it.
+//!   region) wants every cell of its space. Only attributes with dimensions count (one without
+//!   can have no update region, so nothing of it goes to a cell).
 //! - **Receiver, interactions**: an interaction is delivered as the nearest class on its
 //!   superclass chain the federate subscribes to, so a subscription to class `K` hears the
 //!   interactions of `K` and of every subclass with no subscribed class between it and `K`
 //!   (`received_as`). For each
-//!   of those classes that is best effort and has dimensions, it wants the cells its
+//!   of those classes that has dimensions, it wants the cells its
 //!   subscription regions (active or passive) cover in *that* class's space: a region dimension
 //!   the class does not have is ignored, a class dimension the region does not name takes the
 //!   default range (for `Excluded`, every cell along it). Subscribed without regions: every cell
-//!   of each of those spaces. A reliable class wants none (its interactions never go to a
-//!   cell; a class's transportation is fixed by the FDD, hlamesh has no service that changes
-//!   it).
+//!   of each of those spaces.
 //!
 //! The wanted set is recomputed after each service that changes subscriptions or regions
 //! ([`FederationCore::refresh_cells`]; `changes_cells` names them) and when modules a joiner
@@ -169,24 +168,25 @@ fn attr_dims(fdd: &Fdd, class: ObjectClassHandle, a: AttributeHandle) -> Vec<Dim
 }
 
 /// The routing space of attribute `a` of `class` if its updates may travel on cell groups: its
-/// dimensions when it is best effort (`HLAbestEffort`, transportation handle 2, fixed by the
-/// FDD) and has some; `None` otherwise (unknown, reliable, or no dimensions).
+/// dimensions when it has some, reliable or best effort alike (reliable ones keep their
+/// delivery promise across groups by the transport's chained positions); `None` otherwise
+/// (unknown, or no dimensions).
 fn routed_attribute_dims(
     fdd: &Fdd,
     class: ObjectClassHandle,
     a: AttributeHandle,
 ) -> Option<Vec<DimensionHandle>> {
-    let best_effort = fdd.attribute(class, a).ok()?.transportation.0 == 2;
+    fdd.attribute(class, a).ok()?;
     let dims = attr_dims(fdd, class, a);
-    (best_effort && !dims.is_empty()).then_some(dims)
+    (!dims.is_empty()).then_some(dims)
 }
 
 /// The routing space of interaction class `ic` if its interactions may travel on cell groups:
-/// its dimensions when it is best effort (`HLAbestEffort`, transportation handle 2, fixed by the
-/// FDD) and has some; `None` otherwise (unknown, reliable, or no dimensions, so no region).
+/// its dimensions when it has some, reliable or best effort alike; `None` otherwise (unknown,
+/// or no dimensions, so no region).
 fn routed_interaction_dims(fdd: &Fdd, ic: InteractionClassHandle) -> Option<&[DimensionHandle]> {
     let c = fdd.interaction_class(ic).ok()?;
-    (c.transportation.0 == 2 && !c.dimensions.is_empty()).then_some(c.dimensions.as_slice())
+    (!c.dimensions.is_empty()).then_some(c.dimensions.as_slice())
 }
 
 /// The classes whose interactions a federate with declarations `decl` receives as `k` (which it
@@ -609,8 +609,12 @@ mod tests {
         let mut out = Vec::new();
         while let Some(a) = core.poll_action() {
             match a {
-                Action::SendToCells { bytes, .. } => {
-                    out.push((true, false, DataMsg::decode(&bytes).expect("decode")));
+                Action::SendToCells { seq, bytes, .. } => {
+                    out.push((
+                        true,
+                        seq.is_some(),
+                        DataMsg::decode(&bytes).expect("decode"),
+                    ));
                 }
                 Action::SendData {
                     reliable, bytes, ..
@@ -774,11 +778,12 @@ mod tests {
         assert_eq!(drain(&mut f.core).2.map(|c| c.len()), Some(16));
     }
 
-    /// A reliable attribute with dimensions (`Status`, over X) joins no cell: its updates stay
-    /// on the default group, with regions or without, so its cells would carry nothing of it.
-    /// The best-effort attribute beside it (`Position`) joins its cell as before.
+    /// A reliable attribute with dimensions (`Status`, over X) is routed like a best-effort one:
+    /// a subscriber joins the cells of its regions (every cell of the space without regions),
+    /// and an update with update regions goes to their cells, numbered in the reliable stream
+    /// (the transport keeps it exactly once and in order across groups).
     #[test]
-    fn a_reliable_attribute_with_dimensions_joins_no_cell() {
+    fn a_reliable_attribute_with_dimensions_is_routed_to_its_cells() {
         let mut f = Fed::new();
         let (s, p, vehicle, x) = (f.s, f.p, f.vehicle, f.x);
         let status = f
@@ -789,20 +794,18 @@ mod tests {
             .expect("Status");
         let strip = f.region_over(s, &[(x, 0, 100)]);
         f.subscribe_attribute_in(s, status, strip);
-        assert_eq!(
-            drain(&mut f.core).2,
-            None,
-            "no cell for a reliable attribute"
-        );
+        let one = drain(&mut f.core).2.expect("the strip's cell");
+        assert_eq!(one.len(), 1, "a strip inside one cell of X: {one:?}");
         f.core
             .mom_reported(s, "subscribeObjectClassAttributes", None, |c| {
                 c.subscribe_object_class_attributes(s, vehicle, &[status], true)
             })
             .expect("subscribe");
-        assert_eq!(drain(&mut f.core).2, None, "nor without regions");
-        assert!(f.core.wanted_cells().is_empty());
+        let every = drain(&mut f.core).2.expect("every cell of X");
+        assert_eq!(every.len(), 4, "without regions, every cell of its space");
+        assert!(every.contains(&one[0]));
 
-        // Its updates with update regions go to the default group, reliable.
+        // Its updates with update regions go to their cells, reliable.
         f.core
             .publish_object_class_attributes(p, vehicle, &[status])
             .expect("publish");
@@ -815,19 +818,31 @@ mod tests {
         f.core
             .update_attribute_values(p, o, vec![(status, vec![1u8])], Vec::new(), None)
             .expect("update");
-        let reliable_sent = sent(&mut f.core)
-            .into_iter()
-            .filter(|(to_cells, reliable, m)| {
-                assert!(!to_cells, "{m:?} went to a cell");
-                *reliable && matches!(m, DataMsg::Update { .. })
-            })
-            .count();
-        assert_eq!(reliable_sent, 1);
-
-        // Position beside it still joins its cell.
-        let watch = f.region(s, (0, 100), (0, 100));
-        f.subscribe_in(s, watch);
-        assert_eq!(drain(&mut f.core).2, Some(vec![key(&f, 0, 0)]));
+        let mut to_cells = Vec::new();
+        while let Some(a) = f.core.poll_action() {
+            match a {
+                Action::SendToCells {
+                    seq, cells, bytes, ..
+                } => {
+                    assert!(matches!(
+                        DataMsg::decode(&bytes),
+                        Ok(DataMsg::Update { .. })
+                    ));
+                    to_cells.push((seq, cells));
+                }
+                Action::SendData { bytes, .. } => {
+                    let m = DataMsg::decode(&bytes).expect("decode");
+                    assert!(
+                        !matches!(m, DataMsg::Update { .. }),
+                        "{m:?} went to the default group"
+                    );
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(to_cells.len(), 1);
+        assert!(to_cells[0].0.is_some(), "numbered in the reliable stream");
+        assert_eq!(to_cells[0].1, one, "the cell its update region covers");
     }
 
     /// A resigned subscriber's cells (of its attribute and its interaction subscriptions) are
@@ -1033,22 +1048,27 @@ mod tests {
         f.send(t.chatter, &[]);
         let (sends, default, _) = drain(&mut f.core);
         assert!(sends.is_empty() && default);
-        // Reliable with regions: the default group, in the reliable stream.
+        // Reliable with regions: to its cells too, numbered in the reliable stream.
         let radio_at = f.region_over(p, &[(x, 10, 20)]);
         drain(&mut f.core);
         f.send(t.radio, &[radio_at]);
-        let mut reliable = false;
+        let mut numbered = Vec::new();
         while let Some(a) = f.core.poll_action() {
             match a {
-                Action::SendToCells { .. } => panic!("a reliable interaction went to cells"),
-                Action::SendData { reliable: r, .. } => reliable |= r,
+                Action::SendToCells { seq, cells, .. } => numbered.push((seq, cells)),
+                Action::SendData { bytes, .. } => assert!(
+                    !matches!(
+                        DataMsg::decode(&bytes),
+                        Ok(DataMsg::InteractionInRegions { .. })
+                    ),
+                    "the reliable interaction went to the default group"
+                ),
                 _ => {}
             }
         }
-        assert!(
-            reliable,
-            "the reliable interaction went to the default group"
-        );
+        assert_eq!(numbered.len(), 1);
+        assert!(numbered[0].0.is_some(), "numbered in the reliable stream");
+        assert!(!numbered[0].1.is_empty());
 
         // More cells than a send may cover (a 16 × 16 grid, the whole plane): the default group.
         f.core.set_cells_per_dimension(16);
@@ -1067,17 +1087,24 @@ mod tests {
     /// A subscriber to an interaction class joins the cells its regions cover in the space of
     /// the class and of each subclass it receives as that class, even where the subclass has
     /// other dimensions; a subclass it subscribes to itself is joined by that subscription; a
-    /// reliable class joins nothing; unsubscribing leaves the cells.
+    /// reliable class joins its cells like a best-effort one; unsubscribing leaves the cells.
     #[test]
     fn interaction_subscribers_join_the_cells_of_the_classes_they_receive() {
         let mut f = Fed::new();
         let t = f.talk();
         let (s, x, y) = (f.s, f.x, f.y);
-        // A reliable class, with or without regions: no cell.
+        // A reliable class: its cells, as a best-effort one's (X cell 0 along Channel's
+        // default range), then none once unsubscribed.
         let ear = f.region_over(s, &[(x, 0, 100)]);
-        f.subscribe_interaction(s, t.radio, &[]);
         f.subscribe_interaction(s, t.radio, &[ear]);
-        assert_eq!(drain(&mut f.core).2, None, "Radio is reliable: no cell");
+        let radio_cells = drain(&mut f.core).2.expect("Radio's cells");
+        assert_eq!(radio_cells.len(), 1, "{radio_cells:?}");
+        f.core
+            .mom_reported(s, "unsubscribeInteractionClassWithRegions", None, |c| {
+                c.unsubscribe_interaction_class_with_regions(s, t.radio, &[ear])
+            })
+            .expect("unsubscribe");
+        assert_eq!(drain(&mut f.core).2, Some(Vec::new()));
 
         // Passively, in a region over X and Y inside cell (0, 0): that cell of Chatter's space,
         // and in Ping's (X, Channel) the X cell 0 along Channel's default range [0, 1) (Y, which

@@ -390,9 +390,14 @@ pub enum Action {
     },
     /// Multicast a best-effort message with DDM regions on the groups of the grid cells
     /// `cells` (see [`cell_route`]; the transport sends it to the default group when they are
-    /// too many). Only best-effort updates whose every attribute has update regions, and
-    /// best-effort interactions sent with regions of a class with dimensions.
+    /// too many). Updates whose every attribute has update regions, and interactions sent
+    /// with regions of a class with dimensions; best effort, or reliable (`seq`): then it takes
+    /// its place in this LRC's reliable stream, which the transport spreads over the default
+    /// group and the cell groups with chained positions (`docs/DDM.md`).
     SendToCells {
+        /// Its number in this LRC's reliable stream (see [`Action::SendData`]); `None`: best
+        /// effort.
+        seq: Option<u64>,
         /// Encoded [`DataMsg`].
         bytes: Vec<u8>,
         /// Cell keys ([`cell_route::cell_key`]).

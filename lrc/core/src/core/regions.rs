@@ -2790,7 +2790,9 @@ mod tests {
                 let mut moved = false;
                 while let Some(x) = self.a.poll_action() {
                     match x {
-                        Action::SendData { seq, bytes, .. } => {
+                        // The pair has no groups: a cell message reaches `b` like any other.
+                        Action::SendData { seq, bytes, .. }
+                        | Action::SendToCells { seq, bytes, .. } => {
                             self.a_seq = seq.unwrap_or(self.a_seq);
                             if self.listening {
                                 self.b.handle(
@@ -3115,7 +3117,12 @@ mod tests {
                                 self.last_seq[i] = seq;
                                 others(&mut out, bytes, Some(seq));
                             }
-                            Action::SendToCells { bytes, .. } => others(&mut out, bytes, None),
+                            Action::SendToCells { seq, bytes, .. } => {
+                                if let Some(s) = seq {
+                                    self.last_seq[i] = s;
+                                }
+                                others(&mut out, bytes, seq);
+                            }
                             Action::SendControl { to, bytes, .. } => {
                                 let msg = Envelope::decode(&bytes).expect("control").msg;
                                 out.push((from, to, Sent::Control(msg)));

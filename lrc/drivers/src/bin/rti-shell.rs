@@ -30,7 +30,8 @@
 //!   interaction class name, HANDLE a retraction handle as printed): `regulate LOOKAHEAD`
 //!   (prints `regulating`), `constrain` (prints `constrained`), `tar TIME` (the grant prints
 //!   `grant` with the time as label), `publish-interaction ICLASS`,
-//!   `subscribe-interaction ICLASS`, `send-at ICLASS TIME TAG`, `update-at OBJ ATTR VALUE TIME`,
+//!   `subscribe-interaction ICLASS`, `send ICLASS TAG` (prints `sent`), `send-at ICLASS TIME
+//!   TAG`, `update-at OBJ ATTR VALUE TIME`,
 //!   `delete-at OBJ TIME` (each prints `sent` with the retraction `handle`, labelled with TAG,
 //!   VALUE or `delete`), `retract HANDLE`. Callbacks print `interaction` (TAG as label, `time`,
 //!   `retraction`: the handle or 0), `reflect` (with `time` and `retraction` too), `remove`
@@ -699,6 +700,11 @@ fn run() -> Result<(), RtiError> {
             ["subscribe-interaction", class] => rti
                 .get_interaction_class_handle(class)
                 .and_then(|c| rti.subscribe_interaction_class(c, true)),
+            ["send", class, tag] => rti.get_interaction_class_handle(class).and_then(|c| {
+                rti.send_interaction(c, Vec::new(), tag.as_bytes())?;
+                out(json!({"event":"sent","label":tag}));
+                Ok(())
+            }),
             ["send-at", class, t, tag] => rti.get_interaction_class_handle(class).and_then(|c| {
                 let h =
                     rti.send_interaction_with_time(c, Vec::new(), tag.as_bytes(), float_time(t)?)?;

@@ -1836,7 +1836,8 @@ fn a_managers_subscription_changes_move_the_cells_and_dimensionless_attributes_j
 /// A manager's `HLAservice` interaction subscription changes move the DDM cell groups too: a
 /// subscription to a best-effort interaction class with dimensions (without regions) wants every
 /// cell of its space and of its subclasses' (`Cells.xml`: `Chatter` over X, Y and its subclass
-/// `Chatter.Ping` over X, Channel, 16 cells each); a reliable class (`Radio`) wants none.
+/// `Chatter.Ping` over X, Channel, 16 cells each); a reliable class (`Radio`, over X and
+/// Channel) wants its cells too.
 #[test]
 fn a_managers_interaction_subscription_changes_move_the_cells() {
     let mut one = One::with_fom(include_str!("../../../../../foms/Cells.xml"));
@@ -1858,7 +1859,18 @@ fn a_managers_interaction_subscription_changes_move_the_cells() {
         b,
         &subscribe(radio),
     );
-    assert!(one.core.wanted_cells().is_empty(), "Radio is reliable");
+    assert_eq!(
+        one.core.wanted_cells().len(),
+        16,
+        "every cell of Radio's space"
+    );
+    one.send_mom(
+        m,
+        "HLAfederate.HLAservice.HLAunsubscribeInteractionClass",
+        b,
+        &subscribe(radio)[..1],
+    );
+    assert!(one.core.wanted_cells().is_empty());
     one.send_mom(
         m,
         "HLAfederate.HLAservice.HLAsubscribeInteractionClass",
