@@ -55,6 +55,9 @@ pub const FOM: &str = include_str!("../../foms/Cells.xml");
 pub const CLASS: &str = "Vehicle";
 /// The best-effort attribute with dimensions X and Y.
 pub const ATTRIBUTE: &str = "Position";
+/// The reliable attribute with dimensions X and Y (`--reliable`: its updates go to the cells
+/// with the transport's chained positions).
+pub const RELIABLE_ATTRIBUTE: &str = "Track";
 /// Upper bound of X and Y in the FOM (normalised values `[0, SPACE)`).
 pub const SPACE: u64 = 1000;
 /// Bytes of an update's payload (see [`Sample`]).
@@ -91,6 +94,8 @@ pub struct DdmOptions {
     pub move_speed: f64,
     /// Region moves (commits) per second in the moving phase.
     pub move_hz: f64,
+    /// Update the reliable `Track` instead of the best-effort `Position`.
+    pub reliable: bool,
 }
 
 /// A region's bounds on X and Y: `[x0, x1) × [y0, y1)`.
@@ -288,6 +293,9 @@ pub struct PublisherSetup {
     pub speed: f64,
     /// Seed.
     pub seed: u64,
+    /// Update the reliable attribute ([`RELIABLE_ATTRIBUTE`]) instead of [`ATTRIBUTE`].
+    #[serde(default)]
+    pub reliable: bool,
 }
 
 /// Commands the driver sends a publisher (one JSON line each).
@@ -313,7 +321,9 @@ struct Publisher {
     rti: RtiAmbassador,
     lrc: Lrc,
     federation: String,
+    /// The attribute the run updates (`Position`, or `Track` with `--reliable`).
     position: AttributeHandle,
+    track: AttributeHandle,
     dims: (DimensionHandle, DimensionHandle),
     index: u32,
     radius: u64,
@@ -338,6 +348,7 @@ struct Joined {
     lrc: Lrc,
     class: ObjectClassHandle,
     position: AttributeHandle,
+    track: AttributeHandle,
     dims: (DimensionHandle, DimensionHandle),
 }
 
@@ -361,6 +372,7 @@ fn federate(
     join_federation(&mut rti, federation, &name, false, deadline)?;
     let class = rti.get_object_class_handle(CLASS)?;
     let position = rti.get_attribute_handle(class, ATTRIBUTE)?;
+    let track = rti.get_attribute_handle(class, RELIABLE_ATTRIBUTE)?;
     let dims = (
         rti.get_dimension_handle("X")?,
         rti.get_dimension_handle("Y")?,
@@ -370,6 +382,7 @@ fn federate(
         lrc,
         class,
         position,
+        track,
         dims,
     })
 }
@@ -390,14 +403,16 @@ pub fn publisher(net: &NetParams, federation: &str, timeout: Duration) -> Result
         lrc,
         class,
         position,
+        track,
         dims,
     } = federate(net, federation, false, Box::new(Quiet), deadline)?;
-    rti.publish_object_class_attributes(class, &[position])?;
+    rti.publish_object_class_attributes(class, &[position, track])?;
     let mut p = Publisher {
         rti,
         lrc,
         federation: federation.to_string(),
         position,
+        track,
         dims,
         index: 0,
         radius: 0,
@@ -451,7 +466,11 @@ impl Publisher {
             radius,
             speed,
             seed,
+            reliable,
         } = *setup;
+        if reliable {
+            std::mem::swap(&mut self.position, &mut self.track);
+        }
         self.index = index as u32;
         self.radius = radius.max(1);
         let mine = (0..entities).filter(|e| e % publishers.max(1) == index);
@@ -746,6 +765,7 @@ impl Subscriber {
         federation: &str,
         watches: &[Square],
         regions: bool,
+        reliable: bool,
         deadline: Instant,
     ) -> Result<Subscriber, BenchError> {
         let watch = *watches
@@ -766,8 +786,10 @@ impl Subscriber {
             lrc,
             class,
             position,
+            track,
             dims,
         } = federate(net, federation, true, amb, deadline)?;
+        let position = if reliable { track } else { position };
         let region = if regions {
             let r = rti.create_region(&[dims.0, dims.1])?;
             set_square(&rti, r, dims, watch)?;
@@ -959,7 +981,14 @@ fn one_run(
     let step = Duration::from_secs(60).min(left);
     let net = NetParams::for_run(placement.addr(1)?, placement.ttl());
     let federation = format!("bench-ddm-{}-{index}", std::process::id());
-    let sub = Subscriber::join(&net, &federation, watches, regions, Instant::now() + step)?;
+    let sub = Subscriber::join(
+        &net,
+        &federation,
+        watches,
+        regions,
+        opts.reliable,
+        Instant::now() + step,
+    )?;
     let mut pubs = Vec::new();
     for k in 0..opts.publishers {
         let mut args = net.on(placement.addr(k + 2)?).to_args();
@@ -989,6 +1018,7 @@ fn one_run(
                 radius: opts.radius,
                 speed: opts.speed,
                 seed: opts.seed,
+                reliable: opts.reliable,
             })
         },
         "setup",

@@ -208,6 +208,10 @@ enum Cmd {
         /// Region moves (commits) per second while moving.
         #[arg(long, default_value_t = 20.0)]
         move_hz: f64,
+        /// Update the reliable `Track` (X, Y) instead of the best-effort `Position`: reliable
+        /// updates on the cell groups, with the transport's chained positions.
+        #[arg(long)]
+        reliable: bool,
     },
     /// The other machine's side of `--peer`: starts a peer process for every driver connection.
     Serve {
@@ -548,6 +552,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
             move_seconds,
             move_speed,
             move_hz,
+            reliable,
         } => {
             if let (Some(hosts), None) = (place.lab, &place.in_lab) {
                 return run_in_lab(&place, hosts);
@@ -567,6 +572,7 @@ fn run(cli: Cli) -> Result<ExitCode, BenchError> {
                 move_seconds,
                 move_speed,
                 move_hz,
+                reliable,
             };
             let r = ddm::run(
                 &placement(&place),

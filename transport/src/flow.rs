@@ -104,6 +104,12 @@ impl AckState {
         due
     }
 
+    /// An acknowledgement went for another reason (positions passed over): the counts restart.
+    pub fn restart(&mut self) {
+        self.bytes = 0;
+        self.messages = 0;
+    }
+
     /// The sender asked for an acknowledgement now, and for later ones at `policy`.
     pub fn asked(&mut self, policy: AckPolicy) {
         self.bytes = 0;

@@ -221,17 +221,18 @@ impl ReceivePath {
                 },
             }),
             RecvEvent::Skipped { from, through } => {
-                // Counted as a message for the acknowledgements: a sender whose frames went
-                // to cells this node did not join must still see its window open.
-                if self.acks.entry(from).or_default().delivered(0, self.ack) {
-                    self.out.push_back(Output::Transmit {
-                        to: from,
-                        frame: Frame::Ack {
-                            tag: self.tag,
-                            position: through.0,
-                        },
-                    });
-                }
+                // Acknowledged at once: the positions passed over may be many (a sender whose
+                // traffic goes to cells this node did not join), and its window must open
+                // without asking. A skip is reported at most once per heartbeat or message
+                // that settles the tail, so this costs few frames.
+                self.acks.entry(from).or_default().restart();
+                self.out.push_back(Output::Transmit {
+                    to: from,
+                    frame: Frame::Ack {
+                        tag: self.tag,
+                        position: through.0,
+                    },
+                });
                 self.out.push_back(Output::Event(TransportEvent::Skipped {
                     tag: self.tag,
                     from,
