@@ -2853,6 +2853,82 @@ mod tests {
         }
     }
 
+    /// Positions the transport passed over (they went to DDM cells this LRC did not join) count
+    /// as applied data of their sender: at once while its stream is live, and once its held data
+    /// is applied while it waits for a snapshot (then the snapshot's own coverage does not
+    /// hide a skip beyond it).
+    #[test]
+    fn positions_passed_over_count_as_applied_live_or_after_the_held_data() {
+        let mut f = Fed::new();
+        let (p, position, vehicle) = (f.p, f.position, f.vehicle);
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[position])
+            .expect("publish");
+        let mut pair = Pair {
+            a: f.core,
+            b: FederationCore::joining("F", 2, 0, vec![1]),
+            got: Vec::new(),
+            snapshots: Vec::new(),
+            a_seq: 0,
+            listening: false,
+            done: Vec::new(),
+        };
+        pair.run();
+        pair.listening = true;
+        let first_seq = pair.a_seq + 1;
+        pair.b.handle(0, Event::ChannelPeer { node: 1, first_seq });
+        pair.a.handle(
+            0,
+            Event::ChannelPeer {
+                node: 2,
+                first_seq: 1,
+            },
+        );
+        let t = pair.b.join(Some("late".into()), "t");
+        for _ in 0..20 {
+            pair.run();
+            pair.a.handle(0, Event::Tick);
+            pair.b.handle(0, Event::Tick);
+            if pair.done.iter().any(|(d, _)| *d == t) {
+                break;
+            }
+        }
+        assert!(pair.done.iter().any(|(d, _)| *d == t), "joined");
+        // Held for the snapshot: the skip waits.
+        let held_skip = pair.a_seq + 7;
+        pair.b.handle(
+            0,
+            Event::Skipped {
+                from: 1,
+                through: held_skip,
+            },
+        );
+        assert!(
+            pair.b.applied_upto(1) < held_skip,
+            "held behind the snapshot"
+        );
+        pair.run();
+        assert!(!pair.snapshots.is_empty(), "a snapshot was asked for");
+        for msg in std::mem::take(&mut pair.snapshots) {
+            pair.b.handle(0, Event::Control { from: 1, msg });
+        }
+        pair.run();
+        assert_eq!(
+            pair.b.applied_upto(1),
+            held_skip,
+            "counted after the held data"
+        );
+        // Live: at once.
+        pair.b.handle(
+            0,
+            Event::Skipped {
+                from: 1,
+                through: held_skip + 5,
+            },
+        );
+        assert_eq!(pair.b.applied_upto(1), held_skip + 5);
+    }
+
     /// Unified simulator, region mode, seeds 71 and 92: an LRC joining late holds the data of
     /// a member's stream from when it began listening, and after the snapshot replays the held
     /// updates. It judged them against the update regions of the snapshot (the latest), so its
