@@ -192,13 +192,7 @@ impl ReceivePath {
                         .or_default()
                         .delivered(payload.len(), self.ack)
                 {
-                    self.out.push_back(Output::Transmit {
-                        to: from,
-                        frame: Frame::Ack {
-                            tag: self.tag,
-                            position: seq.0,
-                        },
-                    });
+                    self.ack_to(from, seq);
                 }
                 self.out.push_back(Output::Event(TransportEvent::Data {
                     tag: self.tag,
@@ -226,13 +220,7 @@ impl ReceivePath {
                 // without asking. A skip is reported at most once per heartbeat or message
                 // that settles the tail, so this costs few frames.
                 self.acks.entry(from).or_default().restart();
-                self.out.push_back(Output::Transmit {
-                    to: from,
-                    frame: Frame::Ack {
-                        tag: self.tag,
-                        position: through.0,
-                    },
-                });
+                self.ack_to(from, through);
                 self.out.push_back(Output::Event(TransportEvent::Skipped {
                     tag: self.tag,
                     from,
@@ -254,6 +242,17 @@ impl ReceivePath {
                 self.release_gated();
             }
         }
+    }
+
+    /// Queues an acknowledgement of `from`'s stream up to `position`.
+    fn ack_to(&mut self, from: NodeId, position: Seq) {
+        self.out.push_back(Output::Transmit {
+            to: from,
+            frame: Frame::Ack {
+                tag: self.tag,
+                position: position.0,
+            },
+        });
     }
 
     /// Advances `from`'s gate to what was handed up (or queued to be), and releases.

@@ -205,6 +205,16 @@ impl Peer {
         }
     }
 
+    /// A sender's stream from `next` on, with chain state from the start when this node is in
+    /// cell groups (`groups`).
+    fn joined_to(next: u64, groups: &BTreeSet<GroupId>) -> Self {
+        let mut p = Peer::new(next);
+        if !groups.is_empty() {
+            p.chains(groups);
+        }
+        p
+    }
+
     /// The chain view of this sender's stream, made from what the plain stream told so far
     /// (every position known so far is the default group's) and joined to `groups`.
     fn chains(&mut self, groups: &BTreeSet<GroupId>) -> &mut Chains {
@@ -284,13 +294,9 @@ impl DataReceiver {
     /// member).
     pub fn add_sender(&mut self, node: NodeId) {
         let groups = &self.groups;
-        self.peers.entry(node).or_insert_with(|| {
-            let mut p = Peer::new(1);
-            if !groups.is_empty() {
-                p.chains(groups);
-            }
-            p
-        });
+        self.peers
+            .entry(node)
+            .or_insert_with(|| Peer::joined_to(1, groups));
     }
 
     /// This node's DDM cell groups are now `groups` (chain group ids; the default group is
@@ -344,13 +350,10 @@ impl DataReceiver {
     pub fn start_sender_at(&mut self, node: NodeId, next_seq: Seq) {
         let next_seq = next_seq.0.max(1);
         let groups = &self.groups;
-        let peer = self.peers.entry(node).or_insert_with(|| {
-            let mut p = Peer::new(next_seq);
-            if !groups.is_empty() {
-                p.chains(groups);
-            }
-            p
-        });
+        let peer = self
+            .peers
+            .entry(node)
+            .or_insert_with(|| Peer::joined_to(next_seq, groups));
         let mut sink = Sink {
             from: node,
             events: &mut self.events,
@@ -836,16 +839,9 @@ fn drain_chained(peer: &mut Peer, sink: &mut Sink<'_>) {
     let Some(ct) = peer.chains.as_ref().map(|c| c.complete_through()) else {
         return;
     };
-
     let mut skipped_last = false;
     loop {
-        if let Some(frame) = peer.ahead.remove(&peer.next) {
-            let c = frame.payload.len() + FRAME_COST;
-            peer.ahead_bytes -= c;
-            *sink.reorder_bytes -= c;
-            let seq = peer.next;
-            peer.next += 1;
-            consume(peer, seq, frame, sink);
+        if deliver_next_ahead(peer, sink) {
             skipped_last = false;
             continue;
         }
@@ -884,14 +880,21 @@ fn drain_chained(peer: &mut Peer, sink: &mut Sink<'_>) {
 }
 
 fn drain_in_order(peer: &mut Peer, sink: &mut Sink<'_>) {
-    while let Some(frame) = peer.ahead.remove(&peer.next) {
-        let c = frame.payload.len() + FRAME_COST;
-        peer.ahead_bytes -= c;
-        *sink.reorder_bytes -= c;
-        let seq = peer.next;
-        peer.next += 1;
-        consume(peer, seq, frame, sink);
-    }
+    while deliver_next_ahead(peer, sink) {}
+}
+
+/// Delivers the frame buffered at `next`, if any; returns whether there was one.
+fn deliver_next_ahead(peer: &mut Peer, sink: &mut Sink<'_>) -> bool {
+    let Some(frame) = peer.ahead.remove(&peer.next) else {
+        return false;
+    };
+    let c = frame.payload.len() + FRAME_COST;
+    peer.ahead_bytes -= c;
+    *sink.reorder_bytes -= c;
+    let seq = peer.next;
+    peer.next += 1;
+    consume(peer, seq, frame, sink);
+    true
 }
 
 /// Skip the stream forward to `next` (state transfer or fell behind), discarding what is older.

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The cell groups a message goes to, with their chain group ids (see
+/// [`crate::data::chain`]).
+type CellTargets = (Vec<Ipv4Addr>, Vec<crate::data::chain::GroupId>);
+
 /// A federation's data channel on this node: send reliable or best-effort messages on the
 /// federation's multicast group from the caller's thread.
 #[derive(Clone)]
@@ -162,26 +166,9 @@ impl FederationChannel {
     /// more distinct groups than `max_cells_per_send` (counted as a fallback), it goes to the
     /// default group like [`FederationChannel::send`]. Runs on the caller's thread.
     pub fn send_to_cells(&self, payload: &[u8], cells: &[u32]) -> Result<(), TransportError> {
-        let groups = match lock(&self.fed.cells).route(cells) {
-            CellRoute::Groups(g) => g,
-            CellRoute::Default { fallback } => {
-                let c = &self.fed.cell_counters;
-                match fallback {
-                    Some(Fallback::WideRegion) => c.wide_fallbacks.fetch_add(1, Ordering::Relaxed),
-                    Some(Fallback::MemberCannotJoin) => {
-                        c.member_fallbacks.fetch_add(1, Ordering::Relaxed)
-                    }
-                    None => 0,
-                };
-                return self.send(Reliability::BestEffort, payload).map(|_| ());
-            }
+        let Some((groups, _)) = self.cell_route(payload, cells)? else {
+            return self.send(Reliability::BestEffort, payload).map(|_| ());
         };
-        if payload.len() > self.shared.cfg.max_message {
-            return Err(TransportError::MessageTooLarge {
-                size: payload.len(),
-                max: self.shared.cfg.max_message,
-            });
-        }
         let now = Instant::now();
         let mut side = lock(&self.fed.sender);
         // What is pending belongs to the default group: it leaves first, there.
@@ -215,37 +202,10 @@ impl FederationChannel {
         cells: &[u32],
         number: Option<u64>,
     ) -> Result<u64, TransportError> {
-        let (groups, ids) = {
-            let c = lock(&self.fed.cells);
-            match c.route(cells) {
-                CellRoute::Groups(g) => {
-                    let ids: Vec<_> = g.iter().filter_map(|a| c.group_id(*a)).collect();
-                    (g, ids)
-                }
-                CellRoute::Default { fallback } => {
-                    drop(c);
-                    let counters = &self.fed.cell_counters;
-                    match fallback {
-                        Some(Fallback::WideRegion) => {
-                            counters.wide_fallbacks.fetch_add(1, Ordering::Relaxed)
-                        }
-                        Some(Fallback::MemberCannotJoin) => {
-                            counters.member_fallbacks.fetch_add(1, Ordering::Relaxed)
-                        }
-                        None => 0,
-                    };
-                    let seq =
-                        self.send_with(Reliability::Reliable, payload, false, number.map(Seq))?;
-                    return Ok(seq.unwrap_or_default());
-                }
-            }
+        let Some((groups, ids)) = self.cell_route(payload, cells)? else {
+            let seq = self.send_with(Reliability::Reliable, payload, false, number.map(Seq))?;
+            return Ok(seq.unwrap_or_default());
         };
-        if payload.len() > self.shared.cfg.max_message {
-            return Err(TransportError::MessageTooLarge {
-                size: payload.len(),
-                max: self.shared.cfg.max_message,
-            });
-        }
         let now = Instant::now();
         let mut side = lock(&self.fed.sender);
         // What is pending belongs to the default group: it leaves first, there.
@@ -265,6 +225,42 @@ impl FederationChannel {
         c.messages.fetch_add(1, Ordering::Relaxed);
         c.datagrams.fetch_add(sent, Ordering::Relaxed);
         Ok(seq.0)
+    }
+
+    /// Where a message for cells `cells` goes: the cell groups and their chain group ids, or
+    /// `None` for the default group (counted as a fallback when it had cells). A message too
+    /// large is refused.
+    fn cell_route(
+        &self,
+        payload: &[u8],
+        cells: &[u32],
+    ) -> Result<Option<CellTargets>, TransportError> {
+        if payload.len() > self.shared.cfg.max_message {
+            return Err(TransportError::MessageTooLarge {
+                size: payload.len(),
+                max: self.shared.cfg.max_message,
+            });
+        }
+        let c = lock(&self.fed.cells);
+        match c.route(cells) {
+            CellRoute::Groups(g) => {
+                let ids = g.iter().filter_map(|a| c.group_id(*a)).collect();
+                Ok(Some((g, ids)))
+            }
+            CellRoute::Default { fallback } => {
+                let counters = &self.fed.cell_counters;
+                match fallback {
+                    Some(Fallback::WideRegion) => {
+                        counters.wide_fallbacks.fetch_add(1, Ordering::Relaxed)
+                    }
+                    Some(Fallback::MemberCannotJoin) => {
+                        counters.member_fallbacks.fetch_add(1, Ordering::Relaxed)
+                    }
+                    None => 0,
+                };
+                Ok(None)
+            }
+        }
     }
 
     /// The cells this node's region subscriptions want are now `cells` (cell keys, see

@@ -2779,6 +2779,48 @@ mod tests {
     }
 
     impl Pair {
+        /// `a`, with a joining LRC `b` (node 2) beside it that does not listen yet.
+        fn new(a: FederationCore) -> Pair {
+            Pair {
+                a,
+                b: FederationCore::joining("F", 2, 0, vec![1]),
+                got: Vec::new(),
+                snapshots: Vec::new(),
+                a_seq: 0,
+                listening: false,
+                done: Vec::new(),
+            }
+        }
+
+        /// A federate joins at `b` (its join runs until answered, at most 20 rounds): the
+        /// join's ticket.
+        fn join_late(&mut self) -> crate::core::Ticket {
+            let t = self.b.join(Some("late".into()), "t");
+            for _ in 0..20 {
+                self.run();
+                self.a.handle(0, Event::Tick);
+                self.b.handle(0, Event::Tick);
+                if self.done.iter().any(|(d, _)| *d == t) {
+                    break;
+                }
+            }
+            t
+        }
+
+        /// `b` hears `a`'s stream from here on, and the two are channel peers.
+        fn listen(&mut self) {
+            self.listening = true;
+            let first_seq = self.a_seq + 1;
+            self.b.handle(0, Event::ChannelPeer { node: 1, first_seq });
+            self.a.handle(
+                0,
+                Event::ChannelPeer {
+                    node: 2,
+                    first_seq: 1,
+                },
+            );
+        }
+
         /// The first value of each reflection of `o` at `b`, in order.
         fn reflected(&self, o: ObjectInstanceHandle) -> Vec<u64> {
             reflections_of(&self.got, o)
@@ -2864,35 +2906,10 @@ mod tests {
         f.core
             .publish_object_class_attributes(p, vehicle, &[position])
             .expect("publish");
-        let mut pair = Pair {
-            a: f.core,
-            b: FederationCore::joining("F", 2, 0, vec![1]),
-            got: Vec::new(),
-            snapshots: Vec::new(),
-            a_seq: 0,
-            listening: false,
-            done: Vec::new(),
-        };
+        let mut pair = Pair::new(f.core);
         pair.run();
-        pair.listening = true;
-        let first_seq = pair.a_seq + 1;
-        pair.b.handle(0, Event::ChannelPeer { node: 1, first_seq });
-        pair.a.handle(
-            0,
-            Event::ChannelPeer {
-                node: 2,
-                first_seq: 1,
-            },
-        );
-        let t = pair.b.join(Some("late".into()), "t");
-        for _ in 0..20 {
-            pair.run();
-            pair.a.handle(0, Event::Tick);
-            pair.b.handle(0, Event::Tick);
-            if pair.done.iter().any(|(d, _)| *d == t) {
-                break;
-            }
-        }
+        pair.listen();
+        let t = pair.join_late();
         assert!(pair.done.iter().any(|(d, _)| *d == t), "joined");
         // Held for the snapshot: the skip waits.
         let held_skip = pair.a_seq + 7;
@@ -2947,27 +2964,10 @@ mod tests {
             .core
             .register_object_instance_with_regions(p, vehicle, &[(vec![position], vec![far])], None)
             .expect("register");
-        let mut pair = Pair {
-            a: f.core,
-            b: FederationCore::joining("F", 2, 0, vec![1]),
-            got: Vec::new(),
-            snapshots: Vec::new(),
-            a_seq: 0,
-            listening: false,
-            done: Vec::new(),
-        };
+        let mut pair = Pair::new(f.core);
         pair.run();
         // `b` listens from here on: the region's announcement came before.
-        pair.listening = true;
-        let first_seq = pair.a_seq + 1;
-        pair.b.handle(0, Event::ChannelPeer { node: 1, first_seq });
-        pair.a.handle(
-            0,
-            Event::ChannelPeer {
-                node: 2,
-                first_seq: 1,
-            },
-        );
+        pair.listen();
         let update = |c: &mut FederationCore, v: u64| {
             c.update_attribute_values(p, o, vec![(position, n(v))], Vec::new(), None)
                 .expect("update");
@@ -2981,15 +2981,7 @@ mod tests {
             .expect("commit");
         update(&mut pair.a, 2); // at X [0, 10)
         pair.run();
-        let t = pair.b.join(Some("late".into()), "t");
-        for _ in 0..20 {
-            pair.run();
-            pair.a.handle(0, Event::Tick);
-            pair.b.handle(0, Event::Tick);
-            if pair.done.iter().any(|(d, _)| *d == t) {
-                break;
-            }
-        }
+        let t = pair.join_late();
         let Some((_, Completion::Joined(s))) = pair.done.iter().find(|(d, _)| *d == t).cloned()
         else {
             panic!("the late federate never joined: {:?}", pair.done);
