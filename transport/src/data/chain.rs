@@ -94,11 +94,6 @@ impl ChainWriter {
         self.prev(GroupId::DEFAULT).saturating_add(1) == first
     }
 
-    /// The position of the last frame sent to `group` (0: none).
-    pub fn last_of(&self, group: GroupId) -> u64 {
-        self.prev(group)
-    }
-
     /// The header of the next message, going to `groups` (an empty list: the default group),
     /// without recording it as sent ([`ChainWriter::record`] does).
     pub fn header(&self, groups: &[GroupId]) -> ChainHeader {

@@ -338,11 +338,6 @@ impl DataReceiver {
         }
     }
 
-    /// The DDM cell groups joined (chain group ids).
-    pub fn groups(&self) -> impl Iterator<Item = GroupId> + '_ {
-        self.groups.iter().copied()
-    }
-
     /// Start (or move forward) `node`'s reliable stream at `next_seq`: everything before it is
     /// considered delivered (by state transfer) and discarded. Adds `node` as a member if needed.
     /// Ignored if the stream is already past `next_seq` (nothing can be un-delivered). A NACK for
@@ -629,7 +624,7 @@ impl DataReceiver {
                 if header.is_none() && peer.chains.is_none() {
                     for (i, frame) in Frames::new(datagram, &h).enumerate() {
                         let Ok(frame) = frame else { break };
-                        accept_reliable(peer, first + i as u64, frame, &mut sink);
+                        accept_reliable(peer, first + i as u64, frame, &mut sink, false);
                     }
                     drain_in_order(peer, &mut sink);
                 } else {
@@ -644,7 +639,7 @@ impl DataReceiver {
                     for (i, frame) in Frames::new(datagram, &h).enumerate() {
                         let Ok(frame) = frame else { break };
                         let seq = first + i as u64;
-                        if accept_chained(peer, seq, frame, &mut sink) {
+                        if accept_reliable(peer, seq, frame, &mut sink, true) {
                             kept.push(seq);
                         }
                     }
@@ -758,24 +753,38 @@ fn missing_ranges(peer: &Peer, from: u64, max: usize) -> Vec<(u64, u64)> {
     out
 }
 
-fn accept_reliable(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) {
-    if seq > peer.known_high + 1 && seq > peer.next {
-        sink.stats.gaps += 1;
+/// A reliable frame: delivered if it is next, kept ahead if there is room. Returns whether it
+/// was kept (delivered or buffered). In the plain stream it also says how far the stream is
+/// known to reach, and room is made by dropping what is furthest ahead (NACKed again later).
+/// In a chained stream (`chained`) nothing buffered is ever dropped, since the chains may
+/// already have settled past it: the new frame is refused instead and asked for again; only
+/// a kept frame counts as arrived there.
+fn accept_reliable(
+    peer: &mut Peer,
+    seq: u64,
+    frame: Frame,
+    sink: &mut Sink<'_>,
+    chained: bool,
+) -> bool {
+    if !chained {
+        if seq > peer.known_high + 1 && seq > peer.next {
+            sink.stats.gaps += 1;
+        }
+        peer.known_high = peer.known_high.max(seq);
     }
-    peer.known_high = peer.known_high.max(seq);
     if seq < peer.next || peer.ahead.contains_key(&seq) {
         sink.stats.duplicate_frames += 1;
-        return;
+        return false;
     }
     if seq == peer.next {
         peer.next += 1;
         consume(peer, seq, frame, sink);
-        return;
+        return true;
     }
     let charge = frame.payload.len() + FRAME_COST;
     // Make room by dropping what is furthest ahead (it will be NACKed again), never what is
     // closer to delivery than the new frame.
-    while *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
+    while !chained && *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
         let Some((&last, _)) = peer.ahead.last_key_value() else {
             break;
         };
@@ -791,37 +800,16 @@ fn accept_reliable(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>)
     }
     if *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
         sink.stats.reorder_overflow += 1;
-        return;
-    }
-    peer.ahead_bytes += charge;
-    *sink.reorder_bytes += charge;
-    peer.ahead.insert(seq, frame);
-}
-
-/// A reliable frame of a chained stream: delivered if it is next, kept ahead if there is room.
-/// Returns whether it was kept (delivered or buffered): only then does it count as arrived in
-/// the chains, which may settle past it. Nothing buffered is ever dropped to make room, since
-/// the chains may already have settled past it (the new frame is refused instead and asked
-/// for again).
-fn accept_chained(peer: &mut Peer, seq: u64, frame: Frame, sink: &mut Sink<'_>) -> bool {
-    if seq < peer.next || peer.ahead.contains_key(&seq) {
-        sink.stats.duplicate_frames += 1;
-        return false;
-    }
-    if seq == peer.next {
-        peer.next += 1;
-        consume(peer, seq, frame, sink);
-        return true;
-    }
-    let charge = frame.payload.len() + FRAME_COST;
-    if *sink.reorder_bytes + charge > sink.cfg.reorder_capacity_bytes {
-        sink.stats.reorder_overflow += 1;
         return false;
     }
     peer.ahead_bytes += charge;
     *sink.reorder_bytes += charge;
     peer.ahead.insert(seq, frame);
     true
+}
+
+fn drain_in_order(peer: &mut Peer, sink: &mut Sink<'_>) {
+    while deliver_next_ahead(peer, sink) {}
 }
 
 /// Delivers what is in order: the plain stream's way, or the chained one's.
@@ -877,10 +865,6 @@ fn drain_chained(peer: &mut Peer, sink: &mut Sink<'_>) {
         .and_then(|c| c.highest_missing())
         .unwrap_or(0);
     peer.known_high = missing.max(peer.next - 1);
-}
-
-fn drain_in_order(peer: &mut Peer, sink: &mut Sink<'_>) {
-    while deliver_next_ahead(peer, sink) {}
 }
 
 /// Delivers the frame buffered at `next`, if any; returns whether there was one.

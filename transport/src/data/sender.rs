@@ -202,9 +202,9 @@ impl DataSender {
         }
         self.flush(now, out);
         let last = if rel == Reliability::Reliable && self.needs_chain_header() {
-            self.emit_chained(&[], payload, out)
+            self.emit_message(Stream::Reliable, Some(&[]), payload, out)
         } else {
-            let last = self.emit_message(Stream::of(rel), payload, out);
+            let last = self.emit_message(Stream::of(rel), None, payload, out);
             if rel == Reliability::Reliable
                 && let Some(c) = &mut self.chain
             {
@@ -238,72 +238,22 @@ impl DataSender {
     ) -> Result<Seq, SendError> {
         self.check_len(payload)?;
         debug_assert!(self.pending.rel != Some(Reliability::Reliable));
-        let last = self.emit_chained(groups, payload, out);
+        let last = self.emit_message(Stream::Reliable, Some(groups), payload, out);
         self.note_sent(now);
         Ok(Seq(last))
     }
 
-    /// Emits one reliable message to `groups` with chain headers, whole or in fragments (the
-    /// positions it takes do not depend on the header: see the wire docs). Returns the number
-    /// of its last frame.
-    fn emit_chained(
-        &mut self,
-        groups: &[GroupId],
-        payload: &[u8],
-        out: &mut impl FnMut(&[u8]),
-    ) -> u64 {
-        self.stats.messages += 1;
-        let before = self.next_seq - 1;
-        let chain = self.chain.get_or_insert_with(|| {
-            // Everything sent so far went to the default group (the plain stream).
+    /// Starts recording where reliable frames go, at the first one sent to a cell group:
+    /// everything sent before went to the default group (the plain stream).
+    fn start_chain(&mut self) {
+        if self.chain.is_none() {
             let mut c = ChainWriter::new();
+            let before = self.next_seq - 1;
             if before > 0 {
                 c.record_default(before);
             }
-            c
-        });
-        let whole = payload.len() <= self.cfg.max_whole_payload();
-        let piece = if whole {
-            payload.len().max(1)
-        } else {
-            self.stats.fragmented_messages += 1;
-            self.cfg.fragment_payload()
-        };
-        let count = payload.len().div_ceil(piece).max(1);
-        // Lengths fit in u32: checked against max_message, which `validate` bounds by u32::MAX.
-        let (count32, total32) = (count as u32, payload.len() as u32);
-        let mut last = 0;
-        for index in 0..count {
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            let header = chain.send(groups, seq, seq);
-            let mut w =
-                DatagramWriter::begin_chained(&mut self.scratch, self.tag, self.node, seq, &header);
-            if whole {
-                w.push_whole(payload);
-            } else {
-                let chunk = &payload[index * piece..((index + 1) * piece).min(payload.len())];
-                w.push_fragment(
-                    index as u32,
-                    count32,
-                    (index * piece) as u32,
-                    total32,
-                    chunk,
-                );
-            }
-            w.finish(&self.auth);
-            Self::emitted(
-                &mut self.stats,
-                &mut self.retransmit,
-                Reliability::Reliable,
-                seq,
-                1,
-                &self.scratch,
-                out,
-            );
-            last = seq;
+            self.chain = Some(c);
         }
-        last
     }
 
     /// Send one best-effort message to DDM cell groups now: `out` is called once per datagram
@@ -320,7 +270,7 @@ impl DataSender {
         out: &mut impl FnMut(&[u8]),
     ) -> Result<(), SendError> {
         self.check_len(payload)?;
-        self.emit_message(Stream::Cell, payload, out);
+        self.emit_message(Stream::Cell, None, payload, out);
         // No tail heartbeat: heartbeats announce nothing of the cell space (a receiver cannot
         // measure loss there); only the period starts, as for any first send.
         if self.next_heartbeat.is_none() {
@@ -330,44 +280,66 @@ impl DataSender {
     }
 
     /// Emit one message of `stream` in its own datagram, or one per fragment, numbered from
-    /// that stream's counter. Returns the number of its last datagram.
-    fn emit_message(&mut self, stream: Stream, payload: &[u8], out: &mut impl FnMut(&[u8])) -> u64 {
+    /// that stream's counter; with `chained` (reliable only), each datagram carries the chain
+    /// header of its position going to those groups (an empty list: the default group). The
+    /// positions a message takes do not depend on the header (see the wire docs). Returns the
+    /// number of its last datagram.
+    fn emit_message(
+        &mut self,
+        stream: Stream,
+        chained: Option<&[GroupId]>,
+        payload: &[u8],
+        out: &mut impl FnMut(&[u8]),
+    ) -> u64 {
         self.stats.messages += 1;
-        let rel = stream.reliability();
-        if payload.len() <= self.cfg.max_whole_payload() {
-            let seq = self.take_number(stream);
-            let mut w =
-                DatagramWriter::begin(&mut self.scratch, stream.kind(), self.tag, self.node, seq);
-            w.push_whole(payload);
-            w.finish(&self.auth);
-            Self::emitted(
-                &mut self.stats,
-                &mut self.retransmit,
-                rel,
-                seq,
-                1,
-                &self.scratch,
-                out,
-            );
-            return seq;
+        if chained.is_some() {
+            self.start_chain();
         }
-        self.stats.fragmented_messages += 1;
-        let piece = self.cfg.fragment_payload();
-        let count = payload.len().div_ceil(piece);
+        let rel = stream.reliability();
+        let whole = payload.len() <= self.cfg.max_whole_payload();
+        let piece = if whole {
+            payload.len().max(1)
+        } else {
+            self.stats.fragmented_messages += 1;
+            self.cfg.fragment_payload()
+        };
+        let count = payload.len().div_ceil(piece).max(1);
         // Lengths fit in u32: checked against max_message, which `validate` bounds by u32::MAX.
         let (count32, total32) = (count as u32, payload.len() as u32);
         let mut last = 0;
-        for (index, chunk) in payload.chunks(piece).enumerate() {
+        for index in 0..count {
             let seq = self.take_number(stream);
-            let mut w =
-                DatagramWriter::begin(&mut self.scratch, stream.kind(), self.tag, self.node, seq);
-            w.push_fragment(
-                index as u32,
-                count32,
-                (index * piece) as u32,
-                total32,
-                chunk,
-            );
+            let mut w = match (chained, self.chain.as_mut()) {
+                (Some(groups), Some(c)) => {
+                    let header = c.send(groups, seq, seq);
+                    DatagramWriter::begin_chained(
+                        &mut self.scratch,
+                        self.tag,
+                        self.node,
+                        seq,
+                        &header,
+                    )
+                }
+                _ => DatagramWriter::begin(
+                    &mut self.scratch,
+                    stream.kind(),
+                    self.tag,
+                    self.node,
+                    seq,
+                ),
+            };
+            if whole {
+                w.push_whole(payload);
+            } else {
+                let chunk = &payload[index * piece..((index + 1) * piece).min(payload.len())];
+                w.push_fragment(
+                    index as u32,
+                    count32,
+                    (index * piece) as u32,
+                    total32,
+                    chunk,
+                );
+            }
             w.finish(&self.auth);
             Self::emitted(
                 &mut self.stats,
@@ -404,7 +376,7 @@ impl DataSender {
             if rel == Reliability::Reliable && self.needs_chain_header() {
                 // The first default-group frame after cell traffic says so in its header; it
                 // leaves alone, and the frames after it batch as usual.
-                let last = self.emit_chained(&[], payload, out);
+                let last = self.emit_message(Stream::Reliable, Some(&[]), payload, out);
                 self.note_sent(now);
                 return Ok(Some(Seq(last)));
             }
