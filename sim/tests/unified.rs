@@ -292,18 +292,32 @@ fn regression_4569_a_held_welcome_reaches_a_joiner_removed_meanwhile() {
     );
 }
 
+/// Seeds 5342 and 6245 of the joiner sweep past 3000: a joiner held a member's stream from
+/// before a partition; the partition dropped their connection, which came up again after the
+/// heal with the stream restarted far ahead. The snapshot replayed the held updates from before
+/// the gap, so a federate reflected an instance's first value and then, live, its twelfth.
+/// Fixed in the core: held data that stops short of a restarted stream is forgotten
+/// (`hlamesh_core::core::regions` tests, `a_held_stream_restarted_past_a_gap_…`).
+#[test]
+fn regression_5342_6245_held_data_from_before_a_restarted_stream_is_replayed() {
+    seeds_of(
+        "regression_5342_6245_held_data_from_before_a_restarted_stream_is_replayed",
+        &[5342, 6245],
+        partitioning_joiners,
+    );
+}
+
 /// Known defects, not fixed: seeds past the CI sweep's 1000 (and past the 3000 swept when the
-/// heal fix above landed) that fail the joiner-partition sweep, with or without that fix
-/// (checked on 2026-12-06): 4546 (a federate of a lost LRC stays in the view), 5342 and 6245
-/// (a reflection out of order after a partition), 6193 and 6937 (two logs after the heal),
-/// 7232 and 9410 (a federate misses instances or values). 7 of 7000 seeds (3001–10000), after
-/// 4569 was fixed.
+/// heal fix above landed) that fail the joiner-partition sweep (checked on 2026-12-07): 4546 (a
+/// federate of a lost LRC stays in the view), 6193 and 6937 (two logs after the heal), 7232
+/// and 9410 (a federate misses instances or values). 5 of 7000 seeds (3001–10000), after 4569,
+/// 5342 and 6245 were fixed.
 #[test]
 #[ignore = "known defects of the joiner-partition sweep, not investigated yet"]
 fn known_defects_of_the_joiner_partition_sweep_past_3000() {
     seeds_of(
         "known_defects_of_the_joiner_partition_sweep_past_3000",
-        &[4546, 5342, 6193, 6245, 6937, 7232, 9410],
+        &[4546, 6193, 6937, 7232, 9410],
         partitioning_joiners,
     );
 }

@@ -56,6 +56,30 @@ pub struct Stream {
     pub skipped_to: u64,
 }
 
+/// The transport restarted a held stream at `first` (the two LRCs' connection dropped and came
+/// up again): if what was held before stops short of `first`, the positions between are lost
+/// for good, and the held data before them is stale. Replayed behind the snapshot, its updates
+/// would leave the federates with older values than the snapshot's, followed by a jump to the
+/// live ones (unified simulator, joiner sweep, seeds 5342 and 6245: a joiner that listened
+/// before a partition reflected an instance's first value, then its twelfth). The snapshot
+/// covers their state; only what follows the gap is kept.
+fn forget_held_before_gap(st: &mut Stream, first: u64) {
+    let reached = st
+        .held
+        .iter()
+        .filter_map(|(seq, _)| *seq)
+        .max()
+        .unwrap_or(0)
+        .max(st.skipped_to);
+    if reached + 1 >= first {
+        return;
+    }
+    st.held.retain(|(seq, _)| seq.is_some_and(|s| s >= first));
+    if st.skipped_to < first {
+        st.skipped_to = 0;
+    }
+}
+
 /// An instance as a snapshot (or a decision) carries it.
 pub(crate) fn instance_state(
     object: crate::handles::ObjectInstanceHandle,
@@ -179,6 +203,9 @@ impl FederationCore {
             return;
         }
         let st = self.streams.entry(from).or_default();
+        if !st.live {
+            forget_held_before_gap(st, first);
+        }
         if st.needs_snapshot && !st.live {
             return;
         }
