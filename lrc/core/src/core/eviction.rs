@@ -256,6 +256,86 @@ mod tests {
         assert_eq!(c.phase().candidates(), &[2, 3], "a candidate again");
     }
 
+    /// Whether `c` asked `to` for a snapshot since its actions were last drained; drains them.
+    fn asked_snapshot(c: &mut FederationCore, to: Node) -> bool {
+        std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(&a, Action::SendControl { to: t, bytes, .. }
+            if *t == to && matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::SnapshotRequest)
+            ))
+        })
+    }
+
+    /// Unified simulator, joiner sweep, seeds 7232 and 9410: a member lost its connection to
+    /// another member the coordinator never lost, and ignored its data for good and never
+    /// asked for its state again, so its federate missed that member's instances. When the
+    /// connection comes back, the member's data counts again (it stays suspected: whom to
+    /// follow as coordinator is the log's to settle) and its restarted stream is asked for a
+    /// snapshot — again even if one was asked for over the connection that dropped.
+    #[test]
+    fn a_member_lost_and_back_while_the_log_kept_it_is_heard_and_asked_again() {
+        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
+        c.handle(
+            0,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Welcome {
+                    base: 0,
+                    folded: Vec::new(),
+                    log: vec![
+                        Decision::NodeAdded(1),
+                        Decision::NodeAdded(2),
+                        Decision::NodeAdded(3),
+                    ],
+                    modules: Vec::new(),
+                    time_kind: Default::default(),
+                },
+            },
+        );
+        assert!(c.is_admitted());
+        for node in [1, 2] {
+            c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
+        }
+        assert!(
+            asked_snapshot(&mut c, 2),
+            "a member before it serves its state"
+        );
+        let held = |c: &FederationCore| c.streams.get(&2).map_or(0, |s| s.held.len());
+        let data = super::super::wire::DataMsg::Epoch(0).encode();
+        // The request's connection drops before the answer: its data is ignored meanwhile.
+        c.handle(2, Event::PeerGone(2));
+        assert!(c.suspected.contains(&2));
+        c.handle(
+            2,
+            Event::Data {
+                from: 2,
+                seq: Some(3),
+                payload: &data,
+            },
+        );
+        assert_eq!(held(&c), 0, "a lost member's data is ignored");
+        while c.poll_action().is_some() {}
+        c.handle(
+            3,
+            Event::ChannelPeer {
+                node: 2,
+                first_seq: 40,
+            },
+        );
+        assert!(asked_snapshot(&mut c, 2), "its state asked for again");
+        c.handle(
+            4,
+            Event::Data {
+                from: 2,
+                seq: Some(40),
+                payload: &data,
+            },
+        );
+        assert_eq!(held(&c), 1, "back, its data is held for the snapshot");
+        assert_eq!(c.coordinator(), Some(1), "whom it follows is unchanged");
+    }
+
     /// Whether `c` sent `Evicted` to `to` since its actions were last drained; drains them.
     fn told_evicted(c: &mut FederationCore, to: Node) -> bool {
         std::iter::from_fn(|| c.poll_action()).any(|a| {

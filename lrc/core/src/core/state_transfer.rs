@@ -102,9 +102,20 @@ pub(crate) fn instance_state(
 }
 
 impl FederationCore {
+    /// Whether `from` is a member this LRC lost and has not heard again: its data is ignored
+    /// until the log removes it or its connection comes back. A member that comes back while
+    /// the log kept it (the coordinator never lost it) stays suspected — whom this LRC follows
+    /// as coordinator is the log's to settle, not a reconnection's — but it is a member like
+    /// any other whose data counts, and its restarted stream waits for a fresh snapshot
+    /// (unified simulator, joiner sweep, seeds 7232 and 9410: ignored for good, its instances
+    /// were never discovered here).
+    fn lost_here(&self, from: Node) -> bool {
+        self.suspected.contains(&from) && !self.channel_peers.contains(&from)
+    }
+
     /// Data from another LRC: through the gate, then applied.
     pub(crate) fn on_data(&mut self, from: Node, seq: Option<u64>, msg: DataMsg) {
-        if from == self.me || self.removed.contains(&from) || self.suspected.contains(&from) {
+        if from == self.me || self.removed.contains(&from) || self.lost_here(from) {
             return;
         }
         if let DataMsg::Time {
@@ -138,7 +149,7 @@ impl FederationCore {
     /// the time managers, resignation gates and save cuts that wait for the sender's data up
     /// to a position do not wait for them. Held behind the stream's own held data.
     pub(crate) fn on_skipped(&mut self, from: Node, through: u64) {
-        if from == self.me || self.removed.contains(&from) || self.suspected.contains(&from) {
+        if from == self.me || self.removed.contains(&from) || self.lost_here(from) {
             return;
         }
         let st = self.streams.entry(from).or_default();
