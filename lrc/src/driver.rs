@@ -85,12 +85,14 @@ pub trait DriverIo<F, R> {
     /// group).
     fn set_cells(&mut self, _channel: &F, _cells: &[u32]) {}
 
-    /// Sends a control message to LRC `to`; with `behind`, released there only after this
-    /// LRC's data on that channel sent so far.
+    /// Sends a control message of the federation of `channel` to LRC `to`; with `causal`,
+    /// released there only after this LRC's data on that channel sent so far. Held for a peer
+    /// not connected yet, it must not go out once the federation is closed here (`close`).
     fn send_control(
         &mut self,
         to: Node,
-        behind: Option<&F>,
+        channel: &F,
+        causal: bool,
         bytes: &[u8],
     ) -> Result<(), Self::Error>;
 
@@ -397,8 +399,11 @@ pub fn run_actions<F, R: Clone, D: DriverIo<F, R>>(
                 }
             }
             HostAction::SendControl { to, causal, bytes } => {
-                let behind = host.get(federation).filter(|_| causal).map(|f| &f.io);
-                if let Err(e) = io.send_control(to, behind, &bytes) {
+                // Actions come only from a federation the host holds (it is removed with the
+                // last one, `Closed`).
+                if let Some(fed) = host.get(federation)
+                    && let Err(e) = io.send_control(to, &fed.io, causal, &bytes)
+                {
                     tracing::debug!(federation, "control to {to:x} failed: {e}");
                 }
             }

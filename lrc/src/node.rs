@@ -969,11 +969,16 @@ impl DriverIo<Io, Arc<CallbackQueue>> for ShellIo<'_> {
     fn send_control(
         &mut self,
         to: u64,
-        behind: Option<&Io>,
+        channel: &Io,
+        causal: bool,
         bytes: &[u8],
     ) -> Result<(), Self::Error> {
-        let tag = behind.map(|f| f.channel.tag());
-        self.shared.transport.send_control(NodeId(to), tag, bytes)
+        self.shared.transport.send_federation_control(
+            NodeId(to),
+            channel.channel.tag(),
+            causal,
+            bytes,
+        )
     }
 
     fn close(&mut self, _federation: &str, channel: Io, _core: Box<FederationCore>) {

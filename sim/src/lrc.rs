@@ -179,11 +179,12 @@ impl DriverIo<Rc<Channel>, FedId> for Io<'_> {
     fn send_control(
         &mut self,
         to: Node,
-        behind: Option<&Rc<Channel>>,
+        channel: &Rc<Channel>,
+        causal: bool,
         bytes: &[u8],
     ) -> Result<(), SendError> {
         self.transport
-            .send_control(self.net, NodeId(to), behind.map(|c| &**c), bytes);
+            .send_control(self.net, NodeId(to), channel, causal, bytes);
         Ok(())
     }
 

@@ -240,6 +240,7 @@ impl SimTransport {
     /// Closes federation `tag`'s channel and tells every peer (`Transport::close_federation`).
     pub fn close_federation(&mut self, net: &mut Net, tag: FederationTag) {
         if self.feds.remove(&tag).is_some() {
+            self.mesh.drop_held_of(tag);
             for p in self.peers() {
                 self.transmit(net, p, &Frame::Left { tag });
             }
@@ -313,28 +314,35 @@ impl SimTransport {
         self.emit(net, wire);
     }
 
-    /// Sends a control message to `peer`; with `behind`, released there only after this
-    /// node's data on that channel up to now (flushed first) — `Transport::send_control`.
+    /// Sends a control message of `channel`'s federation to `peer`; with `causal`, released
+    /// there only after this node's data on that channel up to now (flushed first) —
+    /// `Transport::send_federation_control`, held frames dropped at `close_federation` too.
     pub fn send_control(
         &mut self,
         net: &mut Net,
         peer: NodeId,
-        behind: Option<&Channel>,
+        channel: &Channel,
+        causal: bool,
         payload: &[u8],
     ) {
-        let (tag, hw) = match behind {
-            Some(c) => {
-                self.flush(net, c);
-                (Some(c.tag), c.high_water())
-            }
-            None => (None, 0),
+        let (tag, hw) = if causal {
+            self.flush(net, channel);
+            (Some(channel.tag), channel.high_water())
+        } else {
+            (None, 0)
         };
         let frame = Frame::App {
             tag,
             hw,
             payload: payload.to_vec(),
         };
-        self.transmit(net, peer, &frame);
+        let now = net.instant(net.now());
+        if let Ok(Route::Send((), bytes)) =
+            self.mesh
+                .route_for(now, peer, frame.encode(), Some(channel.tag))
+        {
+            net.send_frame(self.me, peer, bytes, FrameKind::of(&frame));
+        }
     }
 
     /// A flow-controlled sender starts to wait for room (`wait_for_room`): the pending

@@ -444,10 +444,21 @@ impl Shared {
     /// Sends `frame` to `node` on its control stream, or holds it, in order, until the peer's
     /// connection is up (see [`Mesh::route`]).
     fn send_frame(&self, node: NodeId, frame: &Frame) -> Result<(), TransportError> {
+        self.send_frame_for(node, frame, None)
+    }
+
+    /// As [`Shared::send_frame`], for a frame federation `federation` sent: if it is held for a
+    /// peer not connected yet, it is dropped should that federation close here first.
+    fn send_frame_for(
+        &self,
+        node: NodeId,
+        frame: &Frame,
+        federation: Option<FederationTag>,
+    ) -> Result<(), TransportError> {
         self.metrics.frame_out(frame, 1);
         let bytes = frame.encode();
         // Held under the peers lock, as `register` flushes under it: nothing slips between.
-        match lock(&self.peers).route(Instant::now(), node, bytes) {
+        match lock(&self.peers).route_for(Instant::now(), node, bytes, federation) {
             Ok(Route::Send(link, bytes)) => link
                 .tx
                 .send(bytes)
@@ -1092,7 +1103,8 @@ impl Transport {
             .ok_or(TransportError::FederationKeyUnavailable(tag))
     }
 
-    /// Closes a federation's data channel on this node.
+    /// Closes a federation's data channel on this node, and drops the control frames it sent
+    /// that still wait for peers not connected yet (see [`Transport::send_federation_control`]).
     pub fn close_federation(&self, tag: FederationTag) {
         let fed = self
             .shared
@@ -1109,7 +1121,11 @@ impl Transport {
             for g in lock(&fed.cells).want(&[]).leave {
                 let _ = sockets::leave(&self.shared.data_recv, g, self.shared.interface);
             }
-            let peers: Vec<NodeId> = lock(&self.shared.peers).keys().copied().collect();
+            let peers: Vec<NodeId> = {
+                let mut mesh = lock(&self.shared.peers);
+                mesh.drop_held_of(tag);
+                mesh.keys().copied().collect()
+            };
             for p in peers {
                 let _ = self.shared.send_frame(p, &Frame::Left { tag });
             }
@@ -1133,6 +1149,32 @@ impl Transport {
                 hw,
                 payload: payload.to_vec(),
             },
+        )
+    }
+
+    /// Sends a control message of federation `federation` to one peer over QUIC; with `causal`,
+    /// released there only after this node's data in that federation up to now (as
+    /// [`Transport::send_control`] with its tag). Held for a peer not connected yet, it is
+    /// dropped if the federation closes here first ([`Transport::close_federation`]): a request
+    /// that reached a member after this node gave the federation up would be answered as if it
+    /// were still there.
+    pub fn send_federation_control(
+        &self,
+        peer: NodeId,
+        federation: FederationTag,
+        causal: bool,
+        payload: &[u8],
+    ) -> Result<(), TransportError> {
+        let tag = causal.then_some(federation);
+        let hw = self.high_water(tag)?;
+        self.shared.send_frame_for(
+            peer,
+            &Frame::App {
+                tag,
+                hw,
+                payload: payload.to_vec(),
+            },
+            Some(federation),
         )
     }
 

@@ -11,7 +11,10 @@
 //! - **Frames for a peer** ([`Mesh::route`]): sent on its link if it is connected; held, in order,
 //!   if it is not yet (it is being dialled, it dials us, or its beacon has not been heard yet) and
 //!   handed back at [`Mesh::register`] to go out before anything newer — bounded in count
-//!   ([`MAX_HELD_FRAMES`]) and in age ([`Mesh::handle_timeout`]).
+//!   ([`MAX_HELD_FRAMES`]) and in age ([`Mesh::handle_timeout`]). A frame a federation sent
+//!   ([`Mesh::route_for`]) is dropped if that federation closes here before the peer connects
+//!   ([`Mesh::drop_held_of`]): a join request held for a member out of reach must not reach it
+//!   after the LRC gave the federation up, or it admits an LRC that is not there.
 //! - **Liveness** ([`Mesh::heard`], [`Mesh::handle_timeout`]): a peer not heard for the peer
 //!   timeout is reported lost, once.
 //! - **Federations of a peer** ([`Mesh::set_federation`]): from its `Joined` and `Left` frames, so
@@ -46,11 +49,12 @@ pub struct Peer<L> {
     reported: bool,
 }
 
-/// Encoded frames for a peer that is not connected yet, and when the first was held.
+/// Encoded frames for a peer that is not connected yet (each with the federation that sent it,
+/// if one did), and when the first was held.
 #[derive(Debug)]
 struct Held {
     since: Instant,
-    frames: Vec<Vec<u8>>,
+    frames: Vec<(Option<FederationTag>, Vec<u8>)>,
 }
 
 /// Why an incoming connection is refused (see [`Mesh::admit`]).
@@ -200,7 +204,7 @@ impl<L> Mesh<L> {
         Ok(self
             .held
             .remove(&node)
-            .map(|h| h.frames)
+            .map(|h| h.frames.into_iter().map(|(_, f)| f).collect())
             .unwrap_or_default())
     }
 
@@ -221,6 +225,18 @@ impl<L> Mesh<L> {
         node: NodeId,
         bytes: Vec<u8>,
     ) -> Result<Route<'_, L>, HeldFull> {
+        self.route_for(now, node, bytes, None)
+    }
+
+    /// As [`Mesh::route`], for a frame federation `federation` sent: held, it is dropped if that
+    /// federation closes here first ([`Mesh::drop_held_of`]).
+    pub fn route_for(
+        &mut self,
+        now: Instant,
+        node: NodeId,
+        bytes: Vec<u8>,
+        federation: Option<FederationTag>,
+    ) -> Result<Route<'_, L>, HeldFull> {
         if let Some(p) = self.peers.get(&node) {
             return Ok(Route::Send(&p.link, bytes));
         }
@@ -231,8 +247,22 @@ impl<L> Mesh<L> {
         if held.frames.len() >= MAX_HELD_FRAMES {
             return Err(HeldFull(node));
         }
-        held.frames.push(bytes);
+        held.frames.push((federation, bytes));
         Ok(Route::Held)
+    }
+
+    /// Federation `tag` closed here: the frames it sent that are still held for peers not
+    /// connected yet are dropped (returns how many). Sent later, a request of a federation
+    /// this node gave up would be answered as if it were still there.
+    pub fn drop_held_of(&mut self, tag: FederationTag) -> usize {
+        let mut dropped = 0;
+        self.held.retain(|_, h| {
+            let before = h.frames.len();
+            h.frames.retain(|(f, _)| *f != Some(tag));
+            dropped += before - h.frames.len();
+            !h.frames.is_empty()
+        });
+        dropped
     }
 
     /// Something arrived from `node` at `now`.
@@ -422,6 +452,39 @@ mod tests {
             }
             other => panic!("expected a send, got {other:?}"),
         }
+    }
+
+    /// Unified simulator, joiner sweep, seed 4546: an LRC's join request held for a member out
+    /// of reach (a partition) went out when the connection came up, after the LRC had been
+    /// evicted and had closed the federation; the member admitted it, and its federate stayed
+    /// in the view for good. What a closed federation sent is dropped; the rest stays, in order.
+    #[test]
+    fn frames_a_closed_federation_sent_are_not_held_any_more() {
+        let (t0, mut m) = mesh();
+        let (p, q) = (NodeId(9), NodeId(10));
+        let (a, b) = (FederationTag(1), FederationTag(2));
+        for (node, fed, bytes) in [
+            (p, Some(a), b"a1"),
+            (p, None, b"n1"),
+            (p, Some(b), b"b1"),
+            (q, Some(a), b"a2"),
+            (p, Some(a), b"a3"),
+        ] {
+            assert!(matches!(
+                m.route_for(t0, node, bytes.to_vec(), fed),
+                Ok(Route::Held)
+            ));
+        }
+        assert_eq!(m.drop_held_of(a), 3);
+        assert_eq!(m.drop_held_of(a), 0, "nothing of it is left");
+        let held = m
+            .register(ms(t0, 5), p, addr(), "link")
+            .expect("registered");
+        assert_eq!(held, vec![b"n1".to_vec(), b"b1".to_vec()]);
+        let held = m
+            .register(ms(t0, 5), q, addr(), "link")
+            .expect("registered");
+        assert!(held.is_empty(), "{held:?}");
     }
 
     #[test]
