@@ -14,7 +14,9 @@
 //!   or its view holds a node removed here, or it is a node never admitted here whose view
 //!   shares none of ours), the side with fewer LRCs of its own (nodes in its view and not in
 //!   the other) loses; on a tie, the side without the smallest such node id loses. Both sides
-//!   compute the same answer from the two views, so exactly one side survives. A node of the
+//!   compute the same answer from the same two views — each judges the other's against the
+//!   view it told the other, not against its view of now, which may have grown meanwhile —
+//!   so exactly one side survives. A node of the
 //!   losing history that the winners admitted too (its join request was held across the heal)
 //!   is removed by the winning coordinator; one the winners never admitted is barred (the
 //!   sender of the losing view, and every other member of that view, as soon as it is told),
@@ -34,10 +36,11 @@ use crate::error::RtiError;
 impl FederationCore {
     /// Tells `n`, a node this LRC removed, that it is not a member (once per reappearance).
     pub(crate) fn tell_evicted(&mut self, n: Node) {
-        if !self.phase.is_admitted() || !self.evicted_told.insert(n) {
+        if !self.phase.is_admitted() || self.evicted_told.contains_key(&n) {
             return;
         }
         let nodes = self.view.nodes.clone();
+        self.evicted_told.insert(n, nodes.clone());
         self.send_control(n, false, ControlMsg::Evicted { nodes });
     }
 
@@ -63,7 +66,16 @@ impl FederationCore {
             || (!in_mine && theirs.iter().all(|n| !mine.contains(n)));
         let lose = if two {
             // The majority rule on the nodes each history has and the other has not (a node
-            // admitted by both counts for neither).
+            // admitted by both counts for neither). Against the view this LRC told `from`, if
+            // it did: `from` judges that one, and the two verdicts must agree. Judged against
+            // the view of now, a joiner whose request was held across the heal, admitted here
+            // after that view went out, counted for neither here but for `from` there, and
+            // both sides won (unified simulator, joiner sweep, seed 6937: two logs for good).
+            let mine = self
+                .evicted_told
+                .get(&from)
+                .cloned()
+                .unwrap_or_else(|| mine.clone());
             let ours: Vec<Node> = mine
                 .iter()
                 .copied()
@@ -484,6 +496,53 @@ mod tests {
             "the node admitted twice is removed"
         );
         assert!(c.removed.contains(&4));
+    }
+
+    /// Unified simulator, joiner sweep seed 6937: after a heal the lone coordinator 1 told 2
+    /// (removed here) its view {1}; then a join request of 4, held across the heal, admitted 4
+    /// here, which the other side {2, 4} had admitted meanwhile. 2's view judged against {1, 4}
+    /// (4 counting for neither) made 1 win the tie, while 2, judging the {1} it was told, won
+    /// too: two logs for good. Judged against the view it told, 1 loses, as 2 finds.
+    #[test]
+    fn the_other_side_is_judged_against_the_view_it_was_told() {
+        let mut c = FederationCore::create("F", 1, 0, Vec::new()).expect("create");
+        for d in [Decision::NodeAdded(2), Decision::NodeRemoved(2)] {
+            c.apply_decision(d);
+        }
+        while c.poll_action().is_some() {}
+        c.handle(
+            1,
+            Event::ChannelPeer {
+                node: 2,
+                first_seq: 1,
+            },
+        );
+        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
+            .filter_map(|a| match a {
+                Action::SendControl { to: 2, bytes, .. } => {
+                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
+                        Ok(ControlMsg::Evicted { nodes }) => Some(nodes),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(told, vec![vec![1]], "2 is told the view {{1}}");
+        c.handle(2, join_request(4));
+        assert_eq!(c.view().nodes, vec![1, 4], "4 admitted here too");
+        c.handle(
+            3,
+            Event::Control {
+                from: 2,
+                msg: ControlMsg::Evicted { nodes: vec![2, 4] },
+            },
+        );
+        assert!(
+            matches!(c.phase(), Phase::Evicted { .. }),
+            "{{2, 4}} beats the {{1}} 2 was told: {:?}",
+            c.phase()
+        );
     }
 
     /// Unified simulator, seeds 1087 and 1817: after a heal, a member of the losing view tells

@@ -555,8 +555,9 @@ pub struct FederationCore {
     pub(crate) departing: Option<(u64, u64)>,
     /// Remote resignations waiting for their LRC's last data (see `resignation`).
     pub(crate) resign_gate: Vec<resignation::Gated>,
-    /// Removed LRCs told so since they were last heard from (see `eviction`).
-    pub(crate) evicted_told: BTreeSet<Node>,
+    /// Removed LRCs told so since they were last heard from, with the view they were told (see
+    /// `eviction`: their answer is judged against that view).
+    pub(crate) evicted_told: BTreeMap<Node, Vec<Node>>,
     /// LRCs that told this one it is not in their view, which this LRC never admitted nor
     /// removed (see `eviction`): members of another view, whose join requests still in flight
     /// are not answered (they would admit them a second time).
@@ -655,7 +656,7 @@ impl FederationCore {
             left: BTreeSet::new(),
             departing: None,
             resign_gate: Vec::new(),
-            evicted_told: BTreeSet::new(),
+            evicted_told: BTreeMap::new(),
             foreign: BTreeSet::new(),
             current_coordinator: None,
             recovery: None,
