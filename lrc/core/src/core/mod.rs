@@ -916,14 +916,6 @@ impl FederationCore {
                     // its admission were not waited for).
                     self.gone.remove(&node);
                 }
-                if let Some(st) = self.streams.get_mut(&node)
-                    && st.needs_snapshot
-                    && !st.live
-                {
-                    // A snapshot asked for over the connection this one replaces may have been
-                    // lost with it: ask again (a second answer is ignored).
-                    st.requested = false;
-                }
                 if self.removed.contains(&node) {
                     self.tell_evicted(node);
                 }

@@ -75,9 +75,8 @@ fn forget_held_before_gap(st: &mut Stream, first: u64) {
         return;
     }
     st.held.retain(|(seq, _)| seq.is_some_and(|s| s >= first));
-    if st.skipped_to < first {
-        st.skipped_to = 0;
-    }
+    // Short of `first` too (it is part of `reached`).
+    st.skipped_to = 0;
 }
 
 /// An instance as a snapshot (or a decision) carries it.
@@ -218,6 +217,9 @@ impl FederationCore {
             forget_held_before_gap(st, first);
         }
         if st.needs_snapshot && !st.live {
+            // A snapshot asked for over the connection this one replaces may have been lost
+            // with it: ask again (a second answer is ignored).
+            st.requested = false;
             return;
         }
         // Data applied before this (it may overtake the peer event) stays applied: the
