@@ -753,6 +753,14 @@ impl World {
             };
             self.trace("events", || format!("{}: {what}", o.at));
         }
+        if let TransportEvent::FederationPeer {
+            node, joined: true, ..
+        } = &o.event
+            && let Some(first) = o.first_seq
+            && self.checks.stream.restarts_past_a_gap(o.at, *node, first)
+        {
+            self.checks.objects.fell_behind(o.at, *node);
+        }
         self.checks.stream.event(o.at, &o.event, o.first_seq)?;
         if let TransportEvent::FellBehind { from, .. } = &o.event {
             self.checks.objects.fell_behind(o.at, *from);

@@ -247,7 +247,10 @@ fn regression_federate_duties_of_the_harness() {
 /// a node admitted meanwhile by the other side of a partition is never admitted a second
 /// time, and which history keeps it is decided like any eviction; a joiner the log admitted
 /// and removed before its Welcome reached it gives up its join when told `Evicted`
-/// (`hlamesh_core::core::eviction` tests).
+/// (`hlamesh_core::core::eviction` tests). Seed 29 later found a second defect once the fix
+/// of 15985 moved its run: a member lost a member behind the coordinator and had it back
+/// while the coordinator kept it; still suspecting it, it took over beside it when the
+/// coordinator died. Such a member is trusted again (`ChannelPeer`, `follows_one_before`).
 #[test]
 fn regression_368_29_a_joiner_cut_off_while_joining_is_barred_for_good() {
     seeds_of(
@@ -355,23 +358,80 @@ fn regression_6937_both_sides_of_a_heal_win_when_one_view_grew_meanwhile() {
     );
 }
 
-/// Known defects, not fixed: seeds past the CI sweep's 1000 that fail the joiner-partition
-/// sweep (checked on 2026-12-07 over seeds 1–20000: 3 of 20,000).
-/// - 6193: two logs after a heal. The winning coordinator judged the other side's view while
-///   a node of that side was still in its own view (counting for neither), then removed it and
-///   told the other side its smaller view, against which the other side won too. Telling the
-///   view judged against does not settle it: that view names the node it is sent to, which
-///   then takes itself to be a member.
-/// - 14221: two logs after a heal (not investigated).
-/// - 15985: the per-step membership check finds two members' decision logs diverging at one
-///   position (`NodeRemoved` against `LeftBehind`), a safety violation (not investigated; it fails
-///   the same with the fixes above for 4546, 5342, 6245, 6937, 7232 and 9410 undone).
+/// Seed 15985 of the joiner sweep past 10000: a joiner lost its connection to the members
+/// ahead of it in the log before a member (not the coordinator) welcomed it. Replaying the
+/// Welcome it found itself first of the unsuspected nodes halfway through the log, took over
+/// there and decided a removal in the middle of the history it replayed: its log and the
+/// federation's differed from that position on (a safety violation the per-step membership
+/// check caught). Fixed in the core: no coordinator change is acted on while a Welcome replays
+/// (`hlamesh_core::core::coordinator` tests).
 #[test]
-#[ignore = "known defects of the joiner-partition sweep, not investigated yet"]
-fn known_defects_of_the_joiner_partition_sweep_past_3000() {
+fn regression_15985_a_joiner_takes_over_in_the_middle_of_the_log_it_replays() {
     seeds_of(
-        "known_defects_of_the_joiner_partition_sweep_past_3000",
-        &[6193, 14221, 15985],
+        "regression_15985_a_joiner_takes_over_in_the_middle_of_the_log_it_replays",
+        &[15985],
+        partitioning_joiners,
+    );
+}
+
+/// Seeds 6193, 6526 and 14221 of the joiner sweep: an LRC told `Evicted` before it had told
+/// the sender anything judged against its view of now and told a later view, so the two of a
+/// pair judged different views and both won: in 6193 the winner judged while a node of the
+/// other side was still in its view, then removed it and told the smaller view; in 6526 a
+/// coordinator counted a node both sides had admitted for neither and won, while that node,
+/// told the view without it, won too. Fixed in the core: the view judged is told at once, and
+/// the sender counts for its own side (`hlamesh_core::core::eviction` tests).
+#[test]
+fn regression_6193_6526_14221_a_pair_judges_the_views_it_told_each_other() {
+    seeds_of(
+        "regression_6193_6526_14221_a_pair_judges_the_views_it_told_each_other",
+        &[6193, 6526, 14221],
+        partitioning_joiners,
+    );
+}
+
+/// Seed 16436 of the joiner sweep: the coordinator of a history that admitted an LRC of the
+/// other through a join request held across the heal lost; its successor fetched that LRC's
+/// log, which, not its coordinator, ignored the fetch, and both histories stayed alive. A
+/// fetch from outside the view is answered with `Evicted` (`hlamesh_core::core::eviction`
+/// tests).
+#[test]
+fn regression_16436_a_fetch_from_another_history_is_answered() {
+    seeds_of(
+        "regression_16436_a_fetch_from_another_history_is_answered",
+        &[16436],
+        partitioning_joiners,
+    );
+}
+
+/// Seeds 2661 and 19676 of the joiner sweep (found once the fixes above moved their runs): a
+/// member lost the coordinator and the member after it and took over; that member was back
+/// and took over too, and the others followed it. Each ignored the other's fetch, and neither
+/// decided again: a resignation waited for good. A fetch from a member ahead of this LRC, lost
+/// and back, makes it follow that member (`hlamesh_core::core::eviction` tests). 2661 then
+/// showed the harness's object check too strict: a stream that restarts past a gap after a
+/// dropped connection loses the messages in between like a fell-behind, so values from there
+/// may jump (`StreamCheck::restarts_past_a_gap`).
+#[test]
+fn regression_2661_19676_a_member_taking_over_ahead_is_followed_again() {
+    seeds_of(
+        "regression_2661_19676_a_member_taking_over_ahead_is_followed_again",
+        &[2661, 19676],
+        partitioning_joiners,
+    );
+}
+
+/// Seed 19057 of the joiner sweep: each side of a partition admitted a joiner, and those two
+/// outlived every LRC both histories knew. Neither was in the other's view nor removed there,
+/// so nothing made them tell each other their views: two logs for good. Fixed in the core: a
+/// member whose channel to a node that is no member of its view comes up tells it its view
+/// (`ControlMsg::Member`), which a joiner ignores and a member of another history judges like
+/// `Evicted` (`hlamesh_core::core::eviction` tests).
+#[test]
+fn regression_19057_two_histories_that_never_met_tell_each_other_their_views() {
+    seeds_of(
+        "regression_19057_two_histories_that_never_met_tell_each_other_their_views",
+        &[19057],
         partitioning_joiners,
     );
 }

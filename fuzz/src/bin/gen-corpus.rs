@@ -664,6 +664,12 @@ fn lrc_wire(out: &mut Out) {
             },
         ),
         (
+            "member",
+            ControlMsg::Member {
+                nodes: vec![11, 12],
+            },
+        ),
+        (
             "snapshot",
             ControlMsg::Snapshot {
                 high_water: 77,

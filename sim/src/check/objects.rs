@@ -76,7 +76,8 @@ impl ObjectsCheck {
         self.filtered.insert(f);
     }
 
-    /// LRC `at` fell behind LRC `from`: values from there may jump.
+    /// LRC `at` fell behind LRC `from`, or `from`'s stream restarted there past a gap after
+    /// their connection dropped: values from there may jump.
     pub fn fell_behind(&mut self, at: NodeId, from: NodeId) {
         self.gappy.insert((at, from));
     }

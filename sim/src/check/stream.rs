@@ -26,6 +26,9 @@ pub struct StreamCheck {
     positions: BTreeMap<(NodeId, NodeId), Position>,
     /// Per (receiver, sender): the ranges reported lost.
     lost: BTreeMap<(NodeId, NodeId), Vec<(u64, u64)>>,
+    /// Per (receiver, sender): the last number delivered, kept when the two stop being
+    /// members of each other (their connection dropped) so a restart can be compared with it.
+    last: BTreeMap<(NodeId, NodeId), u64>,
     /// Reliable messages delivered.
     pub delivered: u64,
     /// Fell-behind events.
@@ -51,6 +54,13 @@ impl StreamCheck {
         }
         s.insert(seq, (numbers, digest(bytes)));
         Ok(())
+    }
+
+    /// Whether `node`'s stream, starting again at `at` from `first` after their connection
+    /// dropped, skips numbers `at` never got: those messages are lost to it (the state
+    /// transfer that follows brings the sender's instances up to date, not their history).
+    pub fn restarts_past_a_gap(&self, at: NodeId, node: NodeId, first: u64) -> bool {
+        self.last.get(&(at, node)).is_some_and(|l| first > l + 1)
     }
 
     /// Receiver `at`'s transport hands `ev` up; `first_seq` is where the peer an event names
@@ -123,6 +133,7 @@ impl StreamCheck {
                     ));
                 }
                 pos.after = *seq;
+                self.last.insert((at, *from), *seq);
             }
             _ => {}
         }

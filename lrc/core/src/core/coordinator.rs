@@ -847,6 +847,31 @@ impl FederationCore {
             ControlMsg::Decisions { first, list } => self.on_decisions(from, first, list),
             ControlMsg::Report { last, to, settled } => self.on_report(from, last, to, settled),
             ControlMsg::Fetch { after } => {
+                if self.phase.is_admitted()
+                    && !self.view.nodes.contains(&from)
+                    && !self.left.contains(&from)
+                {
+                    // A coordinator of another history taking over, whose log admitted this LRC
+                    // (a join request held across a heal): it is no member of ours, and the
+                    // majority rule settles which history keeps this LRC (joiner sweep seed
+                    // 16436: else it waited for our report for good, both histories alive).
+                    self.tell_evicted(from);
+                    return;
+                }
+                if self.phase.is_admitted()
+                    && self.suspected.contains(&from)
+                    && self.channel_peers.contains(&from)
+                    && self.comes_before_coordinator(from)
+                {
+                    // A member this LRC lost and has back takes over: it is alive, and the
+                    // others follow it. Passing it over, this LRC took over beside it, each
+                    // waited for the other's report, and neither decided again (joiner sweep
+                    // seed 2661). This LRC decided nothing while recovering, so it follows it.
+                    self.suspected.remove(&from);
+                    self.gone.remove(&from);
+                    self.recovery = None;
+                    self.check_coordinator();
+                }
                 // Answer only once everything the old coordinator sent us has arrived, i.e. once
                 // we too see `from` as coordinator; our own Report follows then.
                 if self.phase.is_admitted() && self.coordinator() != Some(from) {
@@ -882,6 +907,7 @@ impl FederationCore {
             ControlMsg::Redirect { coordinator } => self.add_candidates([coordinator]),
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
+            ControlMsg::Member { nodes } => self.on_member(from, nodes),
             ControlMsg::Ownership { msg, epoch } => {
                 if epoch == self.restore.epoch() {
                     self.on_ownership_msg(from, msg);
@@ -1179,8 +1205,12 @@ impl FederationCore {
         self.progress_recovery();
     }
 
+    /// Not while a Welcome replays: halfway through its log the coordinator may look like
+    /// this LRC (the members ahead of it lost here), and taking over there would decide in the
+    /// middle of a history that goes on (simulator seed 15985). `on_welcome` checks once the
+    /// whole log is applied.
     pub(crate) fn check_coordinator(&mut self) {
-        if !self.phase.is_admitted() {
+        if !self.phase.is_admitted() || self.phase.is_replaying() {
             return;
         }
         let c = self.coordinator();
@@ -1610,5 +1640,49 @@ mod tests {
         assert!(b.view().federates.is_empty(), "the lost federate is gone");
         assert_eq!(b.view().nodes, vec![1, 2]);
         assert_eq!(lost_reports(&mut b), 0, "an old loss reported as new");
+    }
+
+    /// Unified simulator seed 15985: a joiner lost its connection to the members ahead of it
+    /// in the log before its Welcome came, from a member, not the coordinator. While it
+    /// replayed the log it found itself first of the unsuspected nodes halfway through, took
+    /// over there and decided their removal in the middle of the history it was replaying:
+    /// its log and the federation's differed from that position on.
+    #[test]
+    fn a_joiner_replaying_its_welcome_takes_over_only_after_the_whole_log() {
+        let mut c = FederationCore::joining("F", 3, 0, vec![1, 2, 4]);
+        c.handle(0, Event::PeerGone(2));
+        // Halfway through, 1 is removed and 2 (lost here) is ahead of this LRC; 4 comes later.
+        let log = vec![
+            Decision::NodeAdded(1),
+            Decision::NodeAdded(2),
+            Decision::NodeAdded(3),
+            Decision::NodeRemoved(1),
+            Decision::NodeAdded(4),
+        ];
+        c.handle(
+            1,
+            Event::Control {
+                from: 4,
+                msg: ControlMsg::Welcome {
+                    base: 0,
+                    folded: Vec::new(),
+                    log: log.clone(),
+                    modules: Vec::new(),
+                    time_kind: Default::default(),
+                },
+            },
+        );
+        assert!(c.is_admitted());
+        assert_eq!(c.view().log, log, "the Welcome's history, as it was sent");
+        // It takes over after the replay: it asks the member that welcomed it how far its log
+        // goes before it decides anything.
+        let fetched = std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(&a, Action::SendControl { to: 4, bytes, .. }
+            if matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::Fetch { after: 5 })
+            ))
+        });
+        assert!(fetched, "the new coordinator fetches 4's tail");
     }
 }

@@ -7,7 +7,11 @@
 //! so the decision is taken then:
 //!
 //! - an LRC that hears from a node it removed (a channel peer coming back, or any control
-//!   message) answers [`ControlMsg::Evicted`] with its view, once per reappearance;
+//!   message) answers [`ControlMsg::Evicted`] with its view, once per reappearance; so does a
+//!   member fetched by a node outside its view (a coordinator of another history taking over);
+//! - a member whose channel to a node that is no member here comes up (a joiner, or a member
+//!   of another history that it never knew) tells it its view in [`ControlMsg::Member`]: a
+//!   joiner ignores it, a member of another history judges it like `Evicted`;
 //! - an LRC told it was evicted by a node *still in its own view* was dropped one-sidedly and
 //!   loses its connection;
 //! - when the two views are of two histories (a healed partition: the sender was removed here,
@@ -15,8 +19,9 @@
 //!   shares none of ours), the side with fewer LRCs of its own (nodes in its view and not in
 //!   the other) loses; on a tie, the side without the smallest such node id loses. Both sides
 //!   compute the same answer from the same two views — each judges the other's against the
-//!   view it told the other, not against its view of now, which may have grown meanwhile —
-//!   so exactly one side survives. A node of the
+//!   view it told the other (telling it at once, if it had not yet, the very view it judges;
+//!   the sender, which holds the other history's log, counts for that side), not against its
+//!   view of now, which may have changed meanwhile — so each pair agrees. A node of the
 //!   losing history that the winners admitted too (its join request was held across the heal)
 //!   is removed by the winning coordinator; one the winners never admitted is barred (the
 //!   sender of the losing view, and every other member of that view, as soon as it is told),
@@ -42,6 +47,39 @@ impl FederationCore {
         let nodes = self.view.nodes.clone();
         self.evicted_told.insert(n, nodes.clone());
         self.send_control(n, false, ControlMsg::Evicted { nodes });
+    }
+
+    /// Tells `n`, whose channel came up and which is no member here (not in the view, not
+    /// removed, not left), this LRC's view: a joiner ignores it, a member of another history
+    /// answers it (see [`Self::on_member`]).
+    pub(crate) fn tell_member(&mut self, n: Node) {
+        if !self.phase.is_admitted()
+            || n == self.me
+            || self.view.nodes.contains(&n)
+            || self.removed.contains(&n)
+            || self.left.contains(&n)
+        {
+            return;
+        }
+        let nodes = self.view.nodes.clone();
+        self.send_control(n, false, ControlMsg::Member { nodes });
+    }
+
+    /// `from`, no member here, says it is a member of the view `theirs`: for a member of
+    /// another history (joiner sweep seed 19057: each side admitted a joiner during the
+    /// partition, and those two outlived every LRC both histories knew, so neither was in the
+    /// other's view nor removed there, and nothing else made them meet) this is `Evicted`.
+    /// A joiner ignores it, and so does a member whose view holds `from` (a member of ours
+    /// whose admission has not reached the sender yet).
+    pub(crate) fn on_member(&mut self, from: Node, theirs: Vec<Node>) {
+        if !self.phase.is_admitted()
+            || self.view.nodes.contains(&from)
+            || self.left.contains(&from)
+            || theirs.contains(&self.me)
+        {
+            return;
+        }
+        self.on_evicted(from, theirs);
     }
 
     /// `from` says this LRC is not in its view `theirs`.
@@ -71,11 +109,28 @@ impl FederationCore {
             // the view of now, a joiner whose request was held across the heal, admitted here
             // after that view went out, counted for neither here but for `from` there, and
             // both sides won (unified simulator, joiner sweep, seed 6937: two logs for good).
-            let mine = self
-                .evicted_told
-                .get(&from)
-                .cloned()
-                .unwrap_or_else(|| mine.clone());
+            //
+            // Not told yet, this LRC tells `from` now the very view it judges, so that both
+            // judge the same two views: judging its view of now and telling a later one, the
+            // view had lost a node meanwhile, which then counted for `from` there and for
+            // neither here, and both sides won (joiner sweep seeds 6193, 6526). `from` itself
+            // counts for the side whose view it speaks for: it holds that history's log, and the
+            // view it is told must not name it (it would take itself for a member of ours).
+            let mine = match self.evicted_told.get(&from) {
+                Some(told) => told.clone(),
+                None => {
+                    let told: Vec<Node> = mine.iter().copied().filter(|n| *n != from).collect();
+                    self.evicted_told.insert(from, told.clone());
+                    self.send_control(
+                        from,
+                        false,
+                        ControlMsg::Evicted {
+                            nodes: told.clone(),
+                        },
+                    );
+                    told
+                }
+            };
             let ours: Vec<Node> = mine
                 .iter()
                 .copied()
@@ -348,6 +403,128 @@ mod tests {
         assert_eq!(c.coordinator(), Some(1), "whom it follows is unchanged");
     }
 
+    /// A member of {1, 2, 3} welcomed by the coordinator 1.
+    fn member_3_of_1_2_3() -> FederationCore {
+        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
+        c.handle(
+            0,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Welcome {
+                    base: 0,
+                    folded: Vec::new(),
+                    log: vec![
+                        Decision::NodeAdded(1),
+                        Decision::NodeAdded(2),
+                        Decision::NodeAdded(3),
+                    ],
+                    modules: Vec::new(),
+                    time_kind: Default::default(),
+                },
+            },
+        );
+        for node in [1, 2] {
+            c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
+        }
+        c
+    }
+
+    /// Unified simulator seed 29: a member lost a member after the coordinator and had it back
+    /// while the coordinator kept it; still suspecting it, it passed it over when the
+    /// coordinator died and took over beside it, the one the others followed.
+    #[test]
+    fn a_member_back_behind_the_coordinator_is_followed_when_the_coordinator_dies() {
+        let mut c = member_3_of_1_2_3();
+        c.handle(2, Event::PeerGone(2));
+        assert_eq!(c.coordinator(), Some(1));
+        c.handle(
+            3,
+            Event::ChannelPeer {
+                node: 2,
+                first_seq: 9,
+            },
+        );
+        c.handle(4, Event::PeerGone(1));
+        assert_eq!(c.coordinator(), Some(2), "the successor the others follow");
+        assert!(c.recovery.is_none(), "no take-over beside it");
+    }
+
+    /// Joiner sweep seed 2661: a member lost the coordinator and the member after it, took over
+    /// and waited for the others' reports; the member after the coordinator was back and took
+    /// over too, and the others followed it. Each ignored the other's fetch, and neither
+    /// decided again. A fetch from a member ahead, lost and back, makes this LRC follow it.
+    #[test]
+    fn a_member_taking_over_ahead_of_this_one_is_followed_again() {
+        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
+        c.handle(
+            0,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Welcome {
+                    base: 0,
+                    folded: Vec::new(),
+                    log: (1..=4).map(Decision::NodeAdded).collect(),
+                    modules: Vec::new(),
+                    time_kind: Default::default(),
+                },
+            },
+        );
+        for node in [1, 2, 4] {
+            c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
+        }
+        c.handle(2, Event::PeerGone(1));
+        c.handle(2, Event::PeerGone(2));
+        assert_eq!(c.coordinator(), Some(3));
+        assert!(c.recovery.is_some(), "taking over, waiting for 4");
+        c.handle(
+            3,
+            Event::ChannelPeer {
+                node: 2,
+                first_seq: 9,
+            },
+        );
+        assert_eq!(
+            c.coordinator(),
+            Some(3),
+            "a reconnection alone changes nothing"
+        );
+        while c.poll_action().is_some() {}
+        c.handle(
+            4,
+            Event::Control {
+                from: 2,
+                msg: ControlMsg::Fetch { after: 4 },
+            },
+        );
+        assert_eq!(c.coordinator(), Some(2), "2 is followed");
+        assert!(c.recovery.is_none(), "the take-over here is dropped");
+        let reported = std::iter::from_fn(|| c.poll_action()).any(|a| {
+            matches!(&a, Action::SendControl { to: 2, bytes, .. }
+            if matches!(
+                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
+                Ok(ControlMsg::Report { to: 2, .. })
+            ))
+        });
+        assert!(reported, "2's fetch is answered");
+    }
+
+    /// The other way round (swarm seed 571): a coordinator lost and back stays passed over, so
+    /// whom this member follows does not change under the others.
+    #[test]
+    fn a_coordinator_lost_and_back_stays_passed_over() {
+        let mut c = member_3_of_1_2_3();
+        c.handle(2, Event::PeerGone(1));
+        assert_eq!(c.coordinator(), Some(2));
+        c.handle(
+            3,
+            Event::ChannelPeer {
+                node: 1,
+                first_seq: 9,
+            },
+        );
+        assert_eq!(c.coordinator(), Some(2), "still the successor");
+    }
+
     /// Whether `c` sent `Evicted` to `to` since its actions were last drained; drains them.
     fn told_evicted(c: &mut FederationCore, to: Node) -> bool {
         std::iter::from_fn(|| c.poll_action()).any(|a| {
@@ -496,6 +673,125 @@ mod tests {
             "the node admitted twice is removed"
         );
         assert!(c.removed.contains(&4));
+    }
+
+    /// Joiner sweep seed 19057: two LRCs, each admitted by its own side of a partition, meet
+    /// after every LRC both histories knew is gone. Neither is in the other's view nor removed
+    /// there; the channel coming up makes each tell the other its view, and the majority rule
+    /// settles it as for `Evicted`. A joiner ignores the same message.
+    #[test]
+    fn members_of_two_histories_that_never_met_tell_each_other_their_views() {
+        let mut c = coordinator_of_1_2_that_removed_3();
+        c.handle(
+            1,
+            Event::ChannelPeer {
+                node: 7,
+                first_seq: 1,
+            },
+        );
+        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
+            .filter_map(|a| match a {
+                Action::SendControl { to: 7, bytes, .. } => {
+                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
+                        Ok(ControlMsg::Member { nodes }) => Some(nodes),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(told, vec![vec![1, 2]], "7 is told the view");
+        // 7's view holds 3, which this history removed: another history, and a larger one.
+        c.handle(
+            2,
+            Event::Control {
+                from: 7,
+                msg: ControlMsg::Member {
+                    nodes: vec![3, 7, 8],
+                },
+            },
+        );
+        assert!(
+            matches!(c.phase(), Phase::Evicted { .. }),
+            "{{3, 7, 8}} beats {{1, 2}}: {:?}",
+            c.phase()
+        );
+
+        let mut joiner = FederationCore::joining("F", 5, 0, vec![1]);
+        joiner.handle(
+            0,
+            Event::Control {
+                from: 1,
+                msg: ControlMsg::Member { nodes: vec![1, 2] },
+            },
+        );
+        assert_eq!(
+            joiner.phase().candidates(),
+            &[1],
+            "a joiner goes on joining"
+        );
+    }
+
+    /// Joiner sweep seed 16436: a coordinator of another history, whose log admitted this LRC
+    /// through a join request held across the heal, took over and fetched this LRC's log; not
+    /// its coordinator, this LRC ignored it, and it waited for good with both histories alive.
+    /// It is told this LRC's view instead, and the majority rule settles it.
+    #[test]
+    fn a_fetch_from_outside_the_view_is_answered_with_the_view() {
+        let mut c = coordinator_of_1_2_that_removed_3();
+        c.handle(
+            1,
+            Event::Control {
+                from: 7,
+                msg: ControlMsg::Fetch { after: 4 },
+            },
+        );
+        assert!(told_evicted(&mut c, 7), "7 is told it is no member here");
+        assert!(c.is_active_coordinator(), "nothing else changes here");
+    }
+
+    /// Joiner sweep seeds 6193 and 6526: a member of the other history that this coordinator
+    /// admitted too tells it its view. Judged against the view of now (where it counts for
+    /// neither side) the coordinator won the tie; the view it told later lacked that node, which
+    /// then counted for the other side there, and both sides won. Now the view judged is the
+    /// view told, at once, and the node speaking counts for its own side.
+    #[test]
+    fn the_view_judged_is_the_view_told_and_the_speaker_counts_for_its_side() {
+        let mut c = coordinator_of_1_2_that_removed_3();
+        c.handle(1, join_request(4));
+        assert_eq!(c.view().nodes, vec![1, 2, 4], "4 admitted here as well");
+        while c.poll_action().is_some() {}
+        c.handle(
+            2,
+            Event::Control {
+                from: 4,
+                msg: ControlMsg::Evicted {
+                    nodes: vec![3, 4, 5],
+                },
+            },
+        );
+        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
+            .filter_map(|a| match a {
+                Action::SendControl { to: 4, bytes, .. } => {
+                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
+                        Ok(ControlMsg::Evicted { nodes }) => Some(nodes),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            told,
+            vec![vec![1, 2]],
+            "4 is told the view judged, without itself"
+        );
+        // 4 judges {1, 2} against its {3, 4, 5} and wins: so must this side lose.
+        assert!(
+            matches!(c.phase(), Phase::Evicted { .. }),
+            "{{3, 4, 5}} beats {{1, 2}}: {:?}",
+            c.phase()
+        );
     }
 
     /// Unified simulator, joiner sweep seed 6937: after a heal the lone coordinator 1 told 2

@@ -788,6 +788,26 @@ impl FederationCore {
             .find(|n| !self.suspected.contains(n))
     }
 
+    /// Whether this LRC follows a coordinator other than itself that comes before `n` in the
+    /// view: trusting `n` again then changes no LRC's choice of coordinator.
+    fn follows_one_before(&self, n: Node) -> bool {
+        let Some(c) = self.coordinator() else {
+            return false;
+        };
+        let at = |x: Node| self.view.nodes.iter().position(|m| *m == x);
+        c != self.me && at(c) < at(n)
+    }
+
+    /// Whether `n` comes before the coordinator this LRC sees (itself included) in the view.
+    fn comes_before_coordinator(&self, n: Node) -> bool {
+        let at = |x: Node| self.view.nodes.iter().position(|m| *m == x);
+        match (at(n), self.coordinator().and_then(at)) {
+            (Some(i), Some(c)) => i < c,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
     /// Whether this LRC is the coordinator and not recovering.
     pub fn is_active_coordinator(&self) -> bool {
         self.phase.is_admitted() && self.coordinator() == Some(self.me) && self.recovery.is_none()
@@ -915,10 +935,20 @@ impl FederationCore {
                     // coordinator admitted it suspected, so the members' acknowledgements of
                     // its admission were not waited for).
                     self.gone.remove(&node);
+                } else if self.suspected.contains(&node) && self.follows_one_before(node) {
+                    // A member this LRC lost and has back, while the coordinator it follows
+                    // kept it: trusted again, or this LRC alone would pass it over when that
+                    // coordinator dies and take over beside it (simulator seed 29). Not when it
+                    // comes before that coordinator in the view: trusting it would change whom
+                    // this LRC follows while the others moved on (swarm seed 571), and not on a
+                    // coordinator, which waits for no suspected member's log while it recovers.
+                    self.suspected.remove(&node);
+                    self.gone.remove(&node);
                 }
                 if self.removed.contains(&node) {
                     self.tell_evicted(node);
                 }
+                self.tell_member(node);
                 self.on_stream_start(node, first_seq);
                 self.request_snapshots();
             }

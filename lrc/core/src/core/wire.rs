@@ -926,6 +926,14 @@ pub enum ControlMsg {
         /// receiver's is asked for again).
         epoch: u32,
     },
+    /// A member to an LRC whose channel came up and that is not in its view: its view. A
+    /// joiner ignores it; a member of another history (the two met after a partition, each
+    /// admitted by its own side, with no node either removed) answers it like [`Self::Evicted`]
+    /// (see `super::eviction`).
+    Member {
+        /// The sender's view (coordinator first).
+        nodes: Vec<u64>,
+    },
 }
 
 /// `Vec<(handle, value bytes)>` with each value as a byte string (`serde_bytes`): postcard lays
