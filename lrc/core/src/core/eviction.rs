@@ -295,14 +295,10 @@ mod tests {
                 first_seq: 1,
             },
         );
-        let told_evicted = std::iter::from_fn(|| c.poll_action()).any(|a| {
-            matches!(&a, Action::SendControl { to: 5, bytes, .. }
-            if matches!(
-                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                Ok(ControlMsg::Evicted { .. })
-            ))
-        });
-        assert!(!told_evicted, "a member the log admitted is not barred");
+        assert!(
+            !told_evicted(&mut c, 5),
+            "a member the log admitted is not barred"
+        );
     }
 
     /// Unified simulator, seed 58: a joiner that lost its connection to a member and got it
@@ -324,14 +320,36 @@ mod tests {
     }
 
     /// Whether `c` asked `to` for a snapshot since its actions were last drained; drains them.
+    /// The control messages `c` sends to `to` among the actions it has queued (all drained).
+    fn sent_to(c: &mut FederationCore, to: Node) -> Vec<ControlMsg> {
+        std::iter::from_fn(|| c.poll_action())
+            .filter_map(|a| match a {
+                Action::SendControl { to: t, bytes, .. } if t == to => {
+                    super::super::wire::Envelope::decode(&bytes)
+                        .ok()
+                        .map(|e| e.msg)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The views `c` tells `to` in `Evicted` (or, with `member`, in `Member`).
+    fn views_told(c: &mut FederationCore, to: Node, member: bool) -> Vec<Vec<Node>> {
+        sent_to(c, to)
+            .into_iter()
+            .filter_map(|m| match m {
+                ControlMsg::Evicted { nodes } if !member => Some(nodes),
+                ControlMsg::Member { nodes } if member => Some(nodes),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn asked_snapshot(c: &mut FederationCore, to: Node) -> bool {
-        std::iter::from_fn(|| c.poll_action()).any(|a| {
-            matches!(&a, Action::SendControl { to: t, bytes, .. }
-            if *t == to && matches!(
-                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                Ok(ControlMsg::SnapshotRequest)
-            ))
-        })
+        sent_to(c, to)
+            .iter()
+            .any(|m| matches!(m, ControlMsg::SnapshotRequest))
     }
 
     /// Unified simulator, joiner sweep, seeds 7232 and 9410: a member lost its connection to
@@ -342,28 +360,8 @@ mod tests {
     /// snapshot — again even if one was asked for over the connection that dropped.
     #[test]
     fn a_member_lost_and_back_while_the_log_kept_it_is_heard_and_asked_again() {
-        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
-        c.handle(
-            0,
-            Event::Control {
-                from: 1,
-                msg: ControlMsg::Welcome {
-                    base: 0,
-                    folded: Vec::new(),
-                    log: vec![
-                        Decision::NodeAdded(1),
-                        Decision::NodeAdded(2),
-                        Decision::NodeAdded(3),
-                    ],
-                    modules: Vec::new(),
-                    time_kind: Default::default(),
-                },
-            },
-        );
+        let mut c = member_3_of_1_2_3();
         assert!(c.is_admitted());
-        for node in [1, 2] {
-            c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
-        }
         assert!(
             asked_snapshot(&mut c, 2),
             "a member before it serves its state"
@@ -403,9 +401,10 @@ mod tests {
         assert_eq!(c.coordinator(), Some(1), "whom it follows is unchanged");
     }
 
-    /// A member of {1, 2, 3} welcomed by the coordinator 1.
-    fn member_3_of_1_2_3() -> FederationCore {
-        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
+    /// The member `me` of the view {1, …, `last`}, welcomed by the coordinator 1 and connected
+    /// to every other member.
+    fn member_of_1_to(me: Node, last: Node) -> FederationCore {
+        let mut c = FederationCore::joining("F", me, 0, vec![1]);
         c.handle(
             0,
             Event::Control {
@@ -413,20 +412,21 @@ mod tests {
                 msg: ControlMsg::Welcome {
                     base: 0,
                     folded: Vec::new(),
-                    log: vec![
-                        Decision::NodeAdded(1),
-                        Decision::NodeAdded(2),
-                        Decision::NodeAdded(3),
-                    ],
+                    log: (1..=last).map(Decision::NodeAdded).collect(),
                     modules: Vec::new(),
                     time_kind: Default::default(),
                 },
             },
         );
-        for node in [1, 2] {
+        for node in (1..=last).filter(|&n| n != me) {
             c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
         }
         c
+    }
+
+    /// A member of {1, 2, 3} welcomed by the coordinator 1.
+    fn member_3_of_1_2_3() -> FederationCore {
+        member_of_1_to(3, 3)
     }
 
     /// Unified simulator seed 29: a member lost a member after the coordinator and had it back
@@ -455,23 +455,7 @@ mod tests {
     /// decided again. A fetch from a member ahead, lost and back, makes this LRC follow it.
     #[test]
     fn a_member_taking_over_ahead_of_this_one_is_followed_again() {
-        let mut c = FederationCore::joining("F", 3, 0, vec![1]);
-        c.handle(
-            0,
-            Event::Control {
-                from: 1,
-                msg: ControlMsg::Welcome {
-                    base: 0,
-                    folded: Vec::new(),
-                    log: (1..=4).map(Decision::NodeAdded).collect(),
-                    modules: Vec::new(),
-                    time_kind: Default::default(),
-                },
-            },
-        );
-        for node in [1, 2, 4] {
-            c.handle(1, Event::ChannelPeer { node, first_seq: 1 });
-        }
+        let mut c = member_of_1_to(3, 4);
         c.handle(2, Event::PeerGone(1));
         c.handle(2, Event::PeerGone(2));
         assert_eq!(c.coordinator(), Some(3));
@@ -498,13 +482,9 @@ mod tests {
         );
         assert_eq!(c.coordinator(), Some(2), "2 is followed");
         assert!(c.recovery.is_none(), "the take-over here is dropped");
-        let reported = std::iter::from_fn(|| c.poll_action()).any(|a| {
-            matches!(&a, Action::SendControl { to: 2, bytes, .. }
-            if matches!(
-                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                Ok(ControlMsg::Report { to: 2, .. })
-            ))
-        });
+        let reported = sent_to(&mut c, 2)
+            .iter()
+            .any(|m| matches!(m, ControlMsg::Report { to: 2, .. }));
         assert!(reported, "2's fetch is answered");
     }
 
@@ -527,13 +507,7 @@ mod tests {
 
     /// Whether `c` sent `Evicted` to `to` since its actions were last drained; drains them.
     fn told_evicted(c: &mut FederationCore, to: Node) -> bool {
-        std::iter::from_fn(|| c.poll_action()).any(|a| {
-            matches!(&a, Action::SendControl { to: t, bytes, .. }
-            if *t == to && matches!(
-                super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                Ok(ControlMsg::Evicted { .. })
-            ))
-        })
+        !views_told(c, to, false).is_empty()
     }
 
     /// The coordinator 1 of the view {1, 2}, whose log admitted and removed 3.
@@ -689,17 +663,7 @@ mod tests {
                 first_seq: 1,
             },
         );
-        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
-            .filter_map(|a| match a {
-                Action::SendControl { to: 7, bytes, .. } => {
-                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
-                        Ok(ControlMsg::Member { nodes }) => Some(nodes),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-            .collect();
+        let told = views_told(&mut c, 7, true);
         assert_eq!(told, vec![vec![1, 2]], "7 is told the view");
         // 7's view holds 3, which this history removed: another history, and a larger one.
         c.handle(
@@ -770,17 +734,7 @@ mod tests {
                 },
             },
         );
-        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
-            .filter_map(|a| match a {
-                Action::SendControl { to: 4, bytes, .. } => {
-                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
-                        Ok(ControlMsg::Evicted { nodes }) => Some(nodes),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-            .collect();
+        let told = views_told(&mut c, 4, false);
         assert_eq!(
             told,
             vec![vec![1, 2]],
@@ -813,17 +767,7 @@ mod tests {
                 first_seq: 1,
             },
         );
-        let told: Vec<Vec<Node>> = std::iter::from_fn(|| c.poll_action())
-            .filter_map(|a| match a {
-                Action::SendControl { to: 2, bytes, .. } => {
-                    match super::super::wire::Envelope::decode(&bytes).map(|e| e.msg) {
-                        Ok(ControlMsg::Evicted { nodes }) => Some(nodes),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-            .collect();
+        let told = views_told(&mut c, 2, false);
         assert_eq!(told, vec![vec![1]], "2 is told the view {{1}}");
         c.handle(2, join_request(4));
         assert_eq!(c.view().nodes, vec![1, 4], "4 admitted here too");
@@ -879,13 +823,9 @@ mod tests {
         c.apply_decision(Decision::NodeAdded(2));
         while c.poll_action().is_some() {}
         let welcomed = |c: &mut FederationCore| {
-            std::iter::from_fn(|| c.poll_action()).any(|a| {
-                matches!(&a, Action::SendControl { to: 5, bytes, .. }
-                if matches!(
-                    super::super::wire::Envelope::decode(bytes).map(|e| e.msg),
-                    Ok(ControlMsg::Welcome { .. })
-                ))
-            })
+            sent_to(c, 5)
+                .iter()
+                .any(|m| matches!(m, ControlMsg::Welcome { .. }))
         };
         c.handle(1, join_request(5));
         assert!(c.view().nodes.contains(&5), "admitted");
