@@ -623,7 +623,7 @@ pub struct DdmRun {
     pub updates_sent: u64,
     /// Of which relevant (the update region overlaps the subscription region).
     pub relevant_sent: u64,
-    /// Update-region commits (reliable region announcements) by the publishers.
+    /// Update-region commits (region announcements) by the publishers.
     pub region_commits: u64,
     /// Datagrams the publishers sent on cell groups.
     pub cell_datagrams_sent: u64,

@@ -96,9 +96,9 @@ pub mod names {
     /// Best-effort updates dropped because they arrived before the update-region announcement
     /// they were sent after (DDM, `docs/DDM.md`; label `federation`).
     pub const DDM_STALE_DROPS: &str = "hlamesh_ddm_stale_updates_dropped_total";
-    /// Update-region commits this LRC sent best effort to the cells the region stays in instead
-    /// of announcing them in the reliable stream to every LRC (DDM, "Moves within the cells" in
-    /// `docs/DDM.md`; label `federation`).
+    /// Update-region commits this LRC sent to the cells the region stays in only (best effort,
+    /// or in the reliable stream for a reliable attribute) instead of announcing them to every
+    /// LRC (DDM, "Moves within the cells" in `docs/DDM.md`; label `federation`).
     pub const DDM_MOVES_IN_CELLS: &str = "hlamesh_ddm_region_moves_sent_to_cells_total";
 }
 

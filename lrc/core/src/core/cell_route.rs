@@ -224,8 +224,9 @@ impl FederationCore {
         self.cells.cells_per_dimension = n;
     }
 
-    /// The cell keys a best-effort `msg` goes to, `None` for the default group (see the module
-    /// docs): an update of an instance with update regions, or an interaction sent with regions.
+    /// The cell keys `msg` goes to, `None` for the default group (see the module docs): an
+    /// update of an instance with update regions, a move of update regions within their cells,
+    /// or an interaction sent with regions.
     pub(crate) fn cells_of_send(&self, msg: &DataMsg) -> Option<Vec<u32>> {
         match msg {
             DataMsg::Update { object, values, .. } => self.cells_of_update(*object, values),
@@ -715,6 +716,70 @@ mod tests {
             "{crossed:?}"
         );
         assert_eq!(cell_update(&mut f, o), None, "a plain cell update");
+    }
+
+    /// A reliable attribute (`Track`, over X and Y) moves the same way, with its move numbered
+    /// in the stream on the cells (so it stays in order with the attribute's updates there),
+    /// and its updates carry their regions too, for an LRC that joins the cells later.
+    #[test]
+    fn a_reliable_attributes_move_within_its_cells_goes_to_them_in_the_stream() {
+        let mut f = Fed::new();
+        let (p, vehicle) = (f.p, f.vehicle);
+        let track = f
+            .core
+            .fdd_ref()
+            .expect("fdd")
+            .attribute_handle(vehicle, "Track")
+            .expect("Track");
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[track])
+            .expect("publish");
+        let at = f.region(p, (10, 30), (10, 20));
+        let o = f
+            .core
+            .register_object_instance_with_regions(p, vehicle, &[(vec![track], vec![at])], None)
+            .expect("register");
+        sent(&mut f.core);
+        let update = |f: &mut Fed| {
+            f.core
+                .update_attribute_values(p, o, vec![(track, vec![1u8])], Vec::new(), None)
+                .expect("update");
+            match <[_; 1]>::try_from(sent(&mut f.core)) {
+                Ok([(true, true, DataMsg::Update { regions, .. })]) => regions,
+                other => panic!("one reliable update to cells: {other:?}"),
+            }
+        };
+        assert_eq!(update(&mut f), None, "a plain update");
+
+        f.bounds(p, at, (40, 60), (10, 20));
+        let moved = sent(&mut f.core);
+        let [
+            (
+                true,
+                true,
+                DataMsg::MoveRegions {
+                    version: 2, attrs, ..
+                },
+            ),
+        ] = &moved[..]
+        else {
+            panic!("a reliable move to the cell: {moved:?}");
+        };
+        let r = update(&mut f).expect("an update with its regions");
+        assert_eq!(r.attrs, vec![(track, 2, attrs[0].1.clone())]);
+
+        // Into cell (1, 0): announced to every LRC, and the updates carry nothing.
+        f.bounds(p, at, (240, 260), (10, 20));
+        let crossed = sent(&mut f.core);
+        assert!(
+            matches!(
+                &crossed[..],
+                [(false, true, DataMsg::UpdateRegions { version: 3, .. })]
+            ),
+            "{crossed:?}"
+        );
+        assert_eq!(update(&mut f), None, "a plain update");
+        assert_eq!(f.core.ddm_moves_in_cells(), 1);
     }
 
     #[test]

@@ -527,14 +527,8 @@ impl FederationCore {
             _ => None,
         };
         // Reliable messages with regions go to cells too: the transport's chained positions keep
-        // them exactly once and in order (`docs/DDM.md`, "Reliability across groups"). A
-        // region move stays on the default group when reliable (see `super::regions`).
-        let cells = if reliable && matches!(msg, DataMsg::MoveRegions { .. }) {
-            None
-        } else {
-            self.cells_of_send(&msg)
-        };
-        match cells {
+        // them exactly once and in order (`docs/DDM.md`, "Reliability across groups").
+        match self.cells_of_send(&msg) {
             Some(cells) => self.actions.push_back(Action::SendToCells {
                 seq: reliable.then_some(seq),
                 bytes,

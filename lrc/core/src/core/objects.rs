@@ -413,14 +413,15 @@ impl FederationCore {
         versions: Vec<u32>,
         retraction: Option<MessageRetractionHandle>,
     ) -> u64 {
-        let (after, regions) = if reliable {
-            (0, None)
+        // In the stream, a reliable update follows every announcement before it: it needs no
+        // `after`. It carries its moved regions all the same, for an LRC that joined their
+        // cells after the move went there (see `super::regions`, "Moves within the cells").
+        let after = if reliable {
+            0
         } else {
-            (
-                self.regions.announced_at.get(&object).copied().unwrap_or(0),
-                self.inline_regions(object, values.iter().map(|(a, _)| *a)),
-            )
+            self.regions.announced_at.get(&object).copied().unwrap_or(0)
         };
+        let regions = self.inline_regions(object, values.iter().map(|(a, _)| *a));
         let seq = self.send_data(
             reliable,
             DataMsg::Update {
@@ -1158,15 +1159,7 @@ impl FederationCore {
                 version,
                 after,
                 attrs,
-            } => {
-                // Not before the stream announcement it follows (as a best-effort update).
-                if from != self.me && after > self.applied_upto(from) {
-                    self.regions.stale_drops += 1;
-                    return;
-                }
-                let attrs: Vec<_> = attrs.into_iter().map(|(a, e)| (a, version, e)).collect();
-                self.apply_moved_regions(from, object, producer, &attrs);
-            }
+            } => self.on_move_regions(from, seq, object, producer, version, after, attrs),
             DataMsg::RequestUpdateInRegions { class, attrs, tag } => {
                 self.apply_request_in_regions(class, attrs, tag);
             }

@@ -22,7 +22,8 @@ use crate::handles::{
 /// `DataMsg::Update`, so that a best-effort update never overtakes the update-region
 /// announcement it was sent after; 18: moves of best-effort update regions within their cells
 /// (`DataMsg::MoveRegions`, `DataMsg::Update::regions`, `DataMsg::UpdateRegions::version`), so
-/// that such a move reaches only the LRCs in those cells).
+/// that such a move reaches only the LRCs in those cells; reliable attributes' moves use the
+/// same messages since, numbered in the stream, with no change to any encoding).
 pub const WIRE_VERSION: u8 = 18;
 
 /// A message that could not be decoded.
@@ -179,10 +180,11 @@ pub enum DataMsg {
         /// those it was sent with (see `super::regions`). Reliable updates travel in that
         /// stream, in order, and carry 0.
         after: u64,
-        /// A best-effort update of an instance whose update regions moved within their cells
-        /// since the last announcement in the stream ([`DataMsg::MoveRegions`], which may be
-        /// lost): the regions of its attributes as it was sent, which the receiver applies if
-        /// they are newer than what it holds, and judges it by.
+        /// An update of an instance whose update regions moved within their cells since the
+        /// last announcement to every LRC ([`DataMsg::MoveRegions`], which a best-effort one
+        /// may lose and which an LRC outside those cells never received): the regions of its
+        /// attributes as it was sent, which the receiver applies if they are newer than what it
+        /// holds, and judges it by.
         regions: Option<super::regions::InlineRegions>,
     },
     /// An interaction.
@@ -347,10 +349,11 @@ pub enum DataMsg {
         #[serde(with = "serde_bytes")]
         tag: Vec<u8>,
     },
-    /// Best effort, to the cells of the regions only: the update regions of best-effort
-    /// attributes of `object` moved within the cells they cover (see `super::regions`, "Moves
-    /// within the cells"). As [`DataMsg::UpdateRegions`], applied only if newer than what the
-    /// receiver holds of that sender, and only after the sender's stream announcement `after`.
+    /// To the cells of the regions only: the update regions of attributes of `object` moved
+    /// within the cells they cover (see `super::regions`, "Moves within the cells"); best
+    /// effort, or numbered in the stream when an attribute listed is reliable. As
+    /// [`DataMsg::UpdateRegions`], applied only if newer than what the receiver holds of that
+    /// sender, and only after the sender's stream announcement `after`.
     MoveRegions {
         /// Instance.
         object: ObjectInstanceHandle,

@@ -90,6 +90,11 @@ impl OwnershipState {
                         object: o,
                         owner: p,
                         ..
+                    }
+                    | DataMsg::MoveRegions {
+                        object: o,
+                        producer: p,
+                        ..
                     } => *o == object && *p == producer,
                     _ => false,
                 }
@@ -442,8 +447,10 @@ impl FederationCore {
                     };
                     match verdict {
                         // The regions it carries apply now, in its stream's order; sent in
-                        // regions a newer move replaced meanwhile (a `MoveRegions`, which is
-                        // never held), it is stale (`super::regions`, "Moves within the cells").
+                        // regions a newer move replaced meanwhile (a best-effort `MoveRegions`
+                        // that overtook it before it was held: a move that comes after a held
+                        // update waits behind it), it is stale (`super::regions`, "Moves within
+                        // the cells").
                         Verdict::Accept
                             if regions.as_ref().is_some_and(|r| {
                                 from != self.me
@@ -488,6 +495,21 @@ impl FederationCore {
                             ));
                         }
                     }
+                }
+                // A move held behind an update of its stream (see `on_move_regions`) applies
+                // once that update was judged: the update keeps the regions it was sent in.
+                msg @ DataMsg::MoveRegions {
+                    object, producer, ..
+                } if blocked.contains(&(from, producer, object)) => keep.push((from, seq, msg)),
+                DataMsg::MoveRegions {
+                    object,
+                    producer,
+                    version,
+                    attrs,
+                    ..
+                } => {
+                    let attrs = crate::core::regions::numbered(version, attrs);
+                    self.apply_moved_regions(from, object, producer, &attrs);
                 }
                 _ => {}
             }
