@@ -197,7 +197,10 @@ impl World {
                     }
                 }
                 if self.opts.regions {
-                    if with_regions {
+                    // On cell groups, an LRC holds no values of what went to cells it did not
+                    // join: a subscriber without regions rightly misses the values sent before
+                    // its LRC joined them (a snapshot served by such an LRC is behind there).
+                    if with_regions || self.opts.cells {
                         self.checks.objects.filtered(fed);
                     }
                     self.show_subscription(fed);

@@ -65,6 +65,15 @@
 //! runs); `random_federations_in_region_mode_converge` runs its own sweep
 //! (`HLAMESH_SIM_REGION_SEEDS`, default 300, with each seed's swarm options).
 //!
+//! **Cell groups** ([`Options::cells`], with region mode): each federation has 16 DDM cell
+//! groups on the network model ([`net::Net::multicast_to`]); what the core sends to cells goes
+//! through the transport core's cell routing and chained reliable positions
+//! ([`transport::SimTransport::send_to_cells`]) to the groups of those cells only, an LRC joins
+//! and leaves groups as its core asks (`Action::SetCells`, [`transport::SimTransport::set_cells`])
+//! and hears nothing of the others, passing over their reliable positions. The region checks
+//! hold unchanged. `random_federations_on_ddm_cell_groups_converge` runs its own sweep
+//! (`HLAMESH_SIM_CELL_SEEDS`, default 500).
+//!
 //! - **Add a fault**: a field in [`Options`] (drawn in [`Options::swarm`] — append new draws at
 //!   the end, so the seeds already named keep their runs), its mechanism in [`net`] (the
 //!   network) or in `World::random_action` (`app.rs`; a call or an LRC's fate), and a counter

@@ -70,6 +70,8 @@ pub enum Out {
         numbers: u64,
         /// The message.
         bytes: Vec<u8>,
+        /// Whether it went to DDM cell groups (not the default group every member hears).
+        to_cells: bool,
     },
 }
 
@@ -97,8 +99,8 @@ pub struct Io<'a> {
 }
 
 impl Io<'_> {
-    /// Records a reliable message sent, for the stream check.
-    fn sent(&mut self, seq: u64, bytes: &[u8]) {
+    /// Records a reliable message sent (to cell groups: `to_cells`), for the stream check.
+    fn sent(&mut self, seq: u64, bytes: &[u8], to_cells: bool) {
         let (max_whole, fragment) = self.transport.numbering();
         let numbers = StreamNumbering {
             max_whole,
@@ -110,6 +112,7 @@ impl Io<'_> {
             seq,
             numbers,
             bytes: bytes.to_vec(),
+            to_cells,
         });
     }
 }
@@ -147,7 +150,7 @@ impl DriverIo<Rc<Channel>, FedId> for Io<'_> {
                 Some(seq),
             )?
             .unwrap_or(seq);
-        self.sent(seq, bytes);
+        self.sent(seq, bytes, false);
         Ok(seq)
     }
 
@@ -167,13 +170,33 @@ impl DriverIo<Rc<Channel>, FedId> for Io<'_> {
             .transport
             .send(self.net, channel, r, bytes, held, None)?;
         if let Some(s) = seq {
-            self.sent(s, bytes);
+            self.sent(s, bytes, false);
         }
         Ok(seq)
     }
 
     fn flush(&mut self, channel: &Rc<Channel>) {
         self.transport.flush(self.net, channel);
+    }
+
+    fn send_to_cells(
+        &mut self,
+        channel: &Rc<Channel>,
+        bytes: &[u8],
+        cells: &[u32],
+        seq: Option<u64>,
+    ) -> Result<Option<u64>, SendError> {
+        let (sent, to_cells) = self
+            .transport
+            .send_to_cells(self.net, channel, bytes, cells, seq)?;
+        if let Some(s) = sent {
+            self.sent(s, bytes, to_cells);
+        }
+        Ok(sent)
+    }
+
+    fn set_cells(&mut self, channel: &Rc<Channel>, cells: &[u32]) {
+        self.transport.set_cells(self.net, channel, cells);
     }
 
     fn send_control(
@@ -411,6 +434,18 @@ impl SimLrc {
     ) -> (Result<T, RtiError>, bool) {
         let at = net.instant(net.now());
         let full = |fed: &HostedFederation<Rc<Channel>, FedId>| !fed.io.has_room(at);
+        // The ambassador's `mom_reported` refreshes the cells this LRC joins after each
+        // service that may change them; the simulated federates call the core's services
+        // directly, so every call refreshes them (a refresh with nothing changed announces
+        // nothing). Only with cell groups: the runs without them stay as they were.
+        let cells = self.transport.has_cell_groups();
+        let f = |c: &mut FederationCore| {
+            let r = f(c);
+            if cells {
+                c.refresh_cells();
+            }
+            r
+        };
         let (host, mut io) = self.parts(net, disk, out);
         match driver::call(host, &mut io, federation, f, full) {
             Some(r) => r,

@@ -22,6 +22,7 @@
 //! subtracts them, so a run does not depend on when it is started.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -166,6 +167,8 @@ pub struct NetStats {
     pub repairs_dropped: u64,
     /// Connections that broke.
     pub breaks: u64,
+    /// Datagrams multicast to DDM cell groups (each counted once, whoever joined the group).
+    pub cell_datagrams: u64,
 }
 
 /// The network of one run (see the module docs).
@@ -188,6 +191,8 @@ pub struct Net {
     crashed: BTreeSet<NodeId>,
     /// Every node that ever joined the network (multicast reaches those not crashed).
     nodes: BTreeSet<NodeId>,
+    /// The nodes that joined each DDM cell group.
+    groups: BTreeMap<Ipv4Addr, BTreeSet<NodeId>>,
     /// Test-only breakage: every `Repair` frame is dropped (see [`Net::drop_repairs`]).
     drop_repairs: bool,
     /// What happened.
@@ -220,6 +225,7 @@ impl Net {
             cut: BTreeSet::new(),
             crashed: BTreeSet::new(),
             nodes: BTreeSet::new(),
+            groups: BTreeMap::new(),
             drop_repairs: false,
             stats: NetStats::default(),
         }
@@ -283,6 +289,32 @@ impl Net {
     /// not join the federation's group drops it).
     pub fn multicast(&mut self, from: NodeId, bytes: &Bytes) {
         let to: Vec<NodeId> = self.nodes.iter().copied().collect();
+        self.multicast_among(from, to, bytes);
+    }
+
+    /// Node `from` multicasts `bytes` to DDM cell group `group`: a copy to every other node
+    /// that joined it and did not crash (the kernel of the others drops it).
+    pub fn multicast_to(&mut self, from: NodeId, group: Ipv4Addr, bytes: &Bytes) {
+        let to: Vec<NodeId> = self
+            .groups
+            .get(&group)
+            .map(|m| m.iter().copied().collect())
+            .unwrap_or_default();
+        self.stats.cell_datagrams += 1;
+        self.multicast_among(from, to, bytes);
+    }
+
+    /// Node `n` joins (`on`) or leaves DDM cell group `group`.
+    pub fn set_group(&mut self, n: NodeId, group: Ipv4Addr, on: bool) {
+        let members = self.groups.entry(group).or_default();
+        if on {
+            members.insert(n);
+        } else {
+            members.remove(&n);
+        }
+    }
+
+    fn multicast_among(&mut self, from: NodeId, to: Vec<NodeId>, bytes: &Bytes) {
         for r in to {
             if r == from || self.crashed.contains(&r) {
                 continue;
@@ -449,6 +481,9 @@ impl Net {
     /// the others notice after their detection delays), nothing reaches it any more.
     pub fn crash(&mut self, n: NodeId, others: &[NodeId]) {
         self.crashed.insert(n);
+        for members in self.groups.values_mut() {
+            members.remove(&n);
+        }
         for &o in others {
             if o != n {
                 self.break_conn(n, o, &[o]);

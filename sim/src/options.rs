@@ -57,6 +57,12 @@ pub struct Options {
     /// ([`crate::check::regions`]) runs. Never drawn by [`Options::swarm`] (the seeds already
     /// named keep their runs): the region sweep sets it (`tests/unified.rs`).
     pub regions: bool,
+    /// DDM cell groups (with [`Options::regions`]): each federation has 16 cell groups, updates
+    /// and region moves go to the groups of their regions' cells and a node hears only the
+    /// groups its subscriptions joined (reliable ones with the transport's chained positions);
+    /// without it, what the core sends to cells goes to the default group. Never drawn by
+    /// [`Options::swarm`]: the cell sweep sets it (`tests/unified.rs`).
+    pub cells: bool,
     /// Test-only breakage: every `Repair` frame is dropped (see `Net::drop_repairs`), so the
     /// liveness phase must fail. Never set by [`Options::swarm`].
     pub break_repairs: bool,
@@ -82,6 +88,7 @@ impl Default for Options {
             liveness_us: 60_000_000,
             partition_joiners: false,
             regions: false,
+            cells: false,
             break_repairs: false,
         }
     }
@@ -142,6 +149,7 @@ impl Options {
                 stall_after: Duration::from_millis(200),
             },
             flow_control: self.flow_control,
+            cell_groups: if self.cells { 16 } else { 0 },
         }
     }
 
@@ -170,7 +178,7 @@ impl Options {
     pub fn summary(&self) -> String {
         let on = |b: bool, s: &str| if b { format!(" {s}") } else { String::new() };
         format!(
-            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
+            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
             self.lrcs,
             self.link.loss_per_mille,
             self.link.dup_per_mille,
@@ -186,6 +194,7 @@ impl Options {
             on(self.small_retransmit, "small-retransmit"),
             on(self.flow_control, "flow-control"),
             on(self.regions, "regions"),
+            on(self.cells, "cells"),
             self.fold_every,
             self.fault_phase_us / 1000,
         )

@@ -24,10 +24,13 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use hlamesh_transport::config::TransportConfig;
+use hlamesh_transport::core::cells::{CellGroups, CellRoute};
 use hlamesh_transport::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use hlamesh_transport::core::dispatch::{self, Inbound};
 use hlamesh_transport::core::mesh::Route;
 use hlamesh_transport::core::{Mesh, Output, ReceivePath, TransportEvent};
+use hlamesh_transport::data::chain::GroupId;
 use hlamesh_transport::data::{self, DataConfig, DataReceiver, DataSender, Reliability, SendError};
 use hlamesh_transport::flow::{FlowConfig, Room};
 use hlamesh_transport::frame::Frame;
@@ -47,6 +50,8 @@ pub struct TransportSettings {
     pub flow: FlowConfig,
     /// Whether sends are flow-controlled.
     pub flow_control: bool,
+    /// DDM cell groups per federation (0: none; messages for cells go to the default group).
+    pub cell_groups: u32,
 }
 
 /// One federation's data channel on a simulated node: the transport core's three parts in
@@ -58,8 +63,9 @@ pub struct Channel {
     members: RefCell<Members>,
     recv: RefCell<ReceivePath>,
     send: RefCell<SendSide>,
-    /// DDM cell groups (none here: the simulated network has one group per federation).
-    cells: RefCell<hlamesh_transport::core::cells::CellGroups>,
+    /// DDM cell groups ([`TransportSettings::cell_groups`] of them, joined and left on the
+    /// simulated network as the shell does on its socket).
+    cells: RefCell<CellGroups>,
     /// Datagrams from other nodes received (the batching decision's input).
     heard: Cell<u64>,
     /// Reliable messages refused as out of sequence (the core numbered one otherwise than
@@ -67,9 +73,18 @@ pub struct Channel {
     pub out_of_sequence: Cell<u64>,
 }
 
-/// Cell groups of a federation with no DDM cell slots.
-fn no_cells() -> hlamesh_transport::core::cells::CellGroups {
-    hlamesh_transport::core::cells::CellGroups::new(Vec::new(), std::net::Ipv4Addr::UNSPECIFIED, 0)
+/// The cell groups of federation `tag`: `n` of them, at the addresses the shell's default
+/// configuration gives them.
+fn cell_groups(tag: FederationTag, n: u32) -> CellGroups {
+    let cfg = TransportConfig {
+        max_joined_cells: n,
+        ..TransportConfig::default()
+    };
+    CellGroups::new(
+        cfg.cell_groups_for(tag),
+        cfg.data_group_for(tag),
+        cfg.max_cells_per_send as usize,
+    )
 }
 
 impl ChannelParts for Channel {
@@ -88,7 +103,7 @@ impl ChannelParts for Channel {
     fn sender<R>(&self, f: impl FnOnce(&mut SendSide) -> R) -> R {
         f(&mut self.send.borrow_mut())
     }
-    fn cells<R>(&self, f: impl FnOnce(&mut hlamesh_transport::core::cells::CellGroups) -> R) -> R {
+    fn cells<R>(&self, f: impl FnOnce(&mut CellGroups) -> R) -> R {
         f(&mut self.cells.borrow_mut())
     }
 }
@@ -165,6 +180,11 @@ impl SimTransport {
         self.me
     }
 
+    /// Whether its federations have DDM cell groups ([`TransportSettings::cell_groups`]).
+    pub fn has_cell_groups(&self) -> bool {
+        self.settings.cell_groups > 0
+    }
+
     /// The channel's rule for numbering reliable messages: (largest whole payload, payload
     /// per fragment).
     pub fn numbering(&self) -> (usize, usize) {
@@ -225,7 +245,7 @@ impl SimTransport {
             recv: RefCell::new(ReceivePath::new(rx, members.ack_policy())),
             send: RefCell::new(SendSide::new(tx)),
             members: RefCell::new(members),
-            cells: RefCell::new(no_cells()),
+            cells: RefCell::new(cell_groups(tag, self.settings.cell_groups)),
             heard: Cell::new(0),
             out_of_sequence: Cell::new(0),
         });
@@ -239,7 +259,10 @@ impl SimTransport {
 
     /// Closes federation `tag`'s channel and tells every peer (`Transport::close_federation`).
     pub fn close_federation(&mut self, net: &mut Net, tag: FederationTag) {
-        if self.feds.remove(&tag).is_some() {
+        if let Some(c) = self.feds.remove(&tag) {
+            for g in c.cells.borrow().joined() {
+                net.set_group(self.me, g, false);
+            }
             self.mesh.drop_held_of(tag);
             for p in self.peers() {
                 self.transmit(net, p, &Frame::Left { tag });
@@ -286,7 +309,18 @@ impl SimTransport {
             r
         };
         self.emit(net, wire);
-        let seq = match seq {
+        self.sent(channel, seq, payload.len())
+    }
+
+    /// What a send returned, counted: a refused number as a defect, a reliable message in the
+    /// flow window. Returns the reliable number.
+    fn sent(
+        &self,
+        channel: &Channel,
+        r: Result<Option<data::Seq>, SendError>,
+        len: usize,
+    ) -> Result<Option<u64>, SendError> {
+        let seq = match r {
             Err(e @ SendError::OutOfSequence { .. }) => {
                 channel
                     .out_of_sequence
@@ -298,9 +332,74 @@ impl SimTransport {
         if let Some(s) = seq
             && self.settings.flow_control
         {
-            channel.members.borrow_mut().on_sent(s.0, payload.len());
+            channel.members.borrow_mut().on_sent(s.0, len);
         }
         Ok(seq.map(|s| s.0))
+    }
+
+    /// Sends one message for DDM cells `cells` on `channel` (`FederationChannel::send_to_cells`
+    /// and `send_reliable_to_cells`): to the cell groups they map to, best effort (`number`
+    /// `None`) or reliable with chain headers, the pending datagram flushed to the default group
+    /// first; to the default group, like [`SimTransport::send`], when they map to none (or too
+    /// many). Returns the reliable number and whether it went to cell groups.
+    pub fn send_to_cells(
+        &mut self,
+        net: &mut Net,
+        channel: &Channel,
+        payload: &[u8],
+        cells: &[u32],
+        number: Option<u64>,
+    ) -> Result<(Option<u64>, bool), SendError> {
+        let route = channel.cells.borrow().route(cells);
+        let CellRoute::Groups(groups) = route else {
+            let r = match number {
+                Some(_) => Reliability::Reliable,
+                None => Reliability::BestEffort,
+            };
+            let seq = self.send(net, channel, r, payload, false, number)?;
+            return Ok((seq, false));
+        };
+        let ids: Vec<GroupId> = {
+            let c = channel.cells.borrow();
+            groups.iter().filter_map(|g| c.group_id(*g)).collect()
+        };
+        self.flush(net, channel);
+        let now = net.instant(net.now());
+        let mut wire: Vec<Bytes> = Vec::new();
+        let r = {
+            let mut side = channel.send.borrow_mut();
+            let mut out = |d: &[u8]| wire.push(Bytes::copy_from_slice(d));
+            let r = match number {
+                Some(n) => side
+                    .send_reliable_cells(now, &ids, payload, Some(data::Seq(n)), &mut out)
+                    .map(Some),
+                None => side.send_cells(now, payload, &mut out).map(|()| None),
+            };
+            side.sent(now, (!wire.is_empty()).then_some(now));
+            r
+        };
+        for d in &wire {
+            for g in &groups {
+                net.multicast_to(self.me, *g, d);
+            }
+        }
+        Ok((self.sent(channel, r, payload.len())?, true))
+    }
+
+    /// This node's subscriptions want DDM cells `cells` on `channel` (`FederationChannel::
+    /// set_cells`): joins the groups newly needed, leaves the others, and tells the receive path
+    /// which groups' reliable positions are due. Joins never fail here.
+    pub fn set_cells(&mut self, net: &mut Net, channel: &Channel, cells: &[u32]) {
+        let change = channel.cells.borrow_mut().want(cells);
+        for g in change.join {
+            net.set_group(self.me, g, true);
+        }
+        for g in change.leave {
+            net.set_group(self.me, g, false);
+        }
+        let ids = channel.cells.borrow().joined_ids();
+        let now = net.instant(net.now());
+        channel.recv.borrow_mut().set_groups(now, &ids);
     }
 
     /// Sends `channel`'s pending datagram now.

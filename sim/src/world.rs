@@ -205,6 +205,8 @@ pub struct Report {
     pub region_disjoint: u64,
     /// Region mode: reflections whose subscriber's regions moved between send and delivery.
     pub region_races: u64,
+    /// Cell groups ([`Options::cells`]): datagrams multicast to DDM cell groups.
+    pub cell_datagrams: u64,
     /// Virtual time the run took (µs).
     pub virtual_us: u64,
     /// Virtual time the liveness phase took to converge (µs).
@@ -237,6 +239,7 @@ impl Report {
             region_reflections,
             region_disjoint,
             region_races,
+            cell_datagrams,
             virtual_us,
             converged_after_us,
         } = other;
@@ -262,6 +265,7 @@ impl Report {
         self.region_reflections += region_reflections;
         self.region_disjoint += region_disjoint;
         self.region_races += region_races;
+        self.cell_datagrams += cell_datagrams;
         self.virtual_us += virtual_us;
         self.converged_after_us = self.converged_after_us.max(*converged_after_us);
     }
@@ -396,6 +400,7 @@ impl World {
                 self.report.fell_behind = self.checks.stream.fell_behind;
                 self.report.lost = self.net.stats.lost;
                 self.report.nacks = self.net.stats.nacks;
+                self.report.cell_datagrams = self.net.stats.cell_datagrams;
                 self.report.region_reflections = self.checks.regions.in_regions;
                 self.report.region_disjoint = self.checks.regions.disjoint;
                 self.report.region_races = self.checks.regions.raced;
@@ -775,7 +780,11 @@ impl World {
                 seq,
                 numbers,
                 bytes,
-            } => self.checks.stream.sent(node, seq, numbers, &bytes),
+                to_cells,
+            } => self
+                .checks
+                .stream
+                .sent(node, seq, numbers, &bytes, to_cells),
             Out::Closed { core } => {
                 if let Some(l) = self.lrcs.get_mut(&id) {
                     l.closed = Some(core);

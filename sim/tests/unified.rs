@@ -136,6 +136,50 @@ fn random_federations_in_region_mode_converge() {
     }
 }
 
+/// Region mode on DDM cell groups (`Options::cells`) on top of each seed's swarm options.
+fn with_cells(seed: u64) -> Options {
+    Options {
+        cells: true,
+        ..with_regions(seed)
+    }
+}
+
+/// Default number of seeds of [`random_federations_on_ddm_cell_groups_converge`] in CI.
+const CELL_SEEDS: u64 = 500;
+
+/// The region mode with DDM cell groups (`Options::cells`): what the core sends to cells goes
+/// to those cells' groups only, reliable messages with the transport's chained positions, and
+/// each LRC hears the groups its subscriptions joined, passing over the positions that went
+/// elsewhere; the region invariants hold as in the region mode. Its own seeds
+/// (`HLAMESH_SIM_CELL_SEEDS`, default 500).
+#[test]
+fn random_federations_on_ddm_cell_groups_converge() {
+    let seeds = Seeds::from_env(1, CELL_SEEDS, Some("HLAMESH_SIM_CELL_SEEDS"));
+    let replay = seeds.is_replay() || seeds.len() < 100;
+    let r = sweep(
+        "random_federations_on_ddm_cell_groups_converge",
+        seeds,
+        with_cells,
+    );
+    if replay {
+        return;
+    }
+    eprintln!("cell sweep coverage: {r:?}");
+    let covered = [
+        ("datagrams on cell groups", r.cell_datagrams),
+        ("reflections in regions", r.region_reflections),
+        (
+            "updates outside some subscriber's regions",
+            r.region_disjoint,
+        ),
+        ("partitions healed", r.partitions),
+        ("LRCs crashed", r.crashes),
+    ];
+    for (what, n) in covered {
+        assert!(n > 0, "the cell sweep had no {what}: {r:?}");
+    }
+}
+
 /// Seeds 71 and 92 of the region sweep: an LRC whose join took long (a coordinator crashed
 /// meanwhile) held the data of a member's stream from when it connected; after the snapshot it
 /// replays the held updates, and judged them against the update regions as at the snapshot's

@@ -11,7 +11,11 @@
 //! misses the values sent outside them: its values only increase (still exactly once), and at
 //! the end it knows no instance that is not alive; which values it must hold is the regions
 //! check's ([`super::regions`]), and so is which instances it must have discovered. A
-//! subscriber without regions is checked as outside region mode.
+//! subscriber without regions is checked as outside region mode, except on DDM cell groups
+//! ([`crate::Options::cells`]): there an LRC receives nothing of the cells it did not join, so
+//! a subscriber without regions on it misses the values sent before its LRC joined them (and a
+//! snapshot served by an LRC outside them is behind there), and is checked as one with
+//! regions; the regions check still holds it to every instance's last value.
 
 use std::collections::{BTreeMap, BTreeSet};
 

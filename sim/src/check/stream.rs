@@ -1,7 +1,10 @@
 //! Transport invariant: each sender's reliable stream is delivered to each member exactly once,
 //! in order and byte-identical, from where the sender's stream stood when the two became
 //! members — except exactly the messages a `FellBehind` event reported lost (a message counts
-//! as lost if any of its fragments' numbers is in a reported range).
+//! as lost if any of its fragments' numbers is in a reported range), and messages sent to DDM
+//! cell groups, which a receiver passes over when it did not join them (the transport says so
+//! with `Skipped`, or by delivering what follows); what reaches a subscriber on the cells is
+//! the regions check's to judge. A message on the default group is never passed over.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +23,9 @@ struct Position {
 /// The stream check (see the module docs).
 #[derive(Debug, Default)]
 pub struct StreamCheck {
-    /// Per sender: last number of each reliable message → (numbers it takes, digest).
-    sent: BTreeMap<NodeId, BTreeMap<u64, (u64, u64)>>,
+    /// Per sender: last number of each reliable message → (numbers it takes, digest, sent to
+    /// cell groups).
+    sent: BTreeMap<NodeId, BTreeMap<u64, (u64, u64, bool)>>,
     /// Per (receiver, sender) while the sender is a member at the receiver.
     positions: BTreeMap<(NodeId, NodeId), Position>,
     /// Per (receiver, sender): the ranges reported lost.
@@ -36,13 +40,15 @@ pub struct StreamCheck {
 }
 
 impl StreamCheck {
-    /// `sender` sent a reliable message under `seq` that takes `numbers` numbers.
+    /// `sender` sent a reliable message under `seq` that takes `numbers` numbers (to DDM cell
+    /// groups: `to_cells`).
     pub fn sent(
         &mut self,
         sender: NodeId,
         seq: u64,
         numbers: u64,
         bytes: &[u8],
+        to_cells: bool,
     ) -> Result<(), String> {
         let s = self.sent.entry(sender).or_default();
         if let Some((&last, _)) = s.iter().next_back()
@@ -52,8 +58,24 @@ impl StreamCheck {
                 "{sender} sent reliable message {seq} ({numbers} numbers) after {last}"
             ));
         }
-        s.insert(seq, (numbers, digest(bytes)));
+        s.insert(seq, (numbers, digest(bytes), to_cells));
         Ok(())
+    }
+
+    /// The first message of `from` after `after` and before `before` that receiver `at` must
+    /// not have passed over: on the default group, and not reported lost.
+    fn missed(&self, at: NodeId, from: NodeId, after: u64, before: u64) -> Option<u64> {
+        let lost = self.lost.get(&(at, from));
+        self.sent
+            .get(&from)
+            .into_iter()
+            .flat_map(|s| s.range(after + 1..before))
+            .find(|(last, (numbers, _, to_cells))| {
+                let first = *last + 1 - numbers;
+                !to_cells
+                    && !lost.is_some_and(|l| l.iter().any(|(a, b)| *a <= **last && first <= *b))
+            })
+            .map(|(last, _)| *last)
     }
 
     /// Whether `node`'s stream, starting again at `at` from `first` after their connection
@@ -95,6 +117,20 @@ impl StreamCheck {
                     .or_default()
                     .push((*first, *last));
             }
+            TransportEvent::Skipped { from, through, .. } => {
+                let Some(after) = self.positions.get(&(at, *from)).map(|p| p.after) else {
+                    return Ok(());
+                };
+                if let Some(missed) = self.missed(at, *from, after, *through + 1) {
+                    return Err(format!(
+                        "{at} passed over {from}'s {missed} on the default group (after {after}, \
+                         through {through})"
+                    ));
+                }
+                if let Some(p) = self.positions.get_mut(&(at, *from)) {
+                    p.after = p.after.max(*through);
+                }
+            }
             TransportEvent::Data {
                 from,
                 seq: Some(seq),
@@ -114,25 +150,20 @@ impl StreamCheck {
                 }
                 let sent = self.sent.get(from);
                 match sent.and_then(|s| s.get(seq)) {
-                    Some((_, d)) if *d == digest(payload) => {}
+                    Some((_, d, _)) if *d == digest(payload) => {}
                     Some(_) => return Err(format!("{at} delivered {from}'s {seq} altered")),
                     None => return Err(format!("{at} delivered {from}'s {seq}, never sent")),
                 }
-                let lost = self.lost.get(&(at, *from));
-                let skipped = sent
-                    .into_iter()
-                    .flat_map(|s| s.range(pos.after + 1..*seq))
-                    .find(|(last, (numbers, _))| {
-                        let first = *last + 1 - numbers;
-                        !lost.is_some_and(|l| l.iter().any(|(a, b)| *a <= **last && first <= *b))
-                    });
-                if let Some((missed, _)) = skipped {
+                let after = pos.after;
+                if let Some(missed) = self.missed(at, *from, after, *seq) {
                     return Err(format!(
-                        "{at} delivered {from}'s {seq} but never {missed} (after {}, none reported lost)",
-                        pos.after
+                        "{at} delivered {from}'s {seq} but never {missed} (after {after}, none \
+                         reported lost)"
                     ));
                 }
-                pos.after = *seq;
+                if let Some(pos) = self.positions.get_mut(&(at, *from)) {
+                    pos.after = *seq;
+                }
                 self.last.insert((at, *from), *seq);
             }
             _ => {}
