@@ -187,8 +187,7 @@ enum Cmd {
         #[arg(long, default_value_t = 10)]
         radius: u64,
         /// Entity speed, units per second (its update region is committed again every
-        /// radius / 2 it moves: to the cells it covers, or to every member when it crosses
-        /// into other cells).
+        /// radius / 2 it moves: announced to the cells it leaves and enters).
         #[arg(long, default_value_t = 10.0)]
         speed: f64,
         /// Seed of the entities' start positions and headings.

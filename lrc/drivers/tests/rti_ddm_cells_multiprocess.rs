@@ -62,18 +62,28 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
     assert_eq!(reflected_until(&mut a, "end"), expect(0), "A's reflections");
     assert_eq!(reflected_until(&mut b, "end"), expect(2), "B's reflections");
 
-    // The publisher sent each update once, to its cell's group: 4 groups × 5 datagrams.
+    // The publisher sent each update once, to its cell's group: 4 groups × 5 datagrams; and
+    // each of the three moves (best effort, `docs/DDM.md`, "Moves within the cells"; the first
+    // commit changed nothing) to the cells the region left and entered: 0 and 1, 1 and 2, 2
+    // and 3.
     let pc = cells(&mut p);
     eprintln!("publisher cells: {pc}");
-    assert_eq!(pc["messages"], 4 * PER_CELL, "{pc}");
-    assert_eq!(pc["datagrams"], 4 * PER_CELL, "{pc}");
+    assert_eq!(pc["moves_in_cells"], 3, "{pc}");
+    assert_eq!(pc["messages"], 4 * PER_CELL + 3, "{pc}");
+    assert_eq!(pc["datagrams"], 4 * PER_CELL + 6, "{pc}");
     assert_eq!(pc["wide_fallbacks"], 0, "{pc}");
     // A and B received only their own cell's datagrams: the kernel dropped the other three
-    // groups' (the marker and the region announcements are reliable, not counted here).
-    for s in [&mut a, &mut b] {
+    // groups' (the marker is reliable, not counted here): A the move out of cell 0, B the
+    // moves into and out of cell 2.
+    for (s, moves) in [(&mut a, 1), (&mut b, 2)] {
         let c = cells(s);
         eprintln!("[{}] cells: {c}", s.name);
-        assert_eq!(c["best_effort_received"], PER_CELL, "[{}] {c}", s.name);
+        assert_eq!(
+            c["best_effort_received"],
+            PER_CELL + moves,
+            "[{}] {c}",
+            s.name
+        );
         assert_eq!(c["joined_now"], 1, "[{}] {c}", s.name);
     }
 
@@ -95,8 +105,10 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
         "A after its move"
     );
     assert_eq!(reflected_until(&mut b, "end2"), vec!["moved"], "B");
-    for s in [&mut a, &mut b] {
+    // Both heard the last move (cells 3 and 2) and the update.
+    for (s, moves) in [(&mut a, 1), (&mut b, 2)] {
         let c = cells(s);
-        assert_eq!(c["best_effort_received"], PER_CELL + 1, "[{}] {c}", s.name);
+        let want = PER_CELL + moves + 2;
+        assert_eq!(c["best_effort_received"], want, "[{}] {c}", s.name);
     }
 }

@@ -225,16 +225,23 @@ impl FederationCore {
     }
 
     /// The cell keys `msg` goes to, `None` for the default group (see the module docs): an
-    /// update of an instance with update regions, a move of update regions within their cells,
-    /// or an interaction sent with regions.
+    /// update of an instance with update regions, a move of update regions (to the cells it
+    /// leaves and enters), or an interaction sent with regions.
     pub(crate) fn cells_of_send(&self, msg: &DataMsg) -> Option<Vec<u32>> {
         match msg {
             DataMsg::Update { object, values, .. } => self.cells_of_update(*object, values),
             DataMsg::MoveRegions { object, attrs, .. } => {
+                // The cells the regions leave and those they enter: every LRC whose
+                // subscriptions overlap them before or after joined one of those (it is sent
+                // before it is applied here, so what is held is the old regions).
                 let class = self.objects.get(object)?.class;
+                let held = self.regions.update_regions.get(object);
                 let mut keys = BTreeSet::new();
                 for (a, extents) in attrs {
                     keys.extend(self.cells_of_extents(class, *a, extents)?);
+                    if let Some(old) = held.and_then(|h| h.get(a)) {
+                        keys.extend(self.cells_of_extents(class, *a, old)?);
+                    }
                 }
                 (!keys.is_empty() && keys.len() <= MAX_KEYS_PER_SEND)
                     .then(|| keys.into_iter().collect())
@@ -641,7 +648,8 @@ mod tests {
     }
 
     #[test]
-    fn a_move_within_the_cells_goes_to_those_cells_and_the_updates_after_it_carry_their_regions() {
+    fn a_move_goes_to_the_cells_it_leaves_and_enters_and_the_updates_after_it_carry_their_regions()
+    {
         let mut f = Fed::new();
         let (p, vehicle, position) = (f.p, f.vehicle, f.position);
         let status = f
@@ -705,24 +713,25 @@ mod tests {
         let r = cell_update(&mut f, o).expect("an update with its regions");
         assert_eq!(r.attrs, vec![(position, 2, held.clone())]);
 
-        // Into cell (1, 0): in the stream again, and the updates after it carry nothing.
+        // Into cell (1, 0): to the cell it leaves and the one it enters, and the updates
+        // after it carry their regions.
         f.bounds(p, at, (240, 260), (10, 20));
-        let crossed = sent(&mut f.core);
-        assert!(
-            matches!(
-                &crossed[..],
-                [(false, true, DataMsg::UpdateRegions { version: 4, .. })]
-            ),
-            "{crossed:?}"
+        assert_eq!(
+            drain(&mut f.core).0,
+            vec![vec![key(&f, 0, 0), key(&f, 1, 0)]],
+            "one move to both cells"
         );
-        assert_eq!(cell_update(&mut f, o), None, "a plain cell update");
+        let held = f.core.regions.update_regions[&o][&position].clone();
+        let r = cell_update(&mut f, o).expect("an update with its regions");
+        assert_eq!(r.attrs, vec![(position, 4, held)]);
+        assert_eq!(f.core.ddm_moves_in_cells(), 2);
     }
 
     /// A reliable attribute (`Track`, over X and Y) moves the same way, with its move numbered
     /// in the stream on the cells (so it stays in order with the attribute's updates there),
     /// and its updates carry their regions too, for an LRC that joins the cells later.
     #[test]
-    fn a_reliable_attributes_move_within_its_cells_goes_to_them_in_the_stream() {
+    fn a_reliable_attributes_move_goes_to_its_cells_in_the_stream() {
         let mut f = Fed::new();
         let (p, vehicle) = (f.p, f.vehicle);
         let track = f
@@ -768,18 +777,31 @@ mod tests {
         let r = update(&mut f).expect("an update with its regions");
         assert_eq!(r.attrs, vec![(track, 2, attrs[0].1.clone())]);
 
-        // Into cell (1, 0): announced to every LRC, and the updates carry nothing.
+        // Into cell (1, 0): to both cells, numbered in the stream.
         f.bounds(p, at, (240, 260), (10, 20));
         let crossed = sent(&mut f.core);
         assert!(
             matches!(
                 &crossed[..],
-                [(false, true, DataMsg::UpdateRegions { version: 3, .. })]
+                [(true, true, DataMsg::MoveRegions { version: 3, .. })]
             ),
             "{crossed:?}"
         );
-        assert_eq!(update(&mut f), None, "a plain update");
-        assert_eq!(f.core.ddm_moves_in_cells(), 1);
+        assert!(update(&mut f).is_some(), "the updates carry their regions");
+        assert_eq!(f.core.ddm_moves_in_cells(), 2);
+        // Back to the default region (no update region): announced to every LRC, and the
+        // updates carry nothing.
+        f.core
+            .unassociate_regions_for_updates(p, o, &[(vec![track], vec![at])])
+            .expect("unassociate");
+        let all = sent(&mut f.core);
+        assert!(
+            matches!(
+                &all[..],
+                [(false, true, DataMsg::UpdateRegions { version: 4, .. })]
+            ),
+            "{all:?}"
+        );
     }
 
     #[test]
@@ -807,7 +829,14 @@ mod tests {
         assert!(!default && set.is_none());
         f.bounds(p, at, (600, 620), (10, 20));
         f.update(o);
-        assert_eq!(drain(&mut f.core).0, vec![vec![key(&f, 2, 0)]]);
+        assert_eq!(
+            drain(&mut f.core).0,
+            vec![
+                // The move: to the cells the region leaves and enters.
+                vec![key(&f, 0, 0), key(&f, 1, 0), key(&f, 2, 0)],
+                vec![key(&f, 2, 0)]
+            ]
+        );
 
         // The subscriber's region grows up to its border: no join ahead of need; across it it
         // joins the next cell; then it jitters back: hysteresis, no change; then it moves on:

@@ -51,16 +51,19 @@
 //! A moving entity commits its update region often (the bench's vehicles several times a
 //! second), and an announcement in the stream reaches every LRC of the federation: at one
 //! subscriber watching 1/16 of the space, those announcements were more datagrams than all the
-//! updates it received on its cell group (`hlamesh-bench ddm`). Most moves do not change the
-//! cells the region covers, and only the LRCs in those cells (the ones whose subscriptions can
-//! overlap the region before or after) care. So a move is announced outside the stream, best
-//! effort to those cells only ([`DataMsg::MoveRegions`]), when it keeps every listed attribute's
-//! cells, every listed attribute is owned by the committing federate, that federate owns every
-//! attribute of the instance with update regions, and this LRC announced the instance to every
-//! LRC before. When a listed attribute is reliable, the move is numbered in the stream (still
-//! on those cells only: the transport's chained positions keep it in order with the
-//! attribute's updates there, `docs/DDM.md`). Anything else (a move into other cells, a split
-//! owner) is announced in the stream to every LRC as before. Every announcement of an instance
+//! updates it received on its cell group (`hlamesh-bench ddm`). Only the LRCs in the cells the
+//! region leaves or enters care (a subscription region that overlaps the region before or after
+//! makes its LRC join one of those cells). So a move is announced outside the stream, best
+//! effort to those cells only ([`DataMsg::MoveRegions`]), when every listed attribute had update
+//! regions and keeps some (both in cells), every listed attribute is owned by the committing
+//! federate, that federate owns every attribute of the instance with update regions, and this
+//! LRC announced the instance to every LRC before. When a listed attribute is reliable, the move
+//! is numbered in the stream (still on those cells only: the transport's chained positions keep
+//! it in order with the attribute's updates there, `docs/DDM.md`). Anything else (a first
+//! association, a region back to the default region, a split owner, too many cells) is
+//! announced in the stream to every LRC as before. (The heading's name is from when only moves
+//! that kept their cells went this way; a move across a cell border went to every LRC, which
+//! at one subscriber was most of its datagrams for fast entities.) Every announcement of an instance
 //! by an LRC, to every LRC or not, takes the next number of that LRC for it
 //! ([`InlineRegions::attrs`]); until the next announcement to every LRC, the instance's
 //! updates, reliable or not, carry their attributes' regions ([`DataMsg::Update::regions`]):
@@ -815,7 +818,7 @@ impl FederationCore {
         for (a, _) in &list {
             self.regions.attr_versions.insert((o, *a), version);
         }
-        if self.moves_within_cells(f, o, &list) {
+        if self.moves_on_cells(f, o, &list) {
             // Only the LRCs in those cells need it (see the module docs, "Moves within the
             // cells"); it is applied here at once, by `send_data`. A reliable attribute's move
             // is numbered in the stream (on the cells only), so it stays in order with that
@@ -857,11 +860,12 @@ impl FederationCore {
     }
 
     /// Whether the new update regions `list` of instance `o`, as federate `f` associated them,
-    /// may be announced to the cells they cover only ([`DataMsg::MoveRegions`]): cell routing
-    /// is on, this LRC announced the instance in its stream before, every attribute listed is
-    /// owned by `f` and keeps exactly its cells, and `f` owns every attribute of `o` with
+    /// may be announced to the cells they leave and enter only ([`DataMsg::MoveRegions`]):
+    /// cell routing is on, this LRC announced the instance to every LRC before, every attribute
+    /// listed is owned by `f` and had update regions, both its old and its new ones in cells
+    /// (not the default region, not too many cells), and `f` owns every attribute of `o` with
     /// update regions (one LRC numbers the announcements of the instance).
-    fn moves_within_cells(
+    fn moves_on_cells(
         &self,
         f: FederateHandle,
         o: ObjectInstanceHandle,
@@ -886,11 +890,8 @@ impl FederationCore {
             inst.owner_of(*a) == Some(f)
                 && !new.is_empty()
                 && old.get(a).is_some_and(|old| {
-                    let (before, after) = (
-                        self.cells_of_extents(inst.class, *a, old),
-                        self.cells_of_extents(inst.class, *a, new),
-                    );
-                    before.is_some() && before == after
+                    self.cells_of_extents(inst.class, *a, old).is_some()
+                        && self.cells_of_extents(inst.class, *a, new).is_some()
                 })
         })
     }

@@ -523,12 +523,14 @@ impl FederationCore {
         // subscription region (a subscriber without regions still gets it), and after the
         // replay the snapshot's regions are back. Judged against the snapshot's, a joiner's
         // federate reflected updates sent outside its regions (unified simulator, region mode,
-        // seeds 71 and 92).
+        // seeds 71 and 92). A reliable attribute's move to its cells is such an announcement
+        // too (`DataMsg::MoveRegions`, numbered in the stream).
         let announced: std::collections::BTreeSet<(ObjectInstanceHandle, AttributeHandle)> =
             covered
                 .iter()
                 .flat_map(|(_, m)| match m {
-                    DataMsg::UpdateRegions { object, attrs, .. } => {
+                    DataMsg::UpdateRegions { object, attrs, .. }
+                    | DataMsg::MoveRegions { object, attrs, .. } => {
                         attrs.iter().map(|(a, _)| (*object, *a)).collect()
                     }
                     _ => Vec::new(),
@@ -570,6 +572,7 @@ impl FederationCore {
                     | DataMsg::InteractionInRegions { .. }
                     | DataMsg::RequestUpdateInRegions { .. }
                     | DataMsg::UpdateRegions { .. }
+                    | DataMsg::MoveRegions { .. }
             ) {
                 self.apply_data(from, seq, true, m);
             }
