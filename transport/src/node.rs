@@ -49,6 +49,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 mod channel;
 mod data_thread;
+mod drain;
 mod goodbye;
 mod metrics_sample;
 mod net;
@@ -117,6 +118,10 @@ pub struct ShellStats {
     /// Control frames refused because their length prefix exceeded the limit (a few KiB before
     /// the peer's `Hello` is checked, see [`crate::frame_reader`]).
     pub oversize_frames: AtomicU64,
+    /// Federation channels closed (or left with the mesh) before every member acknowledged
+    /// this node's stream (see `node/drain.rs`): a member that never answered, for
+    /// `MAX_DRAIN_WAIT`.
+    pub drain_timeouts: AtomicU64,
 }
 
 /// Where a federation's key comes from when its data channel is opened.
@@ -1105,7 +1110,21 @@ impl Transport {
 
     /// Closes a federation's data channel on this node, and drops the control frames it sent
     /// that still wait for peers not connected yet (see [`Transport::send_federation_control`]).
+    ///
+    /// It first waits, at most `MAX_DRAIN_WAIT`, until every member acknowledged this node's
+    /// reliable stream in the federation up to its last message, answering their NACKs
+    /// meanwhile: a member that read `Left` before the last data would drop it.
     pub fn close_federation(&self, tag: FederationTag) {
+        let open = self
+            .shared
+            .federations
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&tag)
+            .cloned();
+        if let Some(fed) = open {
+            self.shared.drain_stream(&fed);
+        }
         let fed = self
             .shared
             .federations

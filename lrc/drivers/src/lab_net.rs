@@ -31,6 +31,11 @@ pub struct LabNetArgs {
     /// Peer timeout in milliseconds (silence after which a peer counts as lost).
     #[arg(long)]
     pub peer_timeout_ms: Option<u64>,
+    /// Delay every data datagram this node receives by this many microseconds to 5/4 of it
+    /// (the transport's seeded fault layer, seed 1): its data then arrives long after the
+    /// control frames sent with it, as on a congested host.
+    #[arg(long)]
+    pub fault_delay_us: Option<u64>,
 }
 
 impl LabNetArgs {
@@ -62,6 +67,14 @@ impl LabNetArgs {
         }
         if let Some(ms) = self.peer_timeout_ms {
             cfg.peer_timeout = std::time::Duration::from_millis(ms);
+        }
+        if let Some(us) = self.fault_delay_us {
+            cfg.fault = Some(hlamesh_transport::FaultSettings {
+                seed: 1,
+                reorder_per_mille: 1000,
+                max_delay_us: us,
+                ..Default::default()
+            });
         }
         cfg
     }

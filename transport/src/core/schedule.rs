@@ -13,6 +13,13 @@
 //!   they must receive first), then sleep until the window's own deadline for the slowest
 //!   receiver, and give up after [`MAX_FLOW_WAIT`] (the caller sends anyway: reliability does
 //!   not depend on flow control).
+//! - [`DrainWait`] — closing a federation's channel (or leaving the mesh) waits until every
+//!   member acknowledged this node's reliable stream up to its last position, asking every
+//!   [`DRAIN_ASK_EVERY`], for at most [`MAX_DRAIN_WAIT`]. Without it a member could read the
+//!   `Left` frame (QUIC) before the last data datagrams (multicast, another socket and thread),
+//!   drop the sender's stream with them, and release the control messages that waited for
+//!   them: a federate's last update before it resigned was lost that way. While it waits the
+//!   closing node still answers NACKs, so a lost tail is repaired too.
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +35,13 @@ pub const INITIAL_READ_TIMEOUT: Duration = Duration::from_millis(10);
 /// How long a sender waits for room at most, whatever the receivers do (each stalls after
 /// `flow_stall` anyway; this bounds the case of many receivers stalling one after another).
 pub const MAX_FLOW_WAIT: Duration = Duration::from_secs(2);
+
+/// How long closing a channel waits at most for its members to acknowledge its stream (see
+/// [`DrainWait`]); a member that never answers (killed, not yet found lost) costs this once.
+pub const MAX_DRAIN_WAIT: Duration = Duration::from_millis(800);
+/// How often a closing channel asks its members again to acknowledge: an acknowledgement
+/// request is answered with what the member has at once, and the tail may still be on its way.
+pub const DRAIN_ASK_EVERY: Duration = Duration::from_millis(5);
 
 /// The earlier of two optional deadlines.
 pub fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
@@ -137,9 +151,117 @@ impl RoomWait {
     }
 }
 
+/// How a [`DrainWait`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drained {
+    /// Every member acknowledged the stream up to its last position.
+    Acknowledged,
+    /// Flow control is off: acknowledgements are not tracked, so nothing was waited for.
+    Untracked,
+    /// Some member had not acknowledged after [`MAX_DRAIN_WAIT`].
+    TimedOut,
+}
+
+/// What a closing channel does next (see [`DrainWait`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrainStep {
+    /// Stop waiting.
+    Done(Drained),
+    /// Ask every member to acknowledge now, then ask for the next step.
+    AskForAcks,
+    /// Sleep this long at most (or until an acknowledgement arrives).
+    Sleep(Duration),
+}
+
+/// A closing channel's wait for its members to acknowledge its stream up to `high` (see the
+/// module docs). The shell asks [`DrainWait::step`] with the position every member has
+/// acknowledged each time it wakes, and does what it says.
+#[derive(Clone, Copy, Debug)]
+pub struct DrainWait {
+    start: Instant,
+    high: u64,
+    next_ask: Instant,
+}
+
+impl DrainWait {
+    /// A wait that began at `start` for the stream's last position `high`.
+    pub fn new(start: Instant, high: u64) -> DrainWait {
+        DrainWait {
+            start,
+            high,
+            next_ask: start,
+        }
+    }
+
+    /// The next step, given the position every member acknowledged at `now` (`None`: flow
+    /// control off, nothing tracked).
+    pub fn step(&mut self, now: Instant, acknowledged: Option<u64>) -> DrainStep {
+        let Some(acked) = acknowledged else {
+            return DrainStep::Done(Drained::Untracked);
+        };
+        if acked >= self.high {
+            return DrainStep::Done(Drained::Acknowledged);
+        }
+        let give_up = self.start + MAX_DRAIN_WAIT;
+        if now >= give_up {
+            return DrainStep::Done(Drained::TimedOut);
+        }
+        if now >= self.next_ask {
+            self.next_ask = now + DRAIN_ASK_EVERY;
+            return DrainStep::AskForAcks;
+        }
+        DrainStep::Sleep(self.next_ask.min(give_up).saturating_duration_since(now))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_drain_asks_at_once_then_at_its_pace_until_acknowledged() {
+        let t0 = Instant::now();
+        let mut d = DrainWait::new(t0, 10);
+        assert_eq!(d.step(t0, Some(4)), DrainStep::AskForAcks);
+        assert_eq!(d.step(t0, Some(4)), DrainStep::Sleep(DRAIN_ASK_EVERY));
+        let t1 = t0 + ms(2);
+        assert_eq!(
+            d.step(t1, Some(9)),
+            DrainStep::Sleep(DRAIN_ASK_EVERY - ms(2))
+        );
+        assert_eq!(d.step(t0 + DRAIN_ASK_EVERY, Some(9)), DrainStep::AskForAcks);
+        assert_eq!(
+            d.step(t0 + DRAIN_ASK_EVERY, Some(10)),
+            DrainStep::Done(Drained::Acknowledged)
+        );
+    }
+
+    #[test]
+    fn a_drain_with_nothing_unacknowledged_or_untracked_does_not_wait() {
+        let t0 = Instant::now();
+        assert_eq!(
+            DrainWait::new(t0, 7).step(t0, Some(7)),
+            DrainStep::Done(Drained::Acknowledged)
+        );
+        assert_eq!(
+            DrainWait::new(t0, 7).step(t0, None),
+            DrainStep::Done(Drained::Untracked)
+        );
+    }
+
+    #[test]
+    fn a_drain_gives_up_after_its_bound() {
+        let t0 = Instant::now();
+        let mut d = DrainWait::new(t0, 3);
+        assert_eq!(d.step(t0, Some(0)), DrainStep::AskForAcks);
+        let near = t0 + MAX_DRAIN_WAIT - ms(1);
+        assert_eq!(d.step(near, Some(2)), DrainStep::AskForAcks);
+        assert_eq!(d.step(near, Some(2)), DrainStep::Sleep(ms(1)));
+        assert_eq!(
+            d.step(t0 + MAX_DRAIN_WAIT, Some(2)),
+            DrainStep::Done(Drained::TimedOut)
+        );
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

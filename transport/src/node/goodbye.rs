@@ -13,6 +13,10 @@
 //!    reports this node as having left), and the endpoint is given [`CLOSE_FLUSH`] to get those
 //!    close packets out.
 //!
+//! Before the goodbye, each federation channel still open waits (bounded) until its members
+//! acknowledged this node's stream, as closing it does (`drain`): the goodbye makes them drop
+//! the stream.
+//!
 //! Idempotent; it runs on the thread that drops the transport (or calls
 //! [`Transport::leave`]), never on a runtime thread.
 
@@ -33,6 +37,17 @@ impl Transport {
     /// its threads. For a process about to end: call it (or drop the transport) before the
     /// process exits.
     pub fn leave(&self) {
+        if self.shared.shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        // Federations still open end like closed ones: their members get the end of this
+        // node's streams before the goodbye (see `drain`). Before the shutdown flag, which
+        // stops the threads that bring the acknowledgements in.
+        if tokio::runtime::Handle::try_current().is_err() {
+            for fed in self.shared.feds() {
+                self.shared.drain_stream(&fed);
+            }
+        }
         if self.shared.shutdown.swap(true, Ordering::SeqCst) {
             return;
         }

@@ -40,9 +40,17 @@ pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 /// Two transports in `federation`, connected and each a member of the other's channel, with the
 /// setup events drained.
 pub fn pair(federation: &str) -> Pair {
+    pair_with(federation, |c| c)
+}
+
+/// [`pair`] with `b`'s configuration changed by `b_config` (a fault layer, say).
+pub fn pair_with(
+    federation: &str,
+    b_config: impl FnOnce(TransportConfig) -> TransportConfig,
+) -> Pair {
     let ports = common::Ports::unique();
     let a = Transport::start(config(&ports)).expect("start a");
-    let b = Transport::start(config(&ports)).expect("start b");
+    let b = Transport::start(b_config(config(&ports))).expect("start b");
     let fa = a
         .open_federation(federation, KeySource::Create)
         .expect("open a");
