@@ -33,6 +33,7 @@
 //!   federate restored as itself.
 //! * the objects scenario once more with the publisher built as C++20.
 //! * `kill -9` of a C++ federate in a TAR lockstep: the survivor goes on being granted.
+//! * the LRC's log on stderr only with `HLAMESH_LOG`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -362,4 +363,46 @@ fn killed_cpp_federate_is_resigned_and_time_goes_on() {
     );
     eprintln!("survivor granted its target {took:?} after kill -9 of the other federate");
     ksub.until("disconnected", T);
+}
+
+/// The LRC's log reaches a C++ federate's stderr only when `HLAMESH_LOG` asks for it: the
+/// federate connects (which starts its LRC) and then fails on a FOM that does not exist.
+#[test]
+fn the_lrc_log_goes_to_stderr_only_with_hlamesh_log() {
+    let net = Net::unique();
+    let run = |log: Option<&str>| {
+        let mut cmd = std::process::Command::new(fed_exe());
+        cmd.args([
+            "pub",
+            &federation("log"),
+            "/nonexistent/fom.xml",
+            "immediate",
+            "",
+        ])
+        .env("LD_LIBRARY_PATH", common::runtime_dir())
+        .env_remove("HLAMESH_LOG");
+        for (k, v) in net.env() {
+            cmd.env(k, v);
+        }
+        if let Some(l) = log {
+            cmd.env("HLAMESH_LOG", l);
+        }
+        let out = cmd.output().expect("run the C++ federate");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            stdout.contains("CouldNotOpenFDD") || stdout.contains("uncaught"),
+            "the federate got past connect to the FOM error: {stdout}"
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let quiet = run(None);
+    assert!(
+        !quiet.contains("hlamesh_transport") && !quiet.contains("hlamesh_lrc"),
+        "the LRC logged without HLAMESH_LOG: {quiet}"
+    );
+    let logged = run(Some("hlamesh_transport=info"));
+    assert!(
+        logged.contains("INFO hlamesh_transport") && logged.contains("transport started"),
+        "no transport log on stderr with HLAMESH_LOG: {logged}"
+    );
 }

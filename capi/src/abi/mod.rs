@@ -4,4 +4,5 @@ pub mod callbacks;
 pub mod designator;
 pub mod exceptions;
 pub mod ffi;
+pub mod log;
 pub mod services;

@@ -378,6 +378,7 @@ pub unsafe extern "C" fn hlm_connect(
     message: *mut HlmText,
 ) -> i32 {
     call(message, || {
+        super::log::init_from_env();
         // SAFETY: this function's contract.
         let r = unsafe { rti_ref(rti) }?;
         // SAFETY: this function's contract.
