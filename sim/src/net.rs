@@ -169,6 +169,9 @@ pub struct NetStats {
     pub breaks: u64,
     /// Datagrams multicast to DDM cell groups (each counted once, whoever joined the group).
     pub cell_datagrams: u64,
+    /// Channel closes that waited for the members to acknowledge the stream (not everything
+    /// was acknowledged when the layer above closed).
+    pub closes_waited: u64,
 }
 
 /// The network of one run (see the module docs).

@@ -6,7 +6,8 @@
 //!   cells (the shell keeps each behind its own lock), reached by the member-frame protocol
 //!   through [`ChannelParts`];
 //! - the shell's steps, one method each: [`SimTransport::open_federation`] (announce the
-//!   channel to every connected peer), [`SimTransport::close_federation`] (`Left`),
+//!   channel to every connected peer), [`SimTransport::close_federation`] (`Left` once every
+//!   member acknowledged the stream, or the wait gave up: `DrainWait`, as `node/drain.rs`),
 //!   [`SimTransport::send`] (`FederationChannel::send_with`: batching decision, numbering,
 //!   flow window), [`SimTransport::send_control`] (flush, then `App` tagged with the
 //!   high-water), [`SimTransport::on_frame`] (`Shared::on_frame`),
@@ -29,6 +30,7 @@ use hlamesh_transport::core::cells::{CellGroups, CellRoute};
 use hlamesh_transport::core::channel::{ChannelParts, Members, Outgoing, SendSide};
 use hlamesh_transport::core::dispatch::{self, Inbound};
 use hlamesh_transport::core::mesh::Route;
+use hlamesh_transport::core::schedule::{DrainStep, DrainWait};
 use hlamesh_transport::core::{Mesh, Output, ReceivePath, TransportEvent};
 use hlamesh_transport::data::chain::GroupId;
 use hlamesh_transport::data::{self, DataConfig, DataReceiver, DataSender, Reliability, SendError};
@@ -157,6 +159,10 @@ pub struct SimTransport {
     settings: TransportSettings,
     mesh: Mesh<()>,
     feds: BTreeMap<FederationTag, Rc<Channel>>,
+    /// Channels being closed: still open (acknowledgements, NACKs, heartbeats) until every
+    /// member acknowledged this node's stream or the wait gave up; the layer above has let them
+    /// go already.
+    closing: BTreeMap<FederationTag, DrainWait>,
 }
 
 /// The control stream's stand-in for a socket address (the mesh wants one).
@@ -172,6 +178,7 @@ impl SimTransport {
             settings,
             mesh: Mesh::new(me, Duration::from_secs(1)),
             feds: BTreeMap::new(),
+            closing: BTreeMap::new(),
         }
     }
 
@@ -229,6 +236,10 @@ impl SimTransport {
     /// peer where this node's stream stands (`Transport::open_federation`).
     pub fn open_federation(&mut self, net: &mut Net, name: &str) -> Rc<Channel> {
         let tag = FederationTag::from_name(name);
+        // The shell's close returns only once it ended: a channel still closing ends first.
+        if self.closing.remove(&tag).is_some() {
+            self.finish_close(net, tag);
+        }
         if let Some(c) = self.feds.get(&tag) {
             return c.clone();
         }
@@ -257,8 +268,66 @@ impl SimTransport {
         channel
     }
 
-    /// Closes federation `tag`'s channel and tells every peer (`Transport::close_federation`).
+    /// Closes federation `tag`'s channel (`Transport::close_federation`): once every member
+    /// acknowledged this node's stream up to its last message (asked for at once and every few
+    /// ms, bounded), the peers get `Left`.
     pub fn close_federation(&mut self, net: &mut Net, tag: FederationTag) {
+        let Some(c) = self.feds.get(&tag).cloned() else {
+            return;
+        };
+        if self.closing.contains_key(&tag) {
+            return;
+        }
+        self.flush(net, &c);
+        let now = net.instant(net.now());
+        self.closing
+            .insert(tag, DrainWait::new(now, c.high_water()));
+        self.step_closing(net);
+        if self.closing.contains_key(&tag) {
+            net.stats.closes_waited += 1;
+        }
+    }
+
+    /// Moves every closing channel's wait on: asks its members again, or ends the close.
+    fn step_closing(&mut self, net: &mut Net) {
+        let tags: Vec<FederationTag> = self.closing.keys().copied().collect();
+        for tag in tags {
+            let Some(c) = self.feds.get(&tag).cloned() else {
+                self.closing.remove(&tag);
+                continue;
+            };
+            loop {
+                let now = net.instant(net.now());
+                let acknowledged = self
+                    .settings
+                    .flow_control
+                    .then(|| c.members.borrow().delivered_by_all())
+                    .flatten();
+                let Some(wait) = self.closing.get_mut(&tag) else {
+                    break;
+                };
+                match wait.step(now, acknowledged) {
+                    DrainStep::Done(_) => {
+                        self.closing.remove(&tag);
+                        self.finish_close(net, tag);
+                        break;
+                    }
+                    DrainStep::AskForAcks => {
+                        let asks = c.members.borrow().ack_requests();
+                        for o in asks {
+                            if let Output::Transmit { to, frame } = o {
+                                self.transmit(net, to, &frame);
+                            }
+                        }
+                    }
+                    DrainStep::Sleep(_) => break,
+                }
+            }
+        }
+    }
+
+    /// The end of a close: the channel goes and every peer gets `Left`.
+    fn finish_close(&mut self, net: &mut Net, tag: FederationTag) {
         if let Some(c) = self.feds.remove(&tag) {
             for g in c.cells.borrow().joined() {
                 net.set_group(self.me, g, false);
@@ -507,6 +576,7 @@ impl SimTransport {
     /// reassembly), then its sender (acknowledged copies released, a pending datagram flushed,
     /// heartbeats). Returns the receive paths' outputs.
     pub fn run_timers(&mut self, net: &mut Net) -> Vec<Output> {
+        self.step_closing(net);
         let now = net.instant(net.now());
         let mut out = Vec::new();
         let chans: Vec<Rc<Channel>> = self.feds.values().cloned().collect();
@@ -539,6 +609,17 @@ impl SimTransport {
     /// When this node's timers are next due (virtual µs), if ever.
     pub fn next_timer(&self, net: &Net) -> Option<u64> {
         let now = net.instant(net.now());
+        // A closing channel wakes when it asks again or gives up, and at once when its members
+        // acknowledged everything (the shell's wait is woken by the acknowledgement).
+        let closing = self.closing.iter().map(|(tag, wait)| {
+            let acked = self.feds.get(tag).is_none_or(|c| {
+                c.members
+                    .borrow()
+                    .delivered_by_all()
+                    .is_none_or(|d| d >= c.high_water())
+            });
+            if acked { now } else { wait.wake_at() }
+        });
         self.feds
             .values()
             .flat_map(|c| {
@@ -548,6 +629,7 @@ impl SimTransport {
                 ]
             })
             .flatten()
+            .chain(closing)
             .min()
             .map(|t| net.micros(t))
     }

@@ -207,6 +207,8 @@ pub struct Report {
     pub region_races: u64,
     /// Cell groups ([`Options::cells`]): datagrams multicast to DDM cell groups.
     pub cell_datagrams: u64,
+    /// Channel closes that waited for the members to acknowledge the closing LRC's stream.
+    pub closes_waited: u64,
     /// Virtual time the run took (µs).
     pub virtual_us: u64,
     /// Virtual time the liveness phase took to converge (µs).
@@ -240,6 +242,7 @@ impl Report {
             region_disjoint,
             region_races,
             cell_datagrams,
+            closes_waited,
             virtual_us,
             converged_after_us,
         } = other;
@@ -266,6 +269,7 @@ impl Report {
         self.region_disjoint += region_disjoint;
         self.region_races += region_races;
         self.cell_datagrams += cell_datagrams;
+        self.closes_waited += closes_waited;
         self.virtual_us += virtual_us;
         self.converged_after_us = self.converged_after_us.max(*converged_after_us);
     }
@@ -401,6 +405,7 @@ impl World {
                 self.report.lost = self.net.stats.lost;
                 self.report.nacks = self.net.stats.nacks;
                 self.report.cell_datagrams = self.net.stats.cell_datagrams;
+                self.report.closes_waited = self.net.stats.closes_waited;
                 self.report.region_reflections = self.checks.regions.in_regions;
                 self.report.region_disjoint = self.checks.regions.disjoint;
                 self.report.region_races = self.checks.regions.raced;

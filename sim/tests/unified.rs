@@ -78,6 +78,7 @@ fn random_federations_with_swarm_options_converge() {
         ("NACKs", r.nacks),
         ("fell-behind events", r.fell_behind),
         ("flow-control waits", r.flow_waits),
+        ("closes waiting for acknowledgements", r.closes_waited),
         ("resignations", r.resigned),
         ("reflections", r.reflections),
         ("interactions", r.interactions),
@@ -87,6 +88,7 @@ fn random_federations_with_swarm_options_converge() {
         ("saves ended", r.saves_ended),
     ];
     for (what, n) in covered {
+        eprintln!("{what}: {n}");
         assert!(n > 0, "the sweep had no {what}: {r:?}");
     }
 }

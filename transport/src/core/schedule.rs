@@ -212,6 +212,12 @@ impl DrainWait {
         }
         DrainStep::Sleep(self.next_ask.min(give_up).saturating_duration_since(now))
     }
+
+    /// When the wait next has something to do if no acknowledgement comes: ask again, or give
+    /// up (a simulated shell schedules its timer by it).
+    pub fn wake_at(&self) -> Instant {
+        self.next_ask.min(self.start + MAX_DRAIN_WAIT)
+    }
 }
 
 #[cfg(test)]
@@ -224,6 +230,7 @@ mod tests {
         let mut d = DrainWait::new(t0, 10);
         assert_eq!(d.step(t0, Some(4)), DrainStep::AskForAcks);
         assert_eq!(d.step(t0, Some(4)), DrainStep::Sleep(DRAIN_ASK_EVERY));
+        assert_eq!(d.wake_at(), t0 + DRAIN_ASK_EVERY);
         let t1 = t0 + ms(2);
         assert_eq!(
             d.step(t1, Some(9)),
