@@ -130,6 +130,9 @@ pub mod names {
     pub const CONTROL_FRAMES_RECEIVED: &str = "hlamesh_control_frames_received_total";
     /// Control frames refused because their length prefix exceeded the limit.
     pub const CONTROL_FRAMES_OVERSIZE: &str = "hlamesh_control_frames_oversize_total";
+    /// Federation channels closed (or left with the mesh) before every member acknowledged
+    /// this node's stream (see `node/drain.rs`).
+    pub const CLOSE_DRAIN_TIMEOUTS: &str = "hlamesh_close_drain_timeouts_total";
     /// DDM cell groups joined (label `federation`; see [`crate::core::cells`]).
     pub const CELL_GROUPS_JOINED: &str = "hlamesh_ddm_cell_groups_joined_total";
     /// DDM cell groups left (label `federation`).
@@ -189,6 +192,7 @@ pub const FAMILIES: &[&str] = &[
     names::CONTROL_FRAMES_SENT,
     names::CONTROL_FRAMES_RECEIVED,
     names::CONTROL_FRAMES_OVERSIZE,
+    names::CLOSE_DRAIN_TIMEOUTS,
     names::CELL_GROUPS_JOINED,
     names::CELL_GROUPS_LEFT,
     names::CELL_FALLBACKS,
@@ -421,6 +425,13 @@ pub fn describe() {
             Unit::Count,
             "Control frames refused for a length prefix over the limit (a few KiB before the \
              peer's Hello is checked); the connection is closed.",
+        );
+        c(
+            CLOSE_DRAIN_TIMEOUTS,
+            Unit::Count,
+            "Federation channels closed (or left with the mesh) before every member \
+             acknowledged this node's data stream, after waiting the bound (800 ms): a member \
+             that did not answer may miss the end of the stream.",
         );
     });
 }
@@ -861,6 +872,8 @@ pub struct TransportSample {
     pub refused: u64,
     /// Control frames refused for their length.
     pub oversize_frames: u64,
+    /// Channel closes that gave up waiting for the members' acknowledgements.
+    pub drain_timeouts: u64,
     /// Queries for beacons refused.
     pub solicits_refused: u64,
     /// Beacons accepted.
@@ -938,6 +951,12 @@ impl Exporter {
             none,
             s.oversize_frames,
             l.oversize_frames,
+        );
+        inc(
+            CLOSE_DRAIN_TIMEOUTS,
+            none,
+            s.drain_timeouts,
+            l.drain_timeouts,
         );
         inc(
             BEACONS_ACCEPTED,

@@ -25,6 +25,7 @@ impl Shared {
             lost: self.stats.lost.load(Ordering::Relaxed),
             refused: self.stats.refused.load(Ordering::Relaxed),
             oversize_frames: self.stats.oversize_frames.load(Ordering::Relaxed),
+            drain_timeouts: self.stats.drain_timeouts.load(Ordering::Relaxed),
             event_queue: self.events.len(),
             ..Default::default()
         };
