@@ -373,15 +373,7 @@ impl FederationChannel {
                 RoomStep::AskForAcks => {
                     drop(w);
                     self.flush();
-                    let asks = lock(&self.fed.members).ack_requests();
-                    // Frames only: acknowledgement requests hand nothing up.
-                    let mut events = Vec::new();
-                    for o in asks {
-                        self.shared.execute(Some(&self.fed), o, &mut events);
-                    }
-                    for ev in events {
-                        self.shared.emit(ev);
-                    }
+                    self.shared.ask_for_acks(&self.fed);
                     w = lock(&self.fed.members);
                 }
                 RoomStep::Sleep(dur) => {

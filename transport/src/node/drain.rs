@@ -35,16 +35,8 @@ impl Shared {
             match plan.step(Instant::now(), w.delivered_by_all()) {
                 DrainStep::Done(result) => break result,
                 DrainStep::AskForAcks => {
-                    let asks = w.ack_requests();
                     drop(w);
-                    // Frames only: acknowledgement requests hand nothing up.
-                    let mut events = Vec::new();
-                    for o in asks {
-                        self.execute(Some(fed), o, &mut events);
-                    }
-                    for ev in events {
-                        self.emit(ev);
-                    }
+                    self.ask_for_acks(fed);
                     w = lock(&fed.members);
                 }
                 DrainStep::Sleep(dur) => {
@@ -67,5 +59,19 @@ impl Shared {
             );
         }
         result
+    }
+
+    /// Asks every member of `fed` to acknowledge this node's stream now (a waiting sender's and a
+    /// closing channel's request). Call it without `fed.members` held.
+    pub(super) fn ask_for_acks(&self, fed: &FedChannel) {
+        let asks = lock(&fed.members).ack_requests();
+        // Frames only: acknowledgement requests hand nothing up.
+        let mut events = Vec::new();
+        for o in asks {
+            self.execute(Some(fed), o, &mut events);
+        }
+        for ev in events {
+            self.emit(ev);
+        }
     }
 }
