@@ -2862,6 +2862,43 @@ mod tests {
             t
         }
 
+        /// A federate joins at `b` and, before the snapshot comes, subscribes to `position`
+        /// with a region at X [0, 20); then the snapshot is served.
+        fn join_late_subscribed_near(
+            &mut self,
+            vehicle: ObjectClassHandle,
+            position: AttributeHandle,
+            x: DimensionHandle,
+        ) {
+            let t = self.join_late();
+            let Some((_, Completion::Joined(s))) = self.done.iter().find(|(d, _)| *d == t).cloned()
+            else {
+                panic!("the late federate never joined: {:?}", self.done);
+            };
+            let near = self.b.create_region(s, &[x]).expect("create");
+            self.b
+                .set_range_bounds(s, near, x, RangeBounds::new(0, 20))
+                .expect("set");
+            self.b
+                .commit_region_modifications(s, &[near])
+                .expect("commit");
+            self.b
+                .subscribe_object_class_attributes_with_regions(
+                    s,
+                    vehicle,
+                    &[(vec![position], vec![near])],
+                    true,
+                    None,
+                )
+                .expect("subscribe");
+            self.run();
+            assert!(!self.snapshots.is_empty(), "a snapshot was asked for");
+            for msg in std::mem::take(&mut self.snapshots) {
+                self.b.handle(0, Event::Control { from: 1, msg });
+            }
+            self.run();
+        }
+
         /// `b` hears `a`'s stream from here on, and the two are channel peers.
         fn listen(&mut self) {
             self.listening = true;
@@ -3036,34 +3073,8 @@ mod tests {
             .expect("commit");
         update(&mut pair.a, 2); // at X [0, 10)
         pair.run();
-        let t = pair.join_late();
-        let Some((_, Completion::Joined(s))) = pair.done.iter().find(|(d, _)| *d == t).cloned()
-        else {
-            panic!("the late federate never joined: {:?}", pair.done);
-        };
         // It subscribes with a region around X [0, 10) before the snapshot comes.
-        let near = pair.b.create_region(s, &[x]).expect("create");
-        pair.b
-            .set_range_bounds(s, near, x, RangeBounds::new(0, 20))
-            .expect("set");
-        pair.b
-            .commit_region_modifications(s, &[near])
-            .expect("commit");
-        pair.b
-            .subscribe_object_class_attributes_with_regions(
-                s,
-                vehicle,
-                &[(vec![position], vec![near])],
-                true,
-                None,
-            )
-            .expect("subscribe");
-        pair.run();
-        assert!(!pair.snapshots.is_empty(), "a snapshot was asked for");
-        for msg in std::mem::take(&mut pair.snapshots) {
-            pair.b.handle(0, Event::Control { from: 1, msg });
-        }
-        pair.run();
+        pair.join_late_subscribed_near(vehicle, position, x);
         let reflected = pair.reflected(o);
         assert_eq!(reflected, vec![2], "only the update sent at X [0, 10)");
 
@@ -3104,6 +3115,69 @@ mod tests {
             vec![3],
             "the default region overlaps every region"
         );
+    }
+
+    /// Unified simulator, cell groups with interactions, seeds 1043, 1057, 1747 and 1892: a
+    /// joining LRC held an update sent without regions (in those of the registration), then
+    /// passed over the instance's move within its cells (sent to cells it had not joined), and
+    /// judged the held update against the snapshot's regions (the move's), so its federate
+    /// reflected a value sent far from its subscription region. A held update without regions
+    /// that a passed-over position follows is not reflected in regions; one after the last
+    /// passed-over position is.
+    #[test]
+    fn a_held_update_followed_by_a_passed_over_move_is_not_judged_by_the_snapshots_regions() {
+        let mut f = Fed::new();
+        let (p, x, position, vehicle) = (f.p, f.x, f.position, f.vehicle);
+        f.core
+            .publish_object_class_attributes(p, vehicle, &[position])
+            .expect("publish");
+        let far = f.region_x(p, 500, 510);
+        let close = f.region_x(p, 12, 14);
+        let register = |c: &mut FederationCore, r: RegionHandle| {
+            c.register_object_instance_with_regions(p, vehicle, &[(vec![position], vec![r])], None)
+                .expect("register")
+        };
+        let o = register(&mut f.core, far);
+        let still = register(&mut f.core, close);
+        let mut pair = Pair::new(f.core);
+        pair.run();
+        pair.listen();
+        let update = |c: &mut FederationCore, o: ObjectInstanceHandle, v: u64| {
+            c.update_attribute_values(p, o, vec![(position, n(v))], Vec::new(), None)
+                .expect("update");
+        };
+        update(&mut pair.a, o, 1); // at X [500, 510), held
+        pair.run();
+        // The move to X [0, 10) goes to the cells `far` leaves and enters, which `b` has not
+        // joined: it passes over that position.
+        pair.listening = false;
+        pair.a
+            .set_range_bounds(p, far, x, RangeBounds::new(0, 10))
+            .expect("set");
+        pair.a
+            .commit_region_modifications(p, &[far])
+            .expect("commit");
+        pair.run();
+        assert!(
+            pair.a.ddm_moves_in_cells() > 0,
+            "the move went to its cells"
+        );
+        pair.b.handle(
+            0,
+            Event::Skipped {
+                from: 1,
+                through: pair.a_seq,
+            },
+        );
+        pair.listening = true;
+        update(&mut pair.a, still, 1); // at X [12, 14), held, after the passed-over move
+        pair.run();
+        pair.join_late_subscribed_near(vehicle, position, x);
+        assert_eq!(pair.reflected(o), Vec::<u64>::new(), "sent at X [500, 510)");
+        assert_eq!(pair.reflected(still), vec![1], "after the passed-over move");
+        update(&mut pair.a, o, 2); // at X [0, 10): carries its regions
+        pair.run();
+        assert_eq!(pair.reflected(o), vec![2]);
     }
 
     /// Unified simulator, joiner sweep, seeds 5342 and 6245: a joining LRC held a member's

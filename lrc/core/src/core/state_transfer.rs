@@ -525,6 +525,17 @@ impl FederationCore {
         // federate reflected updates sent outside its regions (unified simulator, region mode,
         // seeds 71 and 92). A reliable attribute's move to its cells is such an announcement
         // too (`DataMsg::MoveRegions`, numbered in the stream).
+        //
+        // On cell groups a move may also hide in a position this LRC passed over (sent to cells
+        // it had not joined), so it is not among the held data. A held update that carries no
+        // regions was sent in those of the sender's last announcement to every LRC (after a
+        // move, updates carry their regions until the next such announcement); the snapshot's
+        // may be a later move's. So a held update without regions that a passed-over position
+        // follows is judged with its attributes' update regions overlapping no subscription
+        // region (a subscriber without regions still gets it); after a passed-over position,
+        // every move is held. Judged against the snapshot's, a joiner's federate reflected a
+        // value sent before the instance moved into its region (unified simulator, cell groups
+        // with interactions, seeds 1043, 1057, 1747 and 1892).
         let announced: std::collections::BTreeSet<(ObjectInstanceHandle, AttributeHandle)> =
             covered
                 .iter()
@@ -555,12 +566,33 @@ impl FederationCore {
                 .or_default()
                 .insert(*a, Vec::new());
         }
+        let last_gap = last_passed_over(&covered, high_water);
         for (seq, m) in covered {
             if let DataMsg::Epoch(n) = m {
                 epoch = Some(n);
                 continue;
             }
             if epoch != Some(mine) {
+                continue;
+            }
+            let masked = match (&m, seq) {
+                (
+                    DataMsg::Update {
+                        object,
+                        values,
+                        regions: None,
+                        ..
+                    },
+                    Some(s),
+                ) if last_gap.is_some_and(|g| g > s) => {
+                    self.mask_update_regions(*object, values.iter().map(|(a, _)| *a))
+                }
+                _ => Vec::new(),
+            };
+            if let (DataMsg::Update { object, .. }, false) = (&m, masked.is_empty()) {
+                let object = *object;
+                self.apply_data(from, seq, true, m);
+                self.apply_update_regions(object, masked);
                 continue;
             }
             if matches!(
@@ -589,6 +621,25 @@ impl FederationCore {
         }
         self.apply_held_skip(from);
         self.advise();
+    }
+
+    /// Sets the update regions of `attrs` of `object` that have some to "overlaps no
+    /// subscription region" (an empty list; absent would be the default region), and returns
+    /// them as they were, for [`FederationCore::apply_update_regions`] to put back.
+    fn mask_update_regions(
+        &mut self,
+        object: ObjectInstanceHandle,
+        attrs: impl Iterator<Item = AttributeHandle>,
+    ) -> super::regions::AttrExtents {
+        let Some(m) = self.regions.update_regions.get_mut(&object) else {
+            return Vec::new();
+        };
+        attrs
+            .filter_map(|a| {
+                let ext = m.get_mut(&a).filter(|e| !e.is_empty())?;
+                Some((a, std::mem::take(ext)))
+            })
+            .collect()
     }
 
     /// Takes an instance this LRC did not know from a snapshot, with `origin` as the LRC that
@@ -699,4 +750,12 @@ impl FederationCore {
         }
         self.interest_changed();
     }
+}
+
+/// The highest position up to `high_water` after the first held one that is not among the
+/// held data `covered`: one this LRC passed over (see the cell groups in `on_snapshot`).
+fn last_passed_over(covered: &[(Option<u64>, DataMsg)], high_water: u64) -> Option<u64> {
+    let held: std::collections::BTreeSet<u64> = covered.iter().filter_map(|(s, _)| *s).collect();
+    let first = *held.first()?;
+    (first + 1..=high_water).rev().find(|p| !held.contains(p))
 }
