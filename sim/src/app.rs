@@ -27,6 +27,16 @@ const LOOKAHEAD: f64 = 1.0;
 /// Most federates on one LRC.
 const FEDS_PER_LRC: usize = 3;
 
+/// What a federate sends once the liveness phase has converged, for every subscriber to
+/// receive.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Final {
+    /// The last value of an instance it owns.
+    Update(FedId, ObjectInstanceHandle),
+    /// A last ping ([`crate::Options::region_interactions`]).
+    Ping(FedId),
+}
+
 impl World {
     /// A call of federate `fed` was refused with `e`: a save or restore in progress is tried
     /// again later; "not a member" means the members dropped its LRC meanwhile (a
@@ -172,6 +182,14 @@ impl World {
                 None => None,
             };
             c.subscribe_interaction_class(h, f.command, true)?;
+            // With pings: subscribed in the same region as `Position`, or without regions.
+            if let Some((ping, _)) = f.ping {
+                match made {
+                    Some(r) => c.subscribe_interaction_class_with_regions(h, ping, &[r], true)?,
+                    None => c.subscribe_interaction_class(h, ping, true)?,
+                }
+                c.publish_interaction_class(h, ping)?;
+            }
             c.publish_object_class_attributes(h, f.car, &[f.position, f.heading, f.colour])?;
             c.publish_interaction_class(h, f.stop)?;
             if tso {
@@ -187,6 +205,9 @@ impl World {
                     m.declared = true;
                     if let (Some(r), Some(ranges)) = (made, region) {
                         m.ddm.sub = Some([r].into());
+                        if f.ping.is_some() {
+                            m.ddm.ping_sub = Some([r].into());
+                        }
                         m.ddm.regions.insert(
                             r,
                             crate::federate::RegionModel {
@@ -615,7 +636,7 @@ impl World {
             .fold(0.0_f64, f64::max);
         let mut beyond = 0.0;
         let mut last_grants = self.checks.time.grants;
-        let mut finals: Option<Vec<(FedId, ObjectInstanceHandle)>> = None;
+        let mut finals: Option<Vec<Final>> = None;
         let mut why = String::new();
         for _ in 0..(self.opts.liveness_us / TICK_US + 1) {
             if self.now() >= deadline {
@@ -630,13 +651,19 @@ impl World {
             self.duties(goal + beyond)?;
             if let Some(todo) = finals.as_mut() {
                 let mut left = Vec::new();
-                for (fed, o) in std::mem::take(todo) {
-                    let node = self.feds[&fed].node;
-                    if !self.feds[&fed].active() {
+                for last in std::mem::take(todo) {
+                    let (Final::Update(fed, _) | Final::Ping(fed)) = last;
+                    let m = &self.feds[&fed];
+                    let (node, handle) = (m.node, m.handle);
+                    let Some(h) = handle.filter(|_| m.active()) else {
                         continue;
-                    }
-                    if !self.may_send(node) || !self.update(fed, o)? {
-                        left.push((fed, o));
+                    };
+                    let sent = match last {
+                        Final::Update(_, o) => self.may_send(node) && self.update(fed, o)?,
+                        Final::Ping(_) => self.ping(fed, h, node, true)?,
+                    };
+                    if !sent {
+                        left.push(last);
                     }
                 }
                 *todo = left;
@@ -646,14 +673,18 @@ impl World {
                     // Constrained federates take receive-order messages only while advancing;
                     // from here on they take them at once.
                     self.asynchronous_delivery()?;
-                    let todo: Vec<(FedId, ObjectInstanceHandle)> = self
+                    let pings = self.fom.ping.is_some();
+                    let todo: Vec<Final> = self
                         .feds
                         .values()
                         .filter(|m| m.active())
-                        .flat_map(|m| m.owned.keys().map(move |o| (m.id, *o)))
+                        .flat_map(|m| {
+                            let updates = m.owned.keys().map(move |o| Final::Update(m.id, *o));
+                            updates.chain(pings.then_some(Final::Ping(m.id)))
+                        })
                         .collect();
                     self.trace("actions", || {
-                        format!("converged; {} final updates", todo.len())
+                        format!("converged; {} final updates and pings", todo.len())
                     });
                     finals = Some(todo);
                 }
@@ -733,11 +764,7 @@ impl World {
 
     /// Whether the federation has converged (with `finals`: after the last updates, which
     /// every subscriber must hold); `Err` says what has not.
-    pub(crate) fn converged(
-        &self,
-        target: f64,
-        finals: Option<&[(FedId, ObjectInstanceHandle)]>,
-    ) -> Result<(), String> {
+    pub(crate) fn converged(&self, target: f64, finals: Option<&[Final]>) -> Result<(), String> {
         if self.partitioned() {
             return Err("a partition is not healed".into());
         }
@@ -814,7 +841,10 @@ impl World {
         }
         if let Some(todo) = finals {
             if !todo.is_empty() {
-                return Err(format!("{} final updates not sent yet", todo.len()));
+                return Err(format!(
+                    "{} final updates or pings not sent yet",
+                    todo.len()
+                ));
             }
             self.checks
                 .objects
@@ -823,6 +853,7 @@ impl World {
                 self.checks
                     .regions
                     .converged(&self.live_feds(), &self.alive_instances())?;
+                self.checks.pings.converged(&self.live_feds())?;
             }
         }
         Ok(())

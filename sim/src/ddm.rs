@@ -14,6 +14,7 @@ use hlamesh_core::core::FederationCore;
 use hlamesh_core::core::regions::RangeBounds;
 use hlamesh_core::error::RtiError;
 use hlamesh_core::handles::{DimensionHandle, FederateHandle, RegionHandle};
+use hlamesh_transport::NodeId;
 
 use crate::check::regions::Ranges;
 use crate::federate::RegionModel;
@@ -55,12 +56,17 @@ impl World {
         pick.into_iter().map(|d| (d, self.random_range())).collect()
     }
 
-    /// Shows the regions check where federate `fed` subscribes now.
+    /// Shows the regions check (and, with pings, the pings check) where federate `fed`
+    /// subscribes now.
     pub(crate) fn show_subscription(&mut self, fed: FedId) {
         if let Some(m) = self.feds.get(&fed) {
-            let w = m.ddm.sub_where();
+            let (w, p) = (m.ddm.sub_where(), m.ddm.ping_where());
             self.trace("regions", || format!("{fed:?} subscribes in {w:?}"));
             self.checks.regions.subscribed(fed, w);
+            if self.fom.ping.is_some() {
+                self.trace("regions", || format!("{fed:?} listens to pings in {p:?}"));
+                self.checks.pings.subscribed(fed, p);
+            }
         }
     }
 
@@ -76,7 +82,9 @@ impl World {
         let class = m.sub.class;
         let (car, position) = (self.fom.car, self.fom.position);
         let pick = |w: &mut World, v: &[RegionHandle]| v[w.rng.below(v.len())];
-        match self.rng.below(10) {
+        // Pings draw from more choices, so runs without them are those of before.
+        let choices = if self.fom.ping.is_some() { 13 } else { 10 };
+        match self.rng.below(choices) {
             0 => {
                 let ranges = self.random_ranges();
                 let r = self.call(node, |c| make_region(c, h, &ranges));
@@ -235,8 +243,101 @@ impl World {
                     format!("{h} deletes region {r} (in use: {in_use})")
                 });
             }
+            10 | 11 => return self.ping(fed, h, node, false).map(|_| ()),
+            12 if !regions.is_empty() => return self.move_ping_subscription(fed, h, node),
             _ => {}
         }
+        self.settle(node)
+    }
+
+    /// Federate `fed` sends a ping with one or two of its regions, or (a time in four, or
+    /// when it has none) without regions; `last`: one of the liveness phase's final pings.
+    /// Whether it was sent.
+    pub(crate) fn ping(
+        &mut self,
+        fed: FedId,
+        h: FederateHandle,
+        node: NodeId,
+        last: bool,
+    ) -> Result<bool, String> {
+        let Some((class, seq_param)) = self.fom.ping else {
+            return Ok(false);
+        };
+        if !self.may_send(node) {
+            return Ok(false);
+        }
+        let regions: Vec<RegionHandle> = self.feds[&fed].ddm.regions.keys().copied().collect();
+        let mut rs = BTreeSet::new();
+        if !regions.is_empty() && self.rng.below(4) != 0 {
+            for _ in 0..1 + usize::from(self.rng.below(3) == 0) {
+                rs.insert(regions[self.rng.below(regions.len())]);
+            }
+        }
+        let rs: Vec<RegionHandle> = rs.into_iter().collect();
+        let seq = self.next_ping;
+        let params = vec![(seq_param, seq.to_be_bytes().to_vec())];
+        let w = self.feds[&fed].ddm.sent_where(&rs);
+        let r = self.call(node, |c| match rs.is_empty() {
+            true => c.send_interaction(h, class, params, vec![], None),
+            false => c.send_interaction_with_regions(h, class, params, &rs, vec![], None),
+        });
+        let sent = match r {
+            Ok(_) => {
+                self.next_ping += 1;
+                self.trace("regions", || format!("{fed:?} pings {seq} in {w:?}"));
+                self.checks.pings.sent(fed, seq, w, last);
+                true
+            }
+            Err(e) => {
+                self.refused(fed, &e, || format!("{h}: ping with {rs:?} refused: {e}"))?;
+                false
+            }
+        };
+        self.settle(node)?;
+        Ok(sent)
+    }
+
+    /// Federate `fed` subscribes to `Ping` with one more of its regions, or unsubscribes one
+    /// (never the last, so `Ping` stays subscribed); a federate subscribed without regions
+    /// keeps that.
+    fn move_ping_subscription(
+        &mut self,
+        fed: FedId,
+        h: FederateHandle,
+        node: NodeId,
+    ) -> Result<(), String> {
+        let (Some((class, _)), Some(subs)) = (self.fom.ping, self.feds[&fed].ddm.ping_sub.clone())
+        else {
+            return Ok(());
+        };
+        let regions: Vec<RegionHandle> = self.feds[&fed].ddm.regions.keys().copied().collect();
+        let add = subs.len() < 2 || self.rng.below(2) == 0;
+        let (r, what) = if add {
+            let r = regions[self.rng.below(regions.len())];
+            let res = self.call(node, |c| {
+                c.subscribe_interaction_class_with_regions(h, class, &[r], true)
+            });
+            (res.map(|()| r), "subscribe to pings with")
+        } else {
+            let subs: Vec<RegionHandle> = subs.into_iter().collect();
+            let r = subs[self.rng.below(subs.len())];
+            let res = self.call(node, |c| {
+                c.unsubscribe_interaction_class_with_regions(h, class, &[r])
+            });
+            (res.map(|()| r), "unsubscribe from pings with")
+        };
+        let shown = r
+            .as_ref()
+            .map_or_else(|e| format!("{e}"), |r| format!("{r}"));
+        self.region_outcome(fed, r, format!("{what} {shown}"), |w, r| {
+            if let Some(s) = w.model(fed).ddm.ping_sub.as_mut() {
+                match add {
+                    true => s.insert(r),
+                    false => s.remove(&r),
+                };
+            }
+            w.show_subscription(fed);
+        })?;
         self.settle(node)
     }
 

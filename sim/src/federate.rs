@@ -73,6 +73,9 @@ pub struct Ddm {
     pub sub: Option<BTreeSet<RegionHandle>>,
     /// The regions it associated with `Position` of its instances, for updates.
     pub assoc: BTreeMap<ObjectInstanceHandle, BTreeSet<RegionHandle>>,
+    /// It subscribes to `Ping` with these regions (`None`: without regions, or not at all
+    /// outside [`crate::Options::region_interactions`]).
+    pub ping_sub: Option<BTreeSet<RegionHandle>>,
 }
 
 impl Ddm {
@@ -88,6 +91,16 @@ impl Ddm {
         self.sub.as_ref().map(|rs| self.extents(rs))
     }
 
+    /// Where its `Ping` subscription listens.
+    pub fn ping_where(&self) -> Where {
+        self.ping_sub.as_ref().map(|rs| self.extents(rs))
+    }
+
+    /// Where a ping sent with regions `rs` goes (none: the default region).
+    pub fn sent_where(&self, rs: &[RegionHandle]) -> Where {
+        (!rs.is_empty()).then(|| self.extents(rs))
+    }
+
     /// Where an update of `Position` of `o` goes now: its associated regions, or the default
     /// region.
     pub fn update_where(&self, o: ObjectInstanceHandle) -> Where {
@@ -100,6 +113,7 @@ impl Ddm {
     /// Whether region `r` is associated for updates or used in its subscription.
     pub fn in_use(&self, r: RegionHandle) -> bool {
         self.sub.as_ref().is_some_and(|s| s.contains(&r))
+            || self.ping_sub.as_ref().is_some_and(|s| s.contains(&r))
             || self.assoc.values().any(|s| s.contains(&r))
     }
 }

@@ -65,6 +65,16 @@
 //! runs); `random_federations_in_region_mode_converge` runs its own sweep
 //! (`HLAMESH_SIM_REGION_SEEDS`, default 300, with each seed's swarm options).
 //!
+//! **Interactions with regions** ([`Options::region_interactions`], with region mode; on in the
+//! region and cell sweeps): the FOM gains `Ping` over `X` and `Y` (`sim/foms/Pings.xml`, a
+//! module of its own); every federate subscribes to it in the region it subscribes to
+//! `Position` in (or without regions), subscribes with more of its regions and unsubscribes
+//! some, and sends pings with one or two of its regions or without. The pings check
+//! ([`check::pings`]) holds every receipt to a ping sent by another federate in regions that
+//! overlapped the receiver's, as it held them between the send and the receipt, at most once;
+//! after the liveness phase converged every live federate sends a final ping, which every other
+//! live federate whose subscription overlaps it must receive.
+//!
 //! **Cell groups** ([`Options::cells`], with region mode): each federation has 16 DDM cell
 //! groups on the network model ([`net::Net::multicast_to`]); what the core sends to cells goes
 //! through the transport core's cell routing and chained reliable positions

@@ -63,6 +63,15 @@ pub struct Options {
     /// without it, what the core sends to cells goes to the default group. Never drawn by
     /// [`Options::swarm`]: the cell sweep sets it (`tests/unified.rs`).
     pub cells: bool,
+    /// Interactions with regions (with [`Options::regions`]): the FOM gains `Ping`
+    /// (`sim/foms/Pings.xml`, over `X` and `Y`); every federate subscribes to it with its first
+    /// region (or without regions, as it subscribes to `Position`), subscribes with more regions
+    /// and unsubscribes some, and sends pings with some of its regions or without; the pings
+    /// check ([`crate::check::pings`]) runs, and in the liveness phase every live federate sends
+    /// a final ping that must reach every overlapping subscriber. Never drawn by
+    /// [`Options::swarm`]; the region and cell sweeps set it, and the region regressions named
+    /// before it existed run without it, so their runs stay those that failed.
+    pub region_interactions: bool,
     /// Test-only breakage: every `Repair` frame is dropped (see `Net::drop_repairs`), so the
     /// liveness phase must fail. Never set by [`Options::swarm`].
     pub break_repairs: bool,
@@ -89,6 +98,7 @@ impl Default for Options {
             partition_joiners: false,
             regions: false,
             cells: false,
+            region_interactions: false,
             break_repairs: false,
         }
     }
@@ -178,7 +188,7 @@ impl Options {
     pub fn summary(&self) -> String {
         let on = |b: bool, s: &str| if b { format!(" {s}") } else { String::new() };
         format!(
-            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
+            "{} LRCs, loss {}‰ dup {}‰ reorder {}‰{}{}{}{}{}{}{}{}{}{}{}{}{}, fold {}, faults {} ms",
             self.lrcs,
             self.link.loss_per_mille,
             self.link.dup_per_mille,
@@ -195,6 +205,7 @@ impl Options {
             on(self.flow_control, "flow-control"),
             on(self.regions, "regions"),
             on(self.cells, "cells"),
+            on(self.region_interactions, "pings"),
             self.fold_every,
             self.fault_phase_us / 1000,
         )

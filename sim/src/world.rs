@@ -38,6 +38,7 @@ use hlamesh_transport::core::TransportEvent;
 use crate::Rng;
 use crate::check::membership;
 use crate::check::objects::{ObjectsCheck, Subscription};
+use crate::check::pings::PingsCheck;
 use crate::check::regions::RegionsCheck;
 use crate::check::stream::StreamCheck;
 use crate::check::time::TimeCheck;
@@ -57,12 +58,18 @@ pub const FOM: &str = include_str!("../../fed-examples/foms/MovingObject.xml");
 /// `Vehicle.Position`.
 pub const REGIONS_FOM: &str = include_str!("../foms/MovingObjectRegions.xml");
 
-/// The name and text of the FOM module of a run with `opts`.
-fn fom_module(opts: &Options) -> (&'static str, &'static str) {
-    if opts.regions {
-        ("MovingObjectRegions.xml", REGIONS_FOM)
-    } else {
-        ("MovingObject.xml", FOM)
+/// The module [`Options::region_interactions`] adds: `Ping` over `X` and `Y`.
+pub const PINGS_FOM: &str = include_str!("../foms/Pings.xml");
+
+/// The names and texts of the FOM modules of a run with `opts`.
+fn fom_modules(opts: &Options) -> Vec<(&'static str, &'static str)> {
+    match (opts.regions, opts.region_interactions) {
+        (false, _) => vec![("MovingObject.xml", FOM)],
+        (true, false) => vec![("MovingObjectRegions.xml", REGIONS_FOM)],
+        (true, true) => vec![
+            ("MovingObjectRegions.xml", REGIONS_FOM),
+            ("Pings.xml", PINGS_FOM),
+        ],
     }
 }
 
@@ -101,6 +108,8 @@ pub struct Fom {
     pub reason: ParameterHandle,
     /// The dimensions of `Position` (`X`, `Y`; none outside region mode).
     pub dims: Vec<DimensionHandle>,
+    /// `Ping` and its `Seq` ([`Options::region_interactions`] only).
+    pub ping: Option<(InteractionClassHandle, ParameterHandle)>,
 }
 
 impl Fom {
@@ -108,8 +117,18 @@ impl Fom {
         fn e(e: impl std::fmt::Display) -> String {
             e.to_string()
         }
-        let (name, text) = fom_module(opts);
-        let fdd = Fdd::load(&[FomModule::parse(name, text).map_err(e)?]).map_err(e)?;
+        let modules = fom_modules(opts)
+            .into_iter()
+            .map(|(name, text)| FomModule::parse(name, text).map_err(e))
+            .collect::<Result<Vec<_>, _>>()?;
+        let fdd = Fdd::load(&modules).map_err(e)?;
+        let ping = match opts.region_interactions {
+            true => {
+                let c = fdd.interaction_class_handle("Ping").map_err(e)?;
+                Some((c, fdd.parameter_handle(c, "Seq").map_err(e)?))
+            }
+            false => None,
+        };
         let dims = if opts.regions {
             vec![
                 fdd.dimension_handle("X").map_err(e)?,
@@ -133,6 +152,7 @@ impl Fom {
             text: fdd.parameter_handle(command, "Text").map_err(e)?,
             reason: fdd.parameter_handle(stop, "Reason").map_err(e)?,
             dims,
+            ping,
         })
     }
 }
@@ -148,6 +168,8 @@ pub struct Checks {
     pub time: TimeCheck,
     /// Regions (region mode).
     pub regions: RegionsCheck,
+    /// Interactions with regions (region mode with pings).
+    pub pings: PingsCheck,
 }
 
 /// A partition in progress.
@@ -205,6 +227,12 @@ pub struct Report {
     pub region_disjoint: u64,
     /// Region mode: reflections whose subscriber's regions moved between send and delivery.
     pub region_races: u64,
+    /// Region mode with pings: pings sent in regions received by a federate subscribed with
+    /// regions.
+    pub ping_receipts_in_regions: u64,
+    /// Region mode with pings: pings sent in regions some other federate's subscription did
+    /// not overlap.
+    pub ping_disjoint: u64,
     /// Cell groups ([`Options::cells`]): datagrams multicast to DDM cell groups.
     pub cell_datagrams: u64,
     /// Channel closes that waited for the members to acknowledge the closing LRC's stream.
@@ -241,6 +269,8 @@ impl Report {
             region_reflections,
             region_disjoint,
             region_races,
+            ping_receipts_in_regions,
+            ping_disjoint,
             cell_datagrams,
             closes_waited,
             virtual_us,
@@ -268,6 +298,8 @@ impl Report {
         self.region_reflections += region_reflections;
         self.region_disjoint += region_disjoint;
         self.region_races += region_races;
+        self.ping_receipts_in_regions += ping_receipts_in_regions;
+        self.ping_disjoint += ping_disjoint;
         self.cell_datagrams += cell_datagrams;
         self.closes_waited += closes_waited;
         self.virtual_us += virtual_us;
@@ -324,6 +356,8 @@ pub struct World {
     next_node: u64,
     next_fed: u32,
     pub(crate) next_action: u64,
+    /// The `Seq` of the next ping ([`Options::region_interactions`]).
+    pub(crate) next_ping: u64,
     pub(crate) faults_on: bool,
     /// The federation was created (by the first LRC with a federate to join).
     created: bool,
@@ -362,6 +396,7 @@ impl World {
                 objects: ObjectsCheck::new(fom.position),
                 time: TimeCheck::default(),
                 regions: RegionsCheck::default(),
+                pings: PingsCheck::default(),
             },
             fom,
             side: BTreeMap::new(),
@@ -370,6 +405,7 @@ impl World {
             next_node: 100,
             next_fed: 1,
             next_action: 0,
+            next_ping: 1,
             faults_on: true,
             created: false,
             report: Report::default(),
@@ -409,6 +445,8 @@ impl World {
                 self.report.region_reflections = self.checks.regions.in_regions;
                 self.report.region_disjoint = self.checks.regions.disjoint;
                 self.report.region_races = self.checks.regions.raced;
+                self.report.ping_receipts_in_regions = self.checks.pings.in_regions;
+                self.report.ping_disjoint = self.checks.pings.disjoint;
                 Ok(self.report)
             }
             Err(message) => {
@@ -847,12 +885,24 @@ impl World {
         }
         m.told(&cb);
         match &cb {
-            Callback::ReceiveInteraction { class, .. } => {
+            Callback::ReceiveInteraction { class, params, .. } => {
                 self.report.interactions += 1;
-                if *class != self.fom.command {
-                    return Err(format!(
-                        "{federate} received class {class}, not the one subscribed"
-                    ));
+                match self.fom.ping {
+                    Some((ping, seq)) if *class == ping => {
+                        let n = params
+                            .iter()
+                            .find(|(p, _)| *p == seq)
+                            .and_then(|(_, v)| v.as_slice().try_into().ok())
+                            .map(u64::from_be_bytes)
+                            .ok_or_else(|| format!("{federate} received a ping without Seq"))?;
+                        self.checks.pings.received(fed, n)?;
+                    }
+                    _ if *class != self.fom.command => {
+                        return Err(format!(
+                            "{federate} received class {class}, not the one subscribed"
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Callback::FederationSynchronized { .. } => self.report.synchronized += 1,
@@ -896,6 +946,7 @@ impl World {
             self.checks.objects.gone(fed);
             self.checks.time.gone(fed);
             self.checks.regions.gone(fed);
+            self.checks.pings.gone(fed);
         }
     }
 
@@ -1095,17 +1146,13 @@ impl World {
                         c.set_fold_thresholds(fold, 2);
                     }
                 };
-                let (fom_name, fom_text) = fom_module(&self.opts);
+                let modules: Vec<(String, String)> = fom_modules(&self.opts)
+                    .into_iter()
+                    .map(|(n, t)| (n.into(), t.into()))
+                    .collect();
                 let r = if first {
                     self.with_lrc(node, |l, net, disk, out, _| {
-                        l.create(
-                            net,
-                            disk,
-                            out,
-                            FED,
-                            vec![(fom_name.into(), fom_text.into())],
-                            tune,
-                        )
+                        l.create(net, disk, out, FED, modules, tune)
                     })
                 } else if heard {
                     self.with_lrc(node, |l, net, disk, out, _| {

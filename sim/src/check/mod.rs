@@ -15,6 +15,10 @@
 //! - [`regions`] (region mode): a reflection of a position only where the update's region (as
 //!   its sender had it) overlapped the subscriber's (as it held it between send and delivery),
 //!   exactly once; at the end every overlapping subscriber holds each instance's last value;
+//! - [`pings`] (region mode with interactions): a ping sent with regions is received only
+//!   where its sent regions overlapped the receiver's subscription (as it held it between send
+//!   and receipt), at most once, never by its sender; at the end the final pings reach every
+//!   overlapping subscriber;
 //! - [`membership`]: at most one coordinator per side of a partition, decision logs that are
 //!   prefixes of one another, identical views at the end.
 //!
@@ -24,6 +28,7 @@
 
 pub mod membership;
 pub mod objects;
+pub mod pings;
 pub mod regions;
 pub mod stream;
 pub mod time;

@@ -78,13 +78,71 @@ struct Sent {
     region: Where,
 }
 
+/// Per subscriber, its subscription regions of one class over time: each `Where` with the
+/// moment it took effect on the log's clock, which also orders the sends and deliveries its
+/// check is shown. Shared by the checks that judge a delivery against what the subscriber held
+/// between the send and the delivery.
+#[derive(Debug, Default)]
+pub struct SubscriptionLog {
+    clock: u64,
+    subs: BTreeMap<FedId, Vec<(u64, Where)>>,
+}
+
+impl SubscriptionLog {
+    /// The next moment.
+    pub fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Subscriber `f` listens in `w` from now on (a repeat of the last one is not recorded).
+    pub fn set(&mut self, f: FedId, w: Where) {
+        let at = self.tick();
+        let v = self.subs.entry(f).or_default();
+        if v.last().is_none_or(|(_, last)| *last != w) {
+            v.push((at, w));
+        }
+    }
+
+    /// A send by `f` in `w` happens now: the moment, and whether some other subscriber listens
+    /// where `w` does not reach.
+    pub fn send(&mut self, f: FedId, w: &Where) -> (u64, bool) {
+        let disjoint = self.all_now().any(|(s, x)| s != f && !overlaps(w, x));
+        (self.tick(), disjoint)
+    }
+
+    /// Where `f` listens now (`None`: it is not shown as subscribed).
+    pub fn now(&self, f: FedId) -> Option<&Where> {
+        self.subs.get(&f).and_then(|v| v.last()).map(|(_, w)| w)
+    }
+
+    /// Every subscriber with where it listens now.
+    pub fn all_now(&self) -> impl Iterator<Item = (FedId, &Where)> {
+        self.subs
+            .iter()
+            .filter_map(|(f, v)| v.last().map(|(_, w)| (*f, w)))
+    }
+
+    /// `f` is gone.
+    pub fn remove(&mut self, f: FedId) {
+        self.subs.remove(&f);
+    }
+
+    /// The subscription regions `f` held at some moment from `from` to now.
+    pub fn held_since(&self, f: FedId, from: u64) -> Vec<&Where> {
+        let Some(v) = self.subs.get(&f) else {
+            return Vec::new();
+        };
+        let first = v.iter().rposition(|(at, _)| *at <= from).unwrap_or(0);
+        v[first..].iter().map(|(_, w)| w).collect()
+    }
+}
+
 /// The regions check (see the module docs).
 #[derive(Debug, Default)]
 pub struct RegionsCheck {
-    /// Orders what the checker is shown.
-    clock: u64,
-    /// Per subscriber: its subscription regions for `Position`, each with when it took effect.
-    subs: BTreeMap<FedId, Vec<(u64, Where)>>,
+    /// Per subscriber: its subscription regions for `Position` over time.
+    subs: SubscriptionLog,
     /// Per (instance, value): who sent it, when, in what update region.
     sent: BTreeMap<(ObjectInstanceHandle, u64), Vec<Sent>>,
     /// What each subscriber reflected.
@@ -100,30 +158,15 @@ pub struct RegionsCheck {
 }
 
 impl RegionsCheck {
-    fn tick(&mut self) -> u64 {
-        self.clock += 1;
-        self.clock
-    }
-
     /// Subscriber `f`'s subscription region for `Position` is now `w`.
     pub fn subscribed(&mut self, f: FedId, w: Where) {
-        let at = self.tick();
-        let v = self.subs.entry(f).or_default();
-        if v.last().is_none_or(|(_, last)| *last != w) {
-            v.push((at, w));
-        }
+        self.subs.set(f, w);
     }
 
     /// `f` sent value `n` of `o` in update region `w`.
     pub fn sent(&mut self, f: FedId, o: ObjectInstanceHandle, n: u64, w: Where) {
-        let at = self.tick();
-        if self
-            .subs
-            .iter()
-            .any(|(s, v)| *s != f && v.last().is_some_and(|(_, x)| !overlaps(&w, x)))
-        {
-            self.disjoint += 1;
-        }
+        let (at, disjoint) = self.subs.send(f, &w);
+        self.disjoint += u64::from(disjoint);
         self.sent.entry((o, n)).or_default().push(Sent {
             by: f,
             at,
@@ -133,21 +176,12 @@ impl RegionsCheck {
 
     /// `f` is gone.
     pub fn gone(&mut self, f: FedId) {
-        self.subs.remove(&f);
-    }
-
-    /// The subscription regions `f` held at some moment from `from` to now.
-    fn held_since(&self, f: FedId, from: u64) -> Vec<&Where> {
-        let Some(v) = self.subs.get(&f) else {
-            return Vec::new();
-        };
-        let first = v.iter().rposition(|(at, _)| *at <= from).unwrap_or(0);
-        v[first..].iter().map(|(_, w)| w).collect()
+        self.subs.remove(f);
     }
 
     /// `f` reflects value `n` of `o`.
     pub fn reflected(&mut self, f: FedId, o: ObjectInstanceHandle, n: u64) -> Result<(), String> {
-        self.tick();
+        self.subs.tick();
         self.reflections += 1;
         if !self.reflected.insert((f, o, n)) {
             return Err(format!("{f:?} reflected {o}'s position {n} twice"));
@@ -158,7 +192,7 @@ impl RegionsCheck {
             .ok_or_else(|| format!("{f:?} reflected {o}'s position {n}, never sent"))?;
         let mut why = Vec::new();
         for s in sends.iter().filter(|s| s.by != f) {
-            let held = self.held_since(f, s.at);
+            let held = self.subs.held_since(f, s.at);
             let found = held
                 .iter()
                 .find(|w| overlaps(&s.region, w))
@@ -187,7 +221,7 @@ impl RegionsCheck {
         alive: &BTreeMap<ObjectInstanceHandle, (FedId, u64)>,
     ) -> Result<(), String> {
         for f in live {
-            let Some((_, sub)) = self.subs.get(f).and_then(|v| v.last()) else {
+            let Some(sub) = self.subs.now(*f) else {
                 continue;
             };
             for (o, (owner, n)) in alive {
