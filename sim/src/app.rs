@@ -8,6 +8,7 @@
 //! Every call goes through [`World::call`], the path of an `RtiAmbassador` call; a service the
 //! core refuses for a save or restore in progress is tried again later, as a federate would.
 
+use hlamesh_core::core::FederationCore;
 use hlamesh_core::core::save::SaveReport;
 use hlamesh_core::core::wire::ResignAction;
 use hlamesh_core::fom::OrderType;
@@ -26,6 +27,21 @@ const LOOKAHEAD: f64 = 1.0;
 
 /// Most federates on one LRC.
 const FEDS_PER_LRC: usize = 3;
+
+/// Time-stamp order: the earliest time federate `h` may stamp a message with, encoded (`None`
+/// when it is not regulating).
+pub(crate) fn earliest_stamp(c: &FederationCore, h: FederateHandle) -> Option<Vec<u8>> {
+    c.time_manager(h)
+        .and_then(|m| m.send_bound())
+        .and_then(|b| {
+            let t = if b.admits(b.time) {
+                Some(b.time)
+            } else {
+                DynTime::new(b.time.value() + 0.5)
+            };
+            t.map(|t| t.encode().to_vec())
+        })
+}
 
 /// What a federate sends once the liveness phase has converged, for every subscriber to
 /// receive.
@@ -189,6 +205,9 @@ impl World {
                     None => c.subscribe_interaction_class(h, ping, true)?,
                 }
                 c.publish_interaction_class(h, ping)?;
+                if tso {
+                    c.change_interaction_order_type(h, ping, OrderType::TimeStamp)?;
+                }
             }
             c.publish_object_class_attributes(h, f.car, &[f.position, f.heading, f.colour])?;
             c.publish_interaction_class(h, f.stop)?;
@@ -377,21 +396,7 @@ impl World {
         let params = vec![(f.text, b"go".to_vec()), (f.reason, b"r".to_vec())];
         let tso = self.opts.time && self.opts.tso;
         let r = self.call(node, |c| {
-            // Time-stamp order: stamped at the earliest time the sender may use.
-            let time = if tso {
-                c.time_manager(h)
-                    .and_then(|m| m.send_bound())
-                    .and_then(|b| {
-                        let t = if b.admits(b.time) {
-                            Some(b.time)
-                        } else {
-                            DynTime::new(b.time.value() + 0.5)
-                        };
-                        t.map(|t| t.encode().to_vec())
-                    })
-            } else {
-                None
-            };
+            let time = if tso { earliest_stamp(c, h) } else { None };
             c.send_interaction(h, f.stop, params, vec![], time)
         });
         match r {

@@ -16,6 +16,7 @@ use hlamesh_core::error::RtiError;
 use hlamesh_core::handles::{DimensionHandle, FederateHandle, RegionHandle};
 use hlamesh_transport::NodeId;
 
+use crate::app::earliest_stamp;
 use crate::check::regions::Ranges;
 use crate::federate::RegionModel;
 use crate::lrc::FedId;
@@ -251,8 +252,9 @@ impl World {
     }
 
     /// Federate `fed` sends a ping with one or two of its regions, or (a time in four, or
-    /// when it has none) without regions; `last`: one of the liveness phase's final pings.
-    /// Whether it was sent.
+    /// when it has none) without regions; in time-stamp order when the run has it
+    /// ([`crate::Options::tso`]); `last`: one of the liveness phase's final pings (receive
+    /// order: no advance follows it). Whether it was sent.
     pub(crate) fn ping(
         &mut self,
         fed: FedId,
@@ -277,9 +279,13 @@ impl World {
         let seq = self.next_ping;
         let params = vec![(seq_param, seq.to_be_bytes().to_vec())];
         let w = self.feds[&fed].ddm.sent_where(&rs);
-        let r = self.call(node, |c| match rs.is_empty() {
-            true => c.send_interaction(h, class, params, vec![], None),
-            false => c.send_interaction_with_regions(h, class, params, &rs, vec![], None),
+        let tso = self.opts.time && self.opts.tso && !last;
+        let r = self.call(node, |c| {
+            let time = if tso { earliest_stamp(c, h) } else { None };
+            match rs.is_empty() {
+                true => c.send_interaction(h, class, params, vec![], time),
+                false => c.send_interaction_with_regions(h, class, params, &rs, vec![], time),
+            }
         });
         let sent = match r {
             Ok(_) => {

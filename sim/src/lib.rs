@@ -69,7 +69,8 @@
 //! region and cell sweeps): the FOM gains `Ping` over `X` and `Y` (`sim/foms/Pings.xml`, a
 //! module of its own); every federate subscribes to it in the region it subscribes to
 //! `Position` in (or without regions), subscribes with more of its regions and unsubscribes
-//! some, and sends pings with one or two of its regions or without. The pings check
+//! some, and sends pings with one or two of its regions or without (time-stamped in runs with
+//! [`Options::tso`]). The pings check
 //! ([`check::pings`]) holds every receipt to a ping sent by another federate in regions that
 //! overlapped the receiver's, as it held them between the send and the receipt, at most once;
 //! after the liveness phase converged every live federate sends a final ping, which every other

@@ -66,7 +66,8 @@ pub struct Options {
     /// Interactions with regions (with [`Options::regions`]): the FOM gains `Ping`
     /// (`sim/foms/Pings.xml`, over `X` and `Y`); every federate subscribes to it with its first
     /// region (or without regions, as it subscribes to `Position`), subscribes with more regions
-    /// and unsubscribes some, and sends pings with some of its regions or without; the pings
+    /// and unsubscribes some, and sends pings with some of its regions or without (time-stamped
+    /// with [`Options::tso`]); the pings
     /// check ([`crate::check::pings`]) runs, and in the liveness phase every live federate sends
     /// a final ping that must reach every overlapping subscriber. Never drawn by
     /// [`Options::swarm`]; the region and cell sweeps set it, and the region regressions named

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use hlamesh_core::core::{Callback, Completion, FederationCore};
 use hlamesh_core::error::RtiError;
-use hlamesh_core::fom::{Fdd, FomModule};
+use hlamesh_core::fom::{Fdd, FomModule, OrderType};
 use hlamesh_core::handles::{
     AttributeHandle, DimensionHandle, FederateHandle, InteractionClassHandle, ObjectClassHandle,
     ObjectInstanceHandle, ParameterHandle,
@@ -233,6 +233,8 @@ pub struct Report {
     /// Region mode with pings: pings sent in regions some other federate's subscription did
     /// not overlap.
     pub ping_disjoint: u64,
+    /// Region mode with pings: pings received in time-stamp order.
+    pub ping_tso: u64,
     /// Cell groups ([`Options::cells`]): datagrams multicast to DDM cell groups.
     pub cell_datagrams: u64,
     /// Channel closes that waited for the members to acknowledge the closing LRC's stream.
@@ -271,6 +273,7 @@ impl Report {
             region_races,
             ping_receipts_in_regions,
             ping_disjoint,
+            ping_tso,
             cell_datagrams,
             closes_waited,
             virtual_us,
@@ -300,6 +303,7 @@ impl Report {
         self.region_races += region_races;
         self.ping_receipts_in_regions += ping_receipts_in_regions;
         self.ping_disjoint += ping_disjoint;
+        self.ping_tso += ping_tso;
         self.cell_datagrams += cell_datagrams;
         self.closes_waited += closes_waited;
         self.virtual_us += virtual_us;
@@ -447,6 +451,7 @@ impl World {
                 self.report.region_races = self.checks.regions.raced;
                 self.report.ping_receipts_in_regions = self.checks.pings.in_regions;
                 self.report.ping_disjoint = self.checks.pings.disjoint;
+                self.report.ping_tso = self.checks.pings.in_time_order;
                 Ok(self.report)
             }
             Err(message) => {
@@ -885,7 +890,12 @@ impl World {
         }
         m.told(&cb);
         match &cb {
-            Callback::ReceiveInteraction { class, params, .. } => {
+            Callback::ReceiveInteraction {
+                class,
+                params,
+                info,
+                ..
+            } => {
                 self.report.interactions += 1;
                 match self.fom.ping {
                     Some((ping, seq)) if *class == ping => {
@@ -895,7 +905,8 @@ impl World {
                             .and_then(|(_, v)| v.as_slice().try_into().ok())
                             .map(u64::from_be_bytes)
                             .ok_or_else(|| format!("{federate} received a ping without Seq"))?;
-                        self.checks.pings.received(fed, n)?;
+                        let tso = info.received_order == OrderType::TimeStamp;
+                        self.checks.pings.received(fed, n, tso)?;
                     }
                     _ if *class != self.fom.command => {
                         return Err(format!(

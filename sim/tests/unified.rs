@@ -142,6 +142,7 @@ fn random_federations_in_region_mode_converge() {
         ("moves racing an update", r.region_races),
         ("pings received in regions", r.ping_receipts_in_regions),
         ("pings outside some subscriber's regions", r.ping_disjoint),
+        ("pings in time-stamp order", r.ping_tso),
         ("partitions healed", r.partitions),
         ("LRCs crashed", r.crashes),
         ("fell-behind events", r.fell_behind),

@@ -56,6 +56,8 @@ pub struct PingsCheck {
     pub disjoint: u64,
     /// Receipts whose subscriber's regions moved between the send and the receipt.
     pub raced: u64,
+    /// Receipts in time-stamp order.
+    pub in_time_order: u64,
 }
 
 impl PingsCheck {
@@ -86,10 +88,11 @@ impl PingsCheck {
         self.subs.remove(f);
     }
 
-    /// `f` receives ping `seq`.
-    pub fn received(&mut self, f: FedId, seq: u64) -> Result<(), String> {
+    /// `f` receives ping `seq` (`tso`: in time-stamp order).
+    pub fn received(&mut self, f: FedId, seq: u64, tso: bool) -> Result<(), String> {
         self.subs.tick();
         self.receipts += 1;
+        self.in_time_order += u64::from(tso);
         if !self.received.insert((f, seq)) {
             return Err(format!("{f:?} received ping {seq} twice"));
         }
@@ -158,15 +161,15 @@ mod tests {
         c.sent(g, 1, r(5, 6), false);
         c.sent(g, 2, r(20, 30), false);
         c.sent(f, 3, r(40, 50), true);
-        assert!(c.received(f, 1).is_ok());
-        assert!(c.received(f, 1).is_err(), "twice");
-        assert!(c.received(f, 2).is_err(), "outside its region");
-        assert!(c.received(f, 3).is_err(), "its own");
-        assert!(c.received(f, 9).is_err(), "never sent");
+        assert!(c.received(f, 1, false).is_ok());
+        assert!(c.received(f, 1, false).is_err(), "twice");
+        assert!(c.received(f, 2, false).is_err(), "outside its region");
+        assert!(c.received(f, 3, false).is_err(), "its own");
+        assert!(c.received(f, 9, false).is_err(), "never sent");
         assert_eq!(c.disjoint, 1);
         let live: BTreeSet<FedId> = [f, g].into();
         assert!(c.converged(&live).is_err(), "g did not receive the final 3");
-        assert!(c.received(g, 3).is_ok());
+        assert!(c.received(g, 3, false).is_ok());
         assert!(c.converged(&live).is_ok());
     }
 
@@ -177,7 +180,7 @@ mod tests {
         c.subscribed(f, r(0, 10));
         c.sent(g, 1, r(20, 30), false);
         c.subscribed(f, r(25, 26));
-        assert!(c.received(f, 1).is_ok());
+        assert!(c.received(f, 1, false).is_ok());
         assert_eq!(c.raced, 1);
     }
 }
