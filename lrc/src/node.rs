@@ -309,6 +309,17 @@ impl Lrc {
         self.shared.transport.receiver_waker()
     }
 
+    /// Federation channel closes (and departures) that gave up waiting for every member's
+    /// acknowledgement of this LRC's reliable stream (`hlamesh_close_drain_timeouts_total`;
+    /// see "Leaving" in `docs/ARCHITECTURE.md`).
+    pub fn close_drain_timeouts(&self) -> u64 {
+        self.shared
+            .transport
+            .stats()
+            .drain_timeouts
+            .load(Ordering::Relaxed)
+    }
+
     /// Data datagrams this LRC sent (all federations; heartbeats and repairs excluded).
     pub fn datagrams_sent(&self) -> u64 {
         self.shared

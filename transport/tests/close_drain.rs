@@ -104,3 +104,48 @@ fn a_member_gets_the_whole_stream_before_the_sender_leaves_the_mesh() {
         "in order, none lost"
     );
 }
+
+/// A member whose data arrives 3–3.75 s late cannot acknowledge the stream within the close's
+/// bound (`MAX_DRAIN_WAIT`, 800 ms), though it answers on QUIC: the close gives up at the bound,
+/// counts it (`ShellStats::drain_timeouts`, exported as `hlamesh_close_drain_timeouts_total`),
+/// and returns long before the data could have arrived.
+#[test]
+fn a_close_gives_up_after_its_bound_when_a_member_cannot_acknowledge() {
+    let Pair {
+        a,
+        b: _b,
+        fa,
+        fb: _fb,
+    } = pair_with("drain-bound", |cfg| TransportConfig {
+        fault: Some(FaultSettings {
+            seed: 7,
+            reorder_per_mille: 1000,
+            max_delay_us: 3_000_000,
+            ..FaultSettings::default()
+        }),
+        ..cfg
+    });
+    for i in 0..10u64 {
+        fa.send(Reliability::Reliable, &i.to_be_bytes())
+            .expect("send");
+    }
+    let timeouts = || {
+        a.stats()
+            .drain_timeouts
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    assert_eq!(timeouts(), 0);
+    let t0 = Instant::now();
+    a.close_federation(fa.tag());
+    let took = t0.elapsed();
+    eprintln!("close with the member's data 3 s late took {took:?}");
+    assert_eq!(timeouts(), 1, "the close gave up once");
+    assert!(
+        took >= Duration::from_millis(800),
+        "it waited for the acknowledgement first ({took:?})"
+    );
+    assert!(
+        took < Duration::from_secs(3),
+        "it did not wait for the late data ({took:?})"
+    );
+}

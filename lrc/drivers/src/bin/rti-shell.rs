@@ -71,6 +71,8 @@
 //!   "messages":…,"datagrams":…,"best_effort_received":…,"received_by_group":[…],
 //!   "moves_in_cells":…,"stale_drops":…}`, the last two the federation core's; see
 //!   `docs/DDM.md`).
+//! - `drain-timeouts` — prints how many channel closes of this LRC gave up waiting for the
+//!   members' acknowledgements (`{"event":"drain_timeouts","count":…}`).
 //! - `lrcs` — prints the LRCs in this LRC's view of the federation (`{"event":"lrcs",
 //!   "nodes":[…]}`, in join order); the `joined` line carries this LRC's `node`.
 //! - `disconnect` — resign (DeleteObjects) and disconnect, staying up; `connect` connects
@@ -598,6 +600,11 @@ fn run() -> Result<(), RtiError> {
                     "received_by_group":c.received_by_group,
                     "moves_in_cells":moves_in_cells,"stale_drops":stale_drops}),
                 );
+                Ok(())
+            }
+            ["drain-timeouts"] => {
+                let n = lrc.close_drain_timeouts();
+                out(json!({"event":"drain_timeouts","count":n}));
                 Ok(())
             }
             ["lrcs"] => lrc.member_lrcs(&a.federation).map(|v| {
