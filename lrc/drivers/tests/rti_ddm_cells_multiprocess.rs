@@ -112,3 +112,43 @@ fn subscribers_hear_only_the_cell_groups_their_regions_cover() {
         assert_eq!(c["best_effort_received"], want, "[{}] {c}", s.name);
     }
 }
+
+/// A subscriber whose LRC joins the cells an instance moved into (while it listened
+/// elsewhere) discovers the instance at once, with no update after the move: its LRC asks the
+/// members for the moves it passed over (`ControlMsg::RegionsQuery`, `docs/DDM.md`). The last
+/// update, sent before the move and outside its region, is not reflected.
+#[test]
+fn a_subscriber_discovers_an_instance_that_moved_into_the_cells_it_joins_without_an_update() {
+    let _g = serial();
+    let lab = Lab::new(2);
+    let ports = Ports::unique();
+    let fed = format!("cjoin{}", std::process::id());
+    let (mut p, _) = shell(&lab, 1, &ports, &fed, "P");
+    let (mut a, _) = shell(&lab, 2, &ports, &fed, "A");
+    ok(&mut a, "region mine X=0..100,Y=0..100");
+    ok(&mut a, "subscribe-regions Vehicle Position mine");
+    ok(&mut a, "subscribe-interaction Mark");
+
+    ok(&mut p, "publish Vehicle Position");
+    ok(&mut p, "publish-interaction Mark");
+    ok(&mut p, "region at X=300..320,Y=10..20");
+    ok(&mut p, "region mark X=0..1000");
+    ok(&mut p, "register-object-regions Vehicle Position at");
+    let o = next_event(&mut p, "registered_object")["object"]
+        .as_u64()
+        .unwrap();
+    ok(&mut p, &format!("update {o} Position before"));
+    // Within cell 1 of X, which A has not joined: the move goes to that cell only.
+    ok(&mut p, "move at X=400..420,Y=10..20");
+    assert_eq!(cells(&mut p)["moves_in_cells"], 1);
+
+    // A's region moves over the instance's new region (cell 1): no update follows.
+    ok(&mut a, "move mine X=390..450,Y=0..100");
+    assert_eq!(next_event(&mut a, "discover")["object"], o);
+    ok(&mut p, "send Mark end");
+    assert_eq!(
+        reflected_until(&mut a, "end"),
+        Vec::<String>::new(),
+        "the update was sent at X [300, 320)"
+    );
+}

@@ -445,8 +445,24 @@ impl FederationCore {
         }
         let wanted: Vec<u32> = wanted.into_iter().collect();
         if wanted != self.cells.announced {
+            // Moves within cells this LRC did not join passed it by: ask the members for
+            // those of the cells it joins now (see `super::regions`, "Moves within the
+            // cells"). A joiner not admitted yet gets them with its snapshots.
+            let joins = wanted.iter().any(|k| !self.cells.announced.contains(k));
             self.cells.announced = wanted.clone();
             self.actions.push_back(Action::SetCells { cells: wanted });
+            if joins && self.phase.is_admitted() {
+                let members: Vec<super::Node> = self
+                    .view
+                    .nodes
+                    .iter()
+                    .copied()
+                    .filter(|n| *n != self.me)
+                    .collect();
+                for n in members {
+                    self.send_control(n, false, super::wire::ControlMsg::RegionsQuery);
+                }
+            }
         }
     }
 

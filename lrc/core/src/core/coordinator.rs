@@ -908,6 +908,8 @@ impl FederationCore {
             ControlMsg::SnapshotRequest => self.on_snapshot_request(from),
             ControlMsg::Evicted { nodes } => self.on_evicted(from, nodes),
             ControlMsg::Member { nodes } => self.on_member(from, nodes),
+            ControlMsg::RegionsQuery => self.on_regions_query(from),
+            ControlMsg::MovedRegions { moved } => self.on_moved_regions(from, moved),
             ControlMsg::Ownership { msg, epoch } => {
                 if epoch == self.restore.epoch() {
                     self.on_ownership_msg(from, msg);

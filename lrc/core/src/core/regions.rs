@@ -76,11 +76,19 @@
 //! stream's order, not when it arrived, and a move from the same stream, producer and instance
 //! waits behind it (`on_move_regions`): applied at once, the move would have the held update
 //! judged against regions it was not sent in, or found stale and lost. So a reflection is still
-//! judged against the regions its update was sent in. What it costs: an LRC outside those cells
-//! keeps the regions of the last announcement it received (within the same cells, so they
-//! overlap none of its subscription regions either way) until it joins one of the cells, and
-//! then judges discovery and scope by them until the next move or update reaches it; a lost
-//! move with no update after it leaves the scope advisories behind until the next one.
+//! judged against the regions its update was sent in. An LRC outside those cells keeps the
+//! regions of the last announcement it received (within the same cells, so they overlap none
+//! of its subscription regions either way) until it joins one of the cells. When it joins cells
+//! (`refresh_cells`), it asks every member for the regions its instances moved to since their
+//! last announcement to every LRC ([`super::wire::ControlMsg::RegionsQuery`]); the answer
+//! ([`super::wire::ControlMsg::MovedRegions`], `on_regions_query`) goes behind the member's
+//! data and is applied as moves are, by their numbers, so an instance that moved into the
+//! joined cells is discovered, and its scope advised, at once rather than at its next update
+//! (test `a_subscriber_joining_the_cells_of_a_moved_instance_discovers_it_without_an_update`).
+//! What it costs: one query to each member per change of cells that joins some (hysteresis
+//! keeps those rare), and an answer listing the moved instances of that member; a lost
+//! best-effort move with no update after it still leaves the scope advisories of LRCs in the
+//! cells behind until the next one.
 //!
 //! Interactions sent with regions carry their regions' committed ranges in the message
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
@@ -894,6 +902,45 @@ impl FederationCore {
                         && self.cells_of_extents(inst.class, *a, new).is_some()
                 })
         })
+    }
+
+    /// LRC `from` joined cells and asks for the regions this LRC's instances moved to within
+    /// their cells since it last announced them to every LRC (it heard none of those moves):
+    /// the answer goes behind this LRC's data, so `from` has applied every announcement sent
+    /// before it, and its numbers order it against the moves still on their way.
+    pub(crate) fn on_regions_query(&mut self, from: super::Node) {
+        let mut moved: BTreeMap<ObjectInstanceHandle, super::wire::MovedInstance> = BTreeMap::new();
+        for (o, a) in &self.regions.moved_in_cells {
+            let owner = self.objects.get(o).and_then(|i| i.owner_of(*a));
+            let (Some(owner), Some(v), Some(ext)) = (
+                owner.filter(|f| self.locals.contains_key(f)),
+                self.regions.attr_versions.get(&(*o, *a)),
+                self.regions.update_regions.get(o).and_then(|m| m.get(a)),
+            ) else {
+                continue;
+            };
+            let entry = moved.entry(*o).or_insert_with(|| (*o, owner, Vec::new()));
+            if entry.1 == owner {
+                entry.2.push((*a, *v, ext.clone()));
+            }
+        }
+        if !moved.is_empty() {
+            let moved = moved.into_values().collect();
+            self.send_control(from, true, super::wire::ControlMsg::MovedRegions { moved });
+        }
+    }
+
+    /// The answer to this LRC's [`super::wire::ControlMsg::RegionsQuery`]: applied as moves
+    /// (numbers decide against what is held), so an instance that moved into the cells joined
+    /// is discovered and its scope advised now rather than at its next update.
+    pub(crate) fn on_moved_regions(
+        &mut self,
+        from: super::Node,
+        moved: Vec<super::wire::MovedInstance>,
+    ) {
+        for (object, producer, attrs) in moved {
+            self.apply_moved_regions(from, object, producer, &attrs);
+        }
     }
 
     /// Regions that an update of `attrs` of `o` carries: those of the attributes that moved
@@ -3450,6 +3497,44 @@ mod tests {
             c.commit_region_modifications(f, &[r]).expect("commit");
         }
 
+        /// Node 3 subscribes to the reliable `Track` with a region at X [0, 100) (cell 0 of
+        /// X; cells are 250 wide); node 1 registers a vehicle with `Track` in a region at
+        /// X [300, 310), in cell 1, which node 3 did not join: (vehicle, `Track`, node 3's
+        /// region, node 1's region).
+        fn track_in_cell_1(
+            &mut self,
+        ) -> (
+            ObjectInstanceHandle,
+            AttributeHandle,
+            RegionHandle,
+            RegionHandle,
+        ) {
+            let [p, s] = [self.feds[0], self.feds[2]];
+            let fdd = self.cores[0].fdd_ref().expect("fdd");
+            let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+            let track = fdd.attribute_handle(vehicle, "Track").expect("Track");
+            self.core(1)
+                .publish_object_class_attributes(p, vehicle, &[track])
+                .expect("publish");
+            let watch = self.region_at(3, (0, 100));
+            self.core(3)
+                .subscribe_object_class_attributes_with_regions(
+                    s,
+                    vehicle,
+                    &[(vec![track], vec![watch])],
+                    true,
+                    None,
+                )
+                .expect("subscribe");
+            let at = self.region_at(1, (300, 310));
+            let o = self
+                .core(1)
+                .register_object_instance_with_regions(p, vehicle, &[(vec![track], vec![at])], None)
+                .expect("register");
+            self.run();
+            (o, track, watch, at)
+        }
+
         fn dims(&self) -> (DimensionHandle, DimensionHandle) {
             let fdd = self.cores[0].fdd_ref().expect("fdd");
             (
@@ -3467,30 +3552,8 @@ mod tests {
     #[test]
     fn a_reliable_update_carries_the_regions_it_moved_to_where_a_subscriber_was_not() {
         let mut t = Trio::new();
-        let [p, s] = [t.feds[0], t.feds[2]];
-        let fdd = t.cores[0].fdd_ref().expect("fdd");
-        let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
-        let track = fdd.attribute_handle(vehicle, "Track").expect("Track");
-        t.core(1)
-            .publish_object_class_attributes(p, vehicle, &[track])
-            .expect("publish");
-        let watch = t.region_at(3, (0, 100));
-        t.core(3)
-            .subscribe_object_class_attributes_with_regions(
-                s,
-                vehicle,
-                &[(vec![track], vec![watch])],
-                true,
-                None,
-            )
-            .expect("subscribe");
-        // In cell 1 of X (cells are 250 wide), which node 3 did not join.
-        let at = t.region_at(1, (300, 310));
-        let o = t
-            .core(1)
-            .register_object_instance_with_regions(p, vehicle, &[(vec![track], vec![at])], None)
-            .expect("register");
-        t.run();
+        let p = t.feds[0];
+        let (o, track, watch, at) = t.track_in_cell_1();
         let update = |t: &mut Trio, v: u64| {
             t.core(1)
                 .update_attribute_values(p, o, vec![(track, n(v))], Vec::new(), None)
@@ -3515,6 +3578,40 @@ mod tests {
         t.run();
         update(&mut t, 3);
         assert_eq!(t.reflected(o), vec![2]);
+    }
+
+    /// An LRC that joins the cells an instance moved into asks the members for the moves it
+    /// passed over, and its federate discovers the instance there at once, with no update of
+    /// it: the last update was sent before the move, where the subscriber did not listen.
+    /// Before, it judged the instance by the regions it held from before the move until the
+    /// instance's next update.
+    #[test]
+    fn a_subscriber_joining_the_cells_of_a_moved_instance_discovers_it_without_an_update() {
+        let mut t = Trio::new();
+        let p = t.feds[0];
+        let (o, track, watch, at) = t.track_in_cell_1();
+        t.core(1)
+            .update_attribute_values(p, o, vec![(track, n(1))], Vec::new(), None)
+            .expect("update");
+        t.move_to(1, at, (400, 410));
+        t.run();
+        let discovered = |t: &Trio| {
+            t.got3.iter().any(
+                |cb| matches!(cb, Callback::DiscoverObjectInstance { object, .. } if *object == o),
+            )
+        };
+        assert!(!discovered(&t), "not in node 3's region yet");
+        // Node 3 now listens over the moved region only (cell 1): no update follows.
+        t.move_to(3, watch, (390, 420));
+        t.run();
+        assert!(discovered(&t), "discovered where the instance moved to");
+        assert_eq!(
+            t.reflected(o),
+            Vec::<u64>::new(),
+            "1 was sent at X [300, 310)"
+        );
+        let held = |t: &Trio, node: usize| t.cores[node].regions.update_regions[&o][&track].clone();
+        assert_eq!(held(&t, 2), held(&t, 0), "node 3 holds the moved regions");
     }
 
     /// An update held for an ownership transfer carries the regions it was sent in (it moved

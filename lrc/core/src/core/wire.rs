@@ -23,8 +23,10 @@ use crate::handles::{
 /// announcement it was sent after; 18: moves of best-effort update regions within their cells
 /// (`DataMsg::MoveRegions`, `DataMsg::Update::regions`, `DataMsg::UpdateRegions::version`), so
 /// that such a move reaches only the LRCs in those cells; reliable attributes' moves use the
-/// same messages since, numbered in the stream, with no change to any encoding).
-pub const WIRE_VERSION: u8 = 18;
+/// same messages since, numbered in the stream, with no change to any encoding; 19: an LRC that
+/// joins DDM cells asks the members for the regions moved there (`ControlMsg::RegionsQuery`,
+/// `ControlMsg::MovedRegions`), appended).
+pub const WIRE_VERSION: u8 = 19;
 
 /// A message that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -937,7 +939,26 @@ pub enum ControlMsg {
         /// The sender's view (coordinator first).
         nodes: Vec<u64>,
     },
+    /// An LRC that joined DDM cells asks a member for the update regions its instances moved
+    /// to within their cells since it last announced them to every LRC: it heard none of
+    /// those moves (see `super::regions`, "Moves within the cells").
+    RegionsQuery,
+    /// The answer to [`Self::RegionsQuery`], sent behind the sender's data (causal): per
+    /// instance, the owning federate and its moved attributes, each with the number of its
+    /// last announcement and the extents of its update regions.
+    MovedRegions {
+        /// (instance, owner, [(attribute, announcement number, extents)]).
+        moved: Vec<MovedInstance>,
+    },
 }
+
+/// One instance in [`ControlMsg::MovedRegions`]: (instance, owning federate, its moved
+/// attributes with their announcement numbers and update regions).
+pub type MovedInstance = (
+    ObjectInstanceHandle,
+    FederateHandle,
+    Vec<(AttributeHandle, u32, Vec<super::regions::Extent>)>,
+);
 
 /// `Vec<(handle, value bytes)>` with each value as a byte string (`serde_bytes`): postcard lays
 /// it out exactly like a `Vec<u8>` (length, then the bytes) but copies it in one piece instead of
