@@ -103,14 +103,13 @@ impl PingsCheck {
         if s.by == f {
             return Err(format!("{f:?} received its own ping {seq}"));
         }
-        let held = self.subs.held_since(f, s.at);
-        match held.iter().find(|w| overlaps(&s.region, w)) {
-            Some(w) => {
-                self.in_regions += u64::from(s.region.is_some() && w.is_some());
-                self.raced += u64::from(held.len() > 1);
+        match self.subs.admits(f, s.at, &s.region) {
+            Ok((in_regions, raced)) => {
+                self.in_regions += u64::from(in_regions);
+                self.raced += u64::from(raced);
                 Ok(())
             }
-            None => Err(format!(
+            Err(held) => Err(format!(
                 "{f:?} received ping {seq}, sent by {:?} in {:?}, outside the regions it \
                  subscribed in meanwhile: {held:?}",
                 s.by, s.region

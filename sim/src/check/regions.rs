@@ -128,6 +128,18 @@ impl SubscriptionLog {
         self.subs.remove(&f);
     }
 
+    /// Whether something sent at `at` in `region` may reach `f` now: `Ok((in_regions, raced))`
+    /// when one of the subscription regions `f` held since `at` overlaps it (`in_regions`: both
+    /// are regions, not the default; `raced`: `f`'s regions changed meanwhile), else `Err`
+    /// with the regions it held.
+    pub fn admits(&self, f: FedId, at: u64, region: &Where) -> Result<(bool, bool), Vec<&Where>> {
+        let held = self.held_since(f, at);
+        match held.iter().find(|w| overlaps(region, w)) {
+            Some(w) => Ok((region.is_some() && w.is_some(), held.len() > 1)),
+            None => Err(held),
+        }
+    }
+
     /// The subscription regions `f` held at some moment from `from` to now.
     pub fn held_since(&self, f: FedId, from: u64) -> Vec<&Where> {
         let Some(v) = self.subs.get(&f) else {
@@ -192,16 +204,14 @@ impl RegionsCheck {
             .ok_or_else(|| format!("{f:?} reflected {o}'s position {n}, never sent"))?;
         let mut why = Vec::new();
         for s in sends.iter().filter(|s| s.by != f) {
-            let held = self.subs.held_since(f, s.at);
-            let found = held
-                .iter()
-                .find(|w| overlaps(&s.region, w))
-                .map(|w| (s.region.is_some() && w.is_some(), held.len() > 1));
-            if let Some((in_regions, raced)) = found {
-                self.in_regions += u64::from(in_regions);
-                self.raced += u64::from(raced);
-                return Ok(());
-            }
+            let held = match self.subs.admits(f, s.at, &s.region) {
+                Ok((in_regions, raced)) => {
+                    self.in_regions += u64::from(in_regions);
+                    self.raced += u64::from(raced);
+                    return Ok(());
+                }
+                Err(held) => held,
+            };
             why.push(format!(
                 "sent by {:?} in {:?}, subscribed meanwhile in {held:?}",
                 s.by, s.region

@@ -3509,30 +3509,44 @@ mod tests {
             RegionHandle,
             RegionHandle,
         ) {
-            let [p, s] = [self.feds[0], self.feds[2]];
+            let p = self.feds[0];
             let fdd = self.cores[0].fdd_ref().expect("fdd");
             let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
             let track = fdd.attribute_handle(vehicle, "Track").expect("Track");
             self.core(1)
                 .publish_object_class_attributes(p, vehicle, &[track])
                 .expect("publish");
+            let (o, watch, at) = self.watched_vehicle(vehicle, track, (300, 310));
+            (o, track, watch, at)
+        }
+
+        /// Node 3 subscribes to `attr` of `vehicle` with a region at X [0, 100); node 1
+        /// (which publishes it) registers a vehicle with `attr` in a region at `x`, and it all
+        /// settles: (vehicle, node 3's region, node 1's region).
+        fn watched_vehicle(
+            &mut self,
+            vehicle: ObjectClassHandle,
+            attr: AttributeHandle,
+            x: (u64, u64),
+        ) -> (ObjectInstanceHandle, RegionHandle, RegionHandle) {
+            let [p, s] = [self.feds[0], self.feds[2]];
             let watch = self.region_at(3, (0, 100));
             self.core(3)
                 .subscribe_object_class_attributes_with_regions(
                     s,
                     vehicle,
-                    &[(vec![track], vec![watch])],
+                    &[(vec![attr], vec![watch])],
                     true,
                     None,
                 )
                 .expect("subscribe");
-            let at = self.region_at(1, (300, 310));
+            let at = self.region_at(1, x);
             let o = self
                 .core(1)
-                .register_object_instance_with_regions(p, vehicle, &[(vec![track], vec![at])], None)
+                .register_object_instance_with_regions(p, vehicle, &[(vec![attr], vec![at])], None)
                 .expect("register");
             self.run();
-            (o, track, watch, at)
+            (o, watch, at)
         }
 
         fn dims(&self) -> (DimensionHandle, DimensionHandle) {
@@ -3659,7 +3673,7 @@ mod tests {
     /// node 3 reflected.
     fn hand_over_then_move(attr: &str, move_first: bool, decisions_first: bool) -> Vec<u64> {
         let mut t = Trio::new();
-        let [p, q, s] = [t.feds[0], t.feds[1], t.feds[2]];
+        let [p, q] = [t.feds[0], t.feds[1]];
         let fdd = t.cores[0].fdd_ref().expect("fdd");
         let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
         let pos = fdd.attribute_handle(vehicle, attr).expect("attribute");
@@ -3672,22 +3686,7 @@ mod tests {
         t.core(2)
             .subscribe_object_class_attributes(q, vehicle, &[pos], true)
             .expect("subscribe");
-        let watch = t.region_at(3, (0, 100));
-        t.core(3)
-            .subscribe_object_class_attributes_with_regions(
-                s,
-                vehicle,
-                &[(vec![pos], vec![watch])],
-                true,
-                None,
-            )
-            .expect("subscribe");
-        let at = t.region_at(1, (30, 40));
-        let o = t
-            .core(1)
-            .register_object_instance_with_regions(p, vehicle, &[(vec![pos], vec![at])], None)
-            .expect("register");
-        t.run();
+        let (o, _, _) = t.watched_vehicle(vehicle, pos, (30, 40));
         t.core(1)
             .update_attribute_values(p, o, vec![(pos, n(1))], Vec::new(), None)
             .expect("update");
