@@ -172,6 +172,11 @@ pub struct NetStats {
     /// Channel closes that waited for the members to acknowledge the stream (not everything
     /// was acknowledged when the layer above closed).
     pub closes_waited: u64,
+    /// Data datagrams longer than the nodes' `max_datagram` (on a real network: IP-fragmented,
+    /// or dropped beyond the path MTU). A run with any fails.
+    pub oversized: u64,
+    /// The longest data datagram multicast.
+    pub longest: usize,
 }
 
 /// The network of one run (see the module docs).
@@ -198,6 +203,8 @@ pub struct Net {
     groups: BTreeMap<Ipv4Addr, BTreeSet<NodeId>>,
     /// Test-only breakage: every `Repair` frame is dropped (see [`Net::drop_repairs`]).
     drop_repairs: bool,
+    /// Longest data datagram the path carries whole (see [`Net::set_max_datagram`]).
+    max_datagram: usize,
     /// What happened.
     pub stats: NetStats,
 }
@@ -230,7 +237,21 @@ impl Net {
             nodes: BTreeSet::new(),
             groups: BTreeMap::new(),
             drop_repairs: false,
+            max_datagram: usize::MAX,
             stats: NetStats::default(),
+        }
+    }
+
+    /// Data datagrams longer than `n` bytes are counted as oversized
+    /// ([`NetStats::oversized`]): the path MTU the nodes' transports size datagrams for.
+    pub fn set_max_datagram(&mut self, n: usize) {
+        self.max_datagram = n;
+    }
+
+    fn note_len(&mut self, len: usize) {
+        self.stats.longest = self.stats.longest.max(len);
+        if len > self.max_datagram {
+            self.stats.oversized += 1;
         }
     }
 
@@ -291,6 +312,7 @@ impl Net {
     /// Node `from` multicasts `bytes`: a copy to every other node not crashed (a node that did
     /// not join the federation's group drops it).
     pub fn multicast(&mut self, from: NodeId, bytes: &Bytes) {
+        self.note_len(bytes.len());
         let to: Vec<NodeId> = self.nodes.iter().copied().collect();
         self.multicast_among(from, to, bytes);
     }
@@ -304,6 +326,7 @@ impl Net {
             .map(|m| m.iter().copied().collect())
             .unwrap_or_default();
         self.stats.cell_datagrams += 1;
+        self.note_len(bytes.len());
         self.multicast_among(from, to, bytes);
     }
 

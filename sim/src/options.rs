@@ -140,13 +140,17 @@ impl Options {
 
     /// The transport settings of every node.
     pub fn transport(&self) -> TransportSettings {
+        let cell_groups = if self.cells { 16 } else { 0 };
         let mut data = DataConfig {
             max_message: 1 << 20,
             heartbeat_interval: Duration::from_millis(100),
+            // As the node shell keeps it (`TransportConfig::chain_reserve`).
+            chain_reserve: hlamesh_transport::data::wire::chain_header_max_len(cell_groups + 1),
             ..DataConfig::default()
         };
         if self.tiny_datagrams {
-            data.max_datagram = hlamesh_transport::data::wire::MIN_DATAGRAM + 16;
+            data.max_datagram =
+                hlamesh_transport::data::wire::MIN_DATAGRAM + 16 + data.chain_reserve;
         }
         if self.small_retransmit {
             data.retransmit_capacity_msgs = 6;
@@ -160,7 +164,7 @@ impl Options {
                 stall_after: Duration::from_millis(200),
             },
             flow_control: self.flow_control,
-            cell_groups: if self.cells { 16 } else { 0 },
+            cell_groups: cell_groups as u32,
         }
     }
 

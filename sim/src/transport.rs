@@ -196,8 +196,8 @@ impl SimTransport {
     /// per fragment).
     pub fn numbering(&self) -> (usize, usize) {
         (
-            self.settings.data.max_whole_payload(),
-            self.settings.data.fragment_payload(),
+            self.settings.data.reliable_max_whole(),
+            self.settings.data.reliable_fragment(),
         )
     }
 

@@ -382,6 +382,7 @@ impl World {
     /// A world for `seed` with `opts`, nothing started yet.
     pub fn new(seed: u64, opts: Options, origin: Instant) -> Result<World, String> {
         let mut net = Net::new(seed, opts.network(), origin);
+        net.set_max_datagram(opts.transport().data.max_datagram);
         if opts.break_repairs {
             net.drop_repairs();
         }
@@ -508,7 +509,17 @@ impl World {
         }
         let end = self.opts.fault_phase_us;
         self.run_until(end)?;
-        self.liveness()
+        self.liveness()?;
+        let s = &self.net.stats;
+        if s.oversized > 0 {
+            return Err(format!(
+                "{} data datagrams were longer than max_datagram {} (longest {})",
+                s.oversized,
+                self.opts.transport().data.max_datagram,
+                s.longest
+            ));
+        }
+        Ok(())
     }
 
     /// Steps until the clock reaches `t`.

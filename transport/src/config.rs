@@ -118,7 +118,8 @@ pub struct TransportConfig {
     /// socket per federation besides its default group: at most 19, so that one federation fits
     /// in Linux's default `net.ipv4.igmp_max_memberships` (20) with its default group; 0 turns
     /// cell groups off (everything on the default group). Must be the same at every member of a
-    /// federation. Default 16.
+    /// federation. Each slot keeps 10 bytes of every reliable datagram free for the chain header
+    /// ([`TransportConfig::chain_reserve`]). Default 16.
     pub max_joined_cells: u32,
     /// A best-effort message sent with regions whose cells map to more groups than this goes to
     /// the default group instead, once (counted as a fallback). Default 8.
@@ -351,6 +352,22 @@ impl TransportConfig {
             .collect()
     }
 
+    /// Bytes every reliable data datagram keeps free for a chain header
+    /// ([`crate::data::DataConfig::chain_reserve`]): the longest header a federation's cell
+    /// groups and default group allow, 0 without cell groups. 180 bytes with the default 16
+    /// slots: at a 1500-byte MTU a reliable message of more than 1,240 bytes (not 1,420) is
+    /// fragmented, and each fragment carries 1,224 bytes. On loopback (64 KiB datagrams) it
+    /// changes nothing measurable. A federation that uses no DDM regions regains the bytes with
+    /// `max_joined_cells` 0.
+    pub fn chain_reserve(&self) -> usize {
+        let cells = if self.data_group.is_some() {
+            0
+        } else {
+            self.max_joined_cells as usize
+        };
+        crate::data::wire::chain_header_max_len(cells + 1)
+    }
+
     /// Checks values that would otherwise fail obscurely later.
     pub fn validate(&self) -> Result<(), TransportError> {
         if self.max_joined_cells > 19 {
@@ -382,6 +399,16 @@ impl TransportConfig {
             return Err(TransportError::Config(format!(
                 "max_datagram {} outside 256..=65000 (0: from the interface's MTU)",
                 self.max_datagram
+            )));
+        }
+        let least = crate::data::wire::MIN_DATAGRAM + self.chain_reserve();
+        if self.max_datagram != 0 && self.max_datagram < least {
+            return Err(TransportError::Config(format!(
+                "max_datagram {} leaves no room for the {}-byte chain header of {} DDM cell \
+                 groups: raise it to at least {least} or lower max_joined_cells",
+                self.max_datagram,
+                self.chain_reserve(),
+                self.max_joined_cells
             )));
         }
         if self.beacon_min_gap.is_zero() || self.beacon_min_gap > self.beacon_interval {
@@ -501,6 +528,34 @@ mod duration_ms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_datagram_too_small_for_the_chain_header_of_its_cell_groups_is_refused() {
+        let with_cells = TransportConfig {
+            max_datagram: 300,
+            ..TransportConfig::default()
+        };
+        assert_eq!(with_cells.chain_reserve(), 180);
+        let e = with_cells
+            .validate()
+            .expect_err("300 bytes leave no room for 180");
+        assert!(e.to_string().contains("max_joined_cells"), "{e}");
+        let without = TransportConfig {
+            max_joined_cells: 0,
+            ..with_cells.clone()
+        };
+        assert_eq!(without.chain_reserve(), 0);
+        without.validate().expect("no cell groups, no header");
+        let fixed_group = TransportConfig {
+            data_group: Some(Ipv4Addr::new(239, 1, 2, 3)),
+            ..with_cells
+        };
+        assert_eq!(
+            fixed_group.chain_reserve(),
+            0,
+            "a fixed data group has no cells"
+        );
+    }
 
     #[test]
     fn datagram_size_follows_the_interface_mtu() {

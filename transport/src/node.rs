@@ -371,6 +371,7 @@ impl Shared {
             max_message: self.cfg.max_message,
             heartbeat_interval: self.cfg.heartbeat_interval,
             max_batch_delay: MAX_BATCH_DELAY,
+            chain_reserve: self.cfg.chain_reserve(),
             ..DataConfig::default()
         }
     }

@@ -456,3 +456,78 @@ fn a_stream_that_turns_chained_with_frames_waiting_ahead_completes() {
     ];
     run(ops).check();
 }
+
+/// The longest chain header (every group of the federation named) still fits: a reliable
+/// datagram, chained or not, never exceeds `max_datagram` (beyond the path MTU it would be
+/// IP-fragmented), and each message takes exactly the positions
+/// `DataConfig::reliable_numbers` gives it, wherever it goes. Without the chain reserve the
+/// default-group message after every cell was used came out 180 bytes too long.
+#[test]
+fn a_chained_datagram_stays_within_max_datagram_with_every_group_named() {
+    use hlamesh_transport::data::wire::chain_header_max_len;
+    const CELLS: u16 = 16;
+    let cfg = DataConfig {
+        chain_reserve: chain_header_max_len(usize::from(CELLS) + 1),
+        ..DataConfig::default()
+    };
+    assert_eq!(cfg.chain_reserve, 180);
+    let t0 = Instant::now();
+    let mut tx = DataSender::new(TX, TAG, &KEY, cfg.clone()).expect("cfg");
+    let mut rx = DataReceiver::new(NodeId(2), TAG, &KEY, cfg.clone()).expect("cfg");
+    rx.add_sender(TX);
+    let all: Vec<GroupId> = (1..=CELLS).map(GroupId).collect();
+    rx.set_groups(t0, &all);
+    let mut datagrams: Vec<Vec<u8>> = Vec::new();
+    let mut sent: Vec<Vec<u8>> = Vec::new();
+    let mut send = |tx: &mut DataSender, groups: &[GroupId], len: usize| {
+        let payload: Vec<u8> = (0..len).map(|k| (k % 251) as u8).collect();
+        let before = tx.high_water().0;
+        let mut out = |d: &[u8]| datagrams.push(d.to_vec());
+        let seq = if groups.is_empty() {
+            tx.send(t0, Reliability::Reliable, &payload, &mut out)
+                .expect("send")
+                .expect("reliable")
+        } else {
+            tx.send_reliable_cells(t0, groups, &payload, &mut out)
+                .expect("send")
+        };
+        assert_eq!(
+            seq.0 - before,
+            cfg.reliable_numbers(len),
+            "a {len}-byte message to {groups:?} takes the positions the rule gives it"
+        );
+        sent.push(payload);
+    };
+    // Every cell once: the next default-group message names all sixteen in its header.
+    for g in &all {
+        send(&mut tx, &[*g], 10);
+    }
+    let largest_whole = cfg.reliable_max_whole();
+    send(&mut tx, &[], largest_whole);
+    // Again, with the largest whole message and a fragmented one, to cells and to the default
+    // group, the headers naming every group.
+    for g in &all {
+        send(&mut tx, &[*g], 10);
+    }
+    send(&mut tx, &all[..8], largest_whole);
+    send(&mut tx, &all[8..], 3 * cfg.reliable_fragment() + 1);
+    send(&mut tx, &[], 3 * cfg.reliable_fragment() + 1);
+    send(&mut tx, &[], largest_whole + 1);
+    let longest = datagrams.iter().map(Vec::len).max().unwrap_or(0);
+    assert!(
+        longest <= cfg.max_datagram,
+        "longest datagram {longest} > max_datagram {}",
+        cfg.max_datagram
+    );
+    // The datagrams are whole and valid: a receiver in every group delivers every message.
+    for d in datagrams {
+        rx.on_datagram(t0, Bytes::from(d));
+    }
+    let mut delivered = Vec::new();
+    while let Some(ev) = rx.poll_event() {
+        if let RecvEvent::Deliver { payload, .. } = ev {
+            delivered.push(payload.to_vec());
+        }
+    }
+    assert_eq!(delivered, sent);
+}

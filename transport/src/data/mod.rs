@@ -176,6 +176,15 @@ pub struct DataConfig {
     /// Sender: longest a message added with `push` waits in the pending datagram if the shell
     /// does not `flush` first (a safety net; the shell normally flushes at the end of a burst).
     pub max_batch_delay: Duration,
+    /// Bytes of every reliable datagram kept free for a chain header
+    /// ([`wire::chain_header_max_len`] of the federation's groups; 0 without DDM cell groups):
+    /// a reliable message may go to cell groups, or follow one that did, and then carries a
+    /// header whose length depends on where the sender's earlier frames went. The positions a
+    /// message takes must not depend on that (the layer above numbers its messages by
+    /// [`DataConfig::reliable_numbers`] before it knows), so every reliable message is cut as
+    /// if it carried the longest header, and no datagram exceeds `max_datagram`: beyond the
+    /// path MTU it would be IP-fragmented, and one lost fragment loses the whole datagram.
+    pub chain_reserve: usize,
 }
 
 impl Default for DataConfig {
@@ -196,6 +205,7 @@ impl Default for DataConfig {
             heartbeat_interval: Duration::from_millis(100),
             tail_heartbeat_delay: Duration::from_millis(2),
             max_batch_delay: Duration::from_millis(1),
+            chain_reserve: 0,
         }
     }
 }
@@ -212,6 +222,17 @@ pub enum ConfigError {
     /// A zero limit where at least one is needed.
     #[error("{0} must be at least 1")]
     Zero(&'static str),
+    /// `max_datagram` leaves no room for the chain header of the federation's cell groups.
+    #[error(
+        "max_datagram {max_datagram} leaves no room for a {chain_reserve}-byte chain header \
+         (raise max_datagram or lower max_joined_cells)"
+    )]
+    ChainReserve {
+        /// The configured largest datagram.
+        max_datagram: usize,
+        /// The chain header reserve.
+        chain_reserve: usize,
+    },
 }
 
 impl DataConfig {
@@ -229,6 +250,12 @@ impl DataConfig {
         if self.max_repair_bytes < self.max_datagram {
             return Err(ConfigError::Zero("max_repair_bytes (in datagrams)"));
         }
+        if self.max_datagram < wire::MIN_DATAGRAM + self.chain_reserve {
+            return Err(ConfigError::ChainReserve {
+                max_datagram: self.max_datagram,
+                chain_reserve: self.chain_reserve,
+            });
+        }
         Ok(())
     }
 
@@ -244,15 +271,48 @@ impl DataConfig {
             .min(usize::from(u16::MAX))
     }
 
+    /// Largest payload of a reliable message sent whole: [`DataConfig::max_whole_payload`]
+    /// less the chain reserve.
+    pub fn reliable_max_whole(&self) -> usize {
+        self.max_whole_payload()
+            .saturating_sub(self.chain_reserve)
+            .max(1)
+    }
+
+    /// Payload carried by each fragment of a large reliable message:
+    /// [`DataConfig::fragment_payload`] less the chain reserve.
+    pub fn reliable_fragment(&self) -> usize {
+        self.fragment_payload()
+            .saturating_sub(self.chain_reserve)
+            .max(1)
+    }
+
+    /// Largest payload of a message of `rel` sent whole.
+    pub fn max_whole(&self, rel: Reliability) -> usize {
+        match rel {
+            Reliability::Reliable => self.reliable_max_whole(),
+            Reliability::BestEffort => self.max_whole_payload(),
+        }
+    }
+
+    /// Payload per fragment of a large message of `rel`.
+    pub fn fragment(&self, rel: Reliability) -> usize {
+        match rel {
+            Reliability::Reliable => self.reliable_fragment(),
+            Reliability::BestEffort => self.fragment_payload(),
+        }
+    }
+
     /// Reliable sequence numbers a message of `len` bytes takes in the stream: one if it
     /// travels whole, one per fragment otherwise (the number it is delivered under is the last
     /// of them). The rule a layer above numbers its own messages by, so that its numbers are
-    /// the transport's (see [`crate::core::channel::Outgoing::number`]).
+    /// the transport's (see [`crate::core::channel::Outgoing::number`]). It does not depend on
+    /// where the message goes: the chain reserve is kept in every reliable datagram.
     pub fn reliable_numbers(&self, len: usize) -> u64 {
-        if len <= self.max_whole_payload() {
+        if len <= self.reliable_max_whole() {
             1
         } else {
-            len.div_ceil(self.fragment_payload()) as u64
+            len.div_ceil(self.reliable_fragment()) as u64
         }
     }
 }

@@ -296,12 +296,12 @@ impl DataSender {
             self.start_chain();
         }
         let rel = stream.reliability();
-        let whole = payload.len() <= self.cfg.max_whole_payload();
+        let whole = payload.len() <= self.cfg.max_whole(rel);
         let piece = if whole {
             payload.len().max(1)
         } else {
             self.stats.fragmented_messages += 1;
-            self.cfg.fragment_payload()
+            self.cfg.fragment(rel)
         };
         let count = payload.len().div_ceil(piece).max(1);
         // Lengths fit in u32: checked against max_message, which `validate` bounds by u32::MAX.
@@ -367,7 +367,7 @@ impl DataSender {
         out: &mut impl FnMut(&[u8]),
     ) -> Result<Option<Seq>, SendError> {
         self.check_len(payload)?;
-        if payload.len() > self.cfg.max_whole_payload() {
+        if payload.len() > self.cfg.max_whole(rel) {
             return self.send(now, rel, payload, out);
         }
         let fits = self.pending.rel == Some(rel) && self.fits_pending(payload);
@@ -407,9 +407,14 @@ impl DataSender {
         Ok((rel == Reliability::Reliable).then_some(Seq(seq)))
     }
 
-    /// Whether `payload` fits, whole, in the pending datagram.
+    /// Whether `payload` fits, whole, in the pending datagram (of its reliability: a reliable
+    /// message too long to travel whole is never batched, or it would take fewer positions
+    /// than [`DataConfig::reliable_numbers`] gives it).
     fn fits_pending(&self, payload: &[u8]) -> bool {
-        payload.len() <= self.cfg.max_whole_payload()
+        let Some(rel) = self.pending.rel else {
+            return false;
+        };
+        payload.len() <= self.cfg.max_whole(rel)
             && self.pending.buf.len() + WHOLE_FRAME_HEADER + payload.len()
                 <= self.cfg.max_datagram - MAC_LEN
             && self.pending.frames < u16::MAX

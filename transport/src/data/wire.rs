@@ -47,10 +47,12 @@
 //! [`ChainHeader`], where the sender's previous frames to each group were, so that a receiver
 //! in some of the groups knows which positions it is due (`crate::data::chain`). A datagram
 //! whose header would say nothing new (the default group, the position before it there too)
-//! stays kind 1, and a sender that never sent to a cell sends kinds 1 and 3 only. A chain
-//! header makes its datagram longer than `max_datagram` by its own length (tens of bytes): the
-//! positions a message takes must not depend on where it goes, since the layer above numbers
-//! its messages by the same rule ([`crate::data::DataConfig::reliable_numbers`]).
+//! stays kind 1, and a sender that never sent to a cell sends kinds 1 and 3 only. The positions
+//! a message takes must not depend on where it goes, since the layer above numbers its messages
+//! by the same rule ([`crate::data::DataConfig::reliable_numbers`]); so every reliable datagram
+//! keeps room for the longest header its federation's groups allow
+//! ([`chain_header_max_len`], [`crate::data::DataConfig::chain_reserve`]), and a chained
+//! datagram stays within `max_datagram`.
 //!
 //! **Versions.** The version byte changes whenever a datagram of the new code could be
 //! misread, or not read at all, by the old: 2 → 3 for kind 4, which a version-2 receiver drops
@@ -400,6 +402,17 @@ pub const MAX_CHAIN_GROUPS: usize = 255;
 /// Bytes a [`ChainHeader`] takes on the wire.
 pub fn chain_header_len(h: &ChainHeader) -> usize {
     1 + 10 * h.targets.len() + 8 + 1 + 10 * h.others.len()
+}
+
+/// The longest [`ChainHeader`] of a sender whose federation has `groups` groups (its cell
+/// groups and the default group): each group is named at most once, as a target or in
+/// `others`. 0 with a single group, which never needs a header.
+pub fn chain_header_max_len(groups: usize) -> usize {
+    if groups <= 1 {
+        0
+    } else {
+        1 + 8 + 1 + 10 * groups.min(MAX_CHAIN_GROUPS)
+    }
 }
 
 fn push_groups(buf: &mut Vec<u8>, groups: &[(GroupId, u64)]) {

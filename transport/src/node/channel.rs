@@ -107,7 +107,7 @@ impl FederationChannel {
     /// fragment); see [`crate::data::DataConfig::reliable_numbers`].
     pub fn numbering(&self) -> (usize, usize) {
         let cfg = self.shared.data_config();
-        (cfg.max_whole_payload(), cfg.fragment_payload())
+        (cfg.reliable_max_whole(), cfg.reliable_fragment())
     }
 
     fn send_as(
