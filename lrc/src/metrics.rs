@@ -100,6 +100,9 @@ pub mod names {
     /// or in the reliable stream for a reliable attribute) instead of announcing them to every
     /// LRC (DDM, "Moves within the cells" in `docs/DDM.md`; label `federation`).
     pub const DDM_MOVES_IN_CELLS: &str = "hlamesh_ddm_region_moves_sent_to_cells_total";
+    /// Of those, the moves that went inside the update that followed them instead of a message
+    /// of their own (`hlamesh_core::core::move_fold`; label `federation`).
+    pub const DDM_MOVES_FOLDED: &str = "hlamesh_ddm_region_moves_folded_total";
 }
 
 /// Every family this module exports.
@@ -131,6 +134,7 @@ pub const FAMILIES: &[&str] = &[
     names::MOM_EXCEPTIONS_SENT,
     names::DDM_STALE_DROPS,
     names::DDM_MOVES_IN_CELLS,
+    names::DDM_MOVES_FOLDED,
 ];
 
 /// Least time between two latency marks of one federation from one LRC.
@@ -287,6 +291,12 @@ pub fn describe() {
             "Update-region moves sent best effort to the cells the region stays in, instead of \
              being announced to every LRC in the reliable stream.",
         );
+        c(
+            DDM_MOVES_FOLDED,
+            Unit::Count,
+            "Update-region moves sent to the cells inside the update that followed them, not in \
+             a message of their own.",
+        );
     }
 }
 
@@ -358,6 +368,7 @@ struct Scalars {
     mom_exceptions: u64,
     ddm_stale_drops: u64,
     ddm_moves_in_cells: u64,
+    ddm_moves_folded: u64,
 }
 
 /// Metrics of one federation on one LRC. Owned by the shell next to the core, mutated under the
@@ -716,6 +727,7 @@ impl FedMetrics {
         (self.now.mom_malformed, self.now.mom_exceptions) = core.mom_exception_counters();
         self.now.ddm_stale_drops = core.ddm_stale_drops();
         self.now.ddm_moves_in_cells = core.ddm_moves_in_cells();
+        self.now.ddm_moves_folded = core.ddm_moves_folded();
         let (n, e) = (self.now, self.exported);
         for (name, now, before) in [
             (names::TIME_ADVANCE_GRANTS, n.grants, e.grants),
@@ -754,6 +766,11 @@ impl FedMetrics {
                 names::DDM_MOVES_IN_CELLS,
                 n.ddm_moves_in_cells,
                 e.ddm_moves_in_cells,
+            ),
+            (
+                names::DDM_MOVES_FOLDED,
+                n.ddm_moves_folded,
+                e.ddm_moves_folded,
             ),
         ] {
             counter!(name, &one).increment(now.saturating_sub(before));

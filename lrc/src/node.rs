@@ -347,16 +347,19 @@ impl Lrc {
         st.host.get(federation).map(|f| f.io.channel.cell_stats())
     }
 
-    /// The federation core's DDM region counters of `federation` on this LRC: (update-region
-    /// moves sent best effort to the cells the region stays in, best-effort updates dropped
-    /// because they overtook the announcement they were sent after); zeros if it is not open
-    /// here. The same figures feed `hlamesh_ddm_region_moves_sent_to_cells_total` and
-    /// `hlamesh_ddm_stale_updates_dropped_total` (see `docs/DDM.md`).
-    pub fn ddm_region_counters(&self, federation: &str) -> (u64, u64) {
+    /// The federation core's DDM region counters of `federation` on this LRC; zeros if it is
+    /// not open here. The same figures feed `hlamesh_ddm_region_moves_sent_to_cells_total`,
+    /// `hlamesh_ddm_region_moves_folded_total` and `hlamesh_ddm_stale_updates_dropped_total`
+    /// (see `docs/DDM.md`).
+    pub fn ddm_region_counters(&self, federation: &str) -> DdmRegionCounters {
         self.with_core(federation, |c| {
-            Ok((c.ddm_moves_in_cells(), c.ddm_stale_drops()))
+            Ok(DdmRegionCounters {
+                moves_in_cells: c.ddm_moves_in_cells(),
+                moves_folded: c.ddm_moves_folded(),
+                stale_drops: c.ddm_stale_drops(),
+            })
         })
-        .unwrap_or((0, 0))
+        .unwrap_or_default()
     }
 
     /// Time messages (promises, i.e. null messages) the federates of this LRC sent so far in
@@ -871,6 +874,20 @@ fn channel_peer(fed: &Fed, node: NodeId) -> Option<Event<'static>> {
             node: node.0,
             first_seq,
         })
+}
+
+/// A federation core's DDM region counters ([`Lrc::ddm_region_counters`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DdmRegionCounters {
+    /// Update-region moves sent to the cells the region leaves and enters only, not announced
+    /// to every LRC (`docs/DDM.md`, "Moves within the cells").
+    pub moves_in_cells: u64,
+    /// Of those, the moves that went inside the update that followed them
+    /// (`hlamesh_core::core::move_fold`).
+    pub moves_folded: u64,
+    /// Best-effort updates dropped because they overtook the update-region announcement they
+    /// were sent after.
+    pub stale_drops: u64,
 }
 
 /// The channel's rule for numbering reliable messages, for the core (see

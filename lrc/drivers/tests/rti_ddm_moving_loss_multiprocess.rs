@@ -74,13 +74,22 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
     ok(&mut p, &format!("associate {o} Status atx"));
 
     for i in 0..STEPS {
+        let x = x_of(i);
         if i > 0 {
-            let x = x_of(i);
-            ok(&mut p, &format!("move at X={x}..{},Y=10..20", x + WIDTH));
             ok(&mut p, &format!("move atx X={x}..{}", x + WIDTH));
+            // Position's move and update in one frame: the move goes inside the update
+            // (`hlamesh_core::core::move_fold`), to the cells it leaves as well.
+            ok(
+                &mut p,
+                &format!(
+                    "move-update at X={x}..{},Y=10..20 {o} Position p{i}",
+                    x + WIDTH
+                ),
+            );
+        } else {
+            ok(&mut p, &format!("update {o} Position p{i}"));
         }
         ok(&mut p, &format!("update {o} Status s{i}"));
-        ok(&mut p, &format!("update {o} Position p{i}"));
     }
     ok(&mut p, "send Mark end");
 
@@ -116,19 +125,30 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
     // the former.
     let pc = cells(&mut p);
     let moves = pc["moves_in_cells"].as_u64().expect("moves_in_cells");
-    // Every update went to cells, the reliable ones too (and the moves within the cells).
+    let folded = pc["moves_folded"].as_u64().expect("moves_folded");
+    // Every update went to cells, the reliable ones too, and the moves within the cells that
+    // did not go inside an update.
     let to_cells = pc["messages"].as_u64().expect("messages");
     assert_eq!(
         to_cells,
-        2 * STEPS + moves,
+        2 * STEPS + moves - folded,
         "P: Status and Position updates and the moves on cell groups: {pc}"
     );
     assert!(
         (STEPS..2 * STEPS).contains(&moves),
         "P sent {moves} of 2 × {STEPS} moves to the cells"
     );
+    // Position's moves within the cells went inside its updates (at most one a step; a
+    // reliable move is never held).
+    assert!(
+        folded > STEPS / 2 && folded < STEPS,
+        "P folded {folded} of {moves} moves into the updates after them"
+    );
     let stale = cells(&mut a)["stale_drops"].as_u64().expect("stale_drops");
-    eprintln!("P: {moves} moves within the cells; A: {stale} stale best-effort updates dropped");
+    eprintln!(
+        "P: {moves} moves within the cells, {folded} inside updates; A: {stale} stale \
+         best-effort updates dropped"
+    );
 
     let all = reflected_until(&mut b, "end");
     let status_b: Vec<&String> = all.iter().filter(|v| v.starts_with('s')).collect();

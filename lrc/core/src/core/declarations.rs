@@ -497,6 +497,27 @@ impl FederationCore {
     /// every promise of that sender waited for good (several federates on one LRC;
     /// `rti_sim`'s `regression_time_a_send_counts_under_its_own_sequence_number`).
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) -> u64 {
+        // A move held to fold into this update goes in it; any other held move leaves first,
+        // in its place in the stream (`super::move_fold`).
+        let cells = self.fold_held_move(&msg);
+        if cells.is_none() {
+            self.flush_held_moves();
+        }
+        let seq = self.emit_data(reliable, &msg, cells);
+        let me = self.me;
+        self.apply_data(me, None, reliable, msg);
+        seq
+    }
+
+    /// Numbers `msg` in this LRC's stream (when `reliable`) and queues its send: to the cells
+    /// `cells`, or to those [`FederationCore::cells_of_send`] gives (`None`: the default
+    /// group). Does not apply it here (see [`FederationCore::send_data`]).
+    pub(crate) fn emit_data(
+        &mut self,
+        reliable: bool,
+        msg: &DataMsg,
+        cells: Option<Vec<u32>>,
+    ) -> u64 {
         let bytes = msg.encode();
         if reliable {
             // The transport's number: one per fragment (see `stream_numbering`).
@@ -516,7 +537,7 @@ impl FederationCore {
                     | DataMsg::InteractionInRegions { tso: true, .. }
             )
             && self.view.nodes.iter().filter(|n| **n != self.me).count() >= 2;
-        let class = match &msg {
+        let class = match msg {
             DataMsg::Update { object, .. } => self
                 .objects
                 .get(object)
@@ -528,7 +549,7 @@ impl FederationCore {
         };
         // Reliable messages with regions go to cells too: the transport's chained positions keep
         // them exactly once and in order (`docs/DDM.md`, "Reliability across groups").
-        match self.cells_of_send(&msg) {
+        match cells.or_else(|| self.cells_of_send(msg)) {
             Some(cells) => self.actions.push_back(Action::SendToCells {
                 seq: reliable.then_some(seq),
                 bytes,
@@ -543,8 +564,6 @@ impl FederationCore {
                 hold,
             }),
         }
-        let me = self.me;
-        self.apply_data(me, None, reliable, msg);
         seq
     }
 }

@@ -30,6 +30,7 @@ pub mod eviction;
 pub mod left_behind;
 pub mod membership;
 pub mod mom;
+pub mod move_fold;
 pub mod objects;
 pub mod order_type;
 pub mod ownership;
@@ -631,6 +632,8 @@ pub struct FederationCore {
     /// this LRC hears (see
     /// [`cell_route`]).
     pub(crate) cells: cell_route::CellRouting,
+    /// Moves within the cells held for the update that follows them (see [`move_fold`]).
+    pub(crate) move_fold: move_fold::MoveFold,
 }
 
 fn parse_modules(modules: &[(String, String)]) -> Result<Fdd, RtiError> {
@@ -700,6 +703,7 @@ impl FederationCore {
             regions: Default::default(),
             conveyed: BTreeMap::new(),
             cells: Default::default(),
+            move_fold: Default::default(),
         }
     }
 
@@ -976,6 +980,8 @@ impl FederationCore {
     }
 
     pub(crate) fn send_control(&mut self, to: Node, causal: bool, msg: ControlMsg) {
+        // A held move leaves before anything that follows its commit (`move_fold`).
+        self.flush_held_moves();
         let bytes = Envelope {
             federation: self.name.clone(),
             msg,

@@ -88,7 +88,8 @@
 //! What it costs: one query to each member per change of cells that joins some (hysteresis
 //! keeps those rare), and an answer listing the moved instances of that member; a lost
 //! best-effort move with no update after it still leaves the scope advisories of LRCs in the
-//! cells behind until the next one.
+//! cells behind until the next one. A best-effort move that the federate follows with an
+//! update of the instance goes inside that update ([`super::move_fold`]).
 //!
 //! Interactions sent with regions carry their regions' committed ranges in the message
 //! ([`DataMsg::InteractionInRegions`]), and so does a region-scoped value-update request
@@ -839,7 +840,8 @@ impl FederationCore {
                 .moved_in_cells
                 .extend(list.iter().map(|(a, _)| (o, *a)));
             self.regions.moves_in_cells += 1;
-            self.send_data(
+            // Held for the update that usually follows it (`super::move_fold`).
+            self.hold_move(
                 reliable,
                 DataMsg::MoveRegions {
                     object: o,
@@ -3296,6 +3298,8 @@ mod tests {
         hold_data_only: bool,
         held_1_to_3: Vec<Sent>,
         last_seq: [u64; 3],
+        /// Data messages each node sent (to every LRC or to cells).
+        data_sends: [u64; 3],
         done: Vec<(Node, crate::core::Ticket, Completion)>,
         now: u64,
     }
@@ -3323,6 +3327,7 @@ mod tests {
                 hold_data_only: false,
                 held_1_to_3: Vec::new(),
                 last_seq: [0; 3],
+                data_sends: [0; 3],
                 done: Vec::new(),
                 now: 0,
             };
@@ -3425,6 +3430,9 @@ mod tests {
                         }
                     };
                     while let Some(a) = c.poll_action() {
+                        if matches!(a, Action::SendData { .. } | Action::SendToCells { .. }) {
+                            self.data_sends[i] += 1;
+                        }
                         match a {
                             Action::SendData { seq, bytes, .. } => {
                                 if let Some(s) = seq {
@@ -3470,6 +3478,19 @@ mod tests {
                 }
             }
             panic!("the three LRCs never settled");
+        }
+
+        /// The fold window of the moves held now ends (`super::super::move_fold`): the cores'
+        /// deadlines run, and what they send is delivered.
+        fn fold_window_ends(&mut self) {
+            self.now += super::super::move_fold::FOLD_WINDOW_US;
+            let now = self.now;
+            for c in &mut self.cores {
+                if c.poll_timeout().is_some_and(|d| d <= now) {
+                    c.handle_timeout(now);
+                }
+            }
+            self.run();
         }
 
         /// The first value of each reflection of `o` at node 3, in order.
@@ -3599,6 +3620,86 @@ mod tests {
     /// it: the last update was sent before the move, where the subscriber did not listen.
     /// Before, it judged the instance by the regions it held from before the move until the
     /// instance's next update.
+    /// A move within the cells and the update that follows it leave as one message, the
+    /// update (`super::super::move_fold`), sent to the cells the region leaves as well as
+    /// those it enters: the subscriber in the cell it left advises the attribute out of scope
+    /// and reflects nothing, as after the move itself; back in, it is in scope and reflects.
+    /// A move that no update follows leaves on its own when its window ends.
+    #[test]
+    fn a_move_folded_into_the_update_after_it_tells_the_cells_it_left() {
+        let mut t = Trio::new();
+        let [p, s] = [t.feds[0], t.feds[2]];
+        let fdd = t.cores[0].fdd_ref().expect("fdd");
+        let vehicle = fdd.object_class_handle("Vehicle").expect("Vehicle");
+        let position = fdd.attribute_handle(vehicle, "Position").expect("Position");
+        t.core(1)
+            .publish_object_class_attributes(p, vehicle, &[position])
+            .expect("publish");
+        t.core(3)
+            .set_advisory_switch(s, AdvisorySwitch::AttributeScope, true)
+            .expect("scope on");
+        // Node 3 watches X [0, 100) (cell 0); the vehicle starts at X [50, 60).
+        let (o, _, at) = t.watched_vehicle(vehicle, position, (50, 60));
+        let update = |t: &mut Trio, v: u64| {
+            t.core(1)
+                .update_attribute_values(p, o, vec![(position, n(v))], Vec::new(), None)
+                .expect("update");
+            t.run();
+        };
+        let scope = |t: &Trio| -> Vec<bool> {
+            t.got3
+                .iter()
+                .filter_map(|cb| match cb {
+                    Callback::AttributesInScope { object, .. } if *object == o => Some(true),
+                    Callback::AttributesOutOfScope { object, .. } if *object == o => Some(false),
+                    _ => None,
+                })
+                .collect()
+        };
+        update(&mut t, 1);
+        assert_eq!(t.reflected(o), vec![1]);
+        assert_eq!(scope(&t), vec![true]);
+        t.got3.clear();
+
+        // Out to X [300, 310) (cell 1), then an update: one message.
+        let before = t.data_sends[0];
+        t.move_to(1, at, (300, 310));
+        update(&mut t, 2);
+        assert_eq!(
+            t.data_sends[0] - before,
+            1,
+            "the move went inside the update"
+        );
+        assert_eq!(t.cores[0].ddm_moves_folded(), 1);
+        assert_eq!(scope(&t), vec![false], "out of scope where it left");
+        assert_eq!(
+            t.reflected(o),
+            Vec::<u64>::new(),
+            "2 was sent at X [300, 310)"
+        );
+
+        // Back in, then an update: one message, in scope, reflected.
+        let before = t.data_sends[0];
+        t.move_to(1, at, (40, 50));
+        update(&mut t, 3);
+        assert_eq!(t.data_sends[0] - before, 1);
+        assert_eq!(scope(&t), vec![false, true]);
+        assert_eq!(t.reflected(o), vec![3]);
+        assert_eq!(t.cores[0].ddm_moves_folded(), 2);
+
+        // Out again with no update after it: held, then sent when its window ends.
+        let before = t.data_sends[0];
+        t.move_to(1, at, (300, 310));
+        t.run();
+        assert_eq!(t.data_sends[0], before, "held for an update");
+        assert_eq!(scope(&t), vec![false, true]);
+        t.fold_window_ends();
+        assert_eq!(t.data_sends[0] - before, 1, "the move on its own");
+        assert_eq!(scope(&t), vec![false, true, false]);
+        assert_eq!(t.cores[0].ddm_moves_folded(), 2);
+        assert_eq!(t.cores[0].poll_timeout(), None, "nothing held any more");
+    }
+
     #[test]
     fn a_subscriber_joining_the_cells_of_a_moved_instance_discovers_it_without_an_update() {
         let mut t = Trio::new();

@@ -524,7 +524,9 @@ impl FederationCore {
         // replay the snapshot's regions are back. Judged against the snapshot's, a joiner's
         // federate reflected updates sent outside its regions (unified simulator, region mode,
         // seeds 71 and 92). A reliable attribute's move to its cells is such an announcement
-        // too (`DataMsg::MoveRegions`, numbered in the stream).
+        // too (`DataMsg::MoveRegions`, numbered in the stream), and so is a reliable update that
+        // carries its attributes' regions (a best-effort attribute's move folded into it,
+        // `super::move_fold`).
         //
         // On cell groups a move may also hide in a position this LRC passed over (sent to cells
         // it had not joined), so it is not among the held data. A held update that carries no
@@ -544,6 +546,13 @@ impl FederationCore {
                     | DataMsg::MoveRegions { object, attrs, .. } => {
                         attrs.iter().map(|(a, _)| (*object, *a)).collect()
                     }
+                    // A move folded into the update after it (`super::move_fold`) is announced
+                    // by the regions the update carries.
+                    DataMsg::Update {
+                        object,
+                        regions: Some(r),
+                        ..
+                    } => r.attrs.iter().map(|(a, _, _)| (*object, *a)).collect(),
                     _ => Vec::new(),
                 })
                 .collect();

@@ -354,16 +354,17 @@ impl FederationCore {
         }
     }
 
-    /// When the next held value falls due (µs, the shell's clock): the shell calls
+    /// When the next held value or held move (`super::move_fold`) falls due (µs, the shell's clock): the shell calls
     /// [`Self::handle_timeout`] then.
     pub fn poll_timeout(&self) -> Option<u64> {
-        match (
+        [
             self.rates.send.poll_timeout(),
             self.rates.receive.poll_timeout(),
-        ) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+            self.held_moves_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Releases the held values due at `now`: sends the sender's, reflects the receivers'.
@@ -374,9 +375,11 @@ impl FederationCore {
             // (a deadline left due would have the shell call again at once, for ever).
             self.rates.send.retain(|_| false);
             self.rates.receive.retain(|_| false);
+            self.drop_held_moves();
             return;
         }
         let now = self.now;
+        self.flush_held_moves_due(now);
         let mut sends: Released<(u64, ObjectInstanceHandle)> = BTreeMap::new();
         while let Some(((o, a), v)) = self.rates.send.poll_due(now) {
             group(&mut sends, (v.update, o), a, v);

@@ -49,6 +49,8 @@
 //!   comma-separated; RANGES `DIM=LO..HI` comma-separated): `region NAME RANGES` creates a
 //!   region over those dimensions with those ranges, committed (prints `region` with the name
 //!   as label and the `region` handle), `move REGION RANGES` sets and commits,
+//!   `move-update REGION RANGES OBJ ATTR VALUE` sets, commits and updates in one go (a moving
+//!   entity's frame: the move can go inside the update, `hlamesh_core::core::move_fold`),
 //!   `set-bounds REGION DIM LO HI` only sets, `commit REGIONS`, `bounds REGION DIM` (prints
 //!   `bounds`), `delete-region REGION`, `scope-advisory` (turns attribute scope advisories on),
 //!   `relevance-advisory` (turns attribute relevance advisories on),
@@ -69,7 +71,8 @@
 //!   (`{"event":"cells","joined_now":…,"joined":…,"left":…,"join_failures":…,
 //!   "wide_fallbacks":…,"member_fallbacks":…,"cannot_join_now":…,"members_cannot_join_now":…,
 //!   "messages":…,"datagrams":…,"best_effort_received":…,"received_by_group":[…],
-//!   "moves_in_cells":…,"stale_drops":…}`, the last two the federation core's; see
+//!   "moves_in_cells":…,"moves_folded":…,"stale_drops":…}`, the last three the federation
+//!   core's; see
 //!   `docs/DDM.md`).
 //! - `drain-timeouts` — prints how many channel closes of this LRC gave up waiting for the
 //!   members' acknowledgements (`{"event":"drain_timeouts","count":…}`).
@@ -589,7 +592,7 @@ fn run() -> Result<(), RtiError> {
                 }),
             ["cells"] => {
                 let c = lrc.cell_stats(&a.federation).unwrap_or_default();
-                let (moves_in_cells, stale_drops) = lrc.ddm_region_counters(&a.federation);
+                let d = lrc.ddm_region_counters(&a.federation);
                 out(
                     json!({"event":"cells","joined_now":c.joined_now,"joined":c.joined,
                     "left":c.left,"join_failures":c.join_failures,
@@ -598,7 +601,8 @@ fn run() -> Result<(), RtiError> {
                     "members_cannot_join_now":c.members_cannot_join_now,"messages":c.messages,
                     "datagrams":c.datagrams,"best_effort_received":c.best_effort_received,
                     "received_by_group":c.received_by_group,
-                    "moves_in_cells":moves_in_cells,"stale_drops":stale_drops}),
+                    "moves_in_cells":d.moves_in_cells,"moves_folded":d.moves_folded,
+                    "stale_drops":d.stale_drops}),
                 );
                 Ok(())
             }
@@ -833,6 +837,15 @@ fn ddm(
                 set_all(*r, list)?;
             }
             rti.commit_region_modifications(&rs)
+        }),
+        ["move-update", r, list, o, attr, value] => region_list(names, r).and_then(|rs| {
+            for r in &rs {
+                set_all(*r, list)?;
+            }
+            rti.commit_region_modifications(&rs)?;
+            let o = obj(o)?;
+            let a = object_attrs(rti, o, attr)?;
+            rti.update_attribute_values(o, vec![(a[0], value.as_bytes().to_vec())], b"")
         }),
         ["set-bounds", r, d, lo, hi] => region_list(names, r).and_then(|rs| {
             let d = rti.get_dimension_handle(d)?;
