@@ -955,6 +955,7 @@ impl FederationCore {
                 self.tell_member(node);
                 self.on_stream_start(node, first_seq);
                 self.request_snapshots();
+                self.time_resend_queries(node);
             }
             Event::PeerGone(n) => self.on_peer_gone(n),
             Event::FellBehind { from, last } => self.on_fell_behind(from, last),

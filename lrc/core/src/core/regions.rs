@@ -3620,6 +3620,43 @@ mod tests {
     /// it: the last update was sent before the move, where the subscriber did not listen.
     /// Before, it judged the instance by the regions it held from before the move until the
     /// instance's next update.
+    /// A regulation query lost with a connection that broke and came back, between LRCs that
+    /// stay in each other's view, is sent again when the connection is up
+    /// (`Event::ChannelPeer`, `TimeManager::resend_query`), and the regulation completes.
+    /// Nothing else sends it again: `enableTimeRegulation` waited for good. (A time test on
+    /// this module's three-core harness.)
+    #[test]
+    fn a_regulation_query_lost_with_a_connection_is_sent_again_when_it_comes_back() {
+        use hlamesh_timesync::{DynInterval, RegulationState};
+        let mut t = Trio::new();
+        let p = t.feds[0];
+        t.hold_1_to_3 = true;
+        t.core(1)
+            .time_service(p, |m| {
+                m.enable_time_regulation(DynInterval::new(1.0).expect("interval"))
+            })
+            .expect("regulate");
+        t.run();
+        let state = |t: &Trio| t.cores[0].time_manager(p).map(|m| m.regulation());
+        assert_eq!(state(&t), Some(RegulationState::Pending), "3 has no query");
+        // The connection from 1 to 3 broke: what was on its way is lost. It comes back.
+        t.held_1_to_3.clear();
+        t.hold_1_to_3 = false;
+        t.run();
+        t.tick();
+        t.run();
+        assert_eq!(
+            state(&t),
+            Some(RegulationState::Pending),
+            "nothing sends the query again by itself"
+        );
+        let (now, first_seq) = (t.now, t.last_seq[2] + 1);
+        t.core(1)
+            .handle(now, Event::ChannelPeer { node: 3, first_seq });
+        t.run();
+        assert_eq!(state(&t), Some(RegulationState::On));
+    }
+
     /// A move within the cells and the update that follows it leave as one message, the
     /// update (`super::super::move_fold`), sent to the cells the region leaves as well as
     /// those it enters: the subscriber in the cell it left advises the attribute out of scope

@@ -419,6 +419,32 @@ impl FederationCore {
         }
     }
 
+    /// The connection to LRC `node` came (back) up: every local manager whose regulation
+    /// query is out sends it again to the federates there that have not answered, since the
+    /// query or its answer may have been lost with the connection
+    /// (`TimeManager::resend_query`).
+    pub(crate) fn time_resend_queries(&mut self, node: Node) {
+        if !self.phase.is_admitted() || !self.view.nodes.contains(&node) {
+            return;
+        }
+        let theirs: Vec<FederateHandle> = self
+            .view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == node)
+            .map(|(h, _)| *h)
+            .collect();
+        if theirs.is_empty() {
+            return;
+        }
+        for tm in self.time.managers.values_mut() {
+            for g in &theirs {
+                tm.resend_query(member(*g));
+            }
+        }
+        self.pump_time();
+    }
+
     /// A snapshot from `from` covers its stream up to `high_water`: local managers count it as
     /// received, so promises referring to that data do not wait for it.
     pub(crate) fn time_skip(&mut self, from: Node, high_water: u64) {
