@@ -138,8 +138,8 @@ fn a_moving_entity_is_reflected_exactly_where_it_overlaps_despite_loss() {
         (STEPS..2 * STEPS).contains(&moves),
         "P sent {moves} of 2 × {STEPS} moves to the cells"
     );
-    // Position's moves within the cells went inside its updates (at most one a step; a
-    // reliable move is never held).
+    // Position's moves within the cells went inside its updates (at most one a step:
+    // Status's move, held first, leaves when Position's is held, one held move per instance).
     assert!(
         folded > STEPS / 2 && folded < STEPS,
         "P folded {folded} of {moves} moves into the updates after them"

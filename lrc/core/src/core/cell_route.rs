@@ -792,6 +792,7 @@ mod tests {
         assert_eq!(update(&mut f), None, "a plain update");
 
         f.bounds(p, at, (40, 60), (10, 20));
+        f.window_ends();
         let moved = sent(&mut f.core);
         let [
             (
@@ -808,9 +809,9 @@ mod tests {
         let r = update(&mut f).expect("an update with its regions");
         assert_eq!(r.attrs, vec![(track, 2, attrs[0].1.clone())]);
 
-        // Into cell (1, 0): to both cells, numbered in the stream (not held: only best-effort
-        // moves are, `super::move_fold`).
+        // Into cell (1, 0): to both cells, numbered in the stream when its fold window ends.
         f.bounds(p, at, (240, 260), (10, 20));
+        f.window_ends();
         let crossed = sent(&mut f.core);
         assert!(
             matches!(
@@ -821,6 +822,19 @@ mod tests {
         );
         assert!(update(&mut f).is_some(), "the updates carry their regions");
         assert_eq!(f.core.ddm_moves_in_cells(), 2);
+        // Into cell (2, 0) with an update right after: the move goes inside it (one reliable
+        // message, to the cells the region leaves, 0 and 1 (it straddled their border), and
+        // enters; `super::move_fold`).
+        f.bounds(p, at, (540, 560), (10, 20));
+        f.core
+            .update_attribute_values(p, o, vec![(track, vec![2u8])], Vec::new(), None)
+            .expect("update");
+        assert_eq!(
+            drain(&mut f.core).0,
+            vec![vec![key(&f, 0, 0), key(&f, 1, 0), key(&f, 2, 0)]]
+        );
+        assert_eq!(f.core.ddm_moves_folded(), 1);
+        assert_eq!(f.core.poll_timeout(), None, "nothing held");
         // Back to the default region (no update region): announced to every LRC, and the
         // updates carry nothing.
         f.core
@@ -830,7 +844,7 @@ mod tests {
         assert!(
             matches!(
                 &all[..],
-                [(false, true, DataMsg::UpdateRegions { version: 4, .. })]
+                [(false, true, DataMsg::UpdateRegions { version: 5, .. })]
             ),
             "{all:?}"
         );

@@ -499,7 +499,7 @@ impl FederationCore {
     pub(crate) fn send_data(&mut self, reliable: bool, msg: DataMsg) -> u64 {
         // A move held to fold into this update goes in it; any other held move leaves first,
         // in its place in the stream (`super::move_fold`).
-        let cells = self.fold_held_move(&msg);
+        let cells = self.fold_held_move(reliable, &msg);
         if cells.is_none() {
             self.flush_held_moves();
         }

@@ -24,14 +24,16 @@
 //! - At the end of the window the core's deadline ([`super::FederationCore::poll_timeout`])
 //!   sends it as it was.
 //!
-//! Only best-effort moves are held (a best-effort attribute's, the usual case for a moving
-//! entity's position); a time-stamped update folds nothing (it is delivered in time order,
-//! later than a move applies). A reliable attribute's move is numbered in the stream and
-//! leaves at once, as before: holding it, even unfolded, made the unified simulator's cell
-//! sweep fail (seed 443: five LRCs with partitions, crashes, churn and time management; three
-//! federates' `enableTimeRegulation` never completed, their queries never reaching two other
-//! LRCs), and the cause is not found yet. What it costs: a receiver learns of a move that no
-//! update follows up to a millisecond later, and scope advisories wait that long.
+//! A reliable attribute's move is numbered in the stream when it leaves (on its own), or takes
+//! no number (inside a reliable update); it folds only into a reliable update. A time-stamped
+//! update folds nothing (it is delivered in time order, later than a move applies). What it
+//! costs: a receiver learns of a move that no update follows up to a millisecond later, and
+//! scope advisories wait that long.
+//!
+//! (Holding reliable moves first made the unified simulator's cell sweep lose liveness at seed
+//! 443: three federates' `enableTimeRegulation` never completed, their queries lost with a
+//! connection that broke and came back. The queries are now sent again when a connection comes
+//! back, `hlamesh_timesync::TimeManager::resend_query`.)
 
 use std::collections::BTreeMap;
 
@@ -44,8 +46,10 @@ pub const FOLD_WINDOW_US: u64 = 1_000;
 /// A move applied here and not sent yet.
 #[derive(Debug, Clone)]
 pub(crate) struct HeldMove {
-    /// The [`DataMsg::MoveRegions`] (best effort).
+    /// The [`DataMsg::MoveRegions`].
     msg: DataMsg,
+    /// Numbered in the stream when it leaves (a reliable attribute moved).
+    reliable: bool,
     /// The cells the regions leave and enter (computed before the move applied here).
     cells: Vec<u32>,
     /// When it leaves on its own.
@@ -65,8 +69,7 @@ impl FederationCore {
     /// follows it, after applying it here. Sends it at once instead when its cells are not
     /// known (it then goes as any message).
     pub(crate) fn hold_move(&mut self, reliable: bool, msg: DataMsg) {
-        let (false, DataMsg::MoveRegions { object, .. }) = (reliable, &msg) else {
-            // A reliable move leaves at once (see the module docs).
+        let DataMsg::MoveRegions { object, .. } = &msg else {
             self.send_data(reliable, msg);
             return;
         };
@@ -81,16 +84,22 @@ impl FederationCore {
             self.emit_held(earlier);
         }
         let me = self.me;
-        self.apply_data(me, None, false, msg.clone());
+        self.apply_data(me, None, reliable, msg.clone());
         let due = self.now.saturating_add(FOLD_WINDOW_US);
-        self.move_fold
-            .held
-            .insert(object, HeldMove { msg, cells, due });
+        self.move_fold.held.insert(
+            object,
+            HeldMove {
+                msg,
+                reliable,
+                cells,
+                due,
+            },
+        );
     }
 
     /// If `msg` is an update that a held move folds into (see the module docs), takes that
     /// move and returns the cells the update goes to: its own and the move's.
-    pub(crate) fn fold_held_move(&mut self, msg: &DataMsg) -> Option<Vec<u32>> {
+    pub(crate) fn fold_held_move(&mut self, reliable: bool, msg: &DataMsg) -> Option<Vec<u32>> {
         let DataMsg::Update {
             object,
             producer,
@@ -114,7 +123,7 @@ impl FederationCore {
         let carried = attrs
             .iter()
             .all(|(a, _)| inline.attrs.iter().any(|(b, v, _)| a == b && v == version));
-        if mover != producer || !carried {
+        if mover != producer || !carried || (held.reliable && !reliable) {
             return None;
         }
         let mut cells = self.cells_of_send(msg)?;
@@ -143,9 +152,15 @@ impl FederationCore {
         }
     }
 
-    /// Sends held move `h` on its own.
+    /// Sends held move `h` on its own, numbered now when reliable: the local time managers
+    /// count it under that number, as they count every reliable message of its producer
+    /// (applied here unnumbered, it counted under the number before).
     fn emit_held(&mut self, h: HeldMove) {
-        self.emit_data(false, &h.msg, Some(h.cells));
+        let seq = self.emit_data(h.reliable, &h.msg, Some(h.cells));
+        if let (true, DataMsg::MoveRegions { producer, .. }) = (h.reliable, &h.msg) {
+            self.time_other(*producer, seq, &[]);
+            self.pump_time();
+        }
     }
 
     /// Sends the held moves whose window ended at `now` (those held earlier than the others).
