@@ -30,10 +30,12 @@
 //! costs: a receiver learns of a move that no update follows up to a millisecond later, and
 //! scope advisories wait that long.
 //!
-//! (Holding reliable moves first made the unified simulator's cell sweep lose liveness at seed
-//! 443: three federates' `enableTimeRegulation` never completed, their queries lost with a
-//! connection that broke and came back. The queries are now sent again when a connection comes
-//! back, `hlamesh_timesync::TimeManager::resend_query`.)
+//! (A first version, which also sent held moves before every time message and before every
+//! reading of the stream position, lost liveness in the unified simulator's cell sweep at seed
+//! 443: three federates' `enableTimeRegulation` never completed; their queries had not reached
+//! two LRCs whose connections broke and came back. Such a query is now sent again when a
+//! connection comes back, `hlamesh_timesync::TimeManager::resend_query`. This version passes
+//! that seed and the sweeps with or without that fix, so the sweep does not pin the cause.)
 
 use std::collections::BTreeMap;
 
