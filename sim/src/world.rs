@@ -239,6 +239,9 @@ pub struct Report {
     pub cell_datagrams: u64,
     /// Channel closes that waited for the members to acknowledge the closing LRC's stream.
     pub closes_waited: u64,
+    /// Region moves that went inside the update after them (`hlamesh_core::core::move_fold`),
+    /// counted at the LRCs alive at the end.
+    pub moves_folded: u64,
     /// Virtual time the run took (µs).
     pub virtual_us: u64,
     /// Virtual time the liveness phase took to converge (µs).
@@ -276,6 +279,7 @@ impl Report {
             ping_tso,
             cell_datagrams,
             closes_waited,
+            moves_folded,
             virtual_us,
             converged_after_us,
         } = other;
@@ -306,6 +310,7 @@ impl Report {
         self.ping_tso += ping_tso;
         self.cell_datagrams += cell_datagrams;
         self.closes_waited += closes_waited;
+        self.moves_folded += moves_folded;
         self.virtual_us += virtual_us;
         self.converged_after_us = self.converged_after_us.max(*converged_after_us);
     }
@@ -447,6 +452,12 @@ impl World {
                 self.report.nacks = self.net.stats.nacks;
                 self.report.cell_datagrams = self.net.stats.cell_datagrams;
                 self.report.closes_waited = self.net.stats.closes_waited;
+                self.report.moves_folded = self
+                    .lrcs
+                    .values()
+                    .filter(|l| l.alive)
+                    .filter_map(|l| l.core(FED).map(|c| c.ddm_moves_folded()))
+                    .sum();
                 self.report.region_reflections = self.checks.regions.in_regions;
                 self.report.region_disjoint = self.checks.regions.disjoint;
                 self.report.region_races = self.checks.regions.raced;

@@ -143,6 +143,7 @@ fn random_federations_in_region_mode_converge() {
         ("pings received in regions", r.ping_receipts_in_regions),
         ("pings outside some subscriber's regions", r.ping_disjoint),
         ("pings in time-stamp order", r.ping_tso),
+        ("moves folded into the update after them", r.moves_folded),
         ("partitions healed", r.partitions),
         ("LRCs crashed", r.crashes),
         ("fell-behind events", r.fell_behind),
@@ -190,6 +191,7 @@ fn random_federations_on_ddm_cell_groups_converge() {
         ),
         ("pings received in regions", r.ping_receipts_in_regions),
         ("pings outside some subscriber's regions", r.ping_disjoint),
+        ("moves folded into the update after them", r.moves_folded),
         ("partitions healed", r.partitions),
         ("LRCs crashed", r.crashes),
     ];

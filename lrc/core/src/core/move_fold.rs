@@ -30,6 +30,9 @@
 //! costs: a receiver learns of a move that no update follows up to a millisecond later, and
 //! scope advisories wait that long.
 //!
+//! The unified simulator's region and cell sweeps fold reliable moves (its FOM has no
+//! best-effort attribute with regions) and require some folds in their coverage.
+//!
 //! (A first version, which also sent held moves before every time message and before every
 //! reading of the stream position, lost liveness in the unified simulator's cell sweep at seed
 //! 443: three federates' `enableTimeRegulation` never completed; their queries had not reached
