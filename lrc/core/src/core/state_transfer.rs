@@ -344,13 +344,7 @@ impl FederationCore {
         // only when they change): each of ours tells each of its federates again, behind the
         // snapshot's high-water mark (rti_sim, time mode, seed 440: a regulator's promise lost
         // to a fall-behind left a constrained federate waiting for good).
-        let theirs: Vec<FederateHandle> = self
-            .view
-            .federates
-            .iter()
-            .filter(|(_, r)| r.node == from)
-            .map(|(h, _)| *h)
-            .collect();
+        let theirs = self.federates_on(from);
         if !theirs.is_empty() {
             for tm in self.time.managers.values_mut() {
                 for g in &theirs {

@@ -427,13 +427,7 @@ impl FederationCore {
         if !self.phase.is_admitted() || !self.view.nodes.contains(&node) {
             return;
         }
-        let theirs: Vec<FederateHandle> = self
-            .view
-            .federates
-            .iter()
-            .filter(|(_, r)| r.node == node)
-            .map(|(h, _)| *h)
-            .collect();
+        let theirs = self.federates_on(node);
         if theirs.is_empty() {
             return;
         }
@@ -443,6 +437,16 @@ impl FederationCore {
             }
         }
         self.pump_time();
+    }
+
+    /// The federates of LRC `node` in the view.
+    pub(crate) fn federates_on(&self, node: Node) -> Vec<FederateHandle> {
+        self.view
+            .federates
+            .iter()
+            .filter(|(_, r)| r.node == node)
+            .map(|(h, _)| *h)
+            .collect()
     }
 
     /// A snapshot from `from` covers its stream up to `high_water`: local managers count it as
